@@ -1,0 +1,67 @@
+// One row per tool call and one per turn outcome: what the activity writer carries to its sink.
+// Field names are the agent_activity / agent_turns column names, so sinks insert rows as they are.
+import type { Category, Repair } from '../gate/types.ts';
+
+export interface ActivityRow {
+  id: string;
+  turn_id: string;
+  session_id: string;
+  user_id: string | null;
+  iteration: number;
+  model: string;
+  call_id: string;
+  /** The tool name as the model wrote it. */
+  tool_requested: string;
+  /** The tool that ran (after a name repair), or null when blocked before resolution. */
+  tool_resolved: string | null;
+  verdict: 'pass' | 'repaired' | 'blocked';
+  category: Category;
+  problems: string[];
+  repairs: Repair[];
+  suggestions: string[];
+  /** Parameter names the model invented: feature requests. */
+  invented_params: string[];
+  /** The raw arguments, cut to a bounded length. */
+  arguments: string;
+  error: string | null;
+  duration_ms: number;
+  created_at: string;
+}
+
+export type TurnOutcome = 'completed' | 'iteration_limit' | 'time_budget' | 'aborted' | 'error';
+
+export interface TurnRow {
+  id: string;
+  session_id: string;
+  user_id: string | null;
+  model: string;
+  outcome: TurnOutcome;
+  iterations: number;
+  tool_calls: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  duration_ms: number;
+  started_at: string;
+  finished_at: string;
+}
+
+/** Where rows end up. A sink throws when a batch could not be written; the writer retries. */
+export interface ActivitySink {
+  readonly name: string;
+  writeActivity(rows: ActivityRow[]): Promise<void>;
+  writeTurns(rows: TurnRow[]): Promise<void>;
+}
+
+/** What the loop talks to. `record*` never blocks and never throws; `flush` resolves when all handed rows are written or reported lost. */
+export interface ActivityWriter {
+  recordCall(row: ActivityRow): void;
+  recordTurn(row: TurnRow): void;
+  flush(): Promise<FlushReport>;
+}
+
+export interface FlushReport {
+  written: number;
+  /** Rows given up on after the retries, with the last error: counted and logged, never silent. */
+  dropped: number;
+  lastError?: string;
+}

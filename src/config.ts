@@ -1,0 +1,76 @@
+// Configuration from environment variables, validated once at start. Every runtime passes its own
+// env record (process.env, Worker bindings, Deno.env.toObject()), so nothing here touches a platform.
+import { z } from 'zod';
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const EnvSchema = z.object({
+  PORT: int(0, 65535).default(8787),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  MODEL: z.string().min(1).default('gpt-4o-mini'),
+  DEMO_MODEL: flag.default(false),
+  MAX_ITERATIONS: int(1, 100).default(10),
+  TIME_BUDGET_MS: int(1_000, 3_600_000).default(120_000),
+  KEEPALIVE_MS: int(50, 600_000).default(10_000),
+  TOOL_TIMEOUT_MS: int(10, 600_000).default(30_000),
+  MODEL_RETRIES: int(0, 10).default(2),
+  CORS_ORIGINS: z.string().default(''),
+  TURN_TOKEN_SECRET: z.string().min(16).optional(),
+  TURN_TOKEN_TTL_S: int(5, 86_400).default(300),
+  MAX_MESSAGE_CHARS: int(1, 1_000_000).default(32_000),
+});
+
+export type Env = Record<string, string | undefined>;
+
+export interface Config {
+  port: number;
+  host: string;
+  openai: { baseURL?: string; apiKey?: string; model: string };
+  /** True when no API key is set or DEMO_MODEL forces it. */
+  demo: boolean;
+  maxIterations: number;
+  timeBudgetMs: number;
+  keepaliveMs: number;
+  toolTimeoutMs: number;
+  modelRetries: number;
+  corsOrigins: string[];
+  /** HMAC secret for EventSource stream tokens; a random one per process when unset (single-instance only). */
+  turnTokenSecret?: string;
+  turnTokenTtlS: number;
+  maxMessageChars: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Env): Config {
+  // Empty strings mean "unset" (a blank line in .dev.vars or a shell export).
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in EnvSchema.shape && v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}=${JSON.stringify(cleaned[String(i.path[0])])}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    openai: { baseURL: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY, model: e.MODEL },
+    demo: e.DEMO_MODEL || !e.OPENAI_API_KEY,
+    maxIterations: e.MAX_ITERATIONS,
+    timeBudgetMs: e.TIME_BUDGET_MS,
+    keepaliveMs: e.KEEPALIVE_MS,
+    toolTimeoutMs: e.TOOL_TIMEOUT_MS,
+    modelRetries: e.MODEL_RETRIES,
+    corsOrigins: e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    turnTokenSecret: e.TURN_TOKEN_SECRET,
+    turnTokenTtlS: e.TURN_TOKEN_TTL_S,
+    maxMessageChars: e.MAX_MESSAGE_CHARS,
+  };
+}

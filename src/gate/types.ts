@@ -1,0 +1,116 @@
+// The gate's vocabulary. Everything here is plain data so that a toolset can come from zod, an MCP
+// server or a JSON file alike: the gate reads JSON Schema and nothing else.
+
+/** A JSON Schema (draft 2020-12 subset as produced by zod's toJSONSchema and by MCP servers). */
+export type JSONSchema = {
+  type?: string | string[];
+  properties?: Record<string, JSONSchema>;
+  required?: string[];
+  items?: JSONSchema;
+  additionalProperties?: boolean | JSONSchema;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JSONSchema[];
+  oneOf?: JSONSchema[];
+  default?: unknown;
+  description?: string;
+  [keyword: string]: unknown;
+};
+
+/** One tool as the gate sees it. */
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters: JSONSchema;
+  /** Top-level parameters that name a path which must already exist in the context's path index. */
+  pathParams?: string[];
+  /** Top-level parameters that carry code or a file body (checked for placeholders and truncation). */
+  codeParams?: string[];
+}
+
+/** A tool call as the model proposed it: `arguments` is the raw text, exactly as streamed. */
+export interface ProposedCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A call the gate accepts: the resolved tool name and parsed arguments. */
+export interface ResolvedCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export type Category =
+  | 'valid'
+  | 'execution_error'
+  | 'phantom_tool'
+  | 'malformed_json'
+  | 'missing_required'
+  | 'wrong_type'
+  | 'enum_violation'
+  | 'unknown_parameter'
+  | 'invalid_path'
+  | 'placeholder_content'
+  | 'syntax_error'
+  | 'text_embedded_call';
+
+/** One thing that was wrong, at a JSON path such as `$.options.mode` or `$.files[2]`. */
+export interface Problem {
+  category: Exclude<Category, 'valid' | 'execution_error'>;
+  path: string;
+  message: string;
+}
+
+/** One change the gate made to a call, e.g. `{kind: 'coerce', path: '$.count', from: '"42"', to: '42'}`. */
+export interface Repair {
+  kind: string;
+  path: string;
+  from?: string;
+  to?: string;
+  /** The category of the mistake this repair fixed. */
+  category: Problem['category'];
+}
+
+interface VerdictBase {
+  /** Parameter names the model sent that the tool does not declare (kept: they are feature requests). */
+  invented: string[];
+}
+
+export type Verdict =
+  | (VerdictBase & { verdict: 'pass'; category: 'valid'; call: ResolvedCall })
+  | (VerdictBase & {
+      verdict: 'repaired';
+      /** The category of the first (most important) repaired mistake. */
+      category: Problem['category'];
+      call: ResolvedCall;
+      repairs: Repair[];
+    })
+  | (VerdictBase & {
+      verdict: 'blocked';
+      category: Problem['category'];
+      problems: Problem[];
+      /** At most 3, best first: tool names, parameter names, enum values or paths. */
+      suggestions: string[];
+      /** The exact text the model receives as the tool result. */
+      message: string;
+      /** For path problems: the nearest existing folder and its entries. */
+      listing?: { folder: string; entries: string[] };
+    });
+
+/** What the gate may consult besides the call and the toolset. Built once per path set, reused per call. */
+export interface GateContext {
+  paths?: PathIndex;
+}
+
+/** An index over the paths that exist (workspace files and their folders). Built by `buildPathIndex`. */
+export interface PathIndex {
+  has(path: string): boolean;
+  /** Up to `limit` existing paths most like `path`, best first; empty when nothing is close enough. */
+  suggest(path: string, limit?: number): string[];
+  /** The nearest existing ancestor folder of `path` and its direct entries. */
+  nearestListing(path: string): { folder: string; entries: string[] };
+  readonly size: number;
+}

@@ -1,0 +1,43 @@
+// Everything createApp needs, handed in by each runtime entry (Node, workerd, Deno).
+import type { ActivityWriter } from '../activity/types.ts';
+import type { Config } from '../config.ts';
+import type { ModelClient } from '../model/types.ts';
+import type { Storage } from '../store/types.ts';
+import type { Tool } from '../tools/types.ts';
+
+export interface Principal {
+  /** The Supabase user id (JWT `sub`), or null in local unauthenticated mode. */
+  userId: string | null;
+}
+
+/** Verifies the caller of a POST route. Throws `AuthError` for a missing or bad credential. */
+export interface Authenticator {
+  authenticate(request: Request): Promise<Principal>;
+}
+
+export class AuthError extends Error {
+  constructor(
+    message: string,
+    readonly status: 401 | 403 = 401,
+  ) {
+    super(message);
+    this.name = 'AuthError';
+  }
+}
+
+/** Local mode: everybody is the same anonymous local user. Only for servers bound to loopback. */
+export const noAuth: Authenticator = { authenticate: async () => ({ userId: null }) };
+
+export interface AppDeps {
+  config: Config;
+  model: ModelClient;
+  storage: Storage;
+  activity: ActivityWriter;
+  tools: Tool[];
+  auth: Authenticator;
+  /** Keeps the isolate alive for work after the response (activity flush): ctx.waitUntil, EdgeRuntime.waitUntil. */
+  waitUntil?: (promise: Promise<unknown>) => void;
+  systemPrompt?: string;
+  /** Serves the pages under / and /dashboard; absent in API-only deployments. */
+  pages?: boolean;
+}

@@ -1,0 +1,43 @@
+// What the loop needs from a model: one streamed completion at a time, normalised. The OpenAI
+// adapter and the demo model both implement it, so the loop cannot tell them apart.
+import type { ToolSpec } from '../gate/types.ts';
+import type { ChatMessage } from '../store/types.ts';
+import type { Usage } from '../loop/events.ts';
+
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  toolChoice: 'auto' | 'none';
+  signal: AbortSignal;
+}
+
+export interface AssembledToolCall {
+  id: string;
+  name: string;
+  /** Raw arguments text as streamed, concatenated. */
+  arguments: string;
+}
+
+export type ModelEvent =
+  | { type: 'text'; text: string }
+  | { type: 'finish'; toolCalls: AssembledToolCall[]; finishReason: string | null; usage: Usage | null };
+
+export interface ModelClient {
+  /** The model's name as reported in turn_start and activity rows. */
+  readonly model: string;
+  /** True for the built-in demo model: every surface labels it. */
+  readonly demo: boolean;
+  stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+}
+
+/** Thrown by a model client; `retryable` says whether trying again may help (429, 5xx, timeouts, garbled chunks). */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}

@@ -1,0 +1,127 @@
+// In-memory storage: tests and a fallback. Same semantics as the SQL stores (ownership, claim-once).
+import {
+  SessionForbiddenError,
+  type ChatMessage,
+  type Memory,
+  type MemoryStore,
+  type Scope,
+  type SessionStore,
+  type Storage,
+  type TurnRecord,
+  type WorkspaceFile,
+  type WorkspaceStore,
+} from './types.ts';
+
+class MemorySessions implements SessionStore {
+  private sessions = new Map<string, { userId: string | null; messages: ChatMessage[] }>();
+  private turns = new Map<string, TurnRecord>();
+
+  async ensureSession(userId: string | null, sessionId?: string): Promise<string> {
+    if (sessionId) {
+      const existing = this.sessions.get(sessionId);
+      if (existing) {
+        if (existing.userId !== userId) throw new SessionForbiddenError(sessionId);
+        return sessionId;
+      }
+    }
+    const id = sessionId ?? crypto.randomUUID();
+    this.sessions.set(id, { userId, messages: [] });
+    return id;
+  }
+
+  async createTurn(turn: Omit<TurnRecord, 'status' | 'createdAt'>): Promise<TurnRecord> {
+    const record: TurnRecord = { ...turn, status: 'pending', createdAt: new Date().toISOString() };
+    this.turns.set(turn.id, record);
+    return { ...record };
+  }
+
+  async getTurn(turnId: string): Promise<TurnRecord | null> {
+    const turn = this.turns.get(turnId);
+    return turn ? { ...turn } : null;
+  }
+
+  async claimTurn(turnId: string): Promise<TurnRecord | null> {
+    const turn = this.turns.get(turnId);
+    if (!turn || turn.status !== 'pending') return null;
+    turn.status = 'running';
+    return { ...turn };
+  }
+
+  async finishTurn(turnId: string): Promise<void> {
+    const turn = this.turns.get(turnId);
+    if (turn) turn.status = 'finished';
+  }
+
+  async history(sessionId: string): Promise<ChatMessage[]> {
+    return [...(this.sessions.get(sessionId)?.messages ?? [])];
+  }
+
+  async appendMessages(sessionId: string, _turnId: string, messages: ChatMessage[]): Promise<void> {
+    this.sessions.get(sessionId)?.messages.push(...messages);
+  }
+}
+
+class MemoryWorkspace implements WorkspaceStore {
+  constructor(private files: Map<string, WorkspaceFile>) {}
+
+  async list() {
+    return [...this.files.values()]
+      .map((f) => ({ path: f.path, size: f.content.length, updatedAt: f.updatedAt }))
+      .sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  async read(path: string) {
+    return this.files.get(path) ?? null;
+  }
+
+  async write(path: string, content: string, encoding: WorkspaceFile['encoding'] = 'utf-8') {
+    this.files.set(path, { path, content, encoding, updatedAt: new Date().toISOString() });
+  }
+
+  async delete(path: string) {
+    return this.files.delete(path);
+  }
+}
+
+class MemoryMemories implements MemoryStore {
+  constructor(private memories: Memory[]) {}
+
+  async save(memoryType: string, content: string): Promise<Memory> {
+    const memory = { id: crypto.randomUUID(), memoryType, content, createdAt: new Date().toISOString() };
+    this.memories.push(memory);
+    return memory;
+  }
+
+  async recall(query?: string, memoryType?: string, limit = 10): Promise<Memory[]> {
+    const q = query?.toLowerCase();
+    return this.memories
+      .filter((m) => (!memoryType || m.memoryType === memoryType) && (!q || m.content.toLowerCase().includes(q)))
+      .slice(-limit)
+      .reverse();
+  }
+}
+
+/** Workspaces are keyed by user and session; `seed` pre-fills every new workspace (the demo project). */
+export function createMemoryStorage(seed: Record<string, string> = {}): Storage {
+  const workspaces = new Map<string, Map<string, WorkspaceFile>>();
+  const memories = new Map<string, Memory[]>();
+  const key = (scope: Scope) => `${scope.userId ?? 'local'}/${scope.sessionId}`;
+  return {
+    sessions: new MemorySessions(),
+    workspace(scope) {
+      let files = workspaces.get(key(scope));
+      if (!files) {
+        const now = new Date().toISOString();
+        files = new Map(Object.entries(seed).map(([path, content]) => [path, { path, content, encoding: 'utf-8' as const, updatedAt: now }]));
+        workspaces.set(key(scope), files);
+      }
+      return new MemoryWorkspace(files);
+    },
+    memory(scope) {
+      const k = scope.userId ?? 'local';
+      let list = memories.get(k);
+      if (!list) memories.set(k, (list = []));
+      return new MemoryMemories(list);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// Persistence the HTTP layer and the tools need, behind interfaces so that the same app runs on an
+// in-memory store (tests), embedded PGlite (npm start) and Supabase through supabase-js (the edge).
+
+/** A message in OpenAI chat-completions shape, as stored in agent_messages and sent upstream. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: AssistantToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface AssistantToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type TurnStatus = 'pending' | 'running' | 'finished';
+
+export interface TurnRecord {
+  id: string;
+  sessionId: string;
+  userId: string | null;
+  message: string;
+  status: TurnStatus;
+  createdAt: string;
+}
+
+/** Sessions, their messages and turns. Every method is scoped by the user who owns the session. */
+export interface SessionStore {
+  /**
+   * Returns the session id to use: creates one when `sessionId` is absent or unknown,
+   * throws `SessionForbiddenError` when it belongs to another user.
+   */
+  ensureSession(userId: string | null, sessionId?: string): Promise<string>;
+  createTurn(turn: Omit<TurnRecord, 'status' | 'createdAt'>): Promise<TurnRecord>;
+  getTurn(turnId: string): Promise<TurnRecord | null>;
+  /** Atomically moves a pending turn to running. Returns null when it is not pending (already run or running). */
+  claimTurn(turnId: string): Promise<TurnRecord | null>;
+  finishTurn(turnId: string): Promise<void>;
+  history(sessionId: string): Promise<ChatMessage[]>;
+  appendMessages(sessionId: string, turnId: string, messages: ChatMessage[]): Promise<void>;
+}
+
+export class SessionForbiddenError extends Error {
+  constructor(sessionId: string) {
+    super(`session ${sessionId} belongs to another user`);
+    this.name = 'SessionForbiddenError';
+  }
+}
+
+export interface WorkspaceFile {
+  path: string;
+  content: string;
+  encoding: 'utf-8' | 'base64';
+  updatedAt: string;
+}
+
+/** Files of one workspace (one user's session or project). Paths are normalised, relative, `/`-separated. */
+export interface WorkspaceStore {
+  list(): Promise<Array<{ path: string; size: number; updatedAt: string }>>;
+  read(path: string): Promise<WorkspaceFile | null>;
+  write(path: string, content: string, encoding?: WorkspaceFile['encoding']): Promise<void>;
+  delete(path: string): Promise<boolean>;
+}
+
+export interface Memory {
+  id: string;
+  memoryType: string;
+  content: string;
+  createdAt: string;
+}
+
+export interface MemoryStore {
+  save(memoryType: string, content: string): Promise<Memory>;
+  recall(query?: string, memoryType?: string, limit?: number): Promise<Memory[]>;
+}
+
+/** Who and what a turn touches; the user id comes from the verified JWT (or null in local mode). */
+export interface Scope {
+  userId: string | null;
+  sessionId: string;
+  turnId: string;
+}
+
+/** Everything persistent, opened for one scope. */
+export interface Storage {
+  sessions: SessionStore;
+  workspace(scope: Scope): WorkspaceStore;
+  memory(scope: Scope): MemoryStore;
+}

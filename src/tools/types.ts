@@ -1,0 +1,18 @@
+// A tool the model can call: a JSON Schema for the gate, which parameters are paths or code, and a
+// handler. Tools in functions/ are authored with zod through `defineTool`; tools from elsewhere can
+// implement this interface directly with a JSON Schema.
+import type { ToolSpec } from '../gate/types.ts';
+import type { MemoryStore, Scope, WorkspaceStore } from '../store/types.ts';
+
+export interface ToolContext {
+  scope: Scope;
+  workspace: WorkspaceStore;
+  memory: MemoryStore;
+  /** Aborted when the client disconnects or the tool times out. */
+  signal: AbortSignal;
+}
+
+export interface Tool extends ToolSpec {
+  /** Receives arguments the gate has already validated (and repaired) against `parameters`. */
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+}
