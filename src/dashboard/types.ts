@@ -1,0 +1,38 @@
+// The dashboard's data contract: what /v1/dashboard returns and what the page draws. Implemented by
+// SQL sources (PGlite locally, PostgREST views through supabase-js on the edge).
+
+/** A call counts as hallucinated when the model proposed something wrong: any category but valid and execution_error. */
+export interface DashboardRange {
+  from: string; // ISO timestamp, inclusive
+  to: string; // ISO timestamp, exclusive
+  bucket: 'hour' | 'day';
+}
+
+export interface DashboardData {
+  range: DashboardRange;
+  totals: {
+    calls: number;
+    hallucinated: number;
+    hallucinationRate: number;
+    repaired: number;
+    repairRate: number;
+    blocked: number;
+    turns: number;
+    forcedSummaryRate: number;
+    abortedRate: number;
+    avgIterations: number;
+  };
+  /** One point per bucket and model. */
+  ratesOverTime: Array<{ bucket: string; model: string; calls: number; hallucinated: number; rate: number }>;
+  byTool: Array<{ tool: string; calls: number; hallucinated: number; rate: number }>;
+  categories: Array<{ category: string; count: number }>;
+  phantomTools: Array<{ name: string; count: number }>;
+  /** Parameters models invented; `candidate` when invented 5 or more times (a feature request). */
+  inventedParams: Array<{ tool: string; param: string; count: number; candidate: boolean }>;
+  selfCorrection: { blocked: number; correctedFirstRetry: number; correctedSecondRetry: number; rateFirst: number; rateSecond: number };
+}
+
+export interface DashboardSource {
+  /** Rows visible to `userId` (null: local mode, everything). */
+  load(range: DashboardRange, userId: string | null): Promise<DashboardData>;
+}
