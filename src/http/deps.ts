@@ -1,6 +1,7 @@
 // Everything createApp needs, handed in by each runtime entry (Node, workerd, Deno).
 import type { ActivityWriter } from '../activity/types.ts';
 import type { Config } from '../config.ts';
+import type { DashboardSource } from '../dashboard/types.ts';
 import type { ModelClient } from '../model/types.ts';
 import type { Storage } from '../store/types.ts';
 import type { Tool } from '../tools/types.ts';
@@ -38,6 +39,6 @@ export interface AppDeps {
   /** Keeps the isolate alive for work after the response (activity flush): ctx.waitUntil, EdgeRuntime.waitUntil. */
   waitUntil?: (promise: Promise<unknown>) => void;
   systemPrompt?: string;
-  /** Serves the pages under / and /dashboard; absent in API-only deployments. */
-  pages?: boolean;
+  /** Feeds GET /v1/dashboard; the route answers 501 when absent. */
+  dashboard?: DashboardSource;
 }
