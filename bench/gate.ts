@@ -1,0 +1,61 @@
+// npm run bench:gate -- --corpus <file.jsonl> [--corpus <file.jsonl> …] [--json] [--paths-100k]
+// Dispatches each corpus, by the name of its file, to bench/gate/<corpus>.ts and prints its tables.
+// With --json the last line printed is one JSON object holding every figure.
+import { basename } from 'node:path';
+import { printReport, readJsonl, type CorpusModule, type CorpusReport } from './gate/common.ts';
+
+const KINDS = ['tool-calls', 'text-calls', 'paths', 'content'] as const;
+
+function parseArgs(argv: string[]): { corpora: string[]; json: boolean; paths100k: boolean } {
+  const corpora: string[] = [];
+  let json = false;
+  let paths100k = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--corpus') corpora.push(argv[++i] ?? '');
+    else if (a.startsWith('--corpus=')) corpora.push(a.slice('--corpus='.length));
+    else if (a === '--json') json = true;
+    else if (a === '--paths-100k') paths100k = true;
+    else if (a !== '--') throw new Error(`unknown argument ${a}`);
+  }
+  return { corpora: corpora.filter(Boolean), json, paths100k };
+}
+
+function kindOf(file: string): (typeof KINDS)[number] {
+  const name = basename(file);
+  const kind = KINDS.find((k) => name.startsWith(`${k}.`) || name === `${k}.jsonl`);
+  if (!kind) throw new Error(`cannot tell the corpus of ${file}: expected a name starting with ${KINDS.join(' / ')}`);
+  return kind;
+}
+
+async function main(): Promise<void> {
+  const { corpora, json, paths100k } = parseArgs(process.argv.slice(2));
+  if (corpora.length === 0 && !paths100k) {
+    console.error('usage: npm run bench:gate -- --corpus <file.jsonl> [--json] [--paths-100k]');
+    process.exit(2);
+  }
+  const reports: Record<string, CorpusReport> = {};
+  for (const file of corpora) {
+    const kind = kindOf(file);
+    const mod = (await import(`./gate/${kind}.ts`)) as CorpusModule;
+    const report = await mod.run(readJsonl(file), { corpusPath: file });
+    printReport(report);
+    reports[report.corpus in reports ? `${report.corpus}:${file}` : report.corpus] = report;
+  }
+  let extra: Record<string, unknown> = {};
+  if (paths100k) {
+    // Gate B owns the 100k-path index benchmark; it lives with the paths corpus module.
+    const mod = (await import('./gate/paths.ts')) as { paths100k?: (opts: { corpora: string[] }) => Promise<unknown> };
+    if (!mod.paths100k) throw new Error('bench/gate/paths.ts does not export paths100k()');
+    const figures = await mod.paths100k({ corpora });
+    console.log('\npathIndex100k', figures);
+    extra = { pathIndex100k: figures };
+  }
+  if (json) {
+    const values = Object.values(reports);
+    const out = values.length === 1 ? { ...values[0], ...extra } : { ...reports, ...extra };
+    console.log(JSON.stringify(out));
+  }
+}
+
+await main();

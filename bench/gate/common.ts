@@ -1,0 +1,108 @@
+// Shared plumbing for the gate benchmarks: every corpus module reads JSON Lines, times the gate per
+// case and prints the same kind of table, so figures from different corpora read alike.
+import { readFileSync } from 'node:fs';
+
+/** Figures of one scorer (the gate or a baseline) on one corpus. Rates are fractions in [0, 1]. */
+export interface Figures {
+  cases: number;
+  recall?: number;
+  falseBlockRate?: number;
+  validChangedRate?: number;
+  repairedToGold?: number;
+  wrongRepairRate?: number;
+  top1?: number;
+  top3?: number;
+  abstention?: number;
+  p50us: number;
+  p99us: number;
+  perLabel?: Record<string, { cases: number; recall: number; [k: string]: number }>;
+  [k: string]: unknown;
+}
+
+export interface CorpusReport extends Figures {
+  corpus: string;
+  baselines: Record<string, Figures>;
+}
+
+export interface CorpusModule {
+  run(cases: any[], opts: { corpusPath: string; [k: string]: unknown }): Promise<CorpusReport>;
+}
+
+export function readJsonl(file: string): any[] {
+  const out: any[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() !== '') out.push(JSON.parse(line));
+  }
+  return out;
+}
+
+/** Nearest-rank percentile (p in [0, 100]) of an unsorted sample. */
+export function percentile(sample: readonly number[], p: number): number {
+  if (sample.length === 0) return 0;
+  const sorted = [...sample].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1]!;
+}
+
+/** A ratio that is 0 (not NaN) when nothing was counted, so the JSON stays plain numbers. */
+export function ratio(num: number, den: number): number {
+  return den === 0 ? 0 : num / den;
+}
+
+export function round(x: number, digits = 4): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/**
+ * Times `fn` once per case in microseconds. A warm-up pass first, so the figures measure steady
+ * state (JIT-compiled) rather than the first call's compilation.
+ */
+export function timeEach<C, R>(cases: readonly C[], fn: (c: C) => R, warmup = true): { results: R[]; us: number[] } {
+  if (warmup) for (const c of cases) fn(c);
+  const results: R[] = [];
+  const us: number[] = [];
+  for (const c of cases) {
+    const t0 = performance.now();
+    const r = fn(c);
+    us.push((performance.now() - t0) * 1000);
+    results.push(r);
+  }
+  return { results, us };
+}
+
+const pct = (x: unknown) => (typeof x === 'number' ? `${(x * 100).toFixed(2)}%` : '—');
+const num = (x: unknown) => (typeof x === 'number' ? x.toFixed(1) : '—');
+
+/** Prints rows × columns, left-aligned first column, right-aligned figures. */
+export function printTable(title: string, header: string[], rows: (string | number)[][]): void {
+  const cells = [header, ...rows.map((r) => r.map(String))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(`\n${title}`);
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of cells.slice(1)) console.log(line(r));
+}
+
+const RATE_KEYS = ['recall', 'falseBlockRate', 'validChangedRate', 'repairedToGold', 'wrongRepairRate', 'top1', 'top3', 'abstention'] as const;
+
+/** The standard report: the gate and each baseline side by side, then the gate's per-label figures. */
+export function printReport(report: CorpusReport): void {
+  const scorers: [string, Figures][] = [['gate', report], ...Object.entries(report.baselines)];
+  const keys = RATE_KEYS.filter((k) => scorers.some(([, f]) => typeof f[k] === 'number'));
+  printTable(
+    `${report.corpus}: ${report.cases} cases`,
+    ['scorer', ...keys, 'p50 µs', 'p99 µs'],
+    scorers.map(([name, f]) => [name, ...keys.map((k) => pct(f[k])), num(f.p50us), num(f.p99us)]),
+  );
+  for (const [name, f] of scorers) {
+    if (!f.perLabel) continue;
+    const labelKeys = [...new Set(Object.values(f.perLabel).flatMap((v) => Object.keys(v)))].filter((k) => k !== 'cases');
+    printTable(
+      `${report.corpus} per label (${name})`,
+      ['label', 'cases', ...labelKeys],
+      Object.entries(f.perLabel).map(([label, v]) => [label, v.cases, ...labelKeys.map((k) => pct(v[k]))]),
+    );
+  }
+}
