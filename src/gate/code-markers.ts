@@ -1,0 +1,80 @@
+// What an elision marker says. The wording comes from how assistants elide code ("... existing code
+// ...", "rest of the function", "unchanged", "your code here"); TODO/FIXME notes are deliberately
+// not markers: working code is full of them.
+import type { CommentStyle, Lang } from './code-lang.ts';
+
+/** The text of a line that is entirely a comment, without the comment syntax; undefined otherwise. */
+export function commentText(line: string, style: CommentStyle): string | undefined {
+  const t = line.trim();
+  if (t === '') return undefined;
+  for (const [open, close] of style.block) {
+    if (t.startsWith(open) && t.endsWith(close) && t.length >= open.length + close.length) {
+      return t.slice(open.length, t.length - close.length).trim();
+    }
+  }
+  for (const open of style.line) {
+    if (t.startsWith(open)) {
+      // `#!` shebangs, `#include`, `#[attr]` are not comments.
+      if (open === '#' && /^#(!|include|define|if|endif|else|pragma|\[|region|endregion)/.test(t)) return undefined;
+      return t.slice(open.length).replace(/^[/#\-*!]+/, '').trim();
+    }
+  }
+  // Continuation line of a block comment (` * ...`).
+  if (style.block.length > 0 && /^\*(\s|$)/.test(t)) return t.slice(1).trim();
+  return undefined;
+}
+
+const ELLIPSIS = String.raw`(?:\.{3,}|…)`;
+const JUST_ELLIPSIS = new RegExp(`^[\\s\\[\\](){}<>]*${ELLIPSIS}[\\s\\[\\](){}<>]*$`);
+const LEADING = new RegExp(`^${ELLIPSIS}\\s*(.*)$`);
+const TRAILING = new RegExp(`^(.*?)\\s*${ELLIPSIS}\\s*$`);
+const CODE_WORDS =
+  /\b(code|codes|existing|rest|other|others|remaining|more|previous|same|unchanged|omitted|implementation|implement|logic|methods?|functions?|fields?|imports?|properties|props|config|configuration|handlers?|routes?|patterns?|variants?|cases?|styles?|components?|tests?|setup|body|content|stuff|etc|here|above|below|before|similar)\b/i;
+
+const SAYS_ELIDED: RegExp[] = [
+  /\brest of (the |your |this )?(code|file|function|method|class|component|implementation|module|logic|body|script|config|configuration|test|tests|file's|functions|methods|props|styles|content|page|template|imports)\b/i,
+  /\b(existing|other|previous|remaining|original)\s+(\w+\s+){0,2}(remains?|stays?|is|are)?\s*(unchanged|the same|as (is|before))\b/i,
+  /\b(remains?|stays?|left|kept) (unchanged|the same|as is)\b/i,
+  /^\s*(\.{3}|…)?\s*unchanged\s*(\.{3}|…)?\s*$/i,
+  /\bsame as (before|above|previous|original)\b/i,
+  /\b(omitted|elided|truncated|trimmed|skipped|abbreviated) for (brevity|clarity|space|simplicity)\b/i,
+  /\b(code|implementation|details?|logic|content) (omitted|elided|truncated)\b/i,
+  /\byour (code|logic|implementation) (goes )?here\b/i,
+  /\badd (your|the|more) (logic|code|implementation) here\b/i,
+  /\b(implement|implementation) (goes )?here\b/i,
+  /^\s*TODO:?\s*implement(\s+(this|me|it|here))?\s*\.?\s*$/i,
+  /\bexisting code\b/i,
+  /^<\s*placeholder\s*>$/i,
+];
+
+/** Does this comment body say that code was left out? */
+export function isElisionComment(body: string): boolean {
+  const b = body.trim();
+  if (b === '') return false;
+  if (JUST_ELLIPSIS.test(b)) return true;
+  for (const re of SAYS_ELIDED) if (re.test(b)) return true;
+  const words = (s: string): number => s.split(/\s+/).filter((w) => /\w/.test(w)).length;
+  const lead = LEADING.exec(b);
+  if (lead) {
+    const rest = lead[1]!.replace(new RegExp(`${ELLIPSIS}\\s*$`), '');
+    if (words(rest) <= 4) return true;
+    if (words(rest) <= 8 && CODE_WORDS.test(rest)) return true;
+  }
+  const trail = TRAILING.exec(b);
+  if (trail) {
+    const before = trail[1]!;
+    const w = words(before);
+    if (w >= 1 && w <= 8 && CODE_WORDS.test(before)) return true;
+    if (/\b(etc|and so on|and more)\.?$/i.test(before)) return true;
+  }
+  return false;
+}
+
+/** Placeholders that are not comments: `<placeholder>`, `your code here` alone on a line. */
+export function isInlinePlaceholder(line: string, lang: Lang): boolean {
+  if (/^<\s*(placeholder|your[ _-]code[ _-]here|insert[^>]{0,30}here)\s*>$/i.test(line)) return true;
+  if (/^(your code here|\.\.\.\s*your code\s*\.\.\.)$/i.test(line)) return true;
+  // `{ ... }` as a whole function body in a language where that is not syntax.
+  if (lang !== 'python' && /^[^"'`]*\{\s*(\.{3}|…)\s*\}\s*;?$/.test(line) && !/\{\s*\.\.\.\s*\w/.test(line)) return true;
+  return false;
+}
