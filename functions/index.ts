@@ -1,0 +1,12 @@
+// Every tool the model can call. Families live in their own modules; this list is what the app registers.
+import type { Tool } from '../src/tools/types.ts';
+import { workspaceTools } from './workspace/index.ts';
+
+export * from './workspace/index.ts';
+
+/** A fresh list, so a caller can add or remove tools without touching the shared default. */
+export function createTools(): Tool[] {
+  return [...workspaceTools];
+}
+
+export const defaultTools: Tool[] = createTools();
