@@ -1,0 +1,74 @@
+// Which authenticator a runtime gets, from its env. The rule: verify Supabase JWTs whenever any
+// Supabase auth setting is present; run open only where the runtime can vouch that nobody but the
+// local machine can reach it; otherwise refuse every authenticated route with a 503 that names the
+// missing settings — an edge deployment that forgot its secrets must not serve the open internet.
+import { noAuth, type Authenticator } from './deps.ts';
+import { createJwtAuthenticator } from './auth.ts';
+
+export type AuthMode = 'jwt' | 'local' | 'refuse';
+
+export interface AuthChoice {
+  auth: Authenticator;
+  mode: AuthMode;
+  /** One line for the startup log: what is verified, or why nothing is. */
+  description: string;
+}
+
+export interface AuthEnvOptions {
+  /**
+   * Whether the caller is known to be local. A boolean for servers that know their bind address
+   * (the Node entry), a per-request test for runtimes that do not (wrangler dev).
+   */
+  local: boolean | ((request: Request) => boolean);
+  /** Overrides for tests (JWKS refetch cooldown). */
+  jwksCooldownMs?: number;
+}
+
+/** Refusal because the deployment lacks auth settings: the operator's mistake, hence 503, not 401. */
+export class AuthConfigError extends Error {
+  override name = 'AuthConfigError';
+  readonly status = 503;
+}
+
+const MISSING =
+  'Authentication is not configured: set SUPABASE_URL (JWKS) or SUPABASE_JWT_SECRET (HS256) on this deployment. ' +
+  'Unauthenticated access is only allowed on a server bound to loopback.';
+
+export function authFromEnv(env: Record<string, string | undefined>, options: AuthEnvOptions): AuthChoice {
+  const get = (k: string) => (env[k]?.trim() ? env[k].trim() : undefined);
+  const supabaseUrl = get('SUPABASE_URL')?.replace(/\/+$/, '');
+  const secret = get('SUPABASE_JWT_SECRET');
+  const jwksUrl = get('SUPABASE_JWKS_URL') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined);
+  // SUPABASE_JWT_ISSUER exists for `supabase functions serve`, where SUPABASE_URL is the internal
+  // http://kong:8000 while tokens carry the public http://127.0.0.1:54321/auth/v1.
+  const issuer = get('SUPABASE_JWT_ISSUER') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1` : undefined);
+
+  if (secret || jwksUrl) {
+    const auth = createJwtAuthenticator({ secret, jwksUrl, issuer, jwksCooldownMs: options.jwksCooldownMs });
+    const keys = [secret && 'HS256 secret', jwksUrl && `JWKS ${jwksUrl}`].filter(Boolean).join(' + ');
+    return { auth, mode: 'jwt', description: `auth: Supabase JWT (${keys}; aud authenticated; iss ${issuer ?? 'not checked'})` };
+  }
+
+  const { local } = options;
+  if (local === true) {
+    return { auth: noAuth, mode: 'local', description: 'auth: NONE — no Supabase auth configured; allowed only because the server is bound to loopback' };
+  }
+  const refuse: Authenticator = {
+    async authenticate() {
+      throw new AuthConfigError(MISSING);
+    },
+  };
+  if (local === false) return { auth: refuse, mode: 'refuse', description: `auth: REFUSING authenticated routes — ${MISSING}` };
+
+  return {
+    auth: { authenticate: async (request) => (local(request) ? noAuth.authenticate(request) : refuse.authenticate(request)) },
+    mode: 'refuse',
+    description: 'auth: none configured — open to loopback requests only (local dev), every other request refused with 503',
+  };
+}
+
+/** True when the request was addressed to a loopback host: only `wrangler dev` can see that, since the edge routes by public hostname. */
+export function isLoopbackRequest(request: Request): boolean {
+  const host = new URL(request.url).hostname;
+  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}

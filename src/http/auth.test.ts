@@ -1,0 +1,245 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import { createJwtAuthenticator, AuthUnavailableError } from './auth.ts';
+import { authFromEnv, AuthConfigError, isLoopbackRequest } from './auth-env.ts';
+import { AuthError } from './deps.ts';
+
+const SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
+const now = () => Math.floor(Date.now() / 1000);
+
+let server: Server;
+let baseUrl: string;
+let jwksHits = 0;
+let publishedKeys: JWK[] = [];
+let jwksStatus = 200;
+const issuer = () => `${baseUrl}/auth/v1`;
+
+interface Signer {
+  key: CryptoKey;
+  kid: string;
+  alg: string;
+}
+let es: Signer;
+let rs: Signer;
+let rotated: Signer;
+
+async function signer(alg: 'ES256' | 'RS256', kid: string): Promise<{ signer: Signer; jwk: JWK }> {
+  const { privateKey, publicKey } = await generateKeyPair(alg);
+  const jwk = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
+  return { signer: { key: privateKey, kid, alg }, jwk };
+}
+
+function token(
+  key: Signer | 'hs256',
+  claims: Record<string, unknown> = {},
+  opts: { exp?: number; nbf?: number; secret?: string } = {},
+): Promise<string> {
+  const jwt = new SignJWT({
+    role: 'authenticated',
+    sub: 'user-123',
+    aud: 'authenticated',
+    iss: issuer(),
+    iat: now(),
+    exp: opts.exp ?? now() + 3600,
+    ...(opts.nbf ? { nbf: opts.nbf } : {}),
+    ...claims,
+  });
+  if (key === 'hs256') return jwt.setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(opts.secret ?? SECRET));
+  return jwt.setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.key);
+}
+
+const req = (bearer?: string) =>
+  new Request('https://example.test/v1/chat', { method: 'POST', headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+beforeAll(async () => {
+  const a = await signer('ES256', 'es-1');
+  const b = await signer('RS256', 'rs-1');
+  const c = await signer('ES256', 'es-2-rotated');
+  es = a.signer;
+  rs = b.signer;
+  rotated = c.signer;
+  publishedKeys = [a.jwk, b.jwk];
+  rotatedJwk = c.jwk;
+  server = createServer((request, response) => {
+    if (request.url === '/auth/v1/.well-known/jwks.json') {
+      jwksHits++;
+      response.writeHead(jwksStatus, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ keys: publishedKeys }));
+      return;
+    }
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+let rotatedJwk: JWK;
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('createJwtAuthenticator', () => {
+  const hs = () => createJwtAuthenticator({ secret: SECRET, issuer: issuer() });
+
+  it('accepts a valid HS256 token and returns the user id', async () => {
+    await expect(hs().authenticate(req(await token('hs256')))).resolves.toEqual({ userId: 'user-123' });
+  });
+
+  it('rejects a missing or non-bearer Authorization header', async () => {
+    const missing = await rejection(hs().authenticate(req()));
+    expect(missing).toBeInstanceOf(AuthError);
+    expect(missing.message).toMatch(/Missing Authorization/);
+    const basic = new Request('https://x.test', { headers: { authorization: 'Basic abc' } });
+    expect((await rejection(hs().authenticate(basic))).message).toMatch(/Bearer/);
+    expect((await rejection(hs().authenticate(req('not-a-jwt')))).message).toMatch(/Malformed token/);
+  });
+
+  it('rejects an expired token, saying so', async () => {
+    const err = await rejection(hs().authenticate(req(await token('hs256', {}, { exp: now() - 60 }))));
+    expect(err).toBeInstanceOf(AuthError);
+    expect((err as AuthError).status).toBe(401);
+    expect(err.message).toMatch(/expired/i);
+  });
+
+  it('rejects a not-yet-valid token', async () => {
+    const err = await rejection(hs().authenticate(req(await token('hs256', {}, { nbf: now() + 600 }))));
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toMatch(/not yet valid/i);
+  });
+
+  it('rejects a forged token (signed with another secret)', async () => {
+    const err = await rejection(hs().authenticate(req(await token('hs256', {}, { secret: 'another-secret-another-secret-another-secret' }))));
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toMatch(/signature/i);
+  });
+
+  it('rejects a tampered payload', async () => {
+    const [h, , s] = (await token('hs256')).split('.');
+    const forgedPayload = Buffer.from(JSON.stringify({ sub: 'admin', aud: 'authenticated', exp: now() + 999, iss: issuer() })).toString('base64url');
+    const err = await rejection(hs().authenticate(req(`${h}.${forgedPayload}.${s}`)));
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toMatch(/signature/i);
+  });
+
+  it('rejects the wrong audience (e.g. the anon key)', async () => {
+    const err = await rejection(hs().authenticate(req(await token('hs256', { aud: 'anon' }))));
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toMatch(/audience.*authenticated/i);
+  });
+
+  it('rejects the wrong issuer', async () => {
+    const err = await rejection(hs().authenticate(req(await token('hs256', { iss: 'https://other.supabase.co/auth/v1' }))));
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toMatch(/issuer/i);
+    expect(err.message).toContain(issuer());
+  });
+
+  it('rejects an unsigned (alg none) token', async () => {
+    const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const unsigned = `${enc({ alg: 'none' })}.${enc({ sub: 'x', aud: 'authenticated', exp: now() + 60, iss: issuer() })}.`;
+    const err = await rejection(hs().authenticate(req(unsigned)));
+    expect(err).toBeInstanceOf(AuthError);
+  });
+
+  it('rejects an HS256 token when only a JWKS is configured (no algorithm confusion)', async () => {
+    const auth = createJwtAuthenticator({ jwksUrl: `${baseUrl}/auth/v1/.well-known/jwks.json`, issuer: issuer() });
+    const err = await rejection(auth.authenticate(req(await token('hs256'))));
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toMatch(/SUPABASE_JWT_SECRET/);
+  });
+
+  it('verifies ES256 and RS256 through the JWKS, fetched once and cached', async () => {
+    const auth = createJwtAuthenticator({ jwksUrl: `${baseUrl}/auth/v1/.well-known/jwks.json`, issuer: issuer() });
+    const before = jwksHits;
+    for (let i = 0; i < 3; i++) {
+      await expect(auth.authenticate(req(await token(es)))).resolves.toEqual({ userId: 'user-123' });
+      await expect(auth.authenticate(req(await token(rs)))).resolves.toEqual({ userId: 'user-123' });
+    }
+    expect(jwksHits - before).toBe(1);
+  });
+
+  it('refetches the JWKS on an unknown kid (key rotation)', async () => {
+    const auth = createJwtAuthenticator({ jwksUrl: `${baseUrl}/auth/v1/.well-known/jwks.json`, issuer: issuer(), jwksCooldownMs: 0 });
+    await auth.authenticate(req(await token(es)));
+    const unknown = await rejection(auth.authenticate(req(await token(rotated))));
+    expect(unknown).toBeInstanceOf(AuthError);
+    expect(unknown.message).toMatch(/kid/);
+    const before = jwksHits;
+    publishedKeys = [...publishedKeys, rotatedJwk];
+    try {
+      await expect(auth.authenticate(req(await token(rotated)))).resolves.toEqual({ userId: 'user-123' });
+      expect(jwksHits - before).toBe(1);
+    } finally {
+      publishedKeys = publishedKeys.filter((k) => k.kid !== rotated.kid);
+    }
+  });
+
+  it('rejects a token signed by a key that is not in the JWKS even with a known kid', async () => {
+    const auth = createJwtAuthenticator({ jwksUrl: `${baseUrl}/auth/v1/.well-known/jwks.json`, issuer: issuer() });
+    const impostor = { ...rotated, kid: es.kid };
+    const err = await rejection(auth.authenticate(req(await token(impostor))));
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err.message).toMatch(/signature/i);
+  });
+
+  it('reports an unreachable JWKS as a 503-style outage, not a 401', async () => {
+    jwksStatus = 500;
+    try {
+      const auth = createJwtAuthenticator({ jwksUrl: `${baseUrl}/auth/v1/.well-known/jwks.json`, issuer: issuer() });
+      const err = await rejection(auth.authenticate(req(await token(es))));
+      expect(err).toBeInstanceOf(AuthUnavailableError);
+      expect((err as AuthUnavailableError).status).toBe(503);
+    } finally {
+      jwksStatus = 200;
+    }
+  });
+});
+
+describe('authFromEnv', () => {
+  it('uses JWT auth derived from SUPABASE_URL (JWKS + issuer)', async () => {
+    const choice = authFromEnv({ SUPABASE_URL: `${baseUrl}/` }, { local: true });
+    expect(choice.mode).toBe('jwt');
+    expect(choice.description).toContain(`${baseUrl}/auth/v1/.well-known/jwks.json`);
+    await expect(choice.auth.authenticate(req(await token(es)))).resolves.toEqual({ userId: 'user-123' });
+    const wrongIss = await rejection(choice.auth.authenticate(req(await token(es, { iss: 'https://evil/auth/v1' }))));
+    expect(wrongIss.message).toMatch(/issuer/);
+  });
+
+  it('uses the HS256 secret when only SUPABASE_JWT_SECRET is set, even on a local server', async () => {
+    const choice = authFromEnv({ SUPABASE_JWT_SECRET: SECRET }, { local: true });
+    expect(choice.mode).toBe('jwt');
+    await expect(choice.auth.authenticate(req(await token('hs256')))).resolves.toEqual({ userId: 'user-123' });
+    await expect(choice.auth.authenticate(req())).rejects.toBeInstanceOf(AuthError);
+  });
+
+  it('runs open only on a local server', async () => {
+    const choice = authFromEnv({ SUPABASE_JWT_SECRET: '' }, { local: true });
+    expect(choice.mode).toBe('local');
+    await expect(choice.auth.authenticate(req())).resolves.toEqual({ userId: null });
+  });
+
+  it('refuses with a 503 config error on a non-local server without auth settings', async () => {
+    const choice = authFromEnv({}, { local: false });
+    expect(choice.mode).toBe('refuse');
+    const err = await rejection(choice.auth.authenticate(req()));
+    expect(err).toBeInstanceOf(AuthConfigError);
+    expect((err as AuthConfigError).status).toBe(503);
+    expect(err.message).toMatch(/SUPABASE_JWT_SECRET/);
+  });
+
+  it('decides per request when the runtime cannot know its bind address (wrangler dev)', async () => {
+    const choice = authFromEnv({}, { local: isLoopbackRequest });
+    await expect(choice.auth.authenticate(new Request('http://127.0.0.1:8787/v1/chat'))).resolves.toEqual({ userId: null });
+    await expect(choice.auth.authenticate(new Request('http://localhost:8787/v1/chat'))).resolves.toEqual({ userId: null });
+    await expect(choice.auth.authenticate(new Request('https://rebound.example.workers.dev/v1/chat'))).rejects.toBeInstanceOf(AuthConfigError);
+  });
+});

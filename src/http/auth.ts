@@ -1,0 +1,118 @@
+// Supabase user JWTs, verified inside the function (the platform gateway cannot: EventSource sends no
+// Authorization header, so verify_jwt is off and this is the only check). Legacy projects sign with
+// the HS256 JWT secret; projects on signing keys use ES256/RS256 published in the project's JWKS.
+import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { AuthError, type Authenticator, type Principal } from './deps.ts';
+
+export interface JwtAuthOptions {
+  /** The project's legacy JWT secret (HS256), used as raw UTF-8 bytes as GoTrue does. */
+  secret?: string;
+  /** Where the asymmetric signing keys are published. */
+  jwksUrl?: string;
+  /** Expected `iss`; not checked when absent. */
+  issuer?: string;
+  /** Expected `aud`. */
+  audience?: string;
+  /** Seconds of clock skew tolerated on exp/nbf/iat. */
+  clockToleranceS?: number;
+  /** Minimum time between two JWKS refetches triggered by unknown kids (jose's cooldown). */
+  jwksCooldownMs?: number;
+  /** How long a fetched JWKS is trusted before it is refetched anyway. */
+  jwksMaxAgeMs?: number;
+}
+
+/** The JWKS could not be fetched: a server-side outage, not the caller's fault, so not an AuthError. */
+export class AuthUnavailableError extends Error {
+  override name = 'AuthUnavailableError';
+  readonly status = 503;
+}
+
+const ASYMMETRIC = ['ES256', 'RS256', 'EdDSA', 'ES384', 'RS384', 'PS256'];
+
+export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
+  const { secret, jwksUrl, issuer } = options;
+  if (!secret && !jwksUrl) throw new Error('createJwtAuthenticator needs a secret or a JWKS URL');
+  const audience = options.audience ?? 'authenticated';
+  const secretKey = secret ? new TextEncoder().encode(secret) : undefined;
+  // Fetched lazily on the first asymmetric token, cached, and refetched when a token names an
+  // unknown kid (key rotation) once the cooldown has passed.
+  const jwks = jwksUrl
+    ? createRemoteJWKSet(new URL(jwksUrl), {
+        cooldownDuration: options.jwksCooldownMs ?? 30_000,
+        cacheMaxAge: options.jwksMaxAgeMs ?? 600_000,
+        timeoutDuration: 5_000,
+      })
+    : undefined;
+  const verifyOptions = { audience, issuer, clockTolerance: options.clockToleranceS ?? 5, requiredClaims: ['exp', 'sub'] };
+
+  return {
+    async authenticate(request: Request): Promise<Principal> {
+      const token = bearer(request);
+      let alg: string | undefined;
+      try {
+        alg = decodeProtectedHeader(token).alg;
+      } catch {
+        throw new AuthError('Malformed token: the Authorization bearer value is not a JWT (header.payload.signature)');
+      }
+      let payload: JWTPayload;
+      try {
+        if (alg === 'HS256') {
+          if (!secretKey) throw new AuthError('Token is signed with HS256 but SUPABASE_JWT_SECRET is not configured on this server');
+          ({ payload } = await jwtVerify(token, secretKey, { ...verifyOptions, algorithms: ['HS256'] }));
+        } else {
+          if (!jwks) throw new AuthError(`Token is signed with ${alg ?? 'no algorithm'} but no JWKS is configured (set SUPABASE_URL or SUPABASE_JWKS_URL)`);
+          ({ payload } = await jwtVerify(token, jwks, { ...verifyOptions, algorithms: ASYMMETRIC }));
+        }
+      } catch (err) {
+        throw explain(err, { audience, issuer, alg });
+      }
+      if (typeof payload.sub !== 'string' || payload.sub === '') throw new AuthError('Token has no subject (sub): not a user token');
+      return { userId: payload.sub };
+    },
+  };
+}
+
+function bearer(request: Request): string {
+  const header = request.headers.get('authorization');
+  if (!header) throw new AuthError('Missing Authorization header: send "Authorization: Bearer <Supabase access token>"');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new AuthError('Authorization header must be "Bearer <Supabase access token>"');
+  return match[1];
+}
+
+/** Turns jose's errors into a 401 that says what is wrong with the token. */
+function explain(err: unknown, ctx: { audience: string; issuer?: string; alg?: string }): Error {
+  if (err instanceof AuthError) return err;
+  if (err instanceof errors.JWTExpired) {
+    const exp = typeof err.payload.exp === 'number' ? ` at ${new Date(err.payload.exp * 1000).toISOString()}` : '';
+    return new AuthError(`Token expired${exp}: sign in again or refresh the session`);
+  }
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    const p = err.payload;
+    switch (err.claim) {
+      case 'nbf':
+        return new AuthError(`Token not yet valid (nbf ${typeof p.nbf === 'number' ? new Date(p.nbf * 1000).toISOString() : '?'}): check the clock`);
+      case 'iat':
+        return new AuthError('Token issued in the future (iat): check the clock');
+      case 'aud':
+        return new AuthError(`Wrong audience: expected "${ctx.audience}", got ${JSON.stringify(p.aud ?? null)} (anon/service keys are not user tokens)`);
+      case 'iss':
+        return new AuthError(`Wrong issuer: expected "${ctx.issuer}", got ${JSON.stringify(p.iss ?? null)} (token from another project?)`);
+      default:
+        return new AuthError(`Token claim "${err.claim}" invalid: ${err.reason}`);
+    }
+  }
+  if (err instanceof errors.JWSSignatureVerificationFailed) return new AuthError('Invalid signature: the token is forged or signed with another key');
+  if (err instanceof errors.JWKSNoMatchingKey) return new AuthError('No key in the project JWKS matches this token (unknown kid): token from another project or a revoked key');
+  if (err instanceof errors.JOSEAlgNotAllowed) return new AuthError(`Algorithm ${ctx.alg ?? '?'} is not accepted`);
+  if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) return new AuthError(`Malformed token: ${err.message}`);
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || err instanceof TypeError) {
+    return new AuthUnavailableError(`Could not load the project JWKS to verify the token: ${(err as Error).message}`);
+  }
+  if (err instanceof errors.JOSEError) {
+    // A JWKS answering non-200 surfaces as a generic JOSEError; everything else is the token's fault.
+    if (/JWKS|response/i.test(err.message)) return new AuthUnavailableError(`Could not load the project JWKS: ${err.message}`);
+    return new AuthError(`Invalid token: ${err.message}`);
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
