@@ -1,0 +1,82 @@
+// The edge entries bundle src/ and functions/ for workerd and Deno, so nothing in them may reach for a
+// Node builtin: only the Node entry (src/entries/node*.ts) and tests may. A `node:` import compiles
+// fine and only fails at deploy time, hence this check.
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const scanned = ['src', 'functions', 'supabase/functions'];
+const allowed = (path: string) => /^src\/entries\/node[^/]*\.ts$/.test(path) || /\.test\.ts$/.test(path) || /(^|\/)__fixtures__\//.test(path);
+
+function* sources(dir: string): Generator<string> {
+  let entries;
+  try {
+    entries = readdirSync(join(root, dir), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) yield* sources(path);
+    else if (/\.(m?[jt]s|tsx)$/.test(e.name)) yield path;
+  }
+}
+
+const builtins = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]!]));
+const isNodeBuiltin = (spec: string) => spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]!);
+
+/** Every module specifier in a file: static imports/exports, side-effect imports, dynamic import() and require(). */
+function specifiers(code: string): string[] {
+  const stripped = code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+  const found: string[] = [];
+  const patterns = [
+    /\b(?:import|export)\s[^'"`;]*?\sfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g,
+    /\brequire\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g,
+  ];
+  for (const re of patterns) for (const m of stripped.matchAll(re)) found.push(m[1]!);
+  return found;
+}
+
+/** Node-only globals that would throw a ReferenceError on workerd (without nodejs_compat) or behave differently on Deno. */
+const nodeGlobals = /(?<![.\w$])(process\.(?:env|argv|exit|cwd|on|stdout|stderr|nextTick|hrtime|memoryUsage)|Buffer\.|__dirname|__filename|require\.resolve)\b/;
+
+describe('edge-safe sources', () => {
+  const files = scanned.flatMap((d) => [...sources(d)]).filter((p) => !allowed(p));
+
+  it('finds the sources to check', () => {
+    expect(files.length).toBeGreaterThan(5);
+  });
+
+  it('the specifier scanner sees every import form', () => {
+    const code = `import a from 'node:fs';\nimport type { B } from "path";\nexport * from 'os';\nimport 'crypto';\nconst c = await import('node:child_process');\nconst d = require("events");\n// import x from 'node:net'\n/* import y from 'tls' */`;
+    expect(specifiers(code)).toEqual(expect.arrayContaining(['node:fs', 'path', 'os', 'crypto', 'node:child_process', 'events']));
+    expect(specifiers(code)).not.toContain('node:net');
+    expect(specifiers(code)).not.toContain('tls');
+    expect(specifiers(code).filter(isNodeBuiltin).length).toBe(6);
+  });
+
+  it('no Node builtin imports outside src/entries/node*.ts and tests', () => {
+    const offenders = files.flatMap((path) =>
+      specifiers(readFileSync(join(root, path), 'utf8'))
+        .filter(isNodeBuiltin)
+        .map((spec) => `${relative(root, join(root, path))}: imports "${spec}"`),
+    );
+    expect(offenders, `Node builtins break the Worker and Deno entries; use web APIs or move the code to src/entries/node*.ts`).toEqual([]);
+  });
+
+  it('no Node-only globals (process.env, Buffer, __dirname) outside src/entries/node*.ts and tests', () => {
+    const offenders = files.flatMap((path) => {
+      const code = readFileSync(join(root, path), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+      return code
+        .split('\n')
+        .map((line, i) => [line, i + 1] as const)
+        .filter(([line]) => nodeGlobals.test(line))
+        .map(([line, n]) => `${path}:${n}: ${line.trim()}`);
+    });
+    expect(offenders, 'pass env through loadConfig(env) and use Uint8Array/TextEncoder instead').toEqual([]);
+  });
+});
