@@ -6,7 +6,8 @@ import { requireFile } from './tree.ts';
 
 /** Defaults that keep one read within a reasonable share of the context window. */
 export const DEFAULT_LIMIT = 2000;
-export const DEFAULT_MAX_SIZE = 50_000;
+// Below the loop's 40 000-character cap on a tool result, leaving room for numbering and JSON escapes.
+export const DEFAULT_MAX_SIZE = 30_000;
 
 export const readFile = defineTool({
   name: 'read_file',
