@@ -1,0 +1,52 @@
+// The static assets, embedded as strings so every runtime serves them without a file system or a
+// build step. Each URL carries a content hash so browsers may cache it forever.
+import { chatHtml } from './assets/chat.html.ts';
+import { chatJs } from './assets/chat.js.ts';
+import { dashboardHtml } from './assets/dashboard.html.ts';
+import { dashboardJs } from './assets/dashboard.js.ts';
+import { stylesCss } from './assets/styles.css.ts';
+
+export interface Asset {
+  body: string;
+  type: string;
+  hash: string;
+  url: string;
+}
+
+/** FNV-1a: synchronous (crypto.subtle is async) and plenty to tell two versions of a file apart. */
+export function contentHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36);
+}
+
+function asset(name: string, body: string, type: string): Asset {
+  const hash = contentHash(body);
+  const dot = name.lastIndexOf('.');
+  return { body, type, hash, url: `/assets/${name.slice(0, dot)}.${hash}${name.slice(dot)}` };
+}
+
+const css = asset('styles.css', stylesCss, 'text/css; charset=utf-8');
+const chat = asset('chat.js', chatJs, 'text/javascript; charset=utf-8');
+const dashboard = asset('dashboard.js', dashboardJs, 'text/javascript; charset=utf-8');
+
+/** By file name without the hash: an old hashed URL still gets the current file (just not cached). */
+export const assets = new Map<string, Asset>([
+  ['styles.css', css],
+  ['chat.js', chat],
+  ['dashboard.js', dashboard],
+]);
+
+export const pages = {
+  chat: asset('chat.html', chatHtml({ css: css.url, js: chat.url }), 'text/html; charset=utf-8'),
+  dashboard: asset('dashboard.html', dashboardHtml({ css: css.url, js: dashboard.url }), 'text/html; charset=utf-8'),
+};
+
+/** "chat.1a2b3c.js" → {name: "chat.js", hash: "1a2b3c"}. */
+export function parseAssetFile(file: string): { name: string; hash: string | null } {
+  const m = /^([\w-]+)\.([0-9a-z]+)\.(\w+)$/.exec(file);
+  return m ? { name: `${m[1]}.${m[3]}`, hash: m[2] ?? null } : { name: file, hash: null };
+}

@@ -1,0 +1,141 @@
+// One stylesheet for both pages. Colours are CSS variables so the SVG charts (which use classes, not
+// fills) follow the light and dark themes; every text colour pair is at least 4.5:1.
+export const stylesCss = `
+:root {
+  --bg: #f6f7f9; --panel: #ffffff; --text: #16191f; --muted: #4f5661; --border: #d5d9e0;
+  --accent: #1d5bbf; --accent-text: #ffffff; --focus: #f0a500;
+  --good: #17692f; --warn: #8a5300; --bad: #b0261c; --info: #1d5bbf;
+  --good-bg: #e6f4ea; --warn-bg: #fdf1dc; --bad-bg: #fbe7e5; --info-bg: #e6eefb;
+  --s0: #1d5bbf; --s1: #c2410c; --s2: #15803d; --s3: #7c3aed; --s4: #be185d; --s5: #0e7490;
+  --grid: #e3e6eb;
+  color-scheme: light dark;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #111418; --panel: #1a1f26; --text: #e8eaee; --muted: #a8b0bc; --border: #333b46;
+    --accent: #6ea1ff; --accent-text: #0b1020; --focus: #ffc44d;
+    --good: #6fd58f; --warn: #f3b54a; --bad: #ff8a80; --info: #8fb6ff;
+    --good-bg: #16301f; --warn-bg: #33270f; --bad-bg: #3a1a18; --info-bg: #172640;
+    --s0: #6ea1ff; --s1: #fb923c; --s2: #4ade80; --s3: #c4a1ff; --s4: #f472b6; --s5: #22d3ee;
+    --grid: #29303a;
+  }
+}
+* { box-sizing: border-box; }
+html, body { height: 100%; }
+body { margin: 0; background: var(--bg); color: var(--text);
+  font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.visually-hidden { position: absolute !important; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.skip-link { position: absolute; left: -999px; top: 0; background: var(--panel); padding: .5rem 1rem; z-index: 10; }
+.skip-link:focus { left: .5rem; }
+.muted { color: var(--muted); fill: var(--muted); }
+button, .button { font: inherit; border-radius: 8px; border: 1px solid var(--border); background: var(--panel);
+  color: var(--text); padding: .45rem .9rem; cursor: pointer; min-height: 44px; }
+button.primary { background: var(--accent); color: var(--accent-text); border-color: var(--accent); font-weight: 600; }
+button:disabled { opacity: .5; cursor: not-allowed; }
+button.danger:not(:disabled) { border-color: var(--bad); color: var(--bad); }
+
+.topbar { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; padding: .6rem 1rem;
+  background: var(--panel); border-bottom: 1px solid var(--border); }
+.topbar h1 { font-size: 1.15rem; margin: 0; }
+.topbar nav { margin-left: auto; display: flex; gap: .75rem; align-items: center; }
+.badge { display: inline-block; font-size: .8rem; font-weight: 600; padding: .1rem .5rem; border-radius: 999px;
+  border: 1px solid currentColor; white-space: nowrap; }
+.badge.demo { color: var(--warn); background: var(--warn-bg); }
+.model-name { font-size: .85rem; color: var(--muted); }
+.conn { display: inline-flex; align-items: center; gap: .35rem; font-size: .85rem; color: var(--muted); }
+.conn::before { content: ""; width: .6rem; height: .6rem; border-radius: 50%; background: var(--muted); }
+.conn[data-state="live"]::before { background: var(--good); }
+.conn[data-state="connecting"]::before, .conn[data-state="quiet"]::before { background: var(--warn); }
+.conn[data-state="lost"]::before { background: var(--bad); }
+
+/* Chat */
+.chat { display: flex; flex-direction: column; height: 100%; }
+.chat main { flex: 1; overflow-y: auto; }
+.transcript { max-width: 860px; margin: 0 auto; padding: 1rem; display: flex; flex-direction: column; gap: .75rem; }
+.empty-hint { color: var(--muted); text-align: center; margin-top: 3rem; }
+.msg { padding: .6rem .85rem; border-radius: 12px; max-width: 100%; overflow-wrap: anywhere; }
+.msg.user { align-self: flex-end; background: var(--info-bg); white-space: pre-wrap; max-width: 85%; }
+.msg.assistant { background: var(--panel); border: 1px solid var(--border); }
+.msg .who { font-size: .75rem; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+.answer { white-space: pre-wrap; }
+.answer:empty::after { content: "…"; color: var(--muted); }
+.streaming .answer:last-of-type::after { content: "▍"; color: var(--muted); animation: blink 1s steps(1) infinite; }
+@keyframes blink { 50% { opacity: 0; } }
+@media (prefers-reduced-motion: reduce) { .streaming .answer:last-of-type::after { animation: none; } }
+.tool { border: 1px solid var(--border); border-left-width: 4px; border-radius: 8px; padding: .45rem .7rem; margin: .5rem 0;
+  font-size: .92rem; background: var(--bg); }
+.tool[data-verdict="pass"] { border-left-color: var(--good); }
+.tool[data-verdict="repaired"] { border-left-color: var(--warn); }
+.tool[data-verdict="blocked"], .tool[data-ok="false"] { border-left-color: var(--bad); }
+.tool-head { display: flex; flex-wrap: wrap; gap: .4rem; align-items: baseline; }
+.tool-name { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-weight: 600; }
+.verdict { font-size: .78rem; font-weight: 700; padding: 0 .45rem; border-radius: 999px; }
+.verdict.pending { color: var(--muted); border: 1px dashed var(--border); }
+.verdict.pass { color: var(--good); background: var(--good-bg); }
+.verdict.repaired { color: var(--warn); background: var(--warn-bg); }
+.verdict.blocked, .verdict.failed { color: var(--bad); background: var(--bad-bg); }
+.tool .category, .tool .duration { font-size: .8rem; color: var(--muted); }
+.tool pre { margin: .3rem 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .82rem;
+  font-family: ui-monospace, Menlo, Consolas, monospace; max-height: 14rem; overflow: auto; }
+.tool .reason { margin: .35rem 0 0; color: var(--bad); white-space: pre-wrap; }
+.tool ul { margin: .25rem 0 0; padding-left: 1.2rem; }
+.tool .suggestions code, .tool .repairs code { font-family: ui-monospace, Menlo, Consolas, monospace; }
+.tool summary { cursor: pointer; color: var(--muted); font-size: .82rem; }
+.notice { border-radius: 8px; padding: .45rem .7rem; margin: .5rem 0; font-size: .92rem; }
+.notice.summary { background: var(--info-bg); color: var(--text); border: 1px solid var(--info); }
+.notice.error { background: var(--bad-bg); color: var(--text); border: 1px solid var(--bad); }
+.notice.stopped { background: var(--warn-bg); color: var(--text); border: 1px solid var(--warn); }
+.turn-end { font-size: .78rem; color: var(--muted); margin-top: .3rem; }
+.composer { border-top: 1px solid var(--border); background: var(--panel); padding: .6rem 1rem calc(.6rem + env(safe-area-inset-bottom)); }
+.composer form { max-width: 860px; margin: 0 auto; display: flex; gap: .5rem; align-items: flex-end; }
+.composer textarea { flex: 1; font: inherit; color: var(--text); background: var(--bg); border: 1px solid var(--border);
+  border-radius: 8px; padding: .55rem .7rem; resize: none; min-height: 44px; max-height: 40vh; }
+.composer .hint { max-width: 860px; margin: .25rem auto 0; font-size: .78rem; color: var(--muted); }
+@media (max-width: 560px) {
+  .topbar { padding: .5rem .75rem; }
+  .topbar nav { margin-left: 0; width: 100%; justify-content: space-between; }
+  .transcript { padding: .75rem; }
+  .msg.user { max-width: 92%; }
+  .composer { padding-left: .5rem; padding-right: .5rem; }
+  .composer button { padding: .45rem .6rem; }
+}
+
+/* Dashboard */
+.dash { max-width: 1200px; margin: 0 auto; padding: 1rem; }
+.controls { display: flex; flex-wrap: wrap; gap: .75rem; align-items: flex-end; margin-bottom: 1rem; }
+.controls label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); gap: .2rem; }
+.controls select, .controls input { font: inherit; color: var(--text); background: var(--panel); border: 1px solid var(--border);
+  border-radius: 8px; padding: .4rem .5rem; min-height: 44px; }
+.status { min-height: 1.5rem; color: var(--muted); }
+.status.error { color: var(--bad); }
+.tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: .75rem; margin-bottom: 1rem; }
+.tile { background: var(--panel); border: 1px solid var(--border); border-radius: 12px; padding: .7rem .9rem; }
+.tile-value { font-size: 1.6rem; font-weight: 700; }
+.tile-label { font-weight: 600; }
+.tile-detail { font-size: .85rem; color: var(--muted); }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 480px), 1fr)); gap: 1rem; }
+.card { margin: 0; background: var(--panel); border: 1px solid var(--border); border-radius: 12px; padding: .9rem 1rem; min-width: 0; }
+.card#rates { grid-column: 1 / -1; }
+.card h2 { font-size: 1.05rem; margin: 0; }
+.card figcaption p { margin: .15rem 0 .6rem; font-size: .85rem; }
+.chart { width: 100%; height: auto; display: block; font-size: 12px; fill: var(--text); }
+.chart text { fill: var(--text); }
+.chart text.axis, .chart text.muted { fill: var(--muted); }
+.chart .grid { stroke: var(--grid); stroke-width: 1; }
+.chart .line { fill: none; stroke-width: 2.5; stroke-linejoin: round; stroke-linecap: round; }
+.chart .point { stroke: var(--panel); stroke-width: 1.5; }
+${[0, 1, 2, 3, 4, 5].map((i) => `.chart .line.s${i} { stroke: var(--s${i}); } .chart .point.s${i}, .chart .swatch.s${i} { fill: var(--s${i}); }`).join('\n')}
+.chart .track { fill: var(--grid); stroke: var(--grid); }
+.chart .bar { fill: var(--s0); }
+.chart .bar.accent { fill: var(--s3); } .chart .bar.bad { fill: var(--bad); } .chart .bar.warn { fill: var(--warn); } .chart .bar.good { fill: var(--good); }
+.chart .bar-value { font-weight: 600; }
+.meters { display: grid; grid-template-columns: repeat(auto-fit, minmax(120px, 1fr)); gap: .5rem; text-align: center; }
+.meter { width: 110px; height: 110px; margin: 0 auto; }
+.meter .track { fill: none; stroke: var(--grid); }
+.meter .arc { fill: none; }
+.meter .arc.good { stroke: var(--good); } .meter .arc.warn { stroke: var(--warn); } .meter .arc.bad { stroke: var(--bad); }
+.meter .meter-value { font-size: 22px; font-weight: 700; }
+.meter-label { font-size: .85rem; color: var(--muted); }
+`;

@@ -1,0 +1,44 @@
+// GET /v1/dashboard's query string → a DashboardRange, with messages that say what to fix.
+import { z } from 'zod';
+import type { DashboardRange } from '../dashboard/types.ts';
+
+const HOUR = 3_600_000;
+const MAX_SPAN_DAYS = 366;
+/** Hourly buckets over more than this would draw thousands of points per model. */
+const MAX_HOURLY_SPAN_DAYS = 31;
+
+const timestamp = (name: string) =>
+  z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 timestamp such as 2025-01-31T00:00:00Z` }).optional();
+
+const QuerySchema = z
+  .object({
+    from: timestamp('from'),
+    to: timestamp('to'),
+    bucket: z.enum(['hour', 'day'], { error: 'bucket must be "hour" or "day"' }).optional(),
+  })
+  .strict();
+
+export type RangeResult = { ok: true; range: DashboardRange } | { ok: false; message: string };
+
+/** Defaults: `to` now, `from` 24 h before `to`, hourly buckets up to two days and daily beyond. */
+export function parseDashboardQuery(query: Record<string, string>, now = new Date()): RangeResult {
+  const parsed = QuerySchema.safeParse(query);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const message =
+      issue?.code === 'unrecognized_keys'
+        ? `unknown query parameter ${issue.keys.map((k) => `"${k}"`).join(', ')}: use from, to and bucket`
+        : (issue?.message ?? 'invalid query');
+    return { ok: false, message };
+  }
+  const to = parsed.data.to ? new Date(parsed.data.to) : now;
+  const from = parsed.data.from ? new Date(parsed.data.from) : new Date(to.getTime() - 24 * HOUR);
+  const span = to.getTime() - from.getTime();
+  if (span <= 0) return { ok: false, message: 'from must be earlier than to' };
+  if (span > MAX_SPAN_DAYS * 24 * HOUR) return { ok: false, message: `the range is longer than ${MAX_SPAN_DAYS} days: narrow from/to` };
+  const bucket = parsed.data.bucket ?? (span <= 48 * HOUR ? 'hour' : 'day');
+  if (bucket === 'hour' && span > MAX_HOURLY_SPAN_DAYS * 24 * HOUR) {
+    return { ok: false, message: `hourly buckets cover at most ${MAX_HOURLY_SPAN_DAYS} days: use bucket=day or a shorter range` };
+  }
+  return { ok: true, range: { from: from.toISOString(), to: to.toISOString(), bucket } };
+}

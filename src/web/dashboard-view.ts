@@ -1,0 +1,126 @@
+// DashboardData → the HTML fragment the dashboard page shows: tiles, then one figure per question.
+// Server-side so the page needs no chart library and the markup is testable as a string.
+import type { DashboardData } from '../dashboard/types.ts';
+import { barChart } from './charts/bars.ts';
+import { lineChart, type LineSeries } from './charts/line.ts';
+import { meter } from './charts/meter.ts';
+import { esc, pct } from './charts/svg.ts';
+
+function tile(label: string, value: string, detail?: string): string {
+  return `<div class="tile"><div class="tile-value">${esc(value)}</div><div class="tile-label">${esc(label)}</div>${
+    detail ? `<div class="tile-detail">${esc(detail)}</div>` : ''
+  }</div>`;
+}
+
+function figure(id: string, title: string, body: string, note?: string): string {
+  return `<figure class="card" id="${esc(id)}"><figcaption><h2>${esc(title)}</h2>${
+    note ? `<p class="muted">${esc(note)}</p>` : ''
+  }</figcaption>${body}</figure>`;
+}
+
+/** "2025-01-05T14:00:00Z" → "Jan 5 14:00" for hours, "Jan 5" for days; in UTC so the server and tests agree. */
+export function bucketLabel(bucket: string, unit: 'hour' | 'day'): string {
+  const d = new Date(bucket);
+  if (Number.isNaN(d.getTime())) return bucket;
+  const day = d.toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+  return unit === 'day' ? day : `${day} ${String(d.getUTCHours()).padStart(2, '0')}:00`;
+}
+
+export function ratesSeries(data: DashboardData): LineSeries[] {
+  const byModel = new Map<string, LineSeries>();
+  for (const p of data.ratesOverTime) {
+    let s = byModel.get(p.model);
+    if (!s) byModel.set(p.model, (s = { name: p.model, points: [] }));
+    s.points.push({ x: p.bucket, y: p.rate, note: `${p.hallucinated} of ${p.calls} calls` });
+  }
+  return [...byModel.values()];
+}
+
+export function renderDashboard(data: DashboardData): string {
+  const t = data.totals;
+  const sc = data.selfCorrection;
+  const unit = data.range.bucket;
+
+  const tiles = `<section class="tiles" aria-label="Totals">${[
+    tile('tool calls', String(t.calls), `${t.turns} turns`),
+    tile('hallucination rate', pct(t.hallucinationRate), `${t.hallucinated} calls`),
+    tile('repaired', pct(t.repairRate), `${t.repaired} calls`),
+    tile('blocked', String(t.blocked)),
+    tile('forced summaries', pct(t.forcedSummaryRate), 'of turns'),
+    tile('avg iterations', t.avgIterations.toFixed(1), `${pct(t.abortedRate)} aborted`),
+  ].join('')}</section>`;
+
+  const rates = figure(
+    'rates',
+    'Hallucination rate over time',
+    lineChart(ratesSeries(data), { title: 'Hallucination rate by model', formatX: (x) => bucketLabel(x, unit) }),
+    `Per ${unit}, per model: calls the model got wrong (anything but valid or an execution error).`,
+  );
+
+  const categories = figure(
+    'categories',
+    'What went wrong',
+    barChart(
+      data.categories.filter((c) => c.category !== 'valid').map((c) => ({
+        label: c.category.replaceAll('_', ' '),
+        value: c.count,
+        tone: c.category === 'execution_error' ? ('warn' as const) : ('bad' as const),
+      })),
+      { title: 'Calls by category' },
+    ),
+    'Call categories other than valid.',
+  );
+
+  const phantoms = figure(
+    'phantom-tools',
+    'Top phantom tools',
+    barChart(
+      data.phantomTools.map((p) => ({ label: p.name, value: p.count, tone: 'accent' as const })),
+      { title: 'Phantom tools' },
+    ),
+    'Tools the model called that do not exist.',
+  );
+
+  const invented = figure(
+    'invented-params',
+    'Invented parameters',
+    barChart(
+      data.inventedParams.map((p) => ({
+        label: `${p.tool}.${p.param}`,
+        value: p.count,
+        tone: p.candidate ? ('accent' as const) : undefined,
+        display: p.candidate ? `${p.count} ★` : String(p.count),
+        note: p.candidate ? 'feature request candidate' : undefined,
+      })),
+      { title: 'Invented parameters' },
+    ),
+    'Parameters models keep sending that tools do not declare. ★ = asked for 5 or more times: a feature request.',
+  );
+
+  const recovery = figure(
+    'recovery',
+    'Recovery',
+    `<div class="meters">${[
+      meter(sc.rateFirst, { label: 'Self-corrected on first retry', detail: `${sc.correctedFirstRetry} of ${sc.blocked} blocked` }),
+      meter(sc.rateSecond, { label: 'Self-corrected by second retry', detail: `${sc.correctedSecondRetry} of ${sc.blocked} blocked` }),
+      meter(t.repairRate, { label: 'Repaired by the gate', detail: `${t.repaired} of ${t.calls} calls` }),
+      meter(t.forcedSummaryRate, { label: 'Forced summaries', detail: `of ${t.turns} turns`, goodWhenHigh: false }),
+    ]
+      .map((svg, i) => `<div class="meter-cell">${svg}<div class="meter-label">${esc(METER_LABELS[i] ?? '')}</div></div>`)
+      .join('')}</div>`,
+    'After a blocked call, how often the model fixed it itself; how often the gate repaired a call; how often a turn ran out of budget.',
+  );
+
+  const byTool = figure(
+    'by-tool',
+    'Hallucination rate by tool',
+    barChart(
+      data.byTool.map((b) => ({ label: b.tool, value: b.rate, display: `${pct(b.rate)} of ${b.calls}`, tone: 'bad' as const })),
+      { title: 'Hallucination rate by tool', max: 1, limit: 12 },
+    ),
+  );
+
+  return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}</div>`;
+}
+
+const METER_LABELS = ['self-corrected, 1st retry', 'self-corrected, 2nd retry', 'repair rate', 'forced-summary rate'];

@@ -1,0 +1,66 @@
+// The pages, their assets and the dashboard API, mounted by createApp with app.route('/', …).
+import { Hono, type Context } from 'hono';
+import type { DashboardData } from '../dashboard/types.ts';
+import { AuthError, type AppDeps } from '../http/deps.ts';
+import { assets, pages, parseAssetFile, type Asset } from './assets.ts';
+import { parseDashboardQuery } from './dashboard-query.ts';
+import { renderDashboard } from './dashboard-view.ts';
+
+// Scripts and styles come only from this origin; the stream token travels in a URL, so no referrer.
+const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+function serve(c: Context, asset: Asset, cacheControl: string): Response {
+  const etag = `"${asset.hash}"`;
+  const headers = { ...PAGE_HEADERS, 'Content-Type': asset.type, 'Cache-Control': cacheControl, ETag: etag };
+  if (c.req.header('If-None-Match') === etag) return new Response(null, { status: 304, headers });
+  return new Response(c.req.method === 'HEAD' ? null : asset.body, { status: 200, headers });
+}
+
+const jsonError = (c: Context, status: 400 | 401 | 403 | 404 | 500 | 501, code: string, message: string) =>
+  c.json({ error: { code, message } }, status);
+
+export function webRoutes(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  // Pages revalidate every time (cheap with the ETag) so a deploy shows up at once.
+  app.get('/', (c) => serve(c, pages.chat, 'no-cache'));
+  app.get('/dashboard', (c) => serve(c, pages.dashboard, 'no-cache'));
+
+  app.get('/assets/:file', (c) => {
+    const { name, hash } = parseAssetFile(c.req.param('file'));
+    const asset = assets.get(name);
+    if (!asset) return jsonError(c, 404, 'not_found', `no asset ${name}`);
+    return serve(c, asset, hash === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
+  });
+
+  async function dashboardRequest(c: Context, respond: (data: DashboardData) => Response) {
+    if (!deps.dashboard) {
+      return jsonError(c, 501, 'not_implemented', 'no dashboard source is configured on this server (it needs the activity database)');
+    }
+    let userId: string | null;
+    try {
+      userId = (await deps.auth.authenticate(c.req.raw)).userId;
+    } catch (err) {
+      if (err instanceof AuthError) return jsonError(c, err.status, err.status === 401 ? 'unauthorized' : 'forbidden', err.message);
+      throw err;
+    }
+    const parsed = parseDashboardQuery(c.req.query());
+    if (!parsed.ok) return jsonError(c, 400, 'bad_request', parsed.message);
+    const data = await deps.dashboard.load(parsed.range, userId);
+    const res = respond(data);
+    // Per-user data: never cached by shared caches.
+    res.headers.set('Cache-Control', 'private, no-store');
+    return res;
+  }
+
+  app.get('/v1/dashboard', (c) => dashboardRequest(c, (data) => c.json(data)));
+  // The same data drawn as server-side SVG, for the dashboard page.
+  app.get('/v1/dashboard/view', (c) => dashboardRequest(c, (data) => c.html(renderDashboard(data))));
+
+  return app;
+}
