@@ -21,8 +21,9 @@ function serve(c: Context, asset: Asset, cacheControl: string): Response {
   return new Response(c.req.method === 'HEAD' ? null : asset.body, { status: 200, headers });
 }
 
-const jsonError = (c: Context, status: 400 | 401 | 403 | 404 | 500 | 501, code: string, message: string) =>
-  c.json({ error: { code, message } }, status);
+// The API's error shape (src/http/errors.ts): what went wrong and what to do about it.
+const jsonError = (c: Context, status: 400 | 401 | 403 | 404 | 501, code: string, message: string) =>
+  c.json({ error: { status, code, message } }, status);
 
 export function webRoutes(deps: AppDeps): Hono {
   const app = new Hono();

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { fakeDashboard } from '../../test/e2e/fake-dashboard.ts';
+import { AuthError, noAuth, type AppDeps, type Authenticator } from '../http/deps.ts';
+import { assets, pages } from './assets.ts';
+import { webRoutes } from './routes.ts';
+
+// Only the parts webRoutes reads; the rest of AppDeps belongs to the turn routes.
+function deps(extra: Partial<AppDeps>): AppDeps {
+  return { auth: noAuth, ...extra } as AppDeps;
+}
+
+describe('pages and assets', () => {
+  const app = webRoutes(deps({}));
+
+  it('serves the chat page with hashed asset URLs and a strict CSP', async () => {
+    const res = await app.request('/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    const html = await res.text();
+    expect(html).toContain(assets.get('chat.js')!.url);
+    expect(html).toContain(assets.get('styles.css')!.url);
+    expect(html).not.toMatch(/https?:\/\//); // no CDN
+  });
+
+  it('serves the dashboard page', async () => {
+    const res = await app.request('/dashboard');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(assets.get('dashboard.js')!.url);
+  });
+
+  it('caches hashed assets forever and answers 304 to a matching ETag', async () => {
+    const js = assets.get('chat.js')!;
+    const res = await app.request(js.url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(await res.text()).toBe(js.body);
+    const again = await app.request(js.url, { headers: { 'If-None-Match': res.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    const css = await app.request(assets.get('styles.css')!.url);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('serves an outdated hash uncached and 404s unknown assets', async () => {
+    const res = await app.request('/assets/chat.000000.js');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect((await app.request('/assets/nope.js')).status).toBe(404);
+  });
+
+  it('page ETags change with content', () => {
+    expect(pages.chat.hash).not.toBe(pages.dashboard.hash);
+  });
+});
+
+describe('GET /v1/dashboard', () => {
+  it('is 501 without a dashboard source', async () => {
+    const res = await webRoutes(deps({})).request('/v1/dashboard');
+    expect(res.status).toBe(501);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/dashboard source/);
+  });
+
+  it('loads the range for the authenticated user', async () => {
+    const dashboard = fakeDashboard();
+    const auth: Authenticator = { authenticate: async () => ({ userId: 'user-1' }) };
+    const app = webRoutes(deps({ dashboard, auth }));
+    const res = await app.request('/v1/dashboard?from=2025-03-01T00:00:00Z&to=2025-03-02T00:00:00Z&bucket=hour');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    const body = (await res.json()) as { totals: { calls: number } };
+    expect(body.totals.calls).toBe(40);
+    expect(dashboard.calls).toEqual([
+      { range: { from: '2025-03-01T00:00:00.000Z', to: '2025-03-02T00:00:00.000Z', bucket: 'hour' }, userId: 'user-1' },
+    ]);
+  });
+
+  it('defaults to the last 24 hours by the hour', async () => {
+    const dashboard = fakeDashboard();
+    await webRoutes(deps({ dashboard })).request('/v1/dashboard');
+    const range = dashboard.calls[0]!.range;
+    expect(Date.parse(range.to) - Date.parse(range.from)).toBe(24 * 3_600_000);
+    expect(range.bucket).toBe('hour');
+    expect(Math.abs(Date.parse(range.to) - Date.now())).toBeLessThan(5_000);
+  });
+
+  it('picks daily buckets for long ranges', async () => {
+    const dashboard = fakeDashboard();
+    await webRoutes(deps({ dashboard })).request('/v1/dashboard?from=2025-01-01T00:00:00Z&to=2025-02-01T00:00:00Z');
+    expect(dashboard.calls[0]!.range.bucket).toBe('day');
+  });
+
+  it.each([
+    ['from=yesterday', /from must be an ISO 8601 timestamp/],
+    ['to=2025-13-01', /to must be an ISO 8601 timestamp/],
+    ['bucket=week', /bucket must be "hour" or "day"/],
+    ['from=2025-03-02T00:00:00Z&to=2025-03-01T00:00:00Z', /from must be earlier than to/],
+    ['from=2020-01-01T00:00:00Z&to=2025-01-01T00:00:00Z', /longer than 366 days/],
+    ['from=2025-01-01T00:00:00Z&to=2025-03-01T00:00:00Z&bucket=hour', /use bucket=day/],
+    ['range=7d', /unknown query parameter "range"/],
+  ])('rejects %s with a 400 that says what to fix', async (query, message) => {
+    const dashboard = fakeDashboard();
+    const res = await webRoutes(deps({ dashboard })).request(`/v1/dashboard?${query}`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { status: number; code: string; message: string } };
+    expect(body.error.status).toBe(400);
+    expect(body.error.message).toMatch(message);
+    expect(dashboard.calls).toHaveLength(0);
+  });
+
+  it('answers the authenticator’s 401', async () => {
+    const auth: Authenticator = {
+      authenticate: async () => {
+        throw new AuthError('missing bearer token');
+      },
+    };
+    const dashboard = fakeDashboard();
+    const res = await webRoutes(deps({ dashboard, auth })).request('/v1/dashboard');
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('missing bearer token');
+    expect(dashboard.calls).toHaveLength(0);
+  });
+
+  it('renders the same data as escaped SVG for the page', async () => {
+    const res = await webRoutes(deps({ dashboard: fakeDashboard() })).request('/v1/dashboard/view');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await res.text();
+    for (const id of ['rates', 'categories', 'phantom-tools', 'invented-params', 'recovery', 'by-tool']) expect(html).toContain(`id="${id}"`);
+    expect(html).toContain('search_code');
+    expect(html).toContain('read_file.encoding');
+    expect(html).toContain('>demo-model</text>');
+    expect(html).not.toContain('<script>');
+  });
+});
