@@ -106,3 +106,47 @@ export function printReport(report: CorpusReport): void {
     );
   }
 }
+
+// ---- BFCL gold comparison (README § Gold), shared by tool-calls and text-calls -------------------
+
+/** BFCL string standardisation: drop spaces and `, . / - _ * ^`, lower-case, `'` → `"`. */
+export function standardise(s: string): string {
+  return s.replace(/[ ,./\-_*^]/g, '').toLowerCase().replace(/'/g, '"');
+}
+
+const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** One value against one acceptable value (which may be a list, or a dict of acceptable lists). */
+export function valueMatches(v: unknown, acc: unknown): boolean {
+  if (typeof acc === 'string') return typeof v === 'string' && standardise(v) === standardise(acc);
+  if (typeof acc === 'number') return typeof v === 'number' && v === acc;
+  if (typeof acc === 'boolean') return v === acc;
+  if (acc === null) return v === null;
+  if (Array.isArray(acc)) return Array.isArray(v) && v.length === acc.length && v.every((x, i) => valueMatches(x, acc[i]));
+  if (isDict(acc)) return isDict(v) && dictMatches(v, acc);
+  return false;
+}
+
+/** Each key of `acc` maps to a list of acceptable values ("" = may be omitted) or a nested dict. */
+function dictMatches(v: Record<string, unknown>, acc: Record<string, unknown>): boolean {
+  for (const k of Object.keys(v)) if (!Object.hasOwn(acc, k)) return false;
+  for (const [k, alts] of Object.entries(acc)) {
+    const options = Array.isArray(alts) ? alts : [alts];
+    if (!Object.hasOwn(v, k)) {
+      if (!options.includes('')) return false;
+      continue;
+    }
+    if (!options.some((a) => valueMatches(v[k], a))) return false;
+  }
+  return true;
+}
+
+export interface GoldCall {
+  name: string;
+  arguments: Record<string, unknown[]>;
+}
+
+/** Whether a call (name + parsed arguments) matches any of the gold entries. */
+export function matchesGold(name: string, args: Record<string, unknown>, gold: readonly GoldCall[]): boolean {
+  return gold.some((g) => g.name === name && dictMatches(args, g.arguments as Record<string, unknown>));
+}

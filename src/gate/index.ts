@@ -1,48 +1,130 @@
-// Minimal gate: the tool exists and the arguments parse as a JSON object. The full layered gate
-// (arguments text → tool name → schema → paths → content) replaces the body of `gate` and keeps
-// this signature.
-import type { GateContext, ProposedCall, ToolSpec, Verdict } from './types.ts';
+// The gate: every proposed tool call passes these layers before anything runs.
+//   1 arguments text → JSON   2 tool name → a tool   3 arguments → the tool's schema
+//   4 path parameters → the context's path index     5 code parameters → content checks
+// A call passes untouched when nothing is wrong, is repaired when every mistake has a repair that
+// cannot change its meaning, and is blocked otherwise, with a message the model can act on.
+import { parseArgumentsText } from './arguments-text.ts';
+import { checkContent } from './content.ts';
+import { blockedMessage } from './message.ts';
+import { checkArguments } from './schema-repair.ts';
+import { isPlainObject } from './schema.ts';
+import { resolveToolName } from './tool-name.ts';
+import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } from './types.ts';
 
 export type * from './types.ts';
 
-export function gate(call: ProposedCall, toolset: readonly ToolSpec[], _context: GateContext = {}): Verdict {
-  const tool = toolset.find((t) => t.name === call.name);
-  if (!tool) {
-    const names = toolset.map((t) => t.name);
-    const message = `Unknown tool "${call.name}". Available tools: ${names.join(', ')}.`;
-    return {
-      verdict: 'blocked',
-      category: 'phantom_tool',
-      problems: [{ category: 'phantom_tool', path: '$', message }],
-      suggestions: names.slice(0, 3),
-      message,
-      invented: [],
-    };
+// When several mistakes were repaired, the verdict's category names the one that matters most.
+const PRIORITY: Problem['category'][] = [
+  'phantom_tool',
+  'malformed_json',
+  'missing_required',
+  'wrong_type',
+  'enum_violation',
+  'unknown_parameter',
+];
+
+function mainCategory(repairs: readonly Repair[]): Problem['category'] {
+  let best: Problem['category'] = repairs[0]?.category ?? 'wrong_type';
+  for (const r of repairs) if (PRIORITY.indexOf(r.category) < PRIORITY.indexOf(best)) best = r.category;
+  return best;
+}
+
+type Blocked = Extract<Verdict, { verdict: 'blocked' }>;
+
+function blocked(
+  tool: string,
+  problems: Problem[],
+  opts: { suggestions?: string[]; invented?: string[]; raw?: string; listing?: Blocked['listing'] } = {},
+): Blocked {
+  const suggestions = (opts.suggestions ?? []).slice(0, 3);
+  const invented = opts.invented ?? [];
+  const message = blockedMessage({ tool, problems, suggestions, invented, listing: opts.listing, rawArguments: opts.raw });
+  const v: Blocked = { verdict: 'blocked', category: problems[0]!.category, problems, suggestions, message, invented };
+  if (opts.listing) v.listing = opts.listing;
+  return v;
+}
+
+export function gate(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext = {}): Verdict {
+  const names = toolset.map((t) => t.name);
+  const resolved = resolveToolName(call.name, names);
+  const parsed = parseArgumentsText(call.arguments);
+
+  if (resolved.kind === 'unknown') {
+    const problems: Problem[] = [
+      { category: 'phantom_tool', path: '$name', message: `There is no tool named "${call.name}". Available: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.` },
+    ];
+    if (!parsed.ok) problems.push({ category: 'malformed_json', path: '$', message: `The arguments are ${parsed.message}.` });
+    return blocked(call.name, problems, { suggestions: resolved.suggestions });
   }
-  let args: unknown;
-  try {
-    args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
-  } catch {
-    const message = `The arguments of ${call.name} are not valid JSON. Send one JSON object.`;
-    return {
-      verdict: 'blocked',
-      category: 'malformed_json',
-      problems: [{ category: 'malformed_json', path: '$', message }],
-      suggestions: [],
-      message,
-      invented: [],
-    };
+  const toolName = resolved.kind === 'similar' ? resolved.candidate : resolved.name;
+  const tool = toolset.find((t) => t.name === toolName)!;
+
+  if (!parsed.ok) {
+    const problems: Problem[] = [{ category: 'malformed_json', path: '$', message: `The arguments are ${parsed.message}.` }];
+    if (resolved.kind === 'similar') problems.unshift(phantom(call.name));
+    return blocked(call.name, problems, { raw: call.arguments, suggestions: resolved.kind === 'similar' ? resolved.suggestions : [] });
   }
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    const message = `The arguments of ${call.name} must be a JSON object.`;
-    return {
-      verdict: 'blocked',
-      category: 'wrong_type',
-      problems: [{ category: 'wrong_type', path: '$', message }],
-      suggestions: [],
-      message,
-      invented: [],
-    };
+  const repairs: Repair[] = [];
+  if (resolved.kind !== 'exact') {
+    repairs.push({ kind: 'tool_name', path: '$name', from: call.name, to: toolName, category: 'phantom_tool' });
   }
-  return { verdict: 'pass', category: 'valid', call: { id: call.id, name: tool.name, args: args as Record<string, unknown> }, invented: [] };
+  repairs.push(...parsed.repairs);
+
+  let args = parsed.value;
+  if (Array.isArray(args) && args.length === 1 && isPlainObject(args[0])) {
+    // A list holding the one arguments object: the model wrapped it, nothing is lost by unwrapping.
+    repairs.push({ kind: 'unwrap_list', path: '$', from: 'array', to: 'object', category: 'wrong_type' });
+    args = args[0];
+  }
+  if (!isPlainObject(args)) {
+    const problems: Problem[] = [{ category: 'wrong_type', path: '$', message: 'The arguments must be a JSON object of parameter names to values.' }];
+    return blocked(call.name, problems, { raw: call.arguments });
+  }
+
+  const checked = checkArguments(args, tool.parameters);
+  if (resolved.kind === 'similar' && checked.status !== 'pass' && (checked.status === 'blocked' || checked.invented.length > 0)) {
+    // A similar name is only trusted when the arguments fit that tool as they stand.
+    return blocked(call.name, [phantom(call.name)], { suggestions: resolved.suggestions });
+  }
+  if (checked.status === 'blocked') {
+    return blocked(tool.name, checked.problems, { suggestions: checked.suggestions, invented: checked.invented });
+  }
+  if (checked.status === 'repaired') repairs.push(...checked.repairs);
+  const finalArgs = checked.args;
+  const invented = checked.status === 'repaired' ? checked.invented : [];
+
+  const later = checkPathsAndContent(tool, finalArgs, context);
+  if (later) return { ...later, invented };
+
+  const resolvedCall = { id: call.id, name: tool.name, args: finalArgs };
+  if (repairs.length === 0) return { verdict: 'pass', category: 'valid', call: resolvedCall, invented };
+  return { verdict: 'repaired', category: mainCategory(repairs), call: resolvedCall, repairs, invented };
+}
+
+function phantom(name: string): Problem {
+  return { category: 'phantom_tool', path: '$name', message: `There is no tool named "${name}".` };
+}
+
+/** Layers 4 and 5, for the parameters a tool declares as paths or as code. */
+function checkPathsAndContent(tool: ToolSpec, args: Record<string, unknown>, context: GateContext): Blocked | undefined {
+  const index = context.paths;
+  if (index) {
+    for (const param of tool.pathParams ?? []) {
+      const value = args[param];
+      if (typeof value !== 'string' || index.has(value)) continue;
+      const problems: Problem[] = [{ category: 'invalid_path', path: `$.${param}`, message: `"${value}" does not exist.` }];
+      return blocked(tool.name, problems, { suggestions: index.suggest(value, 3), listing: index.nearestListing(value) });
+    }
+  }
+  const pathHint = (tool.pathParams ?? []).map((p) => args[p]).find((v): v is string => typeof v === 'string');
+  for (const param of tool.codeParams ?? []) {
+    const value = args[param];
+    if (typeof value !== 'string') continue;
+    const found = checkContent(value, pathHint === undefined ? undefined : { path: pathHint });
+    if (found.length === 0) continue;
+    // Content problems are located within the content; re-anchor them at the parameter.
+    const problems = found.map((p) => ({ ...p, path: `$.${param}${p.path.replace(/^\$/, '')}` }));
+    return blocked(tool.name, problems);
+  }
+  return undefined;
 }

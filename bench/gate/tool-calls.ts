@@ -1,0 +1,111 @@
+// tool-calls corpus: structured calls from native function-calling models, scored as the bench
+// README § "Scoring" defines: recall on invalid calls, false blocks and changes on valid ones,
+// repairs that equal BFCL's gold, and repairs that do not.
+import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
+import { seedValidate } from '../baselines/tool-calls-seed.ts';
+import { gate } from '../../src/gate/index.ts';
+import type { ProposedCall, ToolSpec } from '../../src/gate/types.ts';
+import { matchesGold, percentile, ratio, round, timeEach, type CorpusReport, type Figures, type GoldCall } from './common.ts';
+
+interface Case {
+  id: string;
+  tools: { name: string; description?: string; parameters: ToolSpec['parameters'] }[];
+  call: { name: string; arguments: string };
+  expect: { valid: boolean; labels: string[]; gold: GoldCall[] | null };
+  meta: { gold_kind: string; valid_kind?: string };
+}
+
+/** What a scorer decided, reduced to what the scoring needs. */
+export interface Outcome {
+  verdict: 'pass' | 'repaired' | 'blocked';
+  name?: string;
+  args?: Record<string, unknown>;
+}
+
+type Scorer = (call: ProposedCall, tools: readonly ToolSpec[]) => Outcome;
+
+const scorers: Record<string, Scorer> = {
+  gate: (call, tools) => {
+    const v = gate(call, tools);
+    return v.verdict === 'blocked' ? { verdict: 'blocked' } : { verdict: v.verdict, name: v.call.name, args: v.call.args };
+  },
+  plain_schema: (call, tools) => plainSchemaValidate(call, tools),
+  seed_validator: (call, tools) => seedValidate(call, tools),
+};
+
+export function score(cases: readonly Case[], outcomes: readonly Outcome[], us: readonly number[]): Figures {
+  let invalid = 0;
+  let caught = 0;
+  let valid = 0;
+  let falseBlocks = 0;
+  let validChanged = 0;
+  let possible = 0;
+  let repairedToGold = 0;
+  let scoredRepairs = 0;
+  let wrongRepairs = 0;
+  const perLabel: Record<string, { cases: number; caught: number; repaired: number; possible: number; toGold: number }> = {};
+  cases.forEach((c, i) => {
+    const o = outcomes[i]!;
+    if (c.expect.valid) {
+      valid++;
+      if (o.verdict === 'blocked') falseBlocks++;
+      if (o.verdict === 'repaired') validChanged++;
+      return;
+    }
+    invalid++;
+    const isCaught = o.verdict !== 'pass';
+    if (isCaught) caught++;
+    const kind = c.meta.gold_kind;
+    const toGold = o.verdict === 'repaired' && kind === 'possible_answer' && matchesGold(o.name!, o.args!, c.expect.gold ?? []);
+    if (kind === 'possible_answer') {
+      possible++;
+      if (toGold) repairedToGold++;
+    }
+    if (o.verdict === 'repaired' && (kind === 'possible_answer' || kind === 'no_call')) {
+      scoredRepairs++;
+      if (!toGold) wrongRepairs++;
+    }
+    for (const label of c.expect.labels) {
+      const l = (perLabel[label] ??= { cases: 0, caught: 0, repaired: 0, possible: 0, toGold: 0 });
+      l.cases++;
+      if (isCaught) l.caught++;
+      if (o.verdict === 'repaired') l.repaired++;
+      if (kind === 'possible_answer') l.possible++;
+      if (toGold) l.toGold++;
+    }
+  });
+  return {
+    cases: cases.length,
+    recall: round(ratio(caught, invalid)),
+    falseBlockRate: round(ratio(falseBlocks, valid)),
+    validChangedRate: round(ratio(validChanged, valid)),
+    repairedToGold: round(ratio(repairedToGold, possible)),
+    wrongRepairRate: round(ratio(wrongRepairs, scoredRepairs)),
+    p50us: round(percentile(us, 50), 2),
+    p99us: round(percentile(us, 99), 2),
+    counts: { invalid, caught, valid, falseBlocks, validChanged, possibleAnswer: possible, repairedToGold, scoredRepairs, wrongRepairs },
+    perLabel: Object.fromEntries(
+      Object.entries(perLabel)
+        .sort()
+        .map(([label, l]) => [
+          label,
+          { cases: l.cases, recall: round(ratio(l.caught, l.cases)), repaired: round(ratio(l.repaired, l.cases)), repairedToGold: round(ratio(l.toGold, l.possible)) },
+        ]),
+    ),
+  };
+}
+
+export async function run(raw: any[], _opts: { corpusPath: string }): Promise<CorpusReport> {
+  const cases = raw as Case[];
+  const inputs = cases.map((c, i) => ({
+    call: { id: `call_${i}`, name: c.call.name, arguments: c.call.arguments } satisfies ProposedCall,
+    tools: c.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }) satisfies ToolSpec),
+  }));
+  const figures: Record<string, Figures> = {};
+  for (const [name, scorer] of Object.entries(scorers)) {
+    const { results, us } = timeEach(inputs, (x) => scorer(x.call, x.tools));
+    figures[name] = score(cases, results, us);
+  }
+  const { gate: g, ...baselines } = figures;
+  return { corpus: 'tool-calls', ...g!, baselines };
+}

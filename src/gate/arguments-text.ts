@@ -1,0 +1,150 @@
+// Layer 1: the raw arguments text → a JSON value.
+//
+// Only rewrites that cannot change what the model meant are accepted: a code fence around the JSON,
+// trailing commas, single-quoted strings, Python's True/False/None, a JSON string holding the JSON.
+// Everything else is refused, and two things in particular are never "fixed": text that stops before
+// its brackets close (the model ran out of tokens; closing it would execute half a call) and `...`
+// standing where content should be. A general JSON repairer (jsonrepair) does both silently, so this
+// layer uses a small scanner of its own instead.
+import type { Repair } from './types.ts';
+
+export type ParsedArguments =
+  | { ok: true; value: unknown; repairs: Repair[] }
+  | { ok: false; reason: 'truncated' | 'elided' | 'syntax'; message: string };
+
+const FENCE = /^```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;
+const PY_LITERALS: Record<string, string> = { True: 'true', False: 'false', None: 'null' };
+
+function repair(from: string, to: string): Repair {
+  return { kind: 'json_syntax', path: '$', from, to, category: 'malformed_json' };
+}
+
+export function parseArgumentsText(raw: string): ParsedArguments {
+  const text = raw.trim();
+  // An empty arguments string is how several APIs stream a call without parameters.
+  if (text === '') return { ok: true, value: {}, repairs: [] };
+  try {
+    return unwrapJsonString(JSON.parse(text), []);
+  } catch {
+    // fall through to the lenient path, which is only ever taken for text JSON.parse refused
+  }
+  const repairs: Repair[] = [];
+  let body = text;
+  const fence = FENCE.exec(body);
+  if (fence) {
+    body = fence[1]!.trim();
+    repairs.push(repair('code fence', 'JSON'));
+  }
+  const normalised = normalise(body, repairs);
+  if (!normalised.ok) return normalised;
+  try {
+    return unwrapJsonString(JSON.parse(normalised.json), repairs);
+  } catch (e) {
+    return { ok: false, reason: 'syntax', message: `not valid JSON (${(e as Error).message.split('\n')[0]})` };
+  }
+}
+
+/** A JSON string whose content is itself a JSON object or array: the model encoded twice. */
+function unwrapJsonString(value: unknown, repairs: Repair[]): ParsedArguments {
+  if (typeof value === 'string') {
+    const inner = value.trim();
+    if (inner.startsWith('{') || inner.startsWith('[')) {
+      const parsed = parseArgumentsText(inner);
+      if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) {
+        return {
+          ok: true,
+          value: parsed.value,
+          repairs: [...repairs, ...parsed.repairs, { kind: 'json_string_unwrapped', path: '$', from: 'string', to: 'object', category: 'wrong_type' }],
+        };
+      }
+      if (!parsed.ok && parsed.reason !== 'syntax') return parsed;
+    }
+  }
+  return { ok: true, value, repairs };
+}
+
+/**
+ * Rewrites the accepted non-JSON spellings into JSON, and refuses truncation and elision. Strings are
+ * copied verbatim (so `...` inside a string value is data, not an elision).
+ */
+export function normalise(s: string, repairs: Repair[]): { ok: true; json: string } | Extract<ParsedArguments, { ok: false }> {
+  let out = '';
+  const stack: string[] = [];
+  let sawTrailingComma = false;
+  let sawSingleQuotes = false;
+  let sawPyLiteral = false;
+  let i = 0;
+  const n = s.length;
+  while (i < n) {
+    const c = s[i]!;
+    if (c === '"' || c === "'") {
+      const end = stringEnd(s, i, c);
+      if (end < 0) return { ok: false, reason: 'truncated', message: 'the arguments end inside a string: the JSON was cut off' };
+      if (c === '"') out += s.slice(i, end + 1);
+      else {
+        sawSingleQuotes = true;
+        out += requote(s.slice(i + 1, end));
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
+    else if (c === '}' || c === ']') {
+      if (stack.pop() !== c) return { ok: false, reason: 'syntax', message: `unbalanced brackets: unexpected "${c}"` };
+    } else if (c === '.' && s.startsWith('...', i)) {
+      return { ok: false, reason: 'elided', message: '"..." stands where content should be: send the complete value' };
+    } else if (c === '…') {
+      return { ok: false, reason: 'elided', message: '"…" stands where content should be: send the complete value' };
+    } else if (c === ',') {
+      let j = i + 1;
+      while (j < n && /\s/.test(s[j]!)) j++;
+      if (s[j] === '}' || s[j] === ']') {
+        sawTrailingComma = true;
+        i = j;
+        continue;
+      }
+    } else if (/[A-Za-z_]/.test(c)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_]/.test(s[j]!)) j++;
+      const word = s.slice(i, j);
+      const literal = PY_LITERALS[word];
+      if (literal) sawPyLiteral = true;
+      out += literal ?? word;
+      i = j;
+      continue;
+    }
+    out += c;
+    i++;
+  }
+  if (stack.length > 0) {
+    return { ok: false, reason: 'truncated', message: `the arguments stop before ${stack.length} bracket(s) close: the JSON was cut off` };
+  }
+  if (sawTrailingComma) repairs.push(repair('trailing comma', 'removed'));
+  if (sawSingleQuotes) repairs.push(repair("'single quotes'", '"double quotes"'));
+  if (sawPyLiteral) repairs.push(repair('True/False/None', 'true/false/null'));
+  return { ok: true, json: out };
+}
+
+/** The body of a single-quoted string as a double-quoted JSON string (escapes kept as written). */
+function requote(body: string): string {
+  let out = '"';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c === '\\') {
+      const next = body[i + 1] ?? '';
+      out += next === "'" ? "'" : c + next;
+      i++;
+    } else out += c === '"' ? '\\"' : c;
+  }
+  return out + '"';
+}
+
+/** Index of the closing quote of the string opening at `start`, or -1 when the text ends first. */
+function stringEnd(s: string, start: number, quote: string): number {
+  for (let i = start + 1; i < s.length; i++) {
+    const c = s[i];
+    if (c === '\\') i++;
+    else if (c === quote) return i;
+  }
+  return -1;
+}

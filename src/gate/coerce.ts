@@ -1,0 +1,172 @@
+// Layer 3b: lossless coercion of argument values towards their schema, at any depth.
+//
+// Only conversions that keep the model's meaning are made: "42"→42, "true"→true, 10→"10", a JSON (or
+// single-quoted) string holding an object or array, "a, b"→["a","b"] for a list of strings, a single
+// value→[value], a one-element list→its element for a scalar, an enum value differing only in case or
+// spacing, and null for an optional field (dropped: the default applies). 5.2 for an integer, or
+// "unknown" for an object, are left for the validator to report.
+import { parseArgumentsText } from './arguments-text.ts';
+import { fitsType, isPlainObject, schemaTypes, validate } from './schema.ts';
+import type { JSONSchema, Repair } from './types.ts';
+
+const NO = Symbol('no-conversion');
+const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+const show = (v: unknown): string => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+};
+
+/** Returns the coerced value (a new object where anything changed) and appends what was done. */
+export function coerce(v: unknown, s: JSONSchema, path: string, repairs: Repair[]): unknown {
+  const branches = s.anyOf ?? s.oneOf;
+  if (branches && branches.length > 0) return coerceBranches(v, branches, path, repairs);
+
+  const types = schemaTypes(s);
+  if (types && v !== null && !fitsType(v, s)) {
+    const converted = convert(v, s, types);
+    if (converted !== NO) {
+      repairs.push({ kind: 'coerce', path, from: show(v), to: show(converted), category: 'wrong_type' });
+      v = converted;
+    }
+  }
+  if (isPlainObject(v)) return coerceObject(v, s, path, repairs);
+  if (Array.isArray(v) && s.items && typeof s.items === 'object') {
+    const items = s.items;
+    let changed = false;
+    const out = v.map((x, i) => {
+      const y = coerce(x, items, `${path}[${i}]`, repairs);
+      if (y !== x) changed = true;
+      return y;
+    });
+    v = changed ? out : v;
+  }
+  if (typeof v === 'string' && s.enum && !s.enum.includes(v)) {
+    const match = enumMatch(v, s.enum);
+    if (match !== undefined) {
+      repairs.push({ kind: 'enum_case', path, from: show(v), to: show(match), category: 'enum_violation' });
+      return match;
+    }
+  }
+  return v;
+}
+
+function coerceObject(v: Record<string, unknown>, s: JSONSchema, path: string, repairs: Repair[]): Record<string, unknown> {
+  const props = s.properties ?? {};
+  const required = new Set(s.required ?? []);
+  const extra = isPlainObject(s.additionalProperties) ? s.additionalProperties : undefined;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, val] of Object.entries(v)) {
+    const ps = Object.hasOwn(props, key) ? props[key] : extra;
+    if (!ps) continue;
+    if (val === null && !required.has(key) && !fitsType(null, ps)) {
+      // The model said "not given" in the one way the schema does not accept; omitting it says the same.
+      out ??= { ...v };
+      delete out[key];
+      repairs.push({ kind: 'drop_null', path: `${path}.${key}`, from: 'null', category: 'wrong_type' });
+      continue;
+    }
+    const next = coerce(val, ps, `${path}.${key}`, repairs);
+    if (next !== val) {
+      out ??= { ...v };
+      out[key] = next;
+    }
+  }
+  return out ?? v;
+}
+
+function coerceBranches(v: unknown, branches: JSONSchema[], path: string, repairs: Repair[]): unknown {
+  for (const b of branches) if (validate(v, b, { strictTopLevel: false }).length === 0) return v;
+  for (const b of branches) {
+    const tried: Repair[] = [];
+    const next = coerce(v, b, path, tried);
+    if (validate(next, b, { strictTopLevel: false }).length === 0) {
+      repairs.push(...tried);
+      return next;
+    }
+  }
+  return v;
+}
+
+function convert(v: unknown, s: JSONSchema, types: string[]): unknown {
+  for (const t of types) {
+    const r = convertTo(v, t, s);
+    if (r !== NO) return r;
+  }
+  return NO;
+}
+
+function convertTo(v: unknown, t: string, s: JSONSchema): unknown {
+  switch (t) {
+    case 'integer':
+    case 'number': {
+      if (typeof v === 'string' && NUMERIC.test(v.trim())) {
+        const n = Number(v.trim());
+        if (Number.isFinite(n) && (t === 'number' || Number.isInteger(n))) return n;
+      }
+      return unwrapSingle(v, t, s);
+    }
+    case 'boolean':
+      if (typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === 'true';
+      return unwrapSingle(v, t, s);
+    case 'string':
+      if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+      if (typeof v === 'boolean') return String(v);
+      return unwrapSingle(v, t, s);
+    case 'object':
+      if (typeof v === 'string' && v.trim().startsWith('{')) {
+        const parsed = parseArgumentsText(v);
+        if (parsed.ok && isPlainObject(parsed.value)) return parsed.value;
+      }
+      return NO;
+    case 'array':
+      return toArray(v, s);
+    default:
+      return NO;
+  }
+}
+
+/** `["x"]` where a scalar is expected: the model wrapped one value in a list. */
+function unwrapSingle(v: unknown, t: string, s: JSONSchema): unknown {
+  if (!Array.isArray(v) || v.length !== 1) return NO;
+  const x = v[0];
+  if (fitsType(x, { type: t })) return x;
+  const inner = typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' ? convertTo(x, t, s) : NO;
+  return inner;
+}
+
+function toArray(v: unknown, s: JSONSchema): unknown {
+  const items = s.items && typeof s.items === 'object' ? s.items : undefined;
+  if (typeof v === 'string') {
+    const text = v.trim();
+    if (text.startsWith('[')) {
+      const parsed = parseArgumentsText(text);
+      if (parsed.ok && Array.isArray(parsed.value)) return parsed.value;
+      return NO;
+    }
+    // "a, b" is how a list of words is written in prose; only split where items are words.
+    const itemTypes = items ? schemaTypes(items) : undefined;
+    const stringItems = !itemTypes || itemTypes.includes('string');
+    if (stringItems && text.includes(',')) {
+      const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      if (parts.length > 1) return parts;
+    }
+    return [v];
+  }
+  if (v === null || v === undefined) return NO;
+  return [v];
+}
+
+/** An enum value equal up to case, spaces, `_` and `-`, when exactly one such value exists. */
+export function enumMatch(v: string, allowed: readonly unknown[]): unknown {
+  const key = v.toLowerCase().replace(/[\s_-]+/g, '');
+  const hits = allowed.filter((a) => typeof a === 'string' && a.toLowerCase().replace(/[\s_-]+/g, '') === key);
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+/** Whether `v` satisfies `s` once losslessly coerced (used to judge a rename or a tool-name repair). */
+export function fitsAfterCoercion(v: unknown, s: JSONSchema): boolean {
+  if (validate(v, s, { strictTopLevel: false }).length === 0) return true;
+  const next = coerce(v, s, '$', []);
+  return validate(next, s, { strictTopLevel: false }).length === 0;
+}

@@ -1,0 +1,130 @@
+// Layer 3c: top-level parameter names the tool does not declare.
+//
+// One wrapper level is removed ({"arguments": {…}} and the like); an unknown name that is plainly a
+// declared one (same name up to case/separators, a known synonym, a near spelling) is renamed when its
+// value fits; whatever remains unknown is taken out of the executed call and reported as invented,
+// because it is a feature request rather than something the tool can use.
+import { distance } from 'fastest-levenshtein';
+import { fitsAfterCoercion } from './coerce.ts';
+import { isPlainObject } from './schema.ts';
+import { nameKey, nameTokens } from './tool-name.ts';
+import type { JSONSchema, Repair } from './types.ts';
+
+const WRAPPERS = new Set(['arguments', 'args', 'input', 'inputs', 'params', 'parameters', 'kwargs', 'payload', 'data', 'properties']);
+
+// Names models use interchangeably for the same slot.
+const SYNONYM_GROUPS = [
+  ['content', 'contents', 'value', 'text', 'body', 'data'],
+  ['path', 'file', 'filename', 'filepath', 'file_path', 'file_name', 'fname'],
+  ['dir', 'directory', 'folder', 'dirpath', 'dir_path', 'folder_path'],
+  ['query', 'q', 'search', 'search_query', 'search_term', 'term', 'keyword', 'keywords'],
+  ['url', 'uri', 'link', 'endpoint', 'href'],
+  ['limit', 'max_results', 'count', 'top_k', 'num_results', 'n'],
+  ['command', 'cmd'],
+  ['message', 'msg'],
+];
+const SYNONYMS = new Map<string, number>();
+SYNONYM_GROUPS.forEach((g, i) => g.forEach((w) => SYNONYMS.set(nameKey(w), i)));
+
+export interface RenameResult {
+  args: Record<string, unknown>;
+  repairs: Repair[];
+  /** Unknown names dropped from the call. */
+  invented: string[];
+  /** Unknown name → declared names it might have meant (for the message when blocking). */
+  near: Record<string, string[]>;
+}
+
+/** `{"params": {…declared keys…}}` → the inner object, when the wrapper itself is not a parameter. */
+export function unwrapWrapper(args: Record<string, unknown>, schema: JSONSchema, repairs: Repair[]): Record<string, unknown> {
+  const keys = Object.keys(args);
+  if (keys.length !== 1) return args;
+  const key = keys[0]!;
+  const props = schema.properties ?? {};
+  const inner = args[key];
+  if (Object.hasOwn(props, key) || !isPlainObject(inner)) return args;
+  const innerKeys = Object.keys(inner);
+  const declared = innerKeys.filter((k) => Object.hasOwn(props, k)).length;
+  // A known wrapper name needs one declared key inside; any other name needs all of them declared.
+  const ok = WRAPPERS.has(key.toLowerCase()) ? declared > 0 : declared > 0 && declared === innerKeys.length;
+  if (!ok) return args;
+  repairs.push({ kind: 'unwrap', path: `$.${key}`, from: key, to: '$', category: 'unknown_parameter' });
+  return inner;
+}
+
+/** How plainly `written` names the declared parameter `declared`, in [0, 1]. */
+export function paramSimilarity(written: string, declared: string): number {
+  const a = nameKey(written);
+  const b = nameKey(declared);
+  if (a === '' || b === '') return 0;
+  if (a === b) return 1;
+  const sa = SYNONYMS.get(a);
+  if (sa !== undefined && sa === SYNONYMS.get(b)) return 0.9;
+  const lev = 1 - distance(a, b) / Math.max(a.length, b.length);
+  const ta = nameTokens(written);
+  const tb = nameTokens(declared);
+  // gradeDict / grades, start_date / date_start: the same words, one trimmed or reordered.
+  const shared = ta.filter((t) => tb.some((u) => u === t || (t.length >= 4 && u.length >= 4 && (u.startsWith(t) || t.startsWith(u))))).length;
+  const tok = ta.length + tb.length === 0 ? 0 : (2 * shared) / (ta.length + tb.length);
+  return Math.max(lev, tok * 0.9);
+}
+
+const RENAME_AT = 0.75;
+const RENAME_SOLE_PAIR_AT = 0.45;
+const MARGIN = 0.1;
+
+export function renameUnknown(args: Record<string, unknown>, schema: JSONSchema): RenameResult {
+  const props = schema.properties ?? {};
+  const required = schema.required ?? [];
+  const unknown = Object.keys(args).filter((k) => !Object.hasOwn(props, k));
+  const result: RenameResult = { args, repairs: [], invented: [], near: {} };
+  if (unknown.length === 0) return result;
+
+  const absent = Object.keys(props).filter((p) => !Object.hasOwn(args, p));
+  const missingRequired = required.filter((r) => !Object.hasOwn(args, r));
+  type Pair = { from: string; to: string; score: number };
+  const pairs: Pair[] = [];
+  for (const u of unknown) {
+    const scored = absent
+      .map((p) => ({ from: u, to: p, score: paramSimilarity(u, p) }))
+      .filter((x) => x.score > 0.3)
+      .sort((x, y) => y.score - x.score);
+    result.near[u] = scored.slice(0, 3).map((x) => x.to);
+    const [best, second] = scored;
+    if (!best || best.score - (second?.score ?? 0) < MARGIN) continue;
+    // One unknown name and one missing required name: the pairing itself is evidence, so a looser
+    // likeness is enough (grades → gradeDict).
+    const solePair = unknown.length === 1 && missingRequired.length === 1 && missingRequired[0] === best.to;
+    if (best.score < (solePair ? RENAME_SOLE_PAIR_AT : RENAME_AT)) continue;
+    if (!fitsAfterCoercion(args[u], props[best.to]!)) continue;
+    pairs.push(best);
+  }
+
+  const out: Record<string, unknown> = {};
+  const claimed = new Set<string>();
+  const renameTo = new Map<string, string>();
+  for (const p of pairs.sort((x, y) => y.score - x.score)) {
+    if (claimed.has(p.to)) continue;
+    claimed.add(p.to);
+    renameTo.set(p.from, p.to);
+  }
+  for (const [k, v] of Object.entries(args)) {
+    const to = renameTo.get(k);
+    if (to !== undefined) {
+      out[to] = v;
+      result.repairs.push({
+        kind: 'rename',
+        path: `$.${k}`,
+        from: k,
+        to,
+        category: required.includes(to) ? 'missing_required' : 'unknown_parameter',
+      });
+    } else if (Object.hasOwn(props, k)) out[k] = v;
+    else {
+      result.invented.push(k);
+      result.repairs.push({ kind: 'drop_unknown', path: `$.${k}`, from: k, category: 'unknown_parameter' });
+    }
+  }
+  result.args = out;
+  return result;
+}

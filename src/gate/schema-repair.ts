@@ -1,0 +1,90 @@
+// Layer 3: parsed arguments against the tool's schema. Validate; when something is wrong, try the
+// repairs in order (wrapper, names, values) and validate again: a call is only repaired when the
+// repaired call is fully valid, otherwise it is blocked with what is still wrong.
+import { distance } from 'fastest-levenshtein';
+import { coerce } from './coerce.ts';
+import { renameUnknown, unwrapWrapper } from './rename.ts';
+import { validate } from './schema.ts';
+import type { JSONSchema, Problem, Repair } from './types.ts';
+
+export type ArgumentsCheck =
+  | { status: 'pass'; args: Record<string, unknown> }
+  | { status: 'repaired'; args: Record<string, unknown>; repairs: Repair[]; invented: string[] }
+  | { status: 'blocked'; problems: Problem[]; suggestions: string[]; invented: string[]; repairs: Repair[] };
+
+export function checkArguments(args: Record<string, unknown>, schema: JSONSchema): ArgumentsCheck {
+  if (validate(args, schema).length === 0) return { status: 'pass', args };
+
+  const repairs: Repair[] = [];
+  const unwrapped = unwrapWrapper(args, schema, repairs);
+  const renamed = renameUnknown(unwrapped, schema);
+  repairs.push(...renamed.repairs);
+  const coerced = coerce(renamed.args, schema, '$', repairs) as Record<string, unknown>;
+  const problems = validate(coerced, schema);
+  if (problems.length === 0) return { status: 'repaired', args: coerced, repairs, invented: renamed.invented };
+
+  return {
+    status: 'blocked',
+    problems: sortProblems(problems),
+    suggestions: suggest(problems, coerced, schema, renamed.near),
+    invented: renamed.invented,
+    repairs,
+  };
+}
+
+const ORDER: Problem['category'][] = ['missing_required', 'wrong_type', 'enum_violation', 'unknown_parameter'];
+const rank = (p: Problem) => {
+  const i = ORDER.indexOf(p.category);
+  return i < 0 ? ORDER.length : i;
+};
+
+function sortProblems(problems: Problem[]): Problem[] {
+  return [...problems].sort((a, b) => rank(a) - rank(b));
+}
+
+/** Allowed enum values nearest to what was sent, or the declared names an unknown one resembles. */
+function suggest(problems: Problem[], args: unknown, schema: JSONSchema, near: Record<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const p of sortProblems(problems)) {
+    if (p.category === 'enum_violation') {
+      const s = schemaAt(schema, p.path);
+      const v = valueAt(args, p.path);
+      if (s?.enum) out.push(...closestValues(String(v), s.enum));
+    }
+  }
+  for (const names of Object.values(near)) out.push(...names);
+  return [...new Set(out)].slice(0, 3);
+}
+
+export function closestValues(v: string, allowed: readonly unknown[], limit = 3): string[] {
+  const key = v.toLowerCase();
+  return allowed
+    .map((a) => String(a))
+    .map((a) => ({ a, d: distance(key, a.toLowerCase()) - (a.toLowerCase().includes(key) || key.includes(a.toLowerCase()) ? key.length : 0) }))
+    .sort((x, y) => x.d - y.d)
+    .slice(0, limit)
+    .map((x) => x.a);
+}
+
+const SEGMENT = /\.([^.[]*)|\[(\d+)\]/g;
+
+function segments(path: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const m of path.slice(1).matchAll(SEGMENT)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
+  return out;
+}
+
+function schemaAt(schema: JSONSchema, path: string): JSONSchema | undefined {
+  let s: JSONSchema | undefined = schema;
+  for (const seg of segments(path)) {
+    if (!s) return undefined;
+    s = typeof seg === 'number' ? s.items : (s.properties?.[seg] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined));
+  }
+  return s;
+}
+
+function valueAt(v: unknown, path: string): unknown {
+  let cur: any = v;
+  for (const seg of segments(path)) cur = cur?.[seg];
+  return cur;
+}
