@@ -4,6 +4,7 @@ import { chatHtml } from './assets/chat.html.ts';
 import { chatJs } from './assets/chat.js.ts';
 import { dashboardHtml } from './assets/dashboard.html.ts';
 import { dashboardJs } from './assets/dashboard.js.ts';
+import { iconSvg } from './assets/icon.svg.ts';
 import { stylesCss } from './assets/styles.css.ts';
 
 export interface Asset {
@@ -32,17 +33,19 @@ function asset(name: string, body: string, type: string): Asset {
 const css = asset('styles.css', stylesCss, 'text/css; charset=utf-8');
 const chat = asset('chat.js', chatJs, 'text/javascript; charset=utf-8');
 const dashboard = asset('dashboard.js', dashboardJs, 'text/javascript; charset=utf-8');
+const icon = asset('icon.svg', iconSvg, 'image/svg+xml');
 
 /** By file name without the hash: an old hashed URL still gets the current file (just not cached). */
 export const assets = new Map<string, Asset>([
   ['styles.css', css],
   ['chat.js', chat],
   ['dashboard.js', dashboard],
+  ['icon.svg', icon],
 ]);
 
 export const pages = {
-  chat: asset('chat.html', chatHtml({ css: css.url, js: chat.url }), 'text/html; charset=utf-8'),
-  dashboard: asset('dashboard.html', dashboardHtml({ css: css.url, js: dashboard.url }), 'text/html; charset=utf-8'),
+  chat: asset('chat.html', chatHtml({ css: css.url, js: chat.url, icon: icon.url }), 'text/html; charset=utf-8'),
+  dashboard: asset('dashboard.html', dashboardHtml({ css: css.url, js: dashboard.url, icon: icon.url }), 'text/html; charset=utf-8'),
 };
 
 /** "chat.1a2b3c.js" → {name: "chat.js", hash: "1a2b3c"}. */

@@ -2,6 +2,7 @@
 export interface PageAssets {
   css: string;
   js: string;
+  icon: string;
 }
 
 export const chatHtml = (a: PageAssets): string => `<!doctype html>
@@ -11,6 +12,7 @@ export const chatHtml = (a: PageAssets): string => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <title>Rebound chat</title>
 <link rel="stylesheet" href="${a.css}">
+<link rel="icon" type="image/svg+xml" href="${a.icon}">
 <script type="module" src="${a.js}"></script>
 </head>
 <body class="chat">

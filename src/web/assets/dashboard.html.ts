@@ -8,6 +8,7 @@ export const dashboardHtml = (a: PageAssets): string => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Rebound dashboard</title>
 <link rel="stylesheet" href="${a.css}">
+<link rel="icon" type="image/svg+xml" href="${a.icon}">
 <script type="module" src="${a.js}"></script>
 </head>
 <body>

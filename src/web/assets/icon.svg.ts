@@ -1,0 +1,2 @@
+// The favicon: a ball bouncing off a line (a call that comes back). Also stops the /favicon.ico 404.
+export const iconSvg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1d5bbf"/><path d="M6 24h20" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/><path d="M8 8q5 14 8 14t8-14" fill="none" stroke="#ffc44d" stroke-width="2" stroke-dasharray="2 3"/><circle cx="24" cy="9" r="3.5" fill="#fff"/></svg>`;

@@ -1,0 +1,47 @@
+// The pages in Debian's Chromium against the scripted harness: the SSE protocol as the page sees it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { collectPageErrors, launchBrowser, screenshot, type BrowserSession } from '../support/browser.ts';
+import { listen, type RunningServer } from '../support/browser-server.ts';
+import { harnessApp } from './harness.ts';
+
+let server: RunningServer;
+let session: BrowserSession;
+
+beforeAll(async () => {
+  server = await listen(harnessApp().fetch);
+  session = await launchBrowser();
+});
+afterAll(async () => {
+  await session?.close();
+  await server?.close();
+});
+
+async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await session.context.newPage();
+  const errors = collectPageErrors(page);
+  await page.goto(server.url + path);
+  return { page, errors };
+}
+
+describe('chat page (harness)', () => {
+  it('streams a turn with a blocked and a repaired call', async () => {
+    const { page, errors } = await open('/');
+    await expect.poll(() => page.locator('#demo').isVisible()).toBe(true);
+    await page.fill('#message', 'fix the bug in the parser');
+    await page.press('#message', 'Enter');
+    const blocked = page.locator('.tool[data-verdict="blocked"]');
+    await blocked.waitFor();
+    expect(await blocked.locator('.suggestions').textContent()).toContain('src/parser.ts');
+    const repaired = page.locator('.tool[data-verdict="repaired"]');
+    await repaired.waitFor();
+    expect(await repaired.locator('.repairs').textContent()).toContain('$.max_lines');
+    await page.locator('.turn-end').waitFor();
+    const answer = await page.locator('.msg.assistant').last().textContent();
+    expect(answer).toContain('The bug was an off-by-one <b>in</b> the tokenizer'); // as text, not markup
+    expect(await page.locator('.msg.assistant b').count()).toBe(0);
+    await screenshot(page, 'harness-chat');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
