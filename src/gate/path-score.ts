@@ -103,7 +103,10 @@ export function baseSim(a: string, b: string): number {
   return s * (pa.ext === '' || pb.ext === '' ? 0.95 : 0.9);
 }
 
+/** An attempted folder the candidate lacks. */
 const GAP = 0.3;
+/** A candidate folder the attempt left out: cheaper, models drop folders (a cwd-relative path). */
+const EXTRA = 0.15;
 
 /**
  * Score in [0, 1] of `cand` (components) as what `att` (components) meant. The last components
@@ -116,17 +119,59 @@ export function pathScore(att: readonly string[], cand: readonly string[], dirSi
   const C = cand.length - 1;
   // dp over folder prefixes; rows reuse one array.
   let prev = new Float64Array(C + 1);
-  for (let j = 1; j <= C; j++) prev[j] = -GAP * j;
+  for (let j = 1; j <= C; j++) prev[j] = -EXTRA * j;
   for (let i = 1; i <= A; i++) {
     const cur = new Float64Array(C + 1);
     cur[0] = -GAP * i;
     for (let j = 1; j <= C; j++) {
       const s = dirSim(att[i - 1]!, cand[j - 1]!);
-      cur[j] = Math.max(prev[j - 1]! + s, prev[j]! - GAP, cur[j - 1]! - GAP);
+      cur[j] = Math.max(prev[j - 1]! + s, prev[j]! - GAP, cur[j - 1]! - EXTRA);
     }
     prev = cur;
   }
   const dirs = prev[C]!;
   const W = 2; // the name counts as much as two folders
   return Math.max(0, (dirs + W * nb) / (Math.max(A, C) + W));
+}
+
+/** Optimal-string-alignment distance (a transposition is one edit: `mian` → `main`). */
+export function osaDistance(a: string, b: string): number {
+  const n = a.length;
+  const m = b.length;
+  if (Math.abs(n - m) > 3) return Math.abs(n - m);
+  let d2 = new Array<number>(m + 1).fill(0);
+  let d1 = Array.from({ length: m + 1 }, (_, j) => j);
+  for (let i = 1; i <= n; i++) {
+    const d0 = new Array<number>(m + 1);
+    d0[0] = i;
+    for (let j = 1; j <= m; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d1[j]! + 1, d0[j - 1]! + 1, d1[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d2[j - 2]! + 1);
+      d0[j] = v;
+    }
+    d2 = d1;
+    d1 = d0;
+  }
+  return d1[m]!;
+}
+
+/**
+ * Similarity of a name to a sibling in a folder that otherwise matches: looser than `baseSim`,
+ * because the rest of the path already agrees (short names like `mian.ts` deserve a match).
+ */
+export function siblingSim(a: string, b: string): number {
+  const s = baseSim(a, b);
+  if (s > 0) return s;
+  const pa = splitExt(a);
+  const pb = splitExt(b);
+  const x = pa.stem.toLowerCase();
+  const y = pb.stem.toLowerCase();
+  const d = osaDistance(x, y);
+  const len = Math.max(x.length, y.length);
+  if (d <= 2 && d <= Math.max(1, Math.floor(len * 0.4)) && d < len) {
+    const v = 0.7 - 0.1 * d;
+    return pa.ext === pb.ext ? v : v * 0.9;
+  }
+  return 0;
 }

@@ -4,7 +4,7 @@
 // parent or grandparent folder; a trigram index of names for typos and abbreviations), and only those
 // few are scored by aligning components (path-score.ts).
 import type { PathIndex } from './types.ts';
-import { nameKey, pathScore, splitExt, stemSim } from './path-score.ts';
+import { nameKey, pathScore, siblingSim, splitExt, stemSim } from './path-score.ts';
 
 interface Entry {
   path: string;
@@ -16,6 +16,8 @@ interface Entry {
 const THRESHOLD = 0.55;
 /** A name bucket larger than this (`index.ts`, `__test__.jsonc`) is narrowed by its folders. */
 const BUCKET_CAP = 300;
+/** At most this many candidates are scored per attempt. */
+const SCORE_CAP = 400;
 
 export function normalizePath(p: string): { path: string; dir: boolean } {
   let s = p.trim().replace(/\\/g, '/');
@@ -49,6 +51,7 @@ function push<K>(m: Map<K, number[]>, k: K, v: number): void {
 export function buildPathIndex(paths: Iterable<string>): PathIndex {
   const entries: Entry[] = [];
   const ids = new Map<string, number>();
+  // Folder → names of its direct entries (no trailing slash).
   const children = new Map<string, Set<string>>([['', new Set()]]);
 
   const add = (path: string, dir: boolean): void => {
@@ -62,7 +65,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     const parent = parentOf(path);
     let set = children.get(parent);
     if (!set) children.set(parent, (set = new Set()));
-    set.add(lastOf(path) + (dir ? '/' : ''));
+    set.add(lastOf(path));
     if (dir && !children.has(path)) children.set(path, new Set());
   };
 
@@ -134,9 +137,14 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
         return;
       }
       // A common name: keep those whose parent or grandparent matches one of the attempt's folders
-      // (covers a wrong/missing folder anywhere above, and a wrong parent).
-      for (const m of [byParentName.get(`${pk}/${k}`), byGrandName.get(`${pk}/${k}`), byGrandName.get(`${gk}/${k}`), byParentName.get(`${gk}/${k}`)])
-        if (m) for (const id of m.slice(0, BUCKET_CAP * 4)) out.add(id);
+      // (covers a wrong/missing folder anywhere above, and a wrong parent), the closest first.
+      for (const m of [byParentName.get(`${pk}/${k}`), byGrandName.get(`${pk}/${k}`), byGrandName.get(`${gk}/${k}`), byParentName.get(`${gk}/${k}`)]) {
+        if (!m) continue;
+        for (const id of m) {
+          if (out.size >= SCORE_CAP) return;
+          out.add(id);
+        }
+      }
     };
     take(nk);
     if (out.size === 0) for (const k of fuzzyKeys(nk, splitExt(name).stem)) take(k);
@@ -144,13 +152,15 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   }
 
   function scoreAll(att: string[], attDir: boolean, hits: Map<number, number>): void {
-    const memo = new Map<string, number>();
+    // Folder names repeat across candidates: memoise per attempted folder.
+    const memo = new Map<string, Map<string, number>>();
     const dirSim = (a: string, b: string): number => {
-      const k = `${a}\u0000${b}`;
-      let s = memo.get(k);
+      let m = memo.get(a);
+      if (!m) memo.set(a, (m = new Map()));
+      let s = m.get(b);
       if (s === undefined) {
-        s = stemSim(a, b);
-        memo.set(k, s);
+        s = a === b ? 1 : stemSim(a, b);
+        m.set(b, s);
       }
       return s;
     };
@@ -161,6 +171,43 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       const attFile = !attDir && splitExt(att[att.length - 1]!).ext !== '';
       if ((attFile && e.dir) || (attDir && !e.dir)) s *= 0.85;
       if (s > (hits.get(id) ?? 0)) hits.set(id, s);
+    }
+  }
+
+  // One edit away: the attempt with one component replaced by a sibling, one folder inserted, or
+  // one dropped, that exists exactly. This is what most single slips look like, and it is cheap: a
+  // folder's entries, each checked by one map lookup.
+  function walk(att: string[], hits: Map<number, number>): void {
+    const n = att.length;
+    let k = 0;
+    while (k < n && ids.has(att.slice(0, k + 1).join('/'))) k++;
+    if (k === n) return;
+    const join = (parts: string[]): string => parts.join('/');
+    const put = (p: string, s: number): void => {
+      const id = ids.get(p);
+      if (id !== undefined && s > (hits.get(id) ?? 0)) hits.set(id, s);
+    };
+    for (let L = 0; L <= k; L++) {
+      const folder = join(att.slice(0, L));
+      const kids = children.get(folder);
+      if (!kids) continue;
+      const pre = folder === '' ? '' : `${folder}/`;
+      const rest = join(att.slice(L + 1));
+      const here = join(att.slice(L));
+      const isName = L === n - 1;
+      // The more of the attempt that survives after the edit, the more telling the match.
+      const kept = 0.02 * (n - L - 1);
+      if (!isName) put(pre + rest, 1.2 + kept);
+      for (const c of kids) {
+        if (c === att[L]) continue;
+        const replaced = isName ? pre + c : `${pre}${c}/${rest}`;
+        if (ids.has(replaced)) {
+          const sim = siblingSim(att[L]!, c);
+          if (sim > 0) put(replaced, 1 + 0.5 * sim + kept);
+          else if (!isName) put(replaced, 1.1 + kept);
+        }
+        put(`${pre}${c}/${here}`, 1.25 + kept);
+      }
     }
   }
 
@@ -176,12 +223,15 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       if (p === '') return [];
       const hits = new Map<number, number>();
       const att = p.split('/');
-      scoreAll(att, dir, hits);
+      const forms = [att];
       // `Service.Core.Systems.WeaponMgr`: a module path written with dots.
       if (att.length === 1) {
         const parts = p.split('.');
-        if (parts.length >= 3 || (parts.length === 2 && splitExt(p).ext === '')) scoreAll(parts, dir, hits);
+        if (parts.length >= 3 || (parts.length === 2 && splitExt(p).ext === '')) forms.push(parts);
       }
+      for (const f of forms) walk(f, hits);
+      // One-edit matches are strong evidence; the wider scoring only fills the remaining places.
+      if (hits.size === 0) for (const f of forms) scoreAll(f, dir, hits);
       const depth = att.length;
       return [...hits]
         .filter(([, s]) => s >= THRESHOLD)
@@ -198,7 +248,8 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     nearestListing(path: string): { folder: string; entries: string[] } {
       let folder = normalizePath(path).path;
       while (folder !== '' && !(children.has(folder) && entries[ids.get(folder)!]?.dir)) folder = parentOf(folder);
-      return { folder, entries: [...(children.get(folder) ?? [])].sort() };
+      const names = [...(children.get(folder) ?? [])].sort();
+      return { folder, entries: names.map((c) => c + (entries[ids.get(folder === '' ? c : `${folder}/${c}`)!]!.dir ? '/' : '')) };
     },
   };
 }
