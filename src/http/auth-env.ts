@@ -69,6 +69,10 @@ export function authFromEnv(env: Record<string, string | undefined>, options: Au
 
 /** True when the request was addressed to a loopback host: only `wrangler dev` can see that, since the edge routes by public hostname. */
 export function isLoopbackRequest(request: Request): boolean {
-  const host = new URL(request.url).hostname;
+  return isLoopbackHost(new URL(request.url).hostname);
+}
+
+/** A bind address or hostname that only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '[::1]' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
