@@ -33,6 +33,9 @@ export interface DashboardData {
 }
 
 export interface DashboardSource {
-  /** Rows visible to `userId` (null: local mode, everything). */
-  load(range: DashboardRange, userId: string | null): Promise<DashboardData>;
+  /**
+   * Rows visible to `userId` (null: local mode, everything). `accessToken` is the caller's verified JWT:
+   * a Supabase source queries with it so that RLS, not only a filter, decides what the user sees.
+   */
+  load(range: DashboardRange, userId: string | null, accessToken?: string): Promise<DashboardData>;
 }

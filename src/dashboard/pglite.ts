@@ -1,0 +1,23 @@
+// Dashboard on the embedded PGlite database: calls agent_dashboard() from supabase/dashboard.sql
+// (applied by the dashboard migration).
+import { checkRange, toDashboardData } from './sql-result.ts';
+import type { DashboardRange, DashboardSource } from './types.ts';
+
+interface Queryable {
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+}
+
+export function createPgliteDashboard(db: Queryable): DashboardSource {
+  return {
+    async load(range: DashboardRange, userId: string | null) {
+      checkRange(range);
+      const { rows } = await db.query<{ data: unknown }>('select public.agent_dashboard($1, $2, $3, $4) as data', [
+        range.from,
+        range.to,
+        range.bucket,
+        userId,
+      ]);
+      return toDashboardData(range, rows[0]?.data);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// Dashboard on Supabase: the agent_dashboard RPC (security invoker) called with the user's own JWT and
+// the anon key, so RLS limits it to the user's rows. Without a token it falls back to the service client
+// filtered by user id, and refuses an unscoped (null user) request unless allowAll is set.
+import type { SupabaseClient } from '@supabase/supabase-js';
+import { createServerClient } from '../activity/sinks/supabase.ts';
+import { checkRange, toDashboardData } from './sql-result.ts';
+import type { DashboardRange, DashboardSource } from './types.ts';
+
+export interface SupabaseDashboardOptions {
+  url: string;
+  anonKey: string;
+  /** Service-role client for requests without a user token. */
+  serviceClient?: SupabaseClient;
+  /** Let a null user (local mode) see every row through the service client. */
+  allowAll?: boolean;
+  fetch?: typeof fetch;
+}
+
+export function createSupabaseDashboard(options: SupabaseDashboardOptions): DashboardSource {
+  return {
+    async load(range: DashboardRange, userId: string | null, accessToken?: string) {
+      checkRange(range);
+      let client: SupabaseClient;
+      if (accessToken) {
+        client = createServerClient(options.url, options.anonKey, { accessToken, ...(options.fetch ? { fetch: options.fetch } : {}) });
+      } else if (options.serviceClient && (userId !== null || options.allowAll)) {
+        client = options.serviceClient;
+      } else {
+        throw new Error('dashboard: no user token to query with');
+      }
+      const { data, error } = await client.rpc('agent_dashboard', {
+        p_from: range.from,
+        p_to: range.to,
+        p_bucket: range.bucket,
+        p_user: userId,
+      });
+      if (error) throw new Error(`agent_dashboard: ${error.message}`);
+      return toDashboardData(range, data);
+    },
+  };
+}

@@ -1,0 +1,233 @@
+// Storage on the embedded PGlite database (`npm start`): the same tables as Supabase, the same semantics
+// as memory.ts (ownership check on sessions, claim-once turns).
+import { PGlite } from '@electric-sql/pglite';
+import { applyMigrations, type SqlFile } from './sql-migrate.ts';
+import {
+  SessionForbiddenError,
+  type ChatMessage,
+  type Memory,
+  type MemoryStore,
+  type Scope,
+  type SessionStore,
+  type Storage,
+  type TurnRecord,
+  type WorkspaceFile,
+  type WorkspaceStore,
+} from './types.ts';
+import { messageRow, rowMessage, type MessageRow } from './sql-messages.ts';
+
+interface Queryable {
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+}
+/** PGlite, or anything with its query() and transaction(). */
+export interface PgliteLike extends Queryable {
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+}
+
+export interface SqlStorageOptions {
+  /** Files every new session's workspace starts with (the demo project), as in createMemoryStorage. */
+  seed?: Record<string, string>;
+}
+
+interface TurnDbRow {
+  id: string;
+  session_id: string;
+  user_id: string | null;
+  message: string;
+  status: TurnRecord['status'];
+  created_at: string | Date;
+}
+
+const iso = (v: string | Date) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString());
+
+const toTurn = (r: TurnDbRow): TurnRecord => ({
+  id: r.id,
+  sessionId: r.session_id,
+  userId: r.user_id,
+  message: r.message,
+  status: r.status,
+  createdAt: iso(r.created_at),
+});
+
+class SqlSessions implements SessionStore {
+  constructor(
+    private db: PgliteLike,
+    private seed: Record<string, string>,
+  ) {}
+
+  async ensureSession(userId: string | null, sessionId?: string): Promise<string> {
+    const id = sessionId ?? crypto.randomUUID();
+    return this.db.transaction(async (tx) => {
+      const created = await tx.query<{ id: string }>(
+        'insert into public.agent_sessions (id, user_id) values ($1, $2) on conflict (id) do nothing returning id',
+        [id, userId],
+      );
+      if (created.rows.length === 0) {
+        const { rows } = await tx.query<{ user_id: string | null }>('select user_id from public.agent_sessions where id = $1', [id]);
+        if (rows[0]?.user_id !== userId) throw new SessionForbiddenError(id);
+        return id;
+      }
+      const files = Object.entries(this.seed);
+      if (files.length > 0) {
+        await tx.query(
+          `insert into public.workspace_files (user_id, session_id, path, content)
+           select $1, $2, f.key, f.value from jsonb_each_text($3::jsonb) as f
+           on conflict (user_id, session_id, path) do nothing`,
+          [userId, id, JSON.stringify(this.seed)],
+        );
+      }
+      return id;
+    });
+  }
+
+  async createTurn(turn: Omit<TurnRecord, 'status' | 'createdAt'>): Promise<TurnRecord> {
+    const { rows } = await this.db.query<TurnDbRow>(
+      `insert into public.agent_turns (id, session_id, user_id, message) values ($1, $2, $3, $4)
+       returning id, session_id, user_id, message, status, created_at`,
+      [turn.id, turn.sessionId, turn.userId, turn.message],
+    );
+    return toTurn(rows[0]!);
+  }
+
+  async getTurn(turnId: string): Promise<TurnRecord | null> {
+    const { rows } = await this.db.query<TurnDbRow>(
+      'select id, session_id, user_id, message, status, created_at from public.agent_turns where id = $1',
+      [turnId],
+    );
+    return rows[0] ? toTurn(rows[0]) : null;
+  }
+
+  async claimTurn(turnId: string): Promise<TurnRecord | null> {
+    // One statement: two concurrent claims cannot both see 'pending'.
+    const { rows } = await this.db.query<TurnDbRow>(
+      `update public.agent_turns set status = 'running', claimed_at = now()
+       where id = $1 and status = 'pending'
+       returning id, session_id, user_id, message, status, created_at`,
+      [turnId],
+    );
+    return rows[0] ? toTurn(rows[0]) : null;
+  }
+
+  async finishTurn(turnId: string): Promise<void> {
+    await this.db.query(`update public.agent_turns set status = 'finished' where id = $1`, [turnId]);
+  }
+
+  async history(sessionId: string): Promise<ChatMessage[]> {
+    const { rows } = await this.db.query<MessageRow>(
+      'select role, content, tool_calls, tool_call_id from public.agent_messages where session_id = $1 order by id',
+      [sessionId],
+    );
+    return rows.map(rowMessage);
+  }
+
+  async appendMessages(sessionId: string, turnId: string, messages: ChatMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    // WITH ORDINALITY + ORDER BY: the identity values follow the array order, which is the conversation order.
+    await this.db.query(
+      `insert into public.agent_messages (session_id, turn_id, role, content, tool_calls, tool_call_id)
+       select $1, $2, m.value->>'role', m.value->>'content', nullif(m.value->'tool_calls', 'null'::jsonb), m.value->>'tool_call_id'
+       from jsonb_array_elements($3::jsonb) with ordinality as m(value, n)
+       order by m.n`,
+      [sessionId, turnId, JSON.stringify(messages.map((m) => messageRow(m)))],
+    );
+  }
+}
+
+class SqlWorkspace implements WorkspaceStore {
+  constructor(
+    private db: Queryable,
+    private scope: Scope,
+  ) {}
+
+  async list() {
+    const { rows } = await this.db.query<{ path: string; size: number; updated_at: string | Date }>(
+      `select path, size, updated_at from public.workspace_files
+       where user_id is not distinct from $1 and session_id = $2 order by path collate "C"`,
+      [this.scope.userId, this.scope.sessionId],
+    );
+    return rows.map((r) => ({ path: r.path, size: r.size, updatedAt: iso(r.updated_at) }));
+  }
+
+  async read(path: string): Promise<WorkspaceFile | null> {
+    const { rows } = await this.db.query<{ path: string; content: string; encoding: WorkspaceFile['encoding']; updated_at: string | Date }>(
+      `select path, content, encoding, updated_at from public.workspace_files
+       where user_id is not distinct from $1 and session_id = $2 and path = $3`,
+      [this.scope.userId, this.scope.sessionId, path],
+    );
+    const r = rows[0];
+    return r ? { path: r.path, content: r.content, encoding: r.encoding, updatedAt: iso(r.updated_at) } : null;
+  }
+
+  async write(path: string, content: string, encoding: WorkspaceFile['encoding'] = 'utf-8') {
+    await this.db.query(
+      `insert into public.workspace_files (user_id, session_id, path, content, encoding) values ($1, $2, $3, $4, $5)
+       on conflict (user_id, session_id, path) do update
+       set content = excluded.content, encoding = excluded.encoding, updated_at = now()`,
+      [this.scope.userId, this.scope.sessionId, path, content, encoding],
+    );
+  }
+
+  async delete(path: string) {
+    const { rows } = await this.db.query(
+      `delete from public.workspace_files
+       where user_id is not distinct from $1 and session_id = $2 and path = $3 returning id`,
+      [this.scope.userId, this.scope.sessionId, path],
+    );
+    return rows.length > 0;
+  }
+}
+
+interface MemoryDbRow {
+  id: string;
+  memory_type: string;
+  content: string;
+  created_at: string | Date;
+}
+
+class SqlMemories implements MemoryStore {
+  constructor(
+    private db: Queryable,
+    private scope: Scope,
+  ) {}
+
+  async save(memoryType: string, content: string): Promise<Memory> {
+    const { rows } = await this.db.query<MemoryDbRow>(
+      `insert into public.agent_memories (user_id, session_id, memory_type, content) values ($1, $2, $3, $4)
+       returning id, memory_type, content, created_at`,
+      [this.scope.userId, this.scope.sessionId, memoryType, content],
+    );
+    return toMemory(rows[0]!);
+  }
+
+  async recall(query?: string, memoryType?: string, limit = 10): Promise<Memory[]> {
+    const { rows } = await this.db.query<MemoryDbRow>(
+      `select id, memory_type, content, created_at from public.agent_memories
+       where user_id is not distinct from $1
+         and ($2::text is null or memory_type = $2)
+         and ($3::text is null or strpos(lower(content), lower($3)) > 0)
+       order by seq desc limit $4`,
+      [this.scope.userId, memoryType ?? null, query || null, limit],
+    );
+    return rows.map(toMemory);
+  }
+}
+
+const toMemory = (r: MemoryDbRow): Memory => ({ id: r.id, memoryType: r.memory_type, content: r.content, createdAt: iso(r.created_at) });
+
+export function createPgliteStorage(db: PgliteLike, options: SqlStorageOptions = {}): Storage {
+  return {
+    sessions: new SqlSessions(db, options.seed ?? {}),
+    workspace: (scope) => new SqlWorkspace(db, scope),
+    memory: (scope) => new SqlMemories(db, scope),
+  };
+}
+
+/**
+ * Opens (creating when absent) the PGlite database in `dataDir` — a folder on Node, `idb://name` in a
+ * browser, undefined for in-memory — and applies the migrations it has not seen yet.
+ */
+export async function openPglite(dataDir: string | undefined, migrations: SqlFile[]): Promise<PGlite> {
+  const db = await PGlite.create(dataDir);
+  await applyMigrations(db, migrations, { bootstrap: true });
+  return db;
+}

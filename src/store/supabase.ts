@@ -1,0 +1,256 @@
+// Storage on Supabase through supabase-js with the service role (RLS is bypassed, so every query that
+// can be scoped filters by the user id taken from the verified JWT). Same semantics as memory.ts.
+import type { SupabaseClient } from '@supabase/supabase-js';
+import { messageRow, rowMessage, type MessageRow } from './sql-messages.ts';
+import {
+  SessionForbiddenError,
+  type ChatMessage,
+  type Memory,
+  type MemoryStore,
+  type Scope,
+  type SessionStore,
+  type Storage,
+  type TurnRecord,
+  type WorkspaceFile,
+  type WorkspaceStore,
+} from './types.ts';
+
+export interface SupabaseStorageOptions {
+  /** Files every new session's workspace starts with (the demo project). */
+  seed?: Record<string, string>;
+}
+
+const TURN_COLUMNS = 'id, session_id, user_id, message, status, created_at';
+/** PostgREST on Supabase caps a response at 1000 rows by default; history pages through it. */
+const PAGE = 1000;
+
+interface TurnDbRow {
+  id: string;
+  session_id: string;
+  user_id: string | null;
+  message: string;
+  status: TurnRecord['status'];
+  created_at: string;
+}
+
+const toTurn = (r: TurnDbRow): TurnRecord => ({
+  id: r.id,
+  sessionId: r.session_id,
+  userId: r.user_id,
+  message: r.message,
+  status: r.status,
+  createdAt: new Date(r.created_at).toISOString(),
+});
+
+function check<T>(result: { data: T; error: { message: string } | null }, what: string): T {
+  if (result.error) throw new Error(`${what}: ${result.error.message}`);
+  return result.data;
+}
+
+function rowsOf<T>(result: { data: T[] | null; error: { message: string } | null }, what: string): T[] {
+  return check(result, what) ?? [];
+}
+
+function one<T>(result: { data: unknown; error: { message: string } | null }, what: string): T {
+  const row = check(result, what);
+  if (row === null || row === undefined) throw new Error(`${what}: no row returned`);
+  return row as T;
+}
+
+// PostgREST filters: `eq.null` would compare with the string "null"; null needs `is`. Typed loosely on
+// purpose: supabase-js's builder generics recurse too deep for a helper generic over them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Filterable = any;
+function byUser(q: Filterable, userId: string | null): Filterable {
+  return userId === null ? q.is('user_id', null) : q.eq('user_id', userId);
+}
+
+class SupabaseSessions implements SessionStore {
+  constructor(
+    private db: SupabaseClient,
+    private seed: Record<string, string>,
+  ) {}
+
+  async ensureSession(userId: string | null, sessionId?: string): Promise<string> {
+    const id = sessionId ?? crypto.randomUUID();
+    const inserted = rowsOf(
+      await this.db.from('agent_sessions').upsert({ id, user_id: userId }, { onConflict: 'id', ignoreDuplicates: true }).select('id'),
+      'agent_sessions insert',
+    );
+    if (inserted.length === 0) {
+      const row = check(await this.db.from('agent_sessions').select('user_id').eq('id', id).maybeSingle(), 'agent_sessions read');
+      if (!row || row.user_id !== userId) throw new SessionForbiddenError(id);
+      return id;
+    }
+    const files = Object.entries(this.seed);
+    if (files.length > 0) {
+      check(
+        await this.db
+          .from('workspace_files')
+          .upsert(files.map(([path, content]) => ({ user_id: userId, session_id: id, path, content })), {
+            onConflict: 'user_id,session_id,path',
+            ignoreDuplicates: true,
+          }),
+        'workspace seed',
+      );
+    }
+    return id;
+  }
+
+  async createTurn(turn: Omit<TurnRecord, 'status' | 'createdAt'>): Promise<TurnRecord> {
+    const row = one<TurnDbRow>(
+      await this.db
+        .from('agent_turns')
+        .insert({ id: turn.id, session_id: turn.sessionId, user_id: turn.userId, message: turn.message })
+        .select(TURN_COLUMNS)
+        .single(),
+      'agent_turns insert',
+    );
+    return toTurn(row);
+  }
+
+  async getTurn(turnId: string): Promise<TurnRecord | null> {
+    const row = check(await this.db.from('agent_turns').select(TURN_COLUMNS).eq('id', turnId).maybeSingle(), 'agent_turns read');
+    return row ? toTurn(row as TurnDbRow) : null;
+  }
+
+  async claimTurn(turnId: string): Promise<TurnRecord | null> {
+    // PATCH … WHERE status = 'pending' RETURNING: one UPDATE statement, so only one claimer gets the row.
+    const row = check(
+      await this.db
+        .from('agent_turns')
+        .update({ status: 'running', claimed_at: new Date().toISOString() })
+        .eq('id', turnId)
+        .eq('status', 'pending')
+        .select(TURN_COLUMNS)
+        .maybeSingle(),
+      'agent_turns claim',
+    );
+    return row ? toTurn(row as TurnDbRow) : null;
+  }
+
+  async finishTurn(turnId: string): Promise<void> {
+    check(await this.db.from('agent_turns').update({ status: 'finished' }).eq('id', turnId), 'agent_turns finish');
+  }
+
+  async history(sessionId: string): Promise<ChatMessage[]> {
+    const out: ChatMessage[] = [];
+    for (let from = 0; ; from += PAGE) {
+      const rows = rowsOf(
+        await this.db
+          .from('agent_messages')
+          .select('role, content, tool_calls, tool_call_id')
+          .eq('session_id', sessionId)
+          .order('id')
+          .range(from, from + PAGE - 1),
+        'agent_messages read',
+      ) as MessageRow[];
+      out.push(...rows.map(rowMessage));
+      if (rows.length < PAGE) return out;
+    }
+  }
+
+  async appendMessages(sessionId: string, turnId: string, messages: ChatMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    // One bulk insert: PostgREST inserts the array in order, so identity values follow the conversation.
+    check(
+      await this.db.from('agent_messages').insert(messages.map((m) => ({ session_id: sessionId, turn_id: turnId, ...messageRow(m) }))),
+      'agent_messages insert',
+    );
+  }
+}
+
+class SupabaseWorkspace implements WorkspaceStore {
+  constructor(
+    private db: SupabaseClient,
+    private scope: Scope,
+  ) {}
+
+  private files(columns: string) {
+    return byUser(this.db.from('workspace_files').select(columns), this.scope.userId).eq('session_id', this.scope.sessionId);
+  }
+
+  async list() {
+    const rows = check(await this.files('path, size, updated_at').order('path'), 'workspace list') as unknown as Array<{
+      path: string;
+      size: number;
+      updated_at: string;
+    }>;
+    return rows.map((r) => ({ path: r.path, size: r.size, updatedAt: new Date(r.updated_at).toISOString() }));
+  }
+
+  async read(path: string): Promise<WorkspaceFile | null> {
+    const row = check(await this.files('path, content, encoding, updated_at').eq('path', path).maybeSingle(), 'workspace read') as unknown as {
+      path: string;
+      content: string;
+      encoding: WorkspaceFile['encoding'];
+      updated_at: string;
+    } | null;
+    return row ? { path: row.path, content: row.content, encoding: row.encoding, updatedAt: new Date(row.updated_at).toISOString() } : null;
+  }
+
+  async write(path: string, content: string, encoding: WorkspaceFile['encoding'] = 'utf-8') {
+    check(
+      await this.db.from('workspace_files').upsert(
+        { user_id: this.scope.userId, session_id: this.scope.sessionId, path, content, encoding, updated_at: new Date().toISOString() },
+        { onConflict: 'user_id,session_id,path' },
+      ),
+      'workspace write',
+    );
+  }
+
+  async delete(path: string) {
+    const rows = rowsOf(
+      await byUser(this.db.from('workspace_files').delete(), this.scope.userId)
+        .eq('session_id', this.scope.sessionId)
+        .eq('path', path)
+        .select('id'),
+      'workspace delete',
+    );
+    return rows.length > 0;
+  }
+}
+
+class SupabaseMemories implements MemoryStore {
+  constructor(
+    private db: SupabaseClient,
+    private scope: Scope,
+  ) {}
+
+  async save(memoryType: string, content: string): Promise<Memory> {
+    const row = one<Parameters<typeof toMemory>[0]>(
+      await this.db
+        .from('agent_memories')
+        .insert({ user_id: this.scope.userId, session_id: this.scope.sessionId, memory_type: memoryType, content })
+        .select('id, memory_type, content, created_at')
+        .single(),
+      'memory save',
+    );
+    return toMemory(row);
+  }
+
+  async recall(query?: string, memoryType?: string, limit = 10): Promise<Memory[]> {
+    let q = byUser(this.db.from('agent_memories').select('id, memory_type, content, created_at'), this.scope.userId);
+    if (memoryType) q = q.eq('memory_type', memoryType);
+    // ilike treats % and _ as wildcards (and PostgREST `*`): escape them so the query is a plain substring.
+    if (query) q = q.ilike('content', `%${query.replace(/[\\%_*]/g, (c) => `\\${c}`)}%`);
+    const rows = rowsOf(await q.order('seq', { ascending: false }).limit(limit), 'memory recall') as Parameters<typeof toMemory>[0][];
+    return rows.map(toMemory);
+  }
+}
+
+const toMemory = (r: { id: string; memory_type: string; content: string; created_at: string }): Memory => ({
+  id: r.id,
+  memoryType: r.memory_type,
+  content: r.content,
+  createdAt: new Date(r.created_at).toISOString(),
+});
+
+/** `client` must hold the service-role key (createServerClient in src/activity/sinks/supabase.ts). */
+export function createSupabaseStorage(client: SupabaseClient, options: SupabaseStorageOptions = {}): Storage {
+  return {
+    sessions: new SupabaseSessions(client, options.seed ?? {}),
+    workspace: (scope) => new SupabaseWorkspace(client, scope),
+    memory: (scope) => new SupabaseMemories(client, scope),
+  };
+}
