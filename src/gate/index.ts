@@ -45,10 +45,20 @@ function blocked(
 }
 
 export function gate(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext = {}): Verdict {
+  return gateCall(call, toolset, context);
+}
+
+/** `writtenName`: the name the model wrote, when the gate has already substituted the tool's name. */
+function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext, writtenName?: string): Verdict {
   const names = toolset.map((t) => t.name);
   const resolved = resolveToolName(call.name, names);
   const parsed = parseArgumentsText(call.arguments);
 
+  if (resolved.kind === 'unknown' && parsed.ok && !/[A-Za-z]/.test(call.name)) {
+    // No name at all (`""`, `[{` from a broken template): the arguments alone may identify the tool.
+    const fits = toolset.filter((t) => isPlainObject(parsed.value) && checkArguments(parsed.value, t.parameters).status === 'pass');
+    if (fits.length === 1) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
+  }
   if (resolved.kind === 'unknown') {
     const problems: Problem[] = [
       { category: 'phantom_tool', path: '$name', message: `There is no tool named "${call.name}". Available: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.` },
@@ -65,8 +75,8 @@ export function gate(call: ProposedCall, toolset: readonly ToolSpec[], context: 
     return blocked(call.name, problems, { raw: call.arguments, suggestions: resolved.kind === 'similar' ? resolved.suggestions : [] });
   }
   const repairs: Repair[] = [];
-  if (resolved.kind !== 'exact') {
-    repairs.push({ kind: 'tool_name', path: '$name', from: call.name, to: toolName, category: 'phantom_tool' });
+  if (resolved.kind !== 'exact' || writtenName !== undefined) {
+    repairs.push({ kind: 'tool_name', path: '$name', from: writtenName ?? call.name, to: toolName, category: 'phantom_tool' });
   }
   repairs.push(...parsed.repairs);
 

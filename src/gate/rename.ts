@@ -35,21 +35,31 @@ export interface RenameResult {
   near: Record<string, string[]>;
 }
 
-/** `{"params": {…declared keys…}}` → the inner object, when the wrapper itself is not a parameter. */
+/**
+ * `{"params": {…declared keys…}}` → the inner object, when the wrapper itself is not a parameter.
+ * Keys beside a known wrapper name (`{"dataset": "functions.t_test", "parameters": {…}}`) are carried
+ * along to the inner object, where they are judged like any other unknown name.
+ */
 export function unwrapWrapper(args: Record<string, unknown>, schema: JSONSchema, repairs: Repair[]): Record<string, unknown> {
-  const keys = Object.keys(args);
-  if (keys.length !== 1) return args;
-  const key = keys[0]!;
   const props = schema.properties ?? {};
-  const inner = args[key];
-  if (Object.hasOwn(props, key) || !isPlainObject(inner)) return args;
-  const innerKeys = Object.keys(inner);
-  const declared = innerKeys.filter((k) => Object.hasOwn(props, k)).length;
-  // A known wrapper name needs one declared key inside; any other name needs all of them declared.
-  const ok = WRAPPERS.has(key.toLowerCase()) ? declared > 0 : declared > 0 && declared === innerKeys.length;
-  if (!ok) return args;
+  const keys = Object.keys(args);
+  const isDeclared = (k: string) => Object.hasOwn(props, k);
+  const declaredInside = (inner: Record<string, unknown>) => Object.keys(inner).filter(isDeclared).length;
+  let key: string | undefined;
+  if (keys.length === 1) {
+    const k = keys[0]!;
+    const inner = args[k];
+    // Any other name only counts as a wrapper when everything inside it is declared.
+    if (!isDeclared(k) && isPlainObject(inner) && declaredInside(inner) > 0 && (WRAPPERS.has(k.toLowerCase()) || declaredInside(inner) === Object.keys(inner).length)) key = k;
+  } else if (!keys.some(isDeclared)) {
+    const wrappers = keys.filter((k) => WRAPPERS.has(k.toLowerCase()) && isPlainObject(args[k]) && declaredInside(args[k] as Record<string, unknown>) > 0);
+    if (wrappers.length === 1) key = wrappers[0];
+  }
+  if (key === undefined) return args;
+  const inner = args[key] as Record<string, unknown>;
   repairs.push({ kind: 'unwrap', path: `$.${key}`, from: key, to: '$', category: 'unknown_parameter' });
-  return inner;
+  const rest = Object.fromEntries(Object.entries(args).filter(([k]) => k !== key && !Object.hasOwn(inner, k)));
+  return { ...inner, ...rest };
 }
 
 /** How plainly `written` names the declared parameter `declared`, in [0, 1]. */
