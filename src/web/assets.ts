@@ -11,6 +11,7 @@ export interface Asset {
   body: string;
   type: string;
   hash: string;
+  /** Relative to the app's mount point (the pages carry a <base>). */
   url: string;
 }
 
@@ -27,7 +28,7 @@ export function contentHash(text: string): string {
 function asset(name: string, body: string, type: string): Asset {
   const hash = contentHash(body);
   const dot = name.lastIndexOf('.');
-  return { body, type, hash, url: `/assets/${name.slice(0, dot)}.${hash}${name.slice(dot)}` };
+  return { body, type, hash, url: `assets/${name.slice(0, dot)}.${hash}${name.slice(dot)}` };
 }
 
 const css = asset('styles.css', stylesCss, 'text/css; charset=utf-8');
@@ -43,10 +44,23 @@ export const assets = new Map<string, Asset>([
   ['icon.svg', icon],
 ]);
 
-export const pages = {
-  chat: asset('chat.html', chatHtml({ css: css.url, js: chat.url, icon: icon.url }), 'text/html; charset=utf-8'),
-  dashboard: asset('dashboard.html', dashboardHtml({ css: css.url, js: dashboard.url, icon: icon.url }), 'text/html; charset=utf-8'),
-};
+const templates = { chat: chatHtml, dashboard: dashboardHtml };
+const pageCache = new Map<string, Asset>();
+
+/**
+ * A page for an app mounted at `prefix` ('' at the root, '/rebound' inside a Supabase function):
+ * its <base> makes every other URL in it relative to the mount point. Cached per prefix.
+ */
+export function page(kind: keyof typeof templates, prefix: string): Asset {
+  const key = `${kind} ${prefix}`;
+  let built = pageCache.get(key);
+  if (!built) {
+    const html = templates[kind]({ css: css.url, js: kind === 'chat' ? chat.url : dashboard.url, icon: icon.url, base: `${prefix}/` });
+    built = asset(`${kind}.html`, html, 'text/html; charset=utf-8');
+    if (pageCache.size < 16) pageCache.set(key, built);
+  }
+  return built;
+}
 
 /** "chat.1a2b3c.js" → {name: "chat.js", hash: "1a2b3c"}. */
 export function parseAssetFile(file: string): { name: string; hash: string | null } {

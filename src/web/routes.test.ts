@@ -1,8 +1,9 @@
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { fakeDashboard } from '../../test/e2e/fake-dashboard.ts';
 import { AuthError, noAuth, type AppDeps, type Authenticator } from '../http/deps.ts';
-import { assets, pages } from './assets.ts';
-import { webRoutes } from './routes.ts';
+import { assets, page } from './assets.ts';
+import { mountPrefix, webRoutes } from './routes.ts';
 
 // Only the parts webRoutes reads; the rest of AppDeps belongs to the turn routes.
 function deps(extra: Partial<AppDeps>): AppDeps {
@@ -33,14 +34,14 @@ describe('pages and assets', () => {
 
   it('caches hashed assets forever and answers 304 to a matching ETag', async () => {
     const js = assets.get('chat.js')!;
-    const res = await app.request(js.url);
+    const res = await app.request(`/${js.url}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(await res.text()).toBe(js.body);
-    const again = await app.request(js.url, { headers: { 'If-None-Match': res.headers.get('etag')! } });
+    const again = await app.request(`/${js.url}`, { headers: { 'If-None-Match': res.headers.get('etag')! } });
     expect(again.status).toBe(304);
-    const css = await app.request(assets.get('styles.css')!.url);
+    const css = await app.request(`/${assets.get('styles.css')!.url}`);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
   });
 
@@ -52,7 +53,19 @@ describe('pages and assets', () => {
   });
 
   it('page ETags change with content', () => {
-    expect(pages.chat.hash).not.toBe(pages.dashboard.hash);
+    expect(page('chat', '').hash).not.toBe(page('dashboard', '').hash);
+    expect(page('chat', '').hash).not.toBe(page('chat', '/rebound').hash);
+  });
+
+  it('makes every URL relative to where the app is mounted', async () => {
+    expect(mountPrefix('/')).toBe('');
+    expect(mountPrefix('/dashboard')).toBe('');
+    expect(mountPrefix('/rebound/')).toBe('/rebound');
+    expect(mountPrefix('/rebound/dashboard')).toBe('/rebound');
+    const mounted = new Hono().route('/rebound', webRoutes(deps({})));
+    const html = await (await mounted.request('/rebound/dashboard')).text();
+    expect(html).toContain('<base href="/rebound/">');
+    expect((await mounted.request(`/rebound/${assets.get('dashboard.js')!.url}`)).status).toBe(200);
   });
 });
 

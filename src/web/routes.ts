@@ -2,14 +2,14 @@
 import { Hono, type Context } from 'hono';
 import type { DashboardData } from '../dashboard/types.ts';
 import { AuthError, type AppDeps } from '../http/deps.ts';
-import { assets, pages, parseAssetFile, type Asset } from './assets.ts';
+import { assets, page, parseAssetFile, type Asset } from './assets.ts';
 import { parseDashboardQuery } from './dashboard-query.ts';
 import { renderDashboard } from './dashboard-view.ts';
 
 // Scripts and styles come only from this origin; the stream token travels in a URL, so no referrer.
 const PAGE_HEADERS = {
   'Content-Security-Policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
 };
@@ -25,12 +25,17 @@ function serve(c: Context, asset: Asset, cacheControl: string): Response {
 const jsonError = (c: Context, status: 400 | 401 | 403 | 404 | 501, code: string, message: string) =>
   c.json({ error: { status, code, message } }, status);
 
+/** "/rebound/dashboard" → "/rebound": the path this app is mounted under, from a page's own path. */
+export function mountPrefix(path: string): string {
+  return path.replace(/\/(?:dashboard)?\/?$/, '');
+}
+
 export function webRoutes(deps: AppDeps): Hono {
   const app = new Hono();
 
   // Pages revalidate every time (cheap with the ETag) so a deploy shows up at once.
-  app.get('/', (c) => serve(c, pages.chat, 'no-cache'));
-  app.get('/dashboard', (c) => serve(c, pages.dashboard, 'no-cache'));
+  app.get('/', (c) => serve(c, page('chat', mountPrefix(c.req.path)), 'no-cache'));
+  app.get('/dashboard', (c) => serve(c, page('dashboard', mountPrefix(c.req.path)), 'no-cache'));
 
   app.get('/assets/:file', (c) => {
     const { name, hash } = parseAssetFile(c.req.param('file'));
@@ -52,7 +57,9 @@ export function webRoutes(deps: AppDeps): Hono {
     }
     const parsed = parseDashboardQuery(c.req.query());
     if (!parsed.ok) return jsonError(c, 400, 'bad_request', parsed.message);
-    const data = await deps.dashboard.load(parsed.range, userId);
+    // A Supabase source queries with the caller's own JWT so row-level security applies too.
+    const accessToken = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
+    const data = await deps.dashboard.load(parsed.range, userId, accessToken);
     const res = respond(data);
     // Per-user data: never cached by shared caches.
     res.headers.set('Cache-Control', 'private, no-store');

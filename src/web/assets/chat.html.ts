@@ -3,12 +3,15 @@ export interface PageAssets {
   css: string;
   js: string;
   icon: string;
+  /** Where the app is mounted, with a trailing slash: every URL in the pages is relative to it. */
+  base: string;
 }
 
 export const chatHtml = (a: PageAssets): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<base href="${a.base}">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <title>Rebound chat</title>
 <link rel="stylesheet" href="${a.css}">
@@ -16,7 +19,7 @@ export const chatHtml = (a: PageAssets): string => `<!doctype html>
 <script type="module" src="${a.js}"></script>
 </head>
 <body class="chat">
-<a class="skip-link" href="#message">Skip to message box</a>
+<a class="skip-link" href="./#message">Skip to message box</a>
 <header class="topbar">
   <h1>Rebound</h1>
   <span id="model" class="model-name"></span>
@@ -24,7 +27,7 @@ export const chatHtml = (a: PageAssets): string => `<!doctype html>
   <nav aria-label="Main">
     <span id="conn" class="conn" data-state="idle" role="status" aria-live="polite">idle</span>
     <button type="button" id="new-session">New session</button>
-    <a href="/dashboard">Dashboard</a>
+    <a href="dashboard">Dashboard</a>
   </nav>
 </header>
 <main id="main">

@@ -42,7 +42,7 @@ function setModel(model, demo) {
   $('model').textContent = model ? 'model: ' + model : '';
   $('demo').hidden = !demo;
 }
-fetch('/health').then((r) => (r.ok ? r.json() : null)).then((h) => { if (h) setModel(h.model, h.demo); }).catch(() => {});
+fetch('health').then((r) => (r.ok ? r.json() : null)).then((h) => { if (h) setModel(h.model, h.demo); }).catch(() => {});
 
 // --- connection indicator ----------------------------------------------------------------------
 // EventSource never surfaces the server's ': keepalive' comments, but they are what keeps the
@@ -285,7 +285,7 @@ async function send(text) {
   const sessionId = localStorage.getItem(SESSION_KEY);
   let res, body;
   try {
-    res = await fetch('/v1/turns', {
+    res = await fetch('v1/turns', {
       method: 'POST',
       headers: Object.assign({ 'Content-Type': 'application/json' }, authHeaders()),
       body: JSON.stringify(sessionId ? { message: text, sessionId } : { message: text }),
@@ -352,7 +352,7 @@ async function loadHistory() {
   const id = localStorage.getItem(SESSION_KEY);
   if (!id) return;
   try {
-    const res = await fetch('/v1/sessions/' + encodeURIComponent(id) + '/messages', { headers: authHeaders() });
+    const res = await fetch('v1/sessions/' + encodeURIComponent(id) + '/messages', { headers: authHeaders() });
     if (res.status === 404 || res.status === 403) {
       localStorage.removeItem(SESSION_KEY); // gone (server restarted with memory storage) or not ours
       return;

@@ -5,6 +5,7 @@ export const dashboardHtml = (a: PageAssets): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<base href="${a.base}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Rebound dashboard</title>
 <link rel="stylesheet" href="${a.css}">
@@ -12,10 +13,10 @@ export const dashboardHtml = (a: PageAssets): string => `<!doctype html>
 <script type="module" src="${a.js}"></script>
 </head>
 <body>
-<a class="skip-link" href="#view">Skip to charts</a>
+<a class="skip-link" href="dashboard#view">Skip to charts</a>
 <header class="topbar">
   <h1>Rebound · hallucination dashboard</h1>
-  <nav aria-label="Main"><a href="/">Chat</a></nav>
+  <nav aria-label="Main"><a href="./">Chat</a></nav>
 </header>
 <div class="dash">
   <form class="controls" id="controls">

@@ -21,13 +21,13 @@ async function load() {
   const from = new Date(to.getTime() - hours * 3600000);
   const bucket = bucketEl.value === 'auto' ? (hours <= 48 ? 'hour' : 'day') : bucketEl.value;
   const q = new URLSearchParams({ from: from.toISOString(), to: to.toISOString(), bucket });
-  history.replaceState(null, '', '?' + new URLSearchParams({ range: rangeEl.value, bucket: bucketEl.value }));
+  history.replaceState(null, '', location.pathname + '?' + new URLSearchParams({ range: rangeEl.value, bucket: bucketEl.value }));
   statusEl.className = 'status';
   statusEl.textContent = 'Loading…';
   view.setAttribute('aria-busy', 'true');
   const token = localStorage.getItem(TOKEN_KEY);
   try {
-    const res = await fetch('/v1/dashboard/view?' + q, { headers: token ? { Authorization: 'Bearer ' + token } : {} });
+    const res = await fetch('v1/dashboard/view?' + q, { headers: token ? { Authorization: 'Bearer ' + token } : {} });
     if (mine !== seq) return;
     if (!res.ok) {
       const body = await res.json().catch(() => null);
