@@ -1,7 +1,8 @@
 // Layer 1: the raw arguments text → a JSON value.
 //
 // Only rewrites that cannot change what the model meant are accepted: a code fence around the JSON,
-// trailing commas, single-quoted strings, Python's True/False/None, a JSON string holding the JSON.
+// trailing commas, single-quoted strings, Python's True/False/None, `//` and `/* */` comments, a JSON
+// string holding the JSON.
 // Everything else is refused, and two things in particular are never "fixed": text that stops before
 // its brackets close (the model ran out of tokens; closing it would execute half a call) and `...`
 // standing where content should be. A general JSON repairer (jsonrepair) does both silently, so this
@@ -73,6 +74,7 @@ export function normalise(s: string, repairs: Repair[]): { ok: true; json: strin
   let sawTrailingComma = false;
   let sawSingleQuotes = false;
   let sawPyLiteral = false;
+  let sawComment = false;
   let i = 0;
   const n = s.length;
   while (i < n) {
@@ -86,6 +88,14 @@ export function normalise(s: string, repairs: Repair[]): { ok: true; json: strin
         out += requote(s.slice(i + 1, end));
       }
       i = end + 1;
+      continue;
+    }
+    if (c === '/' && (s[i + 1] === '/' || s[i + 1] === '*')) {
+      // A comment the model added to explain a value: dropping it changes no value.
+      const end = s[i + 1] === '/' ? s.indexOf('\n', i) : s.indexOf('*/', i + 2);
+      if (end < 0 && s[i + 1] === '*') return { ok: false, reason: 'truncated', message: 'the arguments end inside a comment: the JSON was cut off' };
+      sawComment = true;
+      i = end < 0 ? n : s[i + 1] === '/' ? end : end + 2;
       continue;
     }
     if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
@@ -121,6 +131,7 @@ export function normalise(s: string, repairs: Repair[]): { ok: true; json: strin
   }
   if (sawTrailingComma) repairs.push(repair('trailing comma', 'removed'));
   if (sawSingleQuotes) repairs.push(repair("'single quotes'", '"double quotes"'));
+  if (sawComment) repairs.push(repair('comments', 'removed'));
   if (sawPyLiteral) repairs.push(repair('True/False/None', 'true/false/null'));
   return { ok: true, json: out };
 }

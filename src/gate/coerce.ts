@@ -3,7 +3,7 @@
 // Only conversions that keep the model's meaning are made: "42"→42, "true"→true, 10→"10", a JSON (or
 // single-quoted) string holding an object or array, "a, b"→["a","b"] for a list of strings, a single
 // value→[value], a one-element list→its element for a scalar, an enum value differing only in case or
-// spacing, and null for an optional field (dropped: the default applies). 5.2 for an integer, or
+// spacing, and null (or "" for an enum) for an optional field (dropped: the default applies). 5.2 for an integer, or
 // "unknown" for an object, are left for the validator to report.
 import { parseArgumentsText } from './arguments-text.ts';
 import { fitsType, isPlainObject, schemaTypes, validate } from './schema.ts';
@@ -64,6 +64,13 @@ function coerceObject(v: Record<string, unknown>, s: JSONSchema, path: string, r
       out ??= { ...v };
       delete out[key];
       repairs.push({ kind: 'drop_null', path: `${path}.${key}`, from: 'null', category: 'wrong_type' });
+      continue;
+    }
+    if (val === '' && !required.has(key) && ps.enum && !ps.enum.includes('')) {
+      // An empty choice for an optional enum is the model saying "none", like null above.
+      out ??= { ...v };
+      delete out[key];
+      repairs.push({ kind: 'drop_empty', path: `${path}.${key}`, from: '""', category: 'enum_violation' });
       continue;
     }
     const next = coerce(val, ps, `${path}.${key}`, repairs);

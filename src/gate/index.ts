@@ -56,7 +56,11 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
 
   if (resolved.kind === 'unknown' && parsed.ok && !/[A-Za-z]/.test(call.name)) {
     // No name at all (`""`, `[{` from a broken template): the arguments alone may identify the tool.
-    const fits = toolset.filter((t) => isPlainObject(parsed.value) && checkArguments(parsed.value, t.parameters).status === 'pass');
+    const fits = toolset.filter((t) => {
+      if (!isPlainObject(parsed.value)) return false;
+      const r = checkArguments(parsed.value, t.parameters);
+      return r.status === 'pass' || (r.status === 'repaired' && r.invented.length === 0);
+    });
     if (fits.length === 1) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
   }
   if (resolved.kind === 'unknown') {
