@@ -1,0 +1,43 @@
+// The one Hono app every runtime serves: createApp(deps) with the platform's pieces handed in.
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import type { AppDeps } from './deps.ts';
+import { AuthError } from './deps.ts';
+import { ApiError, errorResponse } from './errors.ts';
+import { TurnTokens } from './turn-token.ts';
+import { turnRoutes } from './routes/turns.ts';
+import { sessionRoutes } from './routes/sessions.ts';
+import { AuthConfigError } from './auth-env.ts';
+import { webRoutes } from '../web/routes.ts';
+
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+  const secret = deps.config.turnTokenSecret ?? randomSecret();
+  const tokens = new TurnTokens(secret, deps.config.turnTokenTtlS);
+
+  if (deps.config.corsOrigins.length > 0) {
+    app.use('/v1/*', cors({ origin: deps.config.corsOrigins, allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type', 'Authorization'], maxAge: 600 }));
+  }
+
+  app.get('/health', (c) => c.json({ ok: true, model: deps.model.model, demo: deps.model.demo }));
+  app.route('/', turnRoutes(deps, tokens));
+  app.route('/', sessionRoutes(deps));
+  app.route('/', webRoutes(deps));
+
+  app.notFound((c) => errorResponse(c, 404, 'not_found', `No route ${c.req.method} ${c.req.path}. See the README for the API.`));
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err.status, err.code, err.message);
+    if (err instanceof AuthConfigError) return errorResponse(c, 503, 'auth_not_configured', err.message);
+    if (err instanceof AuthError) return errorResponse(c, err.status, err.status === 401 ? 'unauthorized' : 'forbidden', err.message);
+    console.error('rebound: unhandled error', err);
+    return errorResponse(c, 500, 'internal', 'Something went wrong on our side. Try again; if it persists, check the server log.');
+  });
+  return app;
+}
+
+/** A per-process secret: fine for one local server, not for several isolates (set TURN_TOKEN_SECRET there). */
+function randomSecret(): string {
+  const bytes = new Uint8Array(32);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}

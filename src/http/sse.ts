@@ -1,0 +1,66 @@
+// A text/event-stream response that writes TurnEvents with sequence ids, sends `: keepalive`
+// comments from the first byte to the last, and turns a client disconnect into an abort signal.
+import type { TurnEvent } from '../loop/events.ts';
+
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+  Connection: 'keep-alive',
+} as const;
+
+export interface SseOptions {
+  keepaliveMs: number;
+  /** The request's own signal: some runtimes report a disconnect here rather than by cancelling the body. */
+  requestSignal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export type Send = (event: TurnEvent) => void;
+
+export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<void>, options: SseOptions): Response {
+  const abort = new AbortController();
+  const encoder = new TextEncoder();
+  let seq = 0;
+  let closed = false;
+  let keepalive: ReturnType<typeof setInterval> | undefined;
+
+  const onRequestAbort = () => abort.abort(new Error('client disconnected'));
+  options.requestSignal?.addEventListener('abort', onRequestAbort, { once: true });
+
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const write = (text: string) => {
+        if (closed) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          closed = true; // the consumer is gone
+        }
+      };
+      const send: Send = (event) => write(`event: ${event.event}\nid: ${++seq}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      // A first comment flushes the headers at once, so EventSource reports the connection open.
+      write(': open\n\n');
+      keepalive = setInterval(() => write(': keepalive\n\n'), options.keepaliveMs);
+      void run(send, abort.signal).finally(() => {
+        clearInterval(keepalive);
+        options.requestSignal?.removeEventListener('abort', onRequestAbort);
+        if (!closed) {
+          closed = true;
+          try {
+            controller.close();
+          } catch {
+            /* already errored by a cancel */
+          }
+        }
+      });
+    },
+    cancel() {
+      closed = true;
+      clearInterval(keepalive);
+      abort.abort(new Error('client disconnected'));
+    },
+  });
+
+  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
+}

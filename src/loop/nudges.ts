@@ -1,0 +1,48 @@
+// What the loop tells the model between iterations. Models stall in two ways: they narrate the
+// next step instead of taking it, and they ignore a tool's explicit follow-up. Both get a nudge.
+
+/** The chaining directive a tool result may carry: `{"_next_action": {"instruction": "…"}}`. */
+export function nextActionOf(toolResultContent: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(toolResultContent);
+  } catch {
+    return null; // not JSON: tolerated, nothing to chain
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const next = (parsed as { _next_action?: unknown })._next_action;
+  if (typeof next !== 'object' || next === null) return null;
+  const instruction = (next as { instruction?: unknown }).instruction;
+  return typeof instruction === 'string' && instruction.trim() ? instruction.trim() : null;
+}
+
+/** The user-role message appended after a batch of tool results. */
+export function continuationNudge(directives: string[]): string {
+  if (directives.length > 0) return directives.map((d) => `MANDATORY NEXT STEP: ${d}`).join('\n');
+  return CONTINUE;
+}
+
+const CONTINUE =
+  'The tool results are above. If the task needs another step, call the next tool now instead of describing it. If it is done, give the final answer.';
+
+export const NARRATION_NUDGE =
+  'You described an action but did not call a tool. If you meant to act, call the tool now. If you are done, give the final answer without announcing further steps.';
+
+// First-person intent about to act ("I'll now read…", "Let me check…", "Next, I will update…"),
+// near the end of the reply: narrating instead of calling.
+const INTENT = /\b(?:I(?:'ll| will| am going to|'m going to| shall)|let me|let's|next,? I(?:'ll| will)?|now I(?:'ll| will)?)\s+(?:now\s+|first\s+|then\s+|go ahead and\s+)?(?:read|open|check|look|write|create|update|edit|modify|fix|patch|run|call|search|list|delete|save|apply|inspect|fetch|use|try|add|change|rename|move|implement)\b/i;
+
+/** True when the text ends by announcing an action the model has not taken. */
+export function isNarratedAction(text: string): boolean {
+  const trimmed = text.trim();
+  if (!trimmed || trimmed.length > 2_000) return false;
+  const tail = trimmed.slice(-300);
+  if (!INTENT.test(tail)) return false;
+  // A question back to the user is a legitimate stop, not narration.
+  return !/\?\s*$/.test(trimmed);
+}
+
+/** True for a message the loop wrote (not the user): nudges are user-role messages too. */
+export function isNudge(content: string): boolean {
+  return content === CONTINUE || content === NARRATION_NUDGE || content.startsWith('MANDATORY NEXT STEP: ');
+}

@@ -1,0 +1,135 @@
+// The built-in demo model, used when no API key is configured. It is deterministic but not a
+// replay: each step is chosen from the tool results it actually receives in this turn, and every
+// correction comes from the gate's own suggestion (the first entry of `suggestions`).
+import { isNudge } from '../loop/nudges.ts';
+import type { ChatMessage } from '../store/types.ts';
+import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
+
+export const DEMO_MODEL_NAME = 'rebound-demo';
+
+type Step = { say: string; call?: { name: string; args: Record<string, unknown> } };
+interface ToolOutcome {
+  ok: boolean;
+  suggestion?: string;
+  raw: string;
+}
+
+const FULL_FILE = `export function slugify(input: string): string {
+  return input
+    .normalize('NFKD')
+    .replace(/[\\u0300-\\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+`;
+
+const CUT_FILE = `export function slugify(input: string): string {
+  // ... rest of code
+}
+`;
+
+/** The recovery script: each step sees the outcome of the previous call. */
+function recoveryStep(outcomes: ToolOutcome[]): Step {
+  const last = outcomes.at(-1);
+  switch (outcomes.length) {
+    case 0:
+      return { say: "I'll add a slugify helper. Writing the file first.", call: { name: 'write_file', args: { path: 'src/utils/slugify.ts', content: CUT_FILE } } };
+    case 1:
+      return last!.ok
+        ? { say: 'Written. Let me read it back.', call: { name: 'read_file', args: { path: 'src/utils/slugfy.ts' } } }
+        : { say: 'The write was refused because my file was cut short. Writing the whole file this time.', call: { name: 'write_file', args: { path: 'src/utils/slugify.ts', content: FULL_FILE } } };
+    case 2:
+      // Deliberately mistyped: the gate should answer with the path that exists.
+      return { say: 'Written. Let me read it back to check.', call: { name: 'read_file', args: { path: 'src/utils/slugfy.ts' } } };
+    case 3:
+      if (!last!.ok && last!.suggestion) return { say: `That path does not exist; the gate suggests \`${last!.suggestion}\`. Reading that instead.`, call: { name: 'read_file', args: { path: last!.suggestion } } };
+      return { say: 'Now let me see the folder.', call: { name: 'list_directory', args: { path: 'src/utils' } } };
+    case 4:
+      return { say: 'Now let me see what else is in the folder.', call: { name: 'list_directory', args: { path: 'src/utils' } } };
+    case 5:
+      if (!last!.ok && last!.suggestion) return { say: `There is no \`list_directory\` tool; using the suggested \`${last!.suggestion}\`.`, call: { name: last!.suggestion, args: { path: 'src/utils' } } };
+      return { say: 'Done.' };
+    default:
+      return {
+        say:
+          'Done. `src/utils/slugify.ts` now holds a complete `slugify` helper. On the way, the gate refused a file cut short with a placeholder, ' +
+          'corrected a mistyped path and pointed me from a tool that does not exist to the one that does.',
+      };
+  }
+}
+
+/** The iteration-limit script: keeps listing files until the loop's budget stops it. */
+function limitStep(outcomes: ToolOutcome[]): Step {
+  return { say: `Still looking (${outcomes.length + 1})…`, call: { name: 'list_files', args: { path: '' } } };
+}
+
+function summary(outcomes: ToolOutcome[]): string {
+  const failed = outcomes.filter((o) => !o.ok).length;
+  return [
+    `Summary (demo): I made ${outcomes.length} tool calls, ${failed} of which failed or were blocked.`,
+    'Done: listed the workspace repeatedly.',
+    'Not done: I kept looking instead of answering, so the step limit stopped me.',
+    'Next step: ask a narrower question.',
+  ].join('\n');
+}
+
+export interface DemoModelOptions {
+  /** Delay between streamed words, so that streaming is visible in the page (ms). */
+  wordDelayMs?: number;
+}
+
+export class DemoModel implements ModelClient {
+  readonly model = DEMO_MODEL_NAME;
+  readonly demo = true;
+  private wordDelayMs: number;
+
+  constructor(options: DemoModelOptions = {}) {
+    this.wordDelayMs = options.wordDelayMs ?? 20;
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    const { userText, outcomes } = readTurn(request.messages);
+    const step: Step =
+      request.toolChoice === 'none'
+        ? { say: summary(outcomes) }
+        : /\b(limit|forever|loop|keep going)\b/i.test(userText)
+          ? limitStep(outcomes)
+          : recoveryStep(outcomes);
+    for (const word of step.say.split(/(?<= )/)) {
+      if (request.signal.aborted) throw request.signal.reason ?? new Error('aborted');
+      if (this.wordDelayMs > 0) await sleep(this.wordDelayMs);
+      yield { type: 'text', text: word };
+    }
+    const toolCalls: AssembledToolCall[] = step.call
+      ? [{ id: `demo_${crypto.randomUUID().slice(0, 8)}`, name: step.call.name, arguments: JSON.stringify(step.call.args) }]
+      : [];
+    yield { type: 'finish', toolCalls, finishReason: toolCalls.length ? 'tool_calls' : 'stop', usage: { promptTokens: 0, completionTokens: step.say.split(' ').length } };
+  }
+}
+
+/** The user's request and the tool outcomes since it: the demo's only state. */
+function readTurn(messages: ChatMessage[]): { userText: string; outcomes: ToolOutcome[] } {
+  let start = messages.length - 1;
+  while (start >= 0 && !(messages[start]!.role === 'user' && !isNudge(messages[start]!.content as string))) start--;
+  const turn = messages.slice(Math.max(start, 0));
+  const first = turn[0];
+  const userText = first?.role === 'user' ? first.content : '';
+  const outcomes = turn.filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool').map((m) => parseOutcome(m.content));
+  return { userText, outcomes };
+}
+
+function parseOutcome(content: string): ToolOutcome {
+  try {
+    const value = JSON.parse(content) as { ok?: boolean; error?: unknown; suggestions?: unknown };
+    const failed = value !== null && typeof value === 'object' && (value.ok === false || typeof value.error === 'string');
+    const suggestions = Array.isArray(value?.suggestions) ? value.suggestions.filter((s): s is string => typeof s === 'string') : [];
+    return { ok: !failed, suggestion: suggestions[0], raw: content };
+  } catch {
+    return { ok: true, raw: content };
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,44 @@
+// Upstream failures are retried only while nothing has reached the client: once a text delta has
+// been forwarded, a retry would repeat it, so the error surfaces instead.
+import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
+
+export interface RetryOptions {
+  retries: number;
+  baseDelayMs?: number;
+  onRetry?: (attempt: number, error: ModelError) => void;
+}
+
+export async function* streamWithRetry(model: ModelClient, request: ModelRequest, options: RetryOptions): AsyncIterable<ModelEvent> {
+  for (let attempt = 0; ; attempt++) {
+    let yielded = false;
+    try {
+      for await (const event of model.stream(request)) {
+        yielded = true;
+        yield event;
+      }
+      return;
+    } catch (err) {
+      const retryable = err instanceof ModelError && err.retryable;
+      if (!retryable || yielded || attempt >= options.retries || request.signal.aborted) throw err;
+      options.onRetry?.(attempt + 1, err);
+      await sleep(backoff(attempt, options.baseDelayMs ?? 250), request.signal);
+    }
+  }
+}
+
+/** Exponential backoff with full jitter, capped at 4 s. */
+function backoff(attempt: number, base: number): number {
+  return Math.random() * Math.min(4_000, base * 2 ** attempt);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,60 @@
+// Serves createApp over real HTTP on loopback with @hono/node-server, for the suites that test the
+// app as a client sees it.
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Env } from '../../src/config.ts';
+import { createApp } from '../../src/http/app.ts';
+import type { AppDeps, Authenticator } from '../../src/http/deps.ts';
+import { noAuth } from '../../src/http/deps.ts';
+import { createModel } from '../../src/model/index.ts';
+import { MemoryActivityWriter } from '../../src/activity/memory-writer.ts';
+import { createMemoryStorage } from '../../src/store/memory.ts';
+import { defaultTools } from '../../functions/index.ts';
+
+export interface TestApp {
+  url: string;
+  deps: AppDeps;
+  activity: MemoryActivityWriter;
+  close(): Promise<void>;
+}
+
+export async function startApp(env: Env, overrides: Partial<AppDeps> = {}): Promise<TestApp> {
+  const config = loadConfig({ KEEPALIVE_MS: '10000', ...env });
+  const activity = new MemoryActivityWriter();
+  const deps: AppDeps = {
+    config,
+    model: createModel(config, { demoWordDelayMs: 0 }),
+    storage: createMemoryStorage(),
+    activity,
+    tools: defaultTools,
+    auth: noAuth,
+    ...overrides,
+  };
+  const app = createApp(deps);
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    activity: (overrides.activity as MemoryActivityWriter | undefined) ?? activity,
+    close: () =>
+      new Promise<void>((resolve) => {
+        (server as import('node:http').Server).closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Test auth: the user is whatever the X-Test-User header says; no header is a 401. */
+export const headerAuth: Authenticator = {
+  async authenticate(request) {
+    const user = request.headers.get('x-test-user');
+    if (!user) {
+      const { AuthError } = await import('../../src/http/deps.ts');
+      throw new AuthError('Missing credentials: send a bearer token.');
+    }
+    return { userId: user };
+  },
+};

@@ -1,0 +1,179 @@
+// A scripted OpenAI-compatible server on loopback: the one stand-in the test suites use for the
+// LLM. It streams chat completions chunk by chunk the way the real API does (role chunk, text
+// deltas, tool-call deltas with the id and name only in the first chunk and the arguments split
+// across many, a finish chunk, a usage chunk with empty choices, [DONE]), fails on demand, and
+// records every request and every client disconnect.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedToolCall {
+  name: string;
+  /** Raw arguments text, sent as is (may be invalid JSON on purpose). */
+  arguments: string;
+  id?: string;
+}
+
+export type Reply =
+  | {
+      text?: string;
+      toolCalls?: ScriptedToolCall[];
+      /** Characters per argument chunk (default 7) and per text chunk (default: a word each). */
+      argChunk?: number;
+      /** Pause between chunks, ms. */
+      delayMs?: number;
+      /** Pause after the role chunk, before anything else (a silent model), ms. */
+      stallMs?: number;
+      usage?: { prompt_tokens: number; completion_tokens: number };
+    }
+  | { status: number; message?: string }
+  | { garbledAfter: string }
+  | { raw: string };
+
+export interface ChatRequest {
+  model: string;
+  messages: Array<{ role: string; content?: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
+  tools?: Array<{ type: 'function'; function: { name: string; parameters: unknown } }>;
+  tool_choice?: unknown;
+  stream?: boolean;
+  stream_options?: unknown;
+}
+
+export type Script = (request: ChatRequest, index: number) => Reply | Promise<Reply>;
+
+export interface ScriptedServer {
+  url: string;
+  requests: ChatRequest[];
+  /** Requests whose client went away before the response ended. */
+  aborted: number;
+  waitForAbort(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startScriptedOpenAI(script: Script): Promise<ScriptedServer> {
+  const requests: ChatRequest[] = [];
+  let aborted = 0;
+  const abortWaiters: Array<() => void> = [];
+  const sockets = new Set<import('node:net').Socket>();
+
+  const server = createServer(async (req, res) => {
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+      return;
+    }
+    const body = JSON.parse(await readBody(req)) as ChatRequest;
+    const index = requests.push(body) - 1;
+    let finished = false;
+    res.on('close', () => {
+      if (!finished) {
+        aborted++;
+        abortWaiters.splice(0).forEach((w) => w());
+      }
+    });
+    const reply = await script(body, index);
+    await respond(res, reply, body.model);
+    finished = true;
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    get aborted() {
+      return aborted;
+    },
+    waitForAbort(timeoutMs = 5_000) {
+      if (aborted > 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the scripted server saw no aborted request')), timeoutMs);
+        abortWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function respond(res: ServerResponse, reply: Reply, model: string): Promise<void> {
+  if ('status' in reply) {
+    res.writeHead(reply.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: reply.message ?? `scripted error ${reply.status}`, type: 'server_error', code: null } }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  if ('raw' in reply) {
+    res.end(reply.raw);
+    return;
+  }
+  const id = `chatcmpl-${Math.random().toString(36).slice(2, 12)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_scripted', choices, ...extra })}\n\n`;
+  const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+
+  const write = async (text: string, delayMs = 0) => {
+    if (res.destroyed) return;
+    res.write(text);
+    if (delayMs > 0) await sleep(delayMs);
+  };
+
+  if ('garbledAfter' in reply) {
+    await write(delta({ role: 'assistant', content: '' }));
+    if (reply.garbledAfter) await write(delta({ content: reply.garbledAfter }));
+    await write('data: {"id": "broken", "choices": [{"delta": {"content": "oops\n\n');
+    res.end();
+    return;
+  }
+
+  const pause = reply.delayMs ?? 0;
+  await write(delta({ role: 'assistant', content: '' }), reply.stallMs ?? pause);
+  for (const word of reply.text ? reply.text.split(/(?<= )/) : []) await write(delta({ content: word }), pause);
+  const calls = reply.toolCalls ?? [];
+  const size = reply.argChunk ?? 7;
+  for (const [index, call] of calls.entries()) {
+    const callId = call.id ?? `call_${Math.random().toString(36).slice(2, 14)}`;
+    await write(delta({ tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] }), pause);
+    for (let i = 0; i < call.arguments.length; i += size) {
+      await write(delta({ tool_calls: [{ index, function: { arguments: call.arguments.slice(i, i + size) } }] }), pause);
+    }
+  }
+  await write(delta({}, calls.length ? 'tool_calls' : 'stop'));
+  const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
+  await write(chunk([], { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }));
+  await write('data: [DONE]\n\n');
+  res.end();
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (data += c));
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+function sleep(ms: number) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The last tool result the model was sent, parsed when it is JSON. */
+export function lastToolResult(request: ChatRequest): unknown {
+  const tool = [...request.messages].reverse().find((m) => m.role === 'tool');
+  if (!tool?.content) return undefined;
+  try {
+    return JSON.parse(tool.content);
+  } catch {
+    return tool.content;
+  }
+}

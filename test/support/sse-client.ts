@@ -1,0 +1,90 @@
+// Reading SSE in tests: a minimal parser for fetch responses (POST /v1/chat) that keeps comments,
+// and a collector for the `eventsource` package (the GET stream as a browser would open it).
+import { EventSource } from 'eventsource';
+
+export interface SseEvent {
+  event: string;
+  id?: string;
+  data: any;
+}
+
+export interface RawStream {
+  events: SseEvent[];
+  comments: string[];
+  raw: string;
+}
+
+/** Parses a whole SSE body. */
+export function parseSse(raw: string): RawStream {
+  const events: SseEvent[] = [];
+  const comments: string[] = [];
+  for (const block of raw.split(/\n\n/)) {
+    if (!block.trim()) continue;
+    let event = 'message';
+    let id: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) comments.push(line.slice(1).trim());
+      else if (line.startsWith('event: ')) event = line.slice(7);
+      else if (line.startsWith('id: ')) id = line.slice(4);
+      else if (line.startsWith('data: ')) data.push(line.slice(6));
+    }
+    if (data.length) events.push({ event, id, data: JSON.parse(data.join('\n')) });
+  }
+  return { events, comments, raw };
+}
+
+/** POSTs to /v1/chat and reads the stream to its end. */
+export async function chat(baseUrl: string, body: unknown, init: RequestInit = {}): Promise<RawStream & { status: number; headers: Headers }> {
+  const res = await fetch(`${baseUrl}/v1/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+    body: JSON.stringify(body),
+    signal: init.signal,
+  });
+  const raw = await res.text();
+  return { ...parseSse(res.headers.get('content-type')?.startsWith('text/event-stream') ? raw : ''), status: res.status, headers: res.headers };
+}
+
+const EVENT_NAMES = ['turn_start', 'text_delta', 'tool_call', 'tool_result', 'forced_summary', 'agent_error', 'done'];
+
+/** Opens the stream with the `eventsource` package and collects events until `done` (then closes, as the page does). */
+export function collectWithEventSource(url: string, timeoutMs = 20_000): Promise<SseEvent[]> {
+  return new Promise((resolve, reject) => {
+    const events: SseEvent[] = [];
+    const es = new EventSource(url);
+    const timer = setTimeout(() => {
+      es.close();
+      reject(new Error(`no done event within ${timeoutMs} ms; got ${events.map((e) => e.event).join(',')}`));
+    }, timeoutMs);
+    for (const name of EVENT_NAMES) {
+      es.addEventListener(name, (e) => {
+        events.push({ event: name, id: e.lastEventId, data: JSON.parse(e.data) });
+        if (name === 'done') {
+          clearTimeout(timer);
+          es.close();
+          resolve(events);
+        }
+      });
+    }
+    es.onerror = (err) => {
+      if (es.readyState === EventSource.CLOSED) {
+        clearTimeout(timer);
+        reject(new Error(`EventSource closed: ${(err as { message?: string }).message ?? 'error'}`));
+      }
+    };
+  });
+}
+
+export function names(events: SseEvent[]): string[] {
+  return events.map((e) => e.event);
+}
+
+/** Event names with consecutive text_delta collapsed, for order assertions. */
+export function shape(events: SseEvent[]): string[] {
+  return names(events).filter((n, i, all) => !(n === 'text_delta' && all[i - 1] === 'text_delta'));
+}
+
+export function textOf(events: SseEvent[]): string {
+  return events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
+}
