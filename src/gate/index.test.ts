@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { gate } from './index.ts';
+import { buildPathIndex } from './paths.ts';
+import type { ToolSpec, Verdict } from './types.ts';
+
+const call = (name: string, args: unknown) => ({ id: 'c1', name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
+const blockedOf = (v: Verdict) => {
+  if (v.verdict !== 'blocked') throw new Error(`expected blocked, got ${v.verdict}`);
+  return v;
+};
+
+const tools: ToolSpec[] = [
+  {
+    name: 'biology.get_cell_info',
+    parameters: { type: 'object', properties: { cell_type: { type: 'string' }, detailed: { type: 'boolean' } }, required: ['cell_type'] },
+  },
+  {
+    name: 'chemistry.get_element_info',
+    parameters: { type: 'object', properties: { element: { type: 'string' } }, required: ['element'] },
+  },
+  {
+    name: 'review_code',
+    parameters: { type: 'object', properties: { code: { type: 'string' }, with_verdict: { type: 'boolean' } }, required: ['code'] },
+  },
+  {
+    name: 'write_file',
+    parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+    codeParams: ['content'],
+  },
+  {
+    name: 'read_file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    pathParams: ['path'],
+  },
+];
+
+describe('gate', () => {
+  it('passes a valid call untouched', () => {
+    const v = gate(call('review_code', { code: 'x = 1' }), tools);
+    expect(v).toEqual({ verdict: 'pass', category: 'valid', call: { id: 'c1', name: 'review_code', args: { code: 'x = 1' } }, invented: [] });
+  });
+
+  it('repairs bio.get_cell_info to biology.get_cell_info when the arguments fit', () => {
+    const v = gate(call('bio.get_cell_info', { cell_type: 'neuron' }), tools);
+    expect(v).toMatchObject({ verdict: 'repaired', category: 'phantom_tool', call: { name: 'biology.get_cell_info' } });
+  });
+
+  it('blocks a similar name when the arguments do not fit that tool', () => {
+    const v = blockedOf(gate(call('bio.get_cell_info', { organism: 'mouse' }), tools));
+    expect(v.category).toBe('phantom_tool');
+    expect(v.suggestions[0]).toBe('biology.get_cell_info');
+  });
+
+  it('repairs {"with_verdict": "True"} to a boolean', () => {
+    const v = gate(call('review_code', { code: 'x', with_verdict: 'True' }), tools);
+    expect(v).toMatchObject({ verdict: 'repaired', category: 'wrong_type', call: { args: { code: 'x', with_verdict: true } } });
+  });
+
+  it('records an unknown parameter as invented and runs the call without it', () => {
+    const v = gate(call('review_code', { code: 'x', language_hint: 'py' }), tools);
+    expect(v).toMatchObject({ verdict: 'repaired', category: 'unknown_parameter', invented: ['language_hint'], call: { args: { code: 'x' } } });
+  });
+
+  it('blocks an ambiguous tool name with three suggestions and says so', () => {
+    const weather: ToolSpec[] = ['get_weather_forecast', 'get_weather_history', 'get_weather_alerts'].map((name) => ({ name, parameters: { type: 'object' } }));
+    const v = blockedOf(gate(call('get_weather', { city: 'Oslo' }), weather));
+    expect(v.category).toBe('phantom_tool');
+    expect(v.suggestions).toHaveLength(3);
+    expect(v.message).toContain('Did you mean');
+  });
+
+  it('blocks truncated JSON instead of closing it', () => {
+    const v = blockedOf(gate(call('write_file', '{"path": "a.ts", "content": "export const a = [1, 2'), tools));
+    expect(v.category).toBe('malformed_json');
+    expect(v.message).toMatch(/cut off/);
+  });
+
+  it('blocks `...` standing for content in the arguments', () => {
+    const v = blockedOf(gate(call('review_code', '{"code": "x", "lines": [1, 2, ...]}'), tools));
+    expect(v.category).toBe('malformed_json');
+  });
+
+  it('blocks a code body that elides the rest of the file', () => {
+    const body = 'export function App() {\n  return <div />;\n}\n\n// ... rest of the component\n';
+    const v = blockedOf(gate(call('write_file', { path: 'src/App.tsx', content: body }), tools));
+    expect(v.category).toBe('placeholder_content');
+    expect(v.problems[0]?.path).toBe('$.content');
+  });
+
+  it('blocks a path that does not exist, with suggestions and the folder listing', () => {
+    const paths = buildPathIndex(['src/gate/index.ts', 'src/gate/types.ts', 'src/loop/turn.ts', 'README.md']);
+    const v = blockedOf(gate(call('read_file', { path: 'src/gate/indx.ts' }), tools, { paths }));
+    expect(v.category).toBe('invalid_path');
+    expect(v.suggestions[0]).toBe('src/gate/index.ts');
+    expect(v.listing?.folder).toBe('src/gate');
+    expect(gate(call('read_file', { path: 'src/gate/index.ts' }), tools, { paths }).verdict).toBe('pass');
+  });
+
+  it('resolves a call without a name to the one tool its arguments fit', () => {
+    const v = gate(call('[{', { element: 'Fe' }), tools);
+    expect(v).toMatchObject({ verdict: 'repaired', category: 'phantom_tool', call: { name: 'chemistry.get_element_info' } });
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { nameTokens, resolveToolName } from './tool-name.ts';
+
+describe('resolveToolName', () => {
+  it('returns an exact name as is', () => {
+    expect(resolveToolName('get_weather', ['get_weather', 'get_time'])).toEqual({ kind: 'exact', name: 'get_weather' });
+  });
+
+  it('normalises case, separators and namespace prefixes', () => {
+    const tools = ['biology.get_cell_info', 'player_stats_getLastGame'];
+    expect(resolveToolName('biology_get_cell_info', tools)).toEqual({ kind: 'normalised', name: 'biology.get_cell_info' });
+    expect(resolveToolName('functions.Biology-Get-Cell-Info', tools)).toEqual({ kind: 'normalised', name: 'biology.get_cell_info' });
+    expect(resolveToolName('default_api.player_stats_getLast_game', tools)).toEqual({ kind: 'normalised', name: 'player_stats_getLastGame' });
+  });
+
+  it('proposes biology.get_cell_info for bio.get_cell_info when it is the one clear candidate', () => {
+    const r = resolveToolName('bio.get_cell_info', ['biology.get_cell_info', 'chemistry.get_element_info', 'physics.get_constant']);
+    expect(r).toMatchObject({ kind: 'similar', candidate: 'biology.get_cell_info' });
+  });
+
+  it('proposes a typo fix and a dropped namespace', () => {
+    expect(resolveToolName('ecology_data_precipipitation_stats', ['ecology_data_precipitation_stats'])).toMatchObject({ candidate: 'ecology_data_precipitation_stats' });
+    expect(resolveToolName('FindTrains', ['Trains_1_GetTrainTickets', 'Trains_1_FindTrains'])).toMatchObject({ candidate: 'Trains_1_FindTrains' });
+  });
+
+  it('blocks an ambiguous name with the three best suggestions', () => {
+    const tools = ['get_weather_forecast', 'get_weather_history', 'get_weather_alerts', 'send_email'];
+    const r = resolveToolName('get_weather', tools);
+    expect(r.kind).toBe('unknown');
+    expect(r.kind === 'unknown' && r.suggestions).toHaveLength(3);
+    expect(r.kind === 'unknown' && [...r.suggestions].sort()).toEqual(['get_weather_alerts', 'get_weather_forecast', 'get_weather_history']);
+  });
+
+  it('does not propose an unrelated tool', () => {
+    const r = resolveToolName('get_average_temperature', ['calculate_bmi']);
+    expect(r).toMatchObject({ kind: 'unknown', suggestions: [] });
+    expect(resolveToolName('sports_team_get_roster', ['sports_team_get_top_scorer']).kind).not.toBe('normalised');
+  });
+
+  it('splits camelCase and separators into words', () => {
+    expect(nameTokens('getHTTPResponse_v2.fetch-all')).toEqual(['get', 'http', 'response', 'v2', 'fetch', 'all']);
+  });
+});
