@@ -2,9 +2,15 @@
 // (so the prompt prefix, and the provider's prompt cache, stay the same) but tool_choice "none".
 export type SummaryReason = 'iteration_limit' | 'time_budget';
 
+const SUMMARY_INSTRUCTION = 'Do not call any tool. In at most 6 short lines, tell the user: what was done, what failed or is unfinished, and the single next step.';
+
 export function summaryRequest(reason: SummaryReason): string {
   const what = reason === 'iteration_limit' ? 'the maximum number of steps' : 'the time budget';
-  return `You have reached ${what} for this turn. Do not call any tool. In at most 6 short lines, tell the user: what was done, what failed or is unfinished, and the single next step.`;
+  return `You have reached ${what} for this turn. ${SUMMARY_INSTRUCTION}`;
+}
+
+export function isSummaryRequest(content: string): boolean {
+  return content.startsWith('You have reached ') && content.endsWith(SUMMARY_INSTRUCTION);
 }
 
 /** When the summary call itself fails: an honest fixed text built from what the loop knows. */

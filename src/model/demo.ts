@@ -1,7 +1,7 @@
 // The built-in demo model, used when no API key is configured. It is deterministic but not a
 // replay: each step is chosen from the tool results it actually receives in this turn, and every
 // correction comes from the gate's own suggestion (the first entry of `suggestions`).
-import { isNudge } from '../loop/nudges.ts';
+import { isLoopMessage } from '../loop/nudges.ts';
 import type { ChatMessage } from '../store/types.ts';
 import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 
@@ -111,7 +111,7 @@ export class DemoModel implements ModelClient {
 /** The user's request and the tool outcomes since it: the demo's only state. */
 function readTurn(messages: ChatMessage[]): { userText: string; outcomes: ToolOutcome[] } {
   let start = messages.length - 1;
-  while (start >= 0 && !(messages[start]!.role === 'user' && !isNudge(messages[start]!.content as string))) start--;
+  while (start >= 0 && !(messages[start]!.role === 'user' && !isLoopMessage(messages[start]!.content as string))) start--;
   const turn = messages.slice(Math.max(start, 0));
   const first = turn[0];
   const userText = first?.role === 'user' ? first.content : '';
