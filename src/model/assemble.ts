@@ -1,6 +1,7 @@
 // Tool calls arrive as deltas: the id and name in the first chunk of a call, the arguments text
 // split across many, parallel calls interleaved by `index`. Providers differ at the edges (Mistral
-// repeats `"name": ""` in later chunks, some omit `index`), so this accumulates defensively.
+// repeats `"name": ""` in later chunks, some omit `index`, Cerebras repeats a finished call under
+// the same index with a new id), so this accumulates defensively.
 import type { AssembledToolCall } from './types.ts';
 
 export interface ToolCallDelta {
@@ -11,6 +12,8 @@ export interface ToolCallDelta {
 
 export class ToolCallAssembler {
   private calls = new Map<number, AssembledToolCall>();
+  /** Calls opened by a new id under an index already in use, mapped to the call they may repeat. */
+  private repeats = new Map<number, number>();
   private lastKey = -1;
 
   push(delta: ToolCallDelta): void {
@@ -32,12 +35,30 @@ export class ToolCallAssembler {
   /** The calls in index order; a call that never got an id gets a stable synthetic one. */
   result(): AssembledToolCall[] {
     return [...this.calls.entries()]
+      .filter(([key, call]) => {
+        const original = this.repeats.has(key) ? this.calls.get(this.repeats.get(key)!) : undefined;
+        return !(original && original.name === call.name && original.arguments === call.arguments);
+      })
       .sort(([a], [b]) => a - b)
       .map(([key, call]) => ({ ...call, id: call.id || `call_${key}` }));
   }
 
+  /** Later deltas for an index that was repeated under a new id continue the newest call. */
+  private aliasOf(index: number): number {
+    let key = index;
+    for (const [repeat, original] of this.repeats) if (original === index) key = repeat;
+    return key;
+  }
+
   private keyFor(delta: ToolCallDelta): number {
-    if (typeof delta.index === 'number') return delta.index;
+    if (typeof delta.index === 'number') {
+      const existing = this.calls.get(delta.index);
+      if (!delta.id || !existing?.id || existing.id === delta.id) return this.aliasOf(delta.index);
+      // A new id under a used index: a separate call, or a repeat dropped at the end if identical.
+      const key = 1_000_000 + this.repeats.size;
+      this.repeats.set(key, delta.index);
+      return key;
+    }
     // No index: a new id starts a new call, otherwise the delta continues the last one.
     if (delta.id) {
       for (const [key, call] of this.calls) if (call.id === delta.id) return key;
