@@ -17,7 +17,7 @@ const THRESHOLD = 0.55;
 /** A name bucket larger than this (`index.ts`, `__test__.jsonc`) is narrowed by its folders. */
 const BUCKET_CAP = 300;
 /** At most this many candidates are scored per attempt. */
-const SCORE_CAP = 400;
+const SCORE_CAP = 200;
 
 export function normalizePath(p: string): { path: string; dir: boolean } {
   let s = p.trim().replace(/\\/g, '/');
@@ -33,6 +33,11 @@ function parentOf(path: string): string {
 
 function lastOf(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** Cheap pre-check before `siblingSim`: every kind of slip keeps the first letter or the length. */
+function maybeSimilar(a: string, b: string): boolean {
+  return a[0]?.toLowerCase() === b[0]?.toLowerCase() || Math.abs(a.length - b.length) <= 2;
 }
 
 function trigrams(key: string): string[] {
@@ -82,6 +87,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   const byName = new Map<string, number[]>();
   const byParentName = new Map<string, number[]>();
   const byGrandName = new Map<string, number[]>();
+  const byGrandExact = new Map<string, number[]>();
   const keyCache = new Map<string, string>();
   const key = (name: string): string => {
     let k = keyCache.get(name);
@@ -95,6 +101,9 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     const c = entries[id]!.comps;
     const nk = key(c[c.length - 1]!);
     push(byName, nk, id);
+    // Exact: grandparent folder + name, for "one folder in between" lookups.
+    const gp = c.length >= 2 ? c.slice(0, c.length - 2).join('/') : undefined;
+    if (gp !== undefined) push(byGrandExact, `${gp}\u0000${c[c.length - 1]}`, id);
     if (c.length >= 2) push(byParentName, `${key(c[c.length - 2]!)}/${nk}`, id);
     if (c.length >= 3) push(byGrandName, `${key(c[c.length - 3]!)}/${nk}`, id);
   }
@@ -114,7 +123,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       for (const i of list) counts.set(i, (counts.get(i) ?? 0) + 1);
     }
     const need = Math.max(2, Math.ceil(grams.length * 0.35));
-    const ranked = [...counts].filter(([, n]) => n >= need).sort((a, b) => b[1] - a[1]).slice(0, 60);
+    const ranked = [...counts].filter(([, n]) => n >= need).sort((a, b) => b[1] - a[1]).slice(0, 30);
     const out: string[] = [];
     for (const [i] of ranked) {
       const k = nameKeys[i]!;
@@ -189,25 +198,31 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     };
     for (let L = 0; L <= k; L++) {
       const folder = join(att.slice(0, L));
-      const kids = children.get(folder);
-      if (!kids) continue;
       const pre = folder === '' ? '' : `${folder}/`;
       const rest = join(att.slice(L + 1));
-      const here = join(att.slice(L));
       const isName = L === n - 1;
       // The more of the attempt that survives after the edit, the more telling the match.
       const kept = 0.02 * (n - L - 1);
-      if (!isName) put(pre + rest, 1.2 + kept);
-      for (const c of kids) {
-        if (c === att[L]) continue;
-        const replaced = isName ? pre + c : `${pre}${c}/${rest}`;
-        if (ids.has(replaced)) {
-          const sim = siblingSim(att[L]!, c);
-          if (sim > 0) put(replaced, 1 + 0.5 * sim + kept);
-          else if (!isName) put(replaced, 1.1 + kept);
+      if (isName) {
+        // The folder is right, the name is not: a similar sibling.
+        for (const c of children.get(folder) ?? []) {
+          const sim = c === att[L] || !maybeSimilar(att[L]!, c) ? 0 : siblingSim(att[L]!, c);
+          if (sim > 0) put(pre + c, 1 + 0.5 * sim + kept);
         }
-        put(`${pre}${c}/${here}`, 1.25 + kept);
+      } else {
+        // Folder att[L] dropped.
+        put(pre + rest, 1.2 + kept);
+        // Folder att[L] replaced by a sibling: folder/*/att[L+1]/… exists.
+        for (const id of byGrandExact.get(`${folder}\u0000${att[L + 1]}`) ?? []) {
+          const sib = entries[id]!.comps[L]!;
+          if (sib === att[L]) continue;
+          const sim = maybeSimilar(att[L]!, sib) ? siblingSim(att[L]!, sib) : 0;
+          put(`${pre}${sib}/${rest}`, sim > 0 ? 1 + 0.5 * sim + kept : 1.1 + kept);
+        }
       }
+      // A folder left out before att[L]: folder/*/att[L]/… exists.
+      const here = join(att.slice(L));
+      for (const id of byGrandExact.get(`${folder}\u0000${att[L]}`) ?? []) put(`${parentOf(entries[id]!.path)}/${here}`, 1.25 + kept);
     }
   }
 
