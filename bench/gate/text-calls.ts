@@ -1,0 +1,60 @@
+// text-calls corpus: recall = positives whose extracted calls equal expect.calls as a multiset
+// (BFCL value semantics), falseBlockRate = negatives from which any call was extracted (README §
+// Scoring), for extractTextCalls and a naive "first {…} in the text" extractor.
+import { extractTextCalls } from '../../src/gate/text-calls.ts';
+import { naiveExtract } from '../baselines/naive-text-calls.ts';
+import { matchesGold, percentile, ratio, round, timeEach, type CorpusReport, type Figures, type GoldCall } from './common.ts';
+
+type Call = { name: string; arguments: Record<string, unknown> };
+
+/** Every extracted call matches a distinct expected entry and the counts are equal. */
+export function multisetEqual(calls: readonly Call[], expected: readonly GoldCall[]): boolean {
+  if (calls.length !== expected.length) return false;
+  const used = new Array<boolean>(expected.length).fill(false);
+  const assign = (i: number): boolean => {
+    if (i === calls.length) return true;
+    for (let j = 0; j < expected.length; j++) {
+      if (used[j] || !matchesGold(calls[i]!.name, calls[i]!.arguments, [expected[j]!])) continue;
+      used[j] = true;
+      if (assign(i + 1)) return true;
+      used[j] = false;
+    }
+    return false;
+  };
+  return assign(0);
+}
+
+function score(cases: any[], results: Call[][], us: number[]): Figures {
+  let pos = 0, ok = 0, neg = 0, fp = 0;
+  const tally: Record<string, { n: number; good: number }> = {};
+  cases.forEach((c, i) => {
+    const positive = c.expect.calls.length > 0;
+    const good = positive ? multisetEqual(results[i]!, c.expect.calls) : results[i]!.length === 0;
+    if (positive) pos++, good && ok++;
+    else neg++, good || fp++;
+    const t = (tally[c.meta?.form ?? '?'] ??= { n: 0, good: 0 });
+    t.n++;
+    if (good) t.good++;
+  });
+  const perLabel: Record<string, { cases: number; recall: number }> = {};
+  // recall per form = cases handled right (calls equal to gold; no call for a negative form)
+  for (const [k, t] of Object.entries(tally)) perLabel[k] = { cases: t.n, recall: ratio(t.good, t.n) };
+  return {
+    cases: cases.length,
+    recall: round(ratio(ok, pos)),
+    falseBlockRate: round(ratio(fp, neg)),
+    p50us: round(percentile(us, 50), 1),
+    p99us: round(percentile(us, 99), 1),
+    perLabel,
+  };
+}
+
+export async function run(cases: any[], _opts: { corpusPath: string }): Promise<CorpusReport> {
+  const gate = timeEach(cases, (c) => extractTextCalls(c.text, c.tools).calls);
+  const naive = timeEach(cases, (c) => naiveExtract(c.text));
+  return {
+    corpus: 'text-calls',
+    ...score(cases, gate.results, gate.us),
+    baselines: { naive: score(cases, naive.results, naive.us) },
+  };
+}
