@@ -1,0 +1,36 @@
+// Deno glue for the Supabase Edge Function (supabase/functions/rebound/index.ts), also runnable with
+// plain `deno run` for tests. Supabase routes /functions/v1/<name>/… to the function as /<name>/…,
+// so the app is mounted under that prefix.
+import { Hono } from 'hono';
+import { isLoopbackHost } from '../http/auth-env.ts';
+import { createApp } from '../http/app.ts';
+import { edgeDeps } from './edge.ts';
+
+// Typed here rather than through Deno's lib so that tsc (Node types) checks this file too.
+declare const Deno: {
+  env: { toObject(): Record<string, string> };
+  serve(
+    options: { port?: number; hostname?: string; onListen?: (addr: { hostname: string; port: number }) => void },
+    handler: (request: Request) => Response | Promise<Response>,
+  ): unknown;
+};
+
+interface EdgeRuntimeGlobal {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+export function serveFunction(basePath: `/${string}`): void {
+  const env = Deno.env.toObject();
+  // Present on Supabase (hosted and `supabase functions serve`): keeps the worker alive for the activity flush.
+  const edgeRuntime = (globalThis as { EdgeRuntime?: EdgeRuntimeGlobal }).EdgeRuntime;
+  const app = createApp(edgeDeps(env, {
+    name: edgeRuntime ? 'Supabase Edge Functions' : 'Deno',
+    // A Supabase function is always reachable from the internet; plain Deno knows its bind address.
+    local: !edgeRuntime && isLoopbackHost(env.HOST ?? '127.0.0.1'),
+    waitUntil: edgeRuntime ? (promise) => edgeRuntime.waitUntil(promise) : undefined,
+  }));
+  const root = new Hono().route(basePath, app);
+  // The edge runtime decides the listener itself; plain Deno listens where PORT/HOST say (loopback by default).
+  const listen = edgeRuntime ? {} : { port: Number(env.PORT ?? 8000), hostname: env.HOST ?? '127.0.0.1', onListen: (a: { hostname: string; port: number }) => console.log(`rebound (deno) listening on http://${a.hostname}:${a.port}${basePath}`) };
+  Deno.serve(listen, root.fetch);
+}

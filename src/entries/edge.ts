@@ -1,0 +1,70 @@
+// What both edge entries (Cloudflare Worker, Supabase Edge Function) build around createApp from the
+// platform's env: config, the model (the demo model when no key is set, so a fresh deploy answers at
+// once), storage and activity, and auth. Platform-neutral: the entries pass env and waitUntil in.
+import { MemoryActivityWriter } from '../activity/memory-writer.ts';
+import { createServerClient, createSupabaseSink } from '../activity/sinks/supabase.ts';
+import { createActivityWriter } from '../activity/writer.ts';
+import { loadConfig, type Env } from '../config.ts';
+import { createSupabaseDashboard } from '../dashboard/supabase.ts';
+import { authFromEnv, type AuthEnvOptions } from '../http/auth-env.ts';
+import type { AppDeps } from '../http/deps.ts';
+import { createModel } from '../model/index.ts';
+import { createMemoryStorage } from '../store/memory.ts';
+import { createSupabaseStorage } from '../store/supabase.ts';
+import { defaultTools } from '../../functions/index.ts';
+
+export interface EdgePlatform {
+  /** For the startup line. */
+  name: string;
+  local: AuthEnvOptions['local'];
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
+  const get = (k: string) => env[k]?.trim() || undefined;
+  // Stream tokens must verify in any isolate; without a configured secret they only work in this one.
+  const turnSecret = get('TURN_TOKEN_SECRET') ?? randomHex(32);
+  const config = loadConfig({ ...env, TURN_TOKEN_SECRET: turnSecret });
+  const auth = authFromEnv(env, { local: platform.local });
+  const model = createModel(config);
+  const data = supabaseData(env);
+  console.log(
+    `rebound on ${platform.name}: model ${model.demo ? 'DEMO (no OPENAI_API_KEY)' : model.model}; ${auth.description}; ` +
+      `data: ${data ? 'Supabase' : 'in memory (per isolate; set SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY)'}` +
+      (get('TURN_TOKEN_SECRET') ? '' : '; TURN_TOKEN_SECRET unset: stream URLs only work on the isolate that issued them'),
+  );
+  return {
+    config,
+    model,
+    storage: data?.storage ?? createMemoryStorage(),
+    activity: data?.activity ?? new MemoryActivityWriter(),
+    dashboard: data?.dashboard,
+    tools: defaultTools,
+    auth: auth.auth,
+    waitUntil: platform.waitUntil,
+  };
+}
+
+/** Sessions, workspace, memories and activity in the project's Postgres, when the service key is there. */
+function supabaseData(env: Env): Pick<AppDeps, 'storage' | 'activity' | 'dashboard'> | undefined {
+  const url = env.SUPABASE_URL?.trim();
+  const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY?.trim();
+  if (!url || !serviceKey) return undefined;
+  const client = createServerClient(url, serviceKey);
+  const anonKey = env.SUPABASE_ANON_KEY?.trim();
+  return {
+    storage: createSupabaseStorage(client),
+    activity: createActivityWriter(createSupabaseSink(client)),
+    dashboard: anonKey ? createSupabaseDashboard({ url, anonKey, serviceClient: client }) : undefined,
+  };
+}
+
+function randomHex(bytes: number): string {
+  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+/** Worker bindings mix strings with objects (KV, secrets are strings); config only reads strings. */
+export function stringEnv(bindings: Record<string, unknown>): Env {
+  return Object.fromEntries(Object.entries(bindings).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}

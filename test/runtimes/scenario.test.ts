@@ -1,0 +1,210 @@
+// One scenario, three runtimes: the app under workerd (`wrangler dev`), under Deno (the Supabase
+// entry) and under Node (the Node entry), each fed by the same scripted OpenAI-compatible server and
+// authenticated with a real Supabase-style JWT. The normalised SSE transcripts must be identical.
+// A runtime that does not start fails the suite with its log; nothing is skipped.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT } from 'jose';
+import { startScriptedOpenAI, type ChatRequest, type Reply, type ScriptedServer } from '../support/scripted-openai.ts';
+import { starters, type RuntimeName, type RuntimeServer } from './servers.ts';
+import { readSse, type SseEvent, type SseTranscript } from './sse-client.ts';
+
+const RUNTIMES: RuntimeName[] = ['node', 'workerd', 'deno'];
+const JWT_SECRET = 'runtime-suite-jwt-secret-at-least-32-characters';
+const ISSUER = 'http://127.0.0.1:54321/auth/v1';
+const KEEPALIVE_MS = 100;
+
+const userText = (req: ChatRequest) => [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+const iteration = (req: ChatRequest) => req.messages.filter((m) => m.role === 'assistant' && m.tool_calls?.length).length;
+
+/** Stateless, keyed on the conversation, so that the three runtimes can share the server concurrently. */
+function script(req: ChatRequest): Reply {
+  const text = userText(req);
+  if (req.tool_choice === 'none') {
+    // Silent for a while before answering: keepalives must flow meanwhile.
+    return { stallMs: 4 * KEEPALIVE_MS, text: 'Summary: wrote src/app.ts. fetch_url does not exist. src/ap.ts was a typo for src/app.ts. Next: read src/app.ts.' };
+  }
+  if (text.startsWith('DISCONNECT')) {
+    // A slow model that keeps calling tools: only a disconnect or the budgets end it.
+    return { text: 'Working through the files now. ', toolCalls: [{ id: `call_list_${iteration(req)}`, name: 'list_files', arguments: '{}' }], delayMs: 150 };
+  }
+  switch (iteration(req)) {
+    case 0:
+      return { toolCalls: [{ id: 'call_phantom', name: 'fetch_url', arguments: '{"url":"https://example.com"}' }] };
+    case 1:
+      return { text: 'Writing the file. ', toolCalls: [{ id: 'call_write', name: 'write_file', arguments: '{"path":"src/app.ts","content":"export const answer = 42;\\n"}' }] };
+    case 2:
+      return { toolCalls: [{ id: 'call_read', name: 'read_file', arguments: '{"path":"src/ap.ts"}' }] };
+    default:
+      return { text: 'Unexpected extra iteration.' };
+  }
+}
+
+let model: ScriptedServer;
+const servers = new Map<RuntimeName, RuntimeServer>();
+let jwt: string;
+
+beforeAll(async () => {
+  model = await startScriptedOpenAI(script);
+  jwt = await new SignJWT({ role: 'authenticated' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject('5d1e9d44-0000-4000-8000-000000000001')
+    .setAudience('authenticated')
+    .setIssuer(ISSUER)
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(JWT_SECRET));
+  const vars = {
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'sk-scripted',
+    MODEL: 'scripted-model',
+    MAX_ITERATIONS: '3',
+    TIME_BUDGET_MS: '20000',
+    KEEPALIVE_MS: String(KEEPALIVE_MS),
+    TOOL_TIMEOUT_MS: '5000',
+    MODEL_RETRIES: '0',
+    TURN_TOKEN_SECRET: 'runtime-suite-turn-token-secret',
+    SUPABASE_JWT_SECRET: JWT_SECRET,
+    SUPABASE_JWT_ISSUER: ISSUER,
+  };
+  // In parallel: startup dominates the suite. allSettled so that every failure is reported, then throw.
+  const started = await Promise.allSettled(RUNTIMES.map((name) => starters[name](vars)));
+  const failures: string[] = [];
+  started.forEach((r, i) => {
+    if (r.status === 'fulfilled') servers.set(RUNTIMES[i]!, r.value);
+    else failures.push(`${RUNTIMES[i]}: ${(r.reason as Error).message}`);
+  });
+  if (failures.length) throw new Error(`runtime(s) failed to start:\n${failures.join('\n\n')}`);
+}, 150_000);
+
+afterAll(async () => {
+  await Promise.all([...servers.values()].map((s) => s.stop()));
+  await model?.close();
+});
+
+const server = (name: RuntimeName) => {
+  const s = servers.get(name);
+  if (!s) throw new Error(`${name} is not running`);
+  return s;
+};
+
+const auth = () => ({ authorization: `Bearer ${jwt}`, 'content-type': 'application/json' });
+
+/** What must match across runtimes: event names and their deterministic fields, text joined. */
+function normalise(events: SseEvent[]): unknown[] {
+  const out: unknown[] = [];
+  for (const e of events) {
+    const d = e.data as Record<string, unknown>;
+    switch (e.event) {
+      case 'turn_start':
+        out.push({ event: e.event, model: d.model, demo: d.demo });
+        break;
+      case 'text_delta': {
+        const last = out.at(-1) as { event: string; text: string } | undefined;
+        if (last?.event === 'text') last.text += d.text as string;
+        else out.push({ event: 'text', text: d.text });
+        break;
+      }
+      case 'tool_call':
+        out.push({ event: e.event, id: d.id, name: d.name, arguments: d.arguments, iteration: d.iteration });
+        break;
+      case 'tool_result':
+        out.push({ event: e.event, id: d.id, name: d.name, verdict: d.verdict, category: d.category, ok: d.ok, suggestions: d.suggestions });
+        break;
+      case 'done':
+        out.push({ event: e.event, reason: d.reason, iterations: d.iterations, usage: d.usage });
+        break;
+      default:
+        out.push({ event: e.event, ...d });
+    }
+  }
+  return out;
+}
+
+const transcripts = new Map<RuntimeName, SseTranscript>();
+
+async function runScenario(name: RuntimeName): Promise<SseTranscript> {
+  const { baseUrl } = server(name);
+  const created = await fetch(`${baseUrl}/v1/turns`, { method: 'POST', headers: auth(), body: JSON.stringify({ message: `Fix the app (${name})` }) });
+  expect(created.status, await created.clone().text()).toBe(201);
+  const { streamUrl } = (await created.json()) as { streamUrl: string };
+  // streamUrl is relative to the host; under Deno it must keep the /rebound prefix.
+  const origin = new URL(baseUrl).origin;
+  const transcript = await readSse(`${origin}${streamUrl}`, { headers: { accept: 'text/event-stream' } }, { timeoutMs: 20_000 });
+  // EventSource reconnects on its own: a finished turn must answer 204 so it never runs twice.
+  const again = await fetch(`${origin}${streamUrl}`);
+  expect(again.status).toBe(204);
+  return transcript;
+}
+
+describe.each(RUNTIMES)('%s', (name) => {
+  it('serves /health and rejects POSTs without a valid JWT (401 JSON)', async () => {
+    const { baseUrl } = server(name);
+    expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+    const missing = await fetch(`${baseUrl}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"hi"}' });
+    expect(missing.status).toBe(401);
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(/Authorization/);
+    const forged = await fetch(`${baseUrl}/v1/chat`, { method: 'POST', headers: { ...auth(), authorization: `Bearer ${jwt.slice(0, -4)}AAAA` }, body: '{"message":"hi"}' });
+    expect(forged.status).toBe(401);
+  });
+
+  it('streams the scenario: phantom tool, blocked path, forced summary, keepalives', async () => {
+    const t = await runScenario(name);
+    transcripts.set(name, t);
+    expect(t.status).toBe(200);
+    expect(t.headers.get('cache-control')).toContain('no-transform');
+    const events = normalise(t.events);
+    expect(events).toMatchObject([
+      { event: 'turn_start', model: 'scripted-model', demo: false },
+      { event: 'tool_call', id: 'call_phantom', name: 'fetch_url', iteration: 1 },
+      { event: 'tool_result', id: 'call_phantom', verdict: 'blocked', category: 'phantom_tool', ok: false },
+      { event: 'text', text: 'Writing the file. ' },
+      { event: 'tool_call', id: 'call_write', name: 'write_file', iteration: 2 },
+      { event: 'tool_result', id: 'call_write', verdict: 'pass', category: 'valid', ok: true },
+      { event: 'tool_call', id: 'call_read', name: 'read_file', iteration: 3 },
+      { event: 'tool_result', id: 'call_read', verdict: 'blocked', category: 'invalid_path', ok: false },
+      { event: 'forced_summary', reason: 'iteration_limit' },
+      { event: 'text', text: expect.stringContaining('Summary:') },
+      { event: 'done', reason: 'iteration_limit', iterations: 3 },
+    ]);
+    expect((events[7] as { suggestions?: string[] }).suggestions).toContain('src/app.ts');
+    // Sequence ids count up from 1 within the turn.
+    expect(t.events.map((e) => Number(e.id))).toEqual(t.events.map((_, i) => i + 1));
+    // Keepalive comments while the model was silent before the summary.
+    expect(t.comments.filter((c) => c.text === 'keepalive').length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('across runtimes', () => {
+  it('every runtime produced the same normalised SSE transcript', () => {
+    const node = normalise(transcripts.get('node')?.events ?? []);
+    expect(node.length).toBeGreaterThan(5);
+    for (const name of RUNTIMES) expect(normalise(transcripts.get(name)?.events ?? []), name).toEqual(node);
+  });
+
+  // Which runtime tells the app that its client went away: observed on the scripted model server,
+  // whose in-flight completion is aborted when the app passes the disconnect on. Where the runtime
+  // does not, the loop must still end by itself on its iteration/time budget (a forced-summary call).
+  it('a client disconnect either aborts the upstream request or the turn ends on its own budgets', async () => {
+    const findings: Record<string, string> = {};
+    for (const name of RUNTIMES) {
+      const { baseUrl } = server(name);
+      const message = `DISCONNECT ${name}`;
+      const mine = () => model.requests.filter((r) => userText(r) === message);
+      const abortedBefore = model.aborted;
+      const disconnectedAt = Date.now();
+      const t = await readSse(`${baseUrl}/v1/chat`, { method: 'POST', headers: auth(), body: JSON.stringify({ message }) }, { stopWhen: (e) => e.event === 'text_delta', timeoutMs: 15_000 });
+      expect(t.abandoned).toBe(true);
+      let outcome: string | undefined;
+      while (!outcome && Date.now() - disconnectedAt < 15_000) {
+        if (model.aborted > abortedBefore) outcome = `signals disconnect: upstream request aborted ${Date.now() - disconnectedAt} ms after the client left`;
+        else if (mine().some((r) => r.tool_choice === 'none')) outcome = `no disconnect signal: the turn ran on to its budget (forced summary after ${mine().length - 1} model calls)`;
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      findings[name] = outcome ?? `neither an abort nor the budget end within 15 s (${mine().length} model calls)`;
+    }
+    console.log(`client disconnect, per runtime:\n${Object.entries(findings).map(([k, v]) => `  ${k}: ${v}`).join('\n')}`);
+    for (const name of RUNTIMES) expect(findings[name], name).not.toMatch(/^neither/);
+    // Node passes the disconnect on: the lead's loop relies on it there.
+    expect(findings.node).toMatch(/^signals/);
+  }, 60_000);
+});

@@ -1,0 +1,161 @@
+// Starts the app under each runtime as a real server on loopback: workerd through `wrangler dev`, Deno
+// serving the Supabase entry, and Node. A runtime that cannot start throws with its log: the suite
+// must fail loudly, never skip.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const root = join(import.meta.dirname, '..', '..');
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+
+export type RuntimeName = 'node' | 'workerd' | 'deno';
+
+export interface RuntimeServer {
+  name: RuntimeName;
+  /** Where the app's routes start: `http://127.0.0.1:PORT` or `…/rebound` for the Supabase entry. */
+  baseUrl: string;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+interface Spawned {
+  child: ChildProcess;
+  log: () => string;
+  stop: () => Promise<void>;
+}
+
+function spawnLogged(cmd: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
+  // Own process group, so that stop() also ends workerd under wrangler and nothing outlives the suite.
+  const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let log = '';
+  const keep = (d: Buffer) => {
+    log += d.toString();
+    if (log.length > 200_000) log = log.slice(-100_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    log: () => log,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        return;
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }, 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function waitHealthy(name: RuntimeName, baseUrl: string, spawned: Spawned, timeoutMs: number): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    if (spawned.child.exitCode !== null) throw new Error(`${name} exited with ${spawned.child.exitCode} before answering /health:\n${spawned.log()}`);
+    if (Date.now() - started > timeoutMs) {
+      await spawned.stop();
+      throw new Error(`${name} did not answer ${baseUrl}/health within ${timeoutMs} ms:\n${spawned.log()}`);
+    }
+    const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => null);
+    if (res?.ok) return;
+    await res?.body?.cancel();
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+const baseEnv = (): NodeJS.ProcessEnv => {
+  // The runtimes must see only the scenario's settings, not a developer's OPENAI_API_KEY or SUPABASE_URL.
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SYSTEMROOT', 'NODE_OPTIONS'];
+  return Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+};
+
+export async function startWorkerd(vars: Record<string, string>): Promise<RuntimeServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'rebound-workerd-'));
+  const envFile = join(dir, 'test.env');
+  // --env-file replaces .dev.vars, so a developer's local secrets cannot leak into the scenario.
+  writeFileSync(envFile, Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n'));
+  const spawned = spawnLogged(
+    bin('wrangler'),
+    ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(await freePort()), '--env-file', envFile, '--persist-to', join(dir, 'state'), '--show-interactive-dev-session=false', '--log-level', 'info'],
+    { ...baseEnv(), WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', CI: '1' },
+  );
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitHealthy('workerd', baseUrl, spawned, 90_000);
+  return {
+    name: 'workerd',
+    baseUrl,
+    log: spawned.log,
+    stop: async () => {
+      await spawned.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startDeno(vars: Record<string, string>): Promise<RuntimeServer> {
+  const port = await freePort();
+  // npm: specifiers are fetched from the npm registry into this cache once, then reused.
+  const denoDir = join(root, 'node_modules', '.cache', 'deno');
+  mkdirSync(denoDir, { recursive: true });
+  const spawned = spawnLogged(
+    bin('deno'),
+    [
+      'run',
+      '--allow-net',
+      '--allow-env',
+      '--allow-read',
+      '--no-prompt',
+      '--no-lock',
+      '--config',
+      join(root, 'supabase', 'functions', 'rebound', 'deno.json'),
+      join(root, 'supabase', 'functions', 'rebound', 'index.ts'),
+    ],
+    { ...baseEnv(), ...vars, DENO_DIR: denoDir, NO_COLOR: '1', PORT: String(port), HOST: '127.0.0.1' },
+  );
+  const baseUrl = `http://127.0.0.1:${port}/rebound`;
+  await waitHealthy('deno', baseUrl, spawned, 120_000);
+  return { name: 'deno', baseUrl, log: spawned.log, stop: spawned.stop };
+}
+
+export async function startNode(vars: Record<string, string>): Promise<RuntimeServer> {
+  const port = await freePort();
+  const spawned = spawnLogged(bin('tsx'), [join(root, 'src', 'entries', 'node.ts')], {
+    ...baseEnv(),
+    ...vars,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitHealthy('node', baseUrl, spawned, 60_000);
+  return { name: 'node', baseUrl, log: spawned.log, stop: spawned.stop };
+}
+
+export const starters: Record<RuntimeName, (vars: Record<string, string>) => Promise<RuntimeServer>> = {
+  node: startNode,
+  workerd: startWorkerd,
+  deno: startDeno,
+};
