@@ -3,6 +3,7 @@
 // local machine can reach it; otherwise refuse every authenticated route with a 503 that names the
 // missing settings — an edge deployment that forgot its secrets must not serve the open internet.
 import { noAuth, type Authenticator } from './deps.ts';
+import { ApiError } from './errors.ts';
 import { createJwtAuthenticator } from './auth.ts';
 
 export type AuthMode = 'jwt' | 'local' | 'refuse';
@@ -25,9 +26,11 @@ export interface AuthEnvOptions {
 }
 
 /** Refusal because the deployment lacks auth settings: the operator's mistake, hence 503, not 401. */
-export class AuthConfigError extends Error {
-  override name = 'AuthConfigError';
-  readonly status = 503;
+export class AuthConfigError extends ApiError {
+  constructor(message: string) {
+    super(503, 'auth_not_configured', message);
+    this.name = 'AuthConfigError';
+  }
 }
 
 const MISSING =

@@ -5,6 +5,11 @@ import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'j
 import { createJwtAuthenticator, AuthUnavailableError } from './auth.ts';
 import { authFromEnv, AuthConfigError, isLoopbackRequest } from './auth-env.ts';
 import { AuthError } from './deps.ts';
+import { createApp } from './app.ts';
+import { loadConfig } from '../config.ts';
+import { createModel } from '../model/index.ts';
+import { createMemoryStorage } from '../store/memory.ts';
+import { MemoryActivityWriter } from '../activity/memory-writer.ts';
 
 const SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 const now = () => Math.floor(Date.now() / 1000);
@@ -241,5 +246,29 @@ describe('authFromEnv', () => {
     await expect(choice.auth.authenticate(new Request('http://127.0.0.1:8787/v1/chat'))).resolves.toEqual({ userId: null });
     await expect(choice.auth.authenticate(new Request('http://localhost:8787/v1/chat'))).resolves.toEqual({ userId: null });
     await expect(choice.auth.authenticate(new Request('https://rebound.example.workers.dev/v1/chat'))).rejects.toBeInstanceOf(AuthConfigError);
+  });
+});
+
+describe('through createApp', () => {
+  const appWith = (auth: ReturnType<typeof authFromEnv>['auth']) => {
+    const config = loadConfig({});
+    return createApp({ config, model: createModel(config), storage: createMemoryStorage(), activity: new MemoryActivityWriter(), tools: [], auth });
+  };
+  const post = (headers: Record<string, string> = {}) =>
+    new Request('https://rebound.example/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"message":"hi"}' });
+
+  it('answers 503 JSON naming the missing settings when an edge deployment has no auth config', async () => {
+    const res = await appWith(authFromEnv({}, { local: false }).auth).fetch(post());
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('auth_not_configured');
+    expect(body.error.message).toMatch(/SUPABASE_URL.*SUPABASE_JWT_SECRET/);
+  });
+
+  it('answers 401 JSON saying what is wrong with the token', async () => {
+    const app = appWith(authFromEnv({ SUPABASE_JWT_SECRET: SECRET, SUPABASE_JWT_ISSUER: issuer() }, { local: false }).auth);
+    const expired = await app.fetch(post({ authorization: `Bearer ${await token('hs256', {}, { exp: now() - 60 })}` }));
+    expect(expired.status).toBe(401);
+    expect(((await expired.json()) as { error: { message: string } }).error.message).toMatch(/expired/i);
   });
 });

@@ -3,6 +3,7 @@
 // the HS256 JWT secret; projects on signing keys use ES256/RS256 published in the project's JWKS.
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { AuthError, type Authenticator, type Principal } from './deps.ts';
+import { ApiError } from './errors.ts';
 
 export interface JwtAuthOptions {
   /** The project's legacy JWT secret (HS256), used as raw UTF-8 bytes as GoTrue does. */
@@ -21,10 +22,12 @@ export interface JwtAuthOptions {
   jwksMaxAgeMs?: number;
 }
 
-/** The JWKS could not be fetched: a server-side outage, not the caller's fault, so not an AuthError. */
-export class AuthUnavailableError extends Error {
-  override name = 'AuthUnavailableError';
-  readonly status = 503;
+/** The JWKS could not be fetched: a server-side outage, not the caller's fault, so a 503, not a 401. */
+export class AuthUnavailableError extends ApiError {
+  constructor(message: string) {
+    super(503, 'auth_unavailable', message);
+    this.name = 'AuthUnavailableError';
+  }
 }
 
 const ASYMMETRIC = ['ES256', 'RS256', 'EdDSA', 'ES384', 'RS384', 'PS256'];
