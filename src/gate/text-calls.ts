@@ -86,6 +86,12 @@ const CLOSERS = /^\s*(<\/tool_call>|<\/function_call>|<\/functioncall>|<\|im_end
 // A sentence right before the JSON that says it is only an example.
 const EXAMPLE_CUE = /\b(for example|for instance|e\.g\.|example|sample|such as|would look like|might look like|format would be|hypothetical)\b[^.\n]*[:.]?\s*$/i;
 
+/** The prose just before `at` (past whitespace and a fence opener) says what follows is an example. */
+function isExample(text: string, at: number): boolean {
+  const before = text.slice(Math.max(0, at - 200), at).replace(/\s*(```[\w+-]*)?\s*$/, '');
+  return EXAMPLE_CUE.test(before);
+}
+
 interface Region {
   start: number;
   end: number;
@@ -109,7 +115,7 @@ export function extractTextCalls(
       if (!c) return false;
       calls.push(...c);
     }
-    if (!tagged && EXAMPLE_CUE.test(text.slice(Math.max(0, regionStart - 160), regionStart))) return false;
+    if (!tagged && isExample(text, regionStart)) return false;
     let end = run[run.length - 1]!.end;
     const close = CLOSERS.exec(text.slice(end));
     if (close) end += close[0].length;

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { buildPathIndex } from './paths.ts';
+
+const roblox = buildPathIndex([
+  'ServerScriptService/Core/Systems/Combat/WeaponManager.lua',
+  'ServerScriptService/Core/Systems/Combat/DamageHandler.lua',
+  'ServerScriptService/Core/Systems/Inventory/InventoryManager.lua',
+  'ReplicatedStorage/Shared/Config.lua',
+]);
+
+const repo = buildPathIndex([
+  'src/components/Button.tsx',
+  'src/components/Modal.tsx',
+  'src/utils/format.ts',
+  'src/utils/parse.ts',
+  'tests/unit/format_test.ts',
+  'tests/unit/parse_test.ts',
+  'docs/configuration.md',
+  'README.md',
+]);
+
+describe('buildPathIndex', () => {
+  it('implies folders from files', () => {
+    expect(repo.has('src/components')).toBe(true);
+    expect(repo.has('src/components/')).toBe(true);
+    expect(repo.has('./src/utils/format.ts')).toBe(true);
+    expect(repo.has('src/helpers')).toBe(false);
+    expect(repo.size).toBe(8 + 6);
+  });
+
+  it('resolves a dotted module path with an abbreviation to the Manager file', () => {
+    expect(roblox.suggest('ServerScriptService.Core.Systems.Combat.WeaponMgr')[0]).toBe(
+      'ServerScriptService/Core/Systems/Combat/WeaponManager.lua',
+    );
+  });
+
+  it('fixes a typo, a wrong extension, a plural and a missing folder', () => {
+    expect(repo.suggest('src/utils/fromat.ts')[0]).toBe('src/utils/format.ts');
+    expect(repo.suggest('src/components/Button.jsx')[0]).toBe('src/components/Button.tsx');
+    expect(repo.suggest('src/component/Modal.tsx')[0]).toBe('src/components/Modal.tsx');
+    expect(repo.suggest('tests/parse_test.ts')[0]).toBe('tests/unit/parse_test.ts');
+    expect(repo.suggest('docs/config.md')[0]).toBe('docs/configuration.md');
+  });
+
+  it('fixes a wrong root folder', () => {
+    expect(repo.suggest('lib/utils/parse.ts')[0]).toBe('src/utils/parse.ts');
+  });
+
+  it('abstains when nothing is close', () => {
+    expect(repo.suggest('kangaroo/umbrella/sandwich.py')).toEqual([]);
+    expect(roblox.suggest('totally/unrelated.rb')).toEqual([]);
+  });
+
+  it('returns at most `limit` suggestions, best first', () => {
+    const s = repo.suggest('src/utils/pars.ts', 1);
+    expect(s).toEqual(['src/utils/parse.ts']);
+  });
+
+  it('lists the nearest existing folder', () => {
+    expect(repo.nearestListing('src/utils/missing/deeper.ts')).toEqual({ folder: 'src/utils', entries: ['format.ts', 'parse.ts'] });
+    expect(repo.nearestListing('nowhere/x.ts').folder).toBe('');
+    expect(repo.nearestListing('nowhere/x.ts').entries).toContain('src/');
+  });
+
+  it('answers on a large tree without scoring every path', () => {
+    const big: string[] = [];
+    for (let r = 0; r < 50; r++) for (let i = 0; i < 2000; i++) big.push(`root${r}/pkg${i % 100}/mod${i}/index.ts`);
+    const ix = buildPathIndex(big);
+    ix.suggest('root7/pkg3/mod303/indx.ts'); // warm-up
+    const t0 = performance.now();
+    const s = ix.suggest('root7/pkg3/mod303/indx.ts');
+    expect(performance.now() - t0).toBeLessThan(50);
+    expect(s[0]).toBe('root7/pkg3/mod303/index.ts');
+  });
+});
