@@ -24,20 +24,37 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
   let seq = 0;
   let closed = false;
   let keepalive: ReturnType<typeof setInterval> | undefined;
+  let flushNow = () => {};
 
   const onRequestAbort = () => abort.abort(new Error('client disconnected'));
   options.requestSignal?.addEventListener('abort', onRequestAbort, { once: true });
 
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const write = (text: string) => {
-        if (closed) return;
+      // Writes made in the same tick are coalesced into one chunk: a model streaming fast yields
+      // many deltas per network read, and one socket write per delta would dominate the CPU.
+      let pending: string[] = [];
+      let scheduled = false;
+      const flush = () => {
+        scheduled = false;
+        if (closed || pending.length === 0) return;
+        const text = pending.join('');
+        pending = [];
         try {
           controller.enqueue(encoder.encode(text));
         } catch {
           closed = true; // the consumer is gone
         }
       };
+      const write = (text: string) => {
+        if (closed) return;
+        pending.push(text);
+        if (!scheduled) {
+          scheduled = true;
+          setTimeout(flush, 0);
+        }
+      };
+      flushNow = flush;
       const send: Send = (event) => write(`event: ${event.event}\nid: ${++seq}\ndata: ${JSON.stringify(event.data)}\n\n`);
       // A first comment flushes the headers at once, so EventSource reports the connection open.
       write(': open\n\n');
@@ -45,6 +62,7 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
       void run(send, abort.signal).finally(() => {
         clearInterval(keepalive);
         options.requestSignal?.removeEventListener('abort', onRequestAbort);
+        flushNow();
         if (!closed) {
           closed = true;
           try {

@@ -1,8 +1,22 @@
 // A DashboardSource with fixed numbers: lets the pages and their tests run before (or without) SQL.
 import type { DashboardData, DashboardRange, DashboardSource } from '../../src/dashboard/types.ts';
 
+const STEP = { hour: 3_600_000, day: 86_400_000 };
+
+/** The last 12 buckets of the range, oldest first, as the SQL would key them. */
+function lastBuckets(range: DashboardRange): string[] {
+  const step = STEP[range.bucket];
+  const last = Math.floor((Date.parse(range.to) - 1) / step) * step;
+  return Array.from({ length: 12 }, (_, i) => last - (11 - i) * step)
+    .filter((t) => t + step > Date.parse(range.from))
+    .map((t) => new Date(t).toISOString());
+}
+
 export function fixedDashboardData(range: DashboardRange): DashboardData {
-  const hours = ['2025-03-01T10:00:00.000Z', '2025-03-01T11:00:00.000Z', '2025-03-01T12:00:00.000Z'];
+  const buckets = lastBuckets(range);
+  // Deterministic wiggle: a model that improves over the day and one that is steadier.
+  const demo = [6, 5, 6, 4, 5, 3, 4, 3, 2, 3, 2, 2];
+  const gpt = [2, 3, 2, 2, 1, 2, 1, 1, 2, 1, 1, 0];
   return {
     range,
     totals: {
@@ -18,8 +32,9 @@ export function fixedDashboardData(range: DashboardRange): DashboardData {
       avgIterations: 3.4,
     },
     ratesOverTime: [
-      ...hours.map((bucket, i) => ({ bucket, model: 'demo-model', calls: 10, hallucinated: 2 + i, rate: (2 + i) / 10 })),
-      ...hours.slice(1).map((bucket, i) => ({ bucket, model: 'gpt-4o-mini', calls: 5, hallucinated: i, rate: i / 5 })),
+      ...buckets.map((bucket, i) => ({ bucket, model: 'demo-model', calls: 12, hallucinated: demo[i]!, rate: demo[i]! / 12 })),
+      // gpt-4o-mini was not used in the 4th bucket: a gap in its line.
+      ...buckets.flatMap((bucket, i) => (i === 3 ? [] : [{ bucket, model: 'gpt-4o-mini', calls: 8 + (i % 3), hallucinated: gpt[i]!, rate: gpt[i]! / (8 + (i % 3)) }])),
     ],
     byTool: [
       { tool: 'read_file', calls: 20, hallucinated: 6, rate: 0.3 },

@@ -35,7 +35,7 @@ function tool(name: string, run: Tool['run']): Tool {
 
 describe('a turn', () => {
   it('streams text deltas in order and ends with done', async () => {
-    const { app } = await setup(() => ({ text: 'Hello there, how can I help?' }));
+    const { app } = await setup(() => ({ text: 'Hello there, how can I help?', delayMs: 5 }));
     const res = await chat(app.url, { message: 'hi' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -286,7 +286,7 @@ describe('upstream failures', () => {
   });
 
   it('does not retry once text has reached the client', async () => {
-    const { app, upstream } = await setup(() => ({ garbledAfter: 'partial ' }));
+    const { app, upstream } = await setup(() => ({ garbledAfter: 'partial ', delayMs: 50 }));
     const res = await chat(app.url, { message: 'x' });
     expect(upstream.requests).toHaveLength(1);
     expect(textOf(res.events)).toBe('partial ');

@@ -26,7 +26,7 @@ export type Reply =
       usage?: { prompt_tokens: number; completion_tokens: number };
     }
   | { status: number; message?: string }
-  | { garbledAfter: string }
+  | { garbledAfter: string; delayMs?: number }
   | { raw: string };
 
 export interface ChatRequest {
@@ -128,7 +128,7 @@ async function respond(res: ServerResponse, reply: Reply, model: string): Promis
 
   if ('garbledAfter' in reply) {
     await write(delta({ role: 'assistant', content: '' }));
-    if (reply.garbledAfter) await write(delta({ content: reply.garbledAfter }));
+    if (reply.garbledAfter) await write(delta({ content: reply.garbledAfter }), reply.delayMs ?? 0);
     await write('data: {"id": "broken", "choices": [{"delta": {"content": "oops\n\n');
     res.end();
     return;

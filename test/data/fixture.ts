@@ -1,0 +1,165 @@
+// Seeded activity for the dashboard tests, small enough to work every number out by hand.
+// Two users, two models, two days; the expectations below are derived in the comments.
+import type { ActivityRow, TurnRow } from '../../src/activity/types.ts';
+
+export const USER_A = '11111111-1111-4111-8111-111111111111';
+export const USER_B = '22222222-2222-4222-8222-222222222222';
+
+type Spec = [
+  id: string, turn: string, user: string, model: string, iteration: number, requested: string, resolved: string | null,
+  verdict: ActivityRow['verdict'], category: ActivityRow['category'], suggestions: string[], invented: string[], at: string,
+];
+
+// prettier-ignore
+const SPECS: Spec[] = [
+  ['c1',  'T1', USER_A, 'm1', 1, 'read_fille',   null,           'blocked',  'phantom_tool',      ['read_file'],    [],                       '2025-03-01T10:00:01Z'],
+  ['c2',  'T1', USER_A, 'm1', 2, 'read_file',    'read_file',    'pass',     'valid',             [],               [],                       '2025-03-01T10:00:02Z'],
+  ['c3',  'T1', USER_A, 'm1', 2, 'write_file',   'write_file',   'repaired', 'unknown_parameter', [],               ['append', 'mode'],       '2025-03-01T10:00:03Z'],
+  ['c4',  'T2', USER_A, 'm1', 1, 'write_file',   null,           'blocked',  'missing_required',  ['content'],      ['append', 'overwrite'],  '2025-03-01T11:00:01Z'],
+  ['c5',  'T2', USER_A, 'm1', 2, 'write_file',   null,           'blocked',  'missing_required',  ['content'],      ['append'],               '2025-03-01T11:00:02Z'],
+  ['c6',  'T2', USER_A, 'm1', 3, 'write_file',   'write_file',   'repaired', 'unknown_parameter', [],               ['append'],               '2025-03-01T11:00:03Z'],
+  ['c7',  'T3', USER_A, 'm2', 1, 'list_files',   'list_files',   'pass',     'valid',             [],               [],                       '2025-03-02T09:00:01Z'],
+  ['c8',  'T3', USER_A, 'm2', 1, 'search_files', 'search_files', 'pass',     'execution_error',   [],               [],                       '2025-03-02T09:00:02Z'],
+  ['c9',  'T3', USER_A, 'm2', 2, 'run_shell',    null,           'blocked',  'phantom_tool',      ['search_files'], [],                       '2025-03-02T09:00:03Z'],
+  ['c10', 'T4', USER_B, 'm1', 1, 'run_shell',    null,           'blocked',  'phantom_tool',      [],               [],                       '2025-03-02T12:00:01Z'],
+  ['c11', 'T4', USER_B, 'm1', 2, 'run_shell',    null,           'blocked',  'phantom_tool',      [],               [],                       '2025-03-02T12:00:02Z'],
+  ['c12', 'T4', USER_B, 'm1', 2, 'write_file',   'write_file',   'repaired', 'unknown_parameter', [],               ['append', 'line_end'],   '2025-03-02T12:00:03Z'],
+];
+
+/** Ids are prefixed so that several suites can seed the same database without colliding. */
+export function activityRows(prefix = ''): ActivityRow[] {
+  return SPECS.map(([id, turn, user, model, iteration, requested, resolved, verdict, category, suggestions, invented, at]) => ({
+    id: prefix + id,
+    turn_id: prefix + turn,
+    session_id: `${prefix}S-${user.slice(0, 1)}`,
+    user_id: user,
+    iteration,
+    model,
+    call_id: `call_${id}`,
+    tool_requested: requested,
+    tool_resolved: resolved,
+    verdict,
+    category,
+    problems: verdict === 'blocked' ? [`${category} in ${requested}`] : [],
+    repairs: verdict === 'repaired' ? [{ kind: 'drop', path: `$.${invented[0] ?? 'x'}`, category: 'unknown_parameter' }] : [],
+    suggestions,
+    invented_params: invented,
+    arguments: '{"path":"a.txt"}',
+    error: category === 'execution_error' ? 'ENOENT' : null,
+    duration_ms: 1.5,
+    created_at: at,
+  }));
+}
+
+// prettier-ignore
+const TURNS: Array<[id: string, user: string, model: string, outcome: TurnRow['outcome'], iterations: number, finished: string]> = [
+  ['T1', USER_A, 'm1', 'completed',       2, '2025-03-01T10:01:00Z'],
+  ['T2', USER_A, 'm1', 'iteration_limit', 3, '2025-03-01T11:01:00Z'],
+  ['T3', USER_A, 'm2', 'aborted',         2, '2025-03-02T09:01:00Z'],
+  ['T4', USER_B, 'm1', 'time_budget',     2, '2025-03-02T12:01:00Z'],
+  ['T5', USER_B, 'm2', 'completed',       1, '2025-03-02T13:00:00Z'],
+];
+
+export function turnRows(prefix = ''): TurnRow[] {
+  return TURNS.map(([id, user, model, outcome, iterations, finished]) => ({
+    id: prefix + id,
+    session_id: `${prefix}S-${user.slice(0, 1)}`,
+    user_id: user,
+    model,
+    outcome,
+    iterations,
+    tool_calls: 3,
+    prompt_tokens: 100,
+    completion_tokens: 20,
+    duration_ms: 60_000,
+    started_at: new Date(Date.parse(finished) - 60_000).toISOString(),
+    finished_at: finished,
+  }));
+}
+
+export const ALL_TIME = { from: '2025-03-01T00:00:00.000Z', to: '2025-03-03T00:00:00.000Z', bucket: 'day' as const };
+export const DAY_2_HOURLY = { from: '2025-03-02T00:00:00.000Z', to: '2025-03-03T00:00:00.000Z', bucket: 'hour' as const };
+
+/*
+ * All users, both days.
+ *   calls 12. hallucinated: every category but valid/execution_error = c1 c3 c4 c5 c6 c9 c10 c11 c12 = 9 → 0.75.
+ *   repaired c3 c6 c12 = 3 → 0.25. blocked c1 c4 c5 c9 c10 c11 = 6.
+ *   self-correction (retry = later iteration, same turn, same tool or a suggested one):
+ *     c1  → first retry c2 (read_file is suggested) pass                  corrected on the first
+ *     c4  → c5 blocked, then c6 repaired                                   corrected on the second
+ *     c5  → c6 repaired                                                    corrected on the first
+ *     c9  → nothing after iteration 2 in T3                                not corrected
+ *     c10 → c11 blocked, no second retry (c12 is write_file)               not corrected
+ *     c11 → nothing                                                        not corrected
+ *     first 2/6, within two retries 3/6.
+ *   turns 5; forced summary T2 T4 = 0.4; aborted T3 = 0.2; iterations (2+3+2+2+1)/5 = 2.
+ *   categories: phantom_tool 4, unknown_parameter 3, missing_required 2, valid 2, execution_error 1.
+ *   phantom: run_shell 3, read_fille 1.
+ *   invented (tool = resolved ?? requested, all write_file): append c3 c4 c5 c6 c12 = 5 → candidate; line_end, mode, overwrite 1.
+ *   per day and model: 03-01 m1: c1..c6 = 6 calls, 5 hallucinated (c2 valid); 03-02 m1: c10..c12 = 3, 3; 03-02 m2: c7..c9 = 3, 1 (c9).
+ *   per tool (calls desc, then name): write_file 5/5, run_shell 3/3, list_files 1/0, read_file 1/0, read_fille 1/1, search_files 1/0.
+ */
+export const EXPECTED_ALL = {
+  totals: { calls: 12, hallucinated: 9, hallucinationRate: 0.75, repaired: 3, repairRate: 0.25, blocked: 6, turns: 5, forcedSummaryRate: 0.4, abortedRate: 0.2, avgIterations: 2 },
+  ratesOverTime: [
+    { bucket: '2025-03-01T00:00:00Z', model: 'm1', calls: 6, hallucinated: 5, rate: 5 / 6 },
+    { bucket: '2025-03-02T00:00:00Z', model: 'm1', calls: 3, hallucinated: 3, rate: 1 },
+    { bucket: '2025-03-02T00:00:00Z', model: 'm2', calls: 3, hallucinated: 1, rate: 1 / 3 },
+  ],
+  byTool: [
+    { tool: 'write_file', calls: 5, hallucinated: 5, rate: 1 },
+    { tool: 'run_shell', calls: 3, hallucinated: 3, rate: 1 },
+    { tool: 'list_files', calls: 1, hallucinated: 0, rate: 0 },
+    { tool: 'read_file', calls: 1, hallucinated: 0, rate: 0 },
+    { tool: 'read_fille', calls: 1, hallucinated: 1, rate: 1 },
+    { tool: 'search_files', calls: 1, hallucinated: 0, rate: 0 },
+  ],
+  categories: [
+    { category: 'phantom_tool', count: 4 },
+    { category: 'unknown_parameter', count: 3 },
+    { category: 'missing_required', count: 2 },
+    { category: 'valid', count: 2 },
+    { category: 'execution_error', count: 1 },
+  ],
+  phantomTools: [
+    { name: 'run_shell', count: 3 },
+    { name: 'read_fille', count: 1 },
+  ],
+  inventedParams: [
+    { tool: 'write_file', param: 'append', count: 5, candidate: true },
+    { tool: 'write_file', param: 'line_end', count: 1, candidate: false },
+    { tool: 'write_file', param: 'mode', count: 1, candidate: false },
+    { tool: 'write_file', param: 'overwrite', count: 1, candidate: false },
+  ],
+  selfCorrection: { blocked: 6, correctedFirstRetry: 2, correctedSecondRetry: 3, rateFirst: 2 / 6, rateSecond: 3 / 6 },
+};
+
+/*
+ * User A only (RLS as A, or p_user = A): c1..c9, turns T1 T2 T3.
+ *   calls 9, hallucinated c1 c3 c4 c5 c6 c9 = 6 → 2/3; repaired c3 c6 = 2/9; blocked c1 c4 c5 c9 = 4.
+ *   self-correction: c1 first, c4 second, c5 first, c9 none → 2/4, 3/4.
+ *   turns 3: forced T2 = 1/3, aborted T3 = 1/3, iterations (2+3+2)/3 = 7/3.
+ *   phantom: read_fille 1, run_shell 1 (tie: by name). append invented 4 times: not yet a candidate.
+ */
+export const EXPECTED_USER_A = {
+  totals: { calls: 9, hallucinated: 6, hallucinationRate: 6 / 9, repaired: 2, repairRate: 2 / 9, blocked: 4, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, avgIterations: 7 / 3 },
+  phantomTools: [
+    { name: 'read_fille', count: 1 },
+    { name: 'run_shell', count: 1 },
+  ],
+  appendCount: 4,
+  selfCorrection: { blocked: 4, correctedFirstRetry: 2, correctedSecondRetry: 3, rateFirst: 0.5, rateSecond: 0.75 },
+};
+
+/*
+ * Day 2, hourly, all users: c7..c12, turns T3 T4 T5.
+ *   09:00 m2: c7 c8 c9 = 3 calls, 1 hallucinated; 12:00 m1: c10 c11 c12 = 3, 3.
+ *   turns 3: forced T4 = 1/3, aborted T3 = 1/3, iterations (2+2+1)/3 = 5/3.
+ */
+export const EXPECTED_DAY_2_HOURLY = {
+  ratesOverTime: [
+    { bucket: '2025-03-02T09:00:00Z', model: 'm2', calls: 3, hallucinated: 1, rate: 1 / 3 },
+    { bucket: '2025-03-02T12:00:00Z', model: 'm1', calls: 3, hallucinated: 3, rate: 1 },
+  ],
+  totals: { calls: 6, hallucinated: 4, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, avgIterations: 5 / 3 },
+};

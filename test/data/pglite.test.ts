@@ -1,0 +1,104 @@
+// The embedded mode: the same migrations and dashboard SQL on PGlite, the storage contract, the PGlite
+// sink through the batching writer.
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActivityWriter } from '../../src/activity/writer.ts';
+import { createPgliteSink } from '../../src/activity/sinks/pglite.ts';
+import { createPgliteDashboard } from '../../src/dashboard/pglite.ts';
+import { readDashboardSql, readMigrations } from '../../src/entries/sql-files.ts';
+import { createPgliteStorage, openPglite } from '../../src/store/pglite.ts';
+import { applyMigrations } from '../../src/store/sql-migrate.ts';
+import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
+import { activityRows, turnRows } from './fixture.ts';
+import { checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+
+let db: PGlite;
+
+beforeAll(async () => {
+  db = await openPglite(undefined, readMigrations());
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+describe('migrations on PGlite', () => {
+  it('applied every file once, and a second run applies nothing', async () => {
+    const { rows } = await db.query<{ version: string }>('select version from supabase_migrations.schema_migrations order by version');
+    expect(rows.map((r) => r.version)).toEqual(readMigrations().map((m) => m.name.split('_')[0]));
+    expect(await applyMigrations(db, readMigrations(), { bootstrap: true })).toEqual([]);
+  });
+
+  it('ships dashboard.sql verbatim as the newest dashboard migration', () => {
+    const newest = readMigrations().filter((m) => m.name.endsWith('_dashboard.sql')).at(-1);
+    expect(newest?.sql).toBe(readDashboardSql());
+  });
+
+  it('enables RLS on every table', async () => {
+    const { rows } = await db.query<{ relname: string; relrowsecurity: boolean }>(
+      `select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`,
+    );
+    expect(rows).toEqual(
+      ['agent_activity', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turns', 'workspace_files'].map((relname) => ({ relname, relrowsecurity: true })),
+    );
+  });
+
+  it('persists in a data folder and reopens without re-applying', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'rebound-pglite-'));
+    try {
+      const first = await openPglite(dir, readMigrations());
+      await createPgliteStorage(first).sessions.ensureSession(null, 'kept');
+      await first.close();
+      const again = await openPglite(dir, readMigrations());
+      expect((await again.query('select id from agent_sessions')).rows).toEqual([{ id: 'kept' }]);
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('PGlite storage', () => {
+  it('has the memory store semantics', async () => {
+    await checkStorageContract(createPgliteStorage(db), { a: 'user-a', b: 'user-b' });
+  });
+
+  it('also for the local user (null)', async () => {
+    await checkStorageContract(createPgliteStorage(db), { a: null, b: 'user-c' });
+  });
+
+  it('seeds new sessions', async () => {
+    await checkSeed(createPgliteStorage(db, { seed: SEED }), 'user-seed');
+  });
+});
+
+describe('dashboard on PGlite', () => {
+  let fresh: PGlite;
+  beforeAll(async () => {
+    fresh = await openPglite(undefined, readMigrations());
+    const writer = createActivityWriter(createPgliteSink(fresh), { batchSize: 5 });
+    for (const row of activityRows()) writer.recordCall(row);
+    for (const row of turnRows()) writer.recordTurn(row);
+    expect(await writer.flush()).toEqual({ written: 17, dropped: 0 });
+  });
+  afterAll(async () => {
+    await fresh?.close();
+  });
+
+  it('agent_dashboard() matches the hand-worked numbers', async () => {
+    const source = createPgliteDashboard(fresh);
+    await checkDashboardAll((range, user) => source.load(range, user));
+    await checkDashboardUserA((range, user) => source.load(range, user));
+  });
+
+  it('the views match the hand-worked numbers', async () => {
+    await checkViews(async (view) => (await fresh.query<Record<string, unknown>>(`select * from public.${view}`)).rows);
+  });
+
+  it('writing the same rows twice keeps one copy (a retried batch)', async () => {
+    await createPgliteSink(fresh).writeActivity(activityRows().slice(0, 3));
+    expect((await fresh.query('select count(*)::int as n from agent_activity')).rows).toEqual([{ n: 12 }]);
+  });
+});

@@ -1,0 +1,84 @@
+// The semantics every Storage must share with src/store/memory.ts, run against each SQL implementation.
+import { expect } from 'vitest';
+import { SessionForbiddenError, type ChatMessage, type Storage } from '../../src/store/types.ts';
+
+export async function checkStorageContract(storage: Storage, users: { a: string | null; b: string }): Promise<void> {
+  const { sessions } = storage;
+
+  // Ownership: a new session for A; B may not use it; A may; an unknown id is created as given.
+  const s1 = await sessions.ensureSession(users.a);
+  expect(await sessions.ensureSession(users.a, s1)).toBe(s1);
+  await expect(sessions.ensureSession(users.b, s1)).rejects.toBeInstanceOf(SessionForbiddenError);
+  const stranger = users.a === null ? 'someone' : null;
+  await expect(sessions.ensureSession(stranger, s1)).rejects.toBeInstanceOf(SessionForbiddenError);
+  const given = `given-${crypto.randomUUID()}`;
+  expect(await sessions.ensureSession(users.b, given)).toBe(given);
+
+  // Claim-once: of many concurrent claims exactly one wins; a claimed turn cannot be claimed again.
+  const turnId = crypto.randomUUID();
+  const created = await sessions.createTurn({ id: turnId, sessionId: s1, userId: users.a, message: 'hello' });
+  expect(created).toMatchObject({ id: turnId, sessionId: s1, userId: users.a, message: 'hello', status: 'pending' });
+  expect(Number.isNaN(Date.parse(created.createdAt))).toBe(false);
+  const claims = await Promise.all(Array.from({ length: 8 }, () => sessions.claimTurn(turnId)));
+  expect(claims.filter((c) => c !== null)).toHaveLength(1);
+  expect(claims.find((c) => c !== null)?.status).toBe('running');
+  expect(await sessions.claimTurn(turnId)).toBeNull();
+  expect(await sessions.claimTurn('no-such-turn')).toBeNull();
+  await sessions.finishTurn(turnId);
+  expect((await sessions.getTurn(turnId))?.status).toBe('finished');
+  expect(await sessions.claimTurn(turnId)).toBeNull();
+  expect(await sessions.getTurn('no-such-turn')).toBeNull();
+
+  // History keeps order and the tool-call shape across two appends.
+  const first: ChatMessage[] = [
+    { role: 'user', content: 'list the files' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'list_files', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: '["a.txt"]' },
+  ];
+  const second: ChatMessage[] = [{ role: 'assistant', content: 'There is a.txt.' }];
+  await sessions.appendMessages(s1, turnId, first);
+  await sessions.appendMessages(s1, turnId, second);
+  await sessions.appendMessages(s1, turnId, []);
+  expect(await sessions.history(s1)).toEqual([...first, ...second]);
+  expect(await sessions.history(given)).toEqual([]);
+
+  // Workspaces are per user and session.
+  const scopeA = { userId: users.a, sessionId: s1, turnId };
+  const ws = storage.workspace(scopeA);
+  await ws.write('src/b.ts', 'export {};\n');
+  await ws.write('a.txt', 'one');
+  await ws.write('a.txt', 'two');
+  await ws.write('bin.dat', 'AAEC', 'base64');
+  expect((await ws.list()).map((f) => [f.path, f.size])).toEqual([
+    ['a.txt', 3],
+    ['bin.dat', 4],
+    ['src/b.ts', 11],
+  ]);
+  expect(await ws.read('a.txt')).toMatchObject({ path: 'a.txt', content: 'two', encoding: 'utf-8' });
+  expect((await ws.read('bin.dat'))?.encoding).toBe('base64');
+  expect(await ws.read('missing.txt')).toBeNull();
+  expect(await storage.workspace({ userId: users.b, sessionId: s1, turnId }).list()).toEqual([]);
+  expect(await ws.delete('a.txt')).toBe(true);
+  expect(await ws.delete('a.txt')).toBe(false);
+
+  // Memories are per user, newest first, filtered by type and substring (no wildcard surprises).
+  const mem = storage.memory(scopeA);
+  await mem.save('preference', 'Uses 2-space indent');
+  await mem.save('fact', 'Project is called Rebound');
+  await mem.save('preference', 'Likes 100% coverage');
+  expect((await mem.recall()).map((m) => m.content)).toEqual(['Likes 100% coverage', 'Project is called Rebound', 'Uses 2-space indent']);
+  expect((await mem.recall(undefined, 'preference', 1)).map((m) => m.content)).toEqual(['Likes 100% coverage']);
+  expect((await mem.recall('REBOUND')).map((m) => m.memoryType)).toEqual(['fact']);
+  expect((await mem.recall('100%')).map((m) => m.content)).toEqual(['Likes 100% coverage']);
+  expect(await mem.recall('%')).toHaveLength(1);
+  expect(await storage.memory({ userId: users.b, sessionId: s1, turnId }).recall()).toEqual([]);
+}
+
+/** A seeded storage starts every new session with the seed files. */
+export async function checkSeed(storage: Storage, userId: string): Promise<void> {
+  const sessionId = await storage.sessions.ensureSession(userId);
+  const files = await storage.workspace({ userId, sessionId, turnId: 't' }).list();
+  expect(files.map((f) => f.path)).toEqual(['README.md', 'src/main.ts']);
+}
+
+export const SEED = { 'README.md': '# demo\n', 'src/main.ts': 'console.log(1);\n' };

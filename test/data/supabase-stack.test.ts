@@ -1,0 +1,205 @@
+// The data layer on the real Supabase parts: PostgreSQL 15 + PostgREST 12 + supabase-js with anon,
+// user and service-role JWTs. Migrations from zero, RLS, the writer through PostgREST (also while
+// PostgREST is down), the Supabase storage and the dashboard RPC under RLS.
+import type { SupabaseClient } from '@supabase/supabase-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSupabaseSink } from '../../src/activity/sinks/supabase.ts';
+import { createActivityWriter } from '../../src/activity/writer.ts';
+import { createSupabaseDashboard } from '../../src/dashboard/supabase.ts';
+import { readMigrations } from '../../src/entries/sql-files.ts';
+import { createSupabaseStorage } from '../../src/store/supabase.ts';
+import { anonKey, serviceKey, userToken } from '../support/jwt.ts';
+import { migrate, startPostgres, type PostgresCluster } from '../support/postgres.ts';
+import { restRootFetch, startPostgrest, supabaseClient, type PostgrestServer } from '../support/postgrest.ts';
+import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
+import { activityRows, turnRows, USER_A, USER_B } from './fixture.ts';
+import { checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+
+let pg: PostgresCluster;
+let rest: PostgrestServer;
+let anon: SupabaseClient;
+let service: SupabaseClient;
+let userA: SupabaseClient;
+let userB: SupabaseClient;
+let keys: { anon: string; service: string; a: string; b: string };
+
+beforeAll(async () => {
+  pg = await startPostgres();
+  const applied = await migrate(pg.url, readMigrations());
+  expect(applied).toEqual(readMigrations().map((m) => m.name));
+  rest = await startPostgrest({ dbUri: pg.authenticatorUrl });
+  keys = { anon: await anonKey(), service: await serviceKey(), a: await userToken(USER_A), b: await userToken(USER_B) };
+  anon = supabaseClient(rest.url, keys.anon);
+  service = supabaseClient(rest.url, keys.service);
+  userA = supabaseClient(rest.url, keys.anon, keys.a);
+  userB = supabaseClient(rest.url, keys.anon, keys.b);
+});
+
+afterAll(async () => {
+  await rest?.stop();
+  await pg?.stop();
+});
+
+const count = async (table: string) => Number((await pg.sql.unsafe(`select count(*) as n from public.${table}`))[0]?.n);
+
+describe('migrations on PostgreSQL 15', () => {
+  it('created every table with RLS and recorded every version', async () => {
+    const tables = await pg.sql`select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`;
+    expect(tables.map((t) => [t.relname, t.relrowsecurity])).toEqual(
+      ['agent_activity', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turns', 'workspace_files'].map((t) => [t, true]),
+    );
+    const versions = await pg.sql`select version from supabase_migrations.schema_migrations order by version`;
+    expect(versions).toHaveLength(readMigrations().length);
+  });
+
+  it('grants anon nothing on any table or view', async () => {
+    const grants = await pg.sql`select table_name, privilege_type from information_schema.role_table_grants where grantee in ('anon', 'public') and table_schema = 'public'`;
+    expect(grants).toEqual([]);
+  });
+});
+
+describe('the writer through PostgREST, then the dashboard under RLS', () => {
+  beforeAll(async () => {
+    const writer = createActivityWriter(createSupabaseSink(service), { batchSize: 5, flushIntervalMs: 10 });
+    for (const row of activityRows()) writer.recordCall(row);
+    for (const row of turnRows()) writer.recordTurn(row);
+    expect(await writer.flush()).toEqual({ written: 17, dropped: 0 });
+  });
+
+  it('rows written by the writer arrive, as written, through supabase-js', async () => {
+    const { data, error } = await service.from('agent_activity').select('*').order('id');
+    expect(error).toBeNull();
+    expect(data).toHaveLength(12);
+    const c3 = data!.find((r) => r.id === 'c3');
+    const expected = activityRows().find((r) => r.id === 'c3')!;
+    expect({ ...c3, created_at: new Date(c3.created_at).toISOString() }).toEqual({ ...expected, created_at: new Date(expected.created_at).toISOString() });
+    const turns = await service.from('agent_turns').select('id, outcome, status').order('id');
+    expect(turns.data?.map((t) => [t.id, t.outcome, t.status])).toEqual(turnRows().map((t) => [t.id, t.outcome, 'finished']));
+  });
+
+  it('anon: insert refused, select sees nothing, RPC refused', async () => {
+    const insert = await anon.from('agent_activity').insert({ ...activityRows()[0]!, id: 'anon-row' });
+    expect(insert.error?.code).toBe('42501');
+    for (const table of ['agent_activity', 'agent_turns', 'agent_sessions', 'agent_messages', 'workspace_files', 'agent_memories', 'dashboard_categories']) {
+      const { data, error } = await anon.from(table).select('*');
+      expect(data ?? []).toEqual([]);
+      expect(error?.code).toBe('42501');
+    }
+    expect((await anon.rpc('agent_dashboard', { p_from: '2025-01-01', p_to: '2026-01-01' })).error).not.toBeNull();
+    expect(await count('agent_activity')).toBe(12);
+  });
+
+  it('an authenticated user reads only their own rows and writes nothing', async () => {
+    const a = await userA.from('agent_activity').select('id, user_id');
+    expect(a.data?.map((r) => r.id).sort()).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
+    const b = await userB.from('agent_activity').select('id');
+    expect(b.data?.map((r) => r.id).sort()).toEqual(['c10', 'c11', 'c12']);
+    expect((await userB.from('agent_turns').select('id')).data?.map((r) => r.id).sort()).toEqual(['T4', 'T5']);
+    const write = await userA.from('agent_activity').insert({ ...activityRows()[0]!, id: 'user-row' });
+    expect(write.error?.code).toBe('42501');
+    const update = await userA.from('agent_turns').update({ outcome: 'error' }).eq('id', 'T1').select();
+    expect(update.error?.code).toBe('42501');
+  });
+
+  it('the dashboard RPC with the user JWT: RLS gives user A only their numbers', async () => {
+    const source = createSupabaseDashboard({ url: rest.url, anonKey: keys.anon, fetch: restRootFetch });
+    // userId null on purpose: RLS alone must narrow it to A.
+    await checkDashboardUserA((range) => source.load(range, null, keys.a), null);
+    const b = await source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null, keys.b);
+    expect(b.totals).toMatchObject({ calls: 3, turns: 2 });
+    await expect(source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null)).rejects.toThrow(/no user token/);
+  });
+
+  it('the dashboard RPC and views through the service role match the hand-worked numbers', async () => {
+    const source = createSupabaseDashboard({ url: rest.url, anonKey: keys.anon, serviceClient: service, allowAll: true });
+    await checkDashboardAll((range, user) => source.load(range, user));
+    await checkDashboardUserA((range, user) => source.load(range, user));
+    await checkViews(async (view) => {
+      const { data, error } = await service.from(view).select('*');
+      if (error) throw new Error(error.message);
+      return data as Record<string, unknown>[];
+    });
+  });
+
+  it('views through user A see only A', async () => {
+    const { data } = await userA.from('dashboard_self_correction').select('*');
+    expect(data).toEqual([{ blocked: 4, corrected_first_retry: 2, corrected_second_retry: 3, rate_first: 0.5, rate_second: 0.75 }]);
+  });
+});
+
+describe('Supabase storage (service role through PostgREST)', () => {
+  it('has the memory store semantics', async () => {
+    await checkStorageContract(createSupabaseStorage(service), { a: crypto.randomUUID(), b: crypto.randomUUID() });
+  });
+
+  it('seeds new sessions', async () => {
+    await checkSeed(createSupabaseStorage(service, { seed: SEED }), crypto.randomUUID());
+  });
+
+  it('a user reads their own session history through RLS, not another user\'s', async () => {
+    const storage = createSupabaseStorage(service);
+    const sessionId = await storage.sessions.ensureSession(USER_A);
+    await storage.sessions.appendMessages(sessionId, 't', [{ role: 'user', content: 'mine' }]);
+    expect((await userA.from('agent_messages').select('content').eq('session_id', sessionId)).data).toEqual([{ content: 'mine' }]);
+    expect((await userB.from('agent_messages').select('content').eq('session_id', sessionId)).data).toEqual([]);
+  });
+});
+
+describe('PostgREST stopped in the middle of a run', () => {
+  const rows = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ ...activityRows()[i % 12]!, id: `${prefix}-${i}`, turn_id: `${prefix}-turn` }));
+  const inDb = async (prefix: string) => Number((await pg.sql`select count(*) as n from agent_activity where id like ${prefix + '-%'}`)[0]?.n);
+
+  /** Emits a simulated turn: one call row per event, timing each record call. */
+  function emit(writer: ReturnType<typeof createActivityWriter>, batch: ReturnType<typeof rows>) {
+    let worst = 0;
+    for (const row of batch) {
+      const t = performance.now();
+      writer.recordCall(row);
+      worst = Math.max(worst, performance.now() - t);
+    }
+    return worst;
+  }
+
+  it('loses nothing when it comes back within the retries, and never blocks the caller', async () => {
+    const lines: string[] = [];
+    const writer = createActivityWriter(createSupabaseSink(service), { batchSize: 20, flushIntervalMs: 10, retries: 8, backoffMs: 100, maxBackoffMs: 800, log: (l) => lines.push(l) });
+    let worst = emit(writer, rows('up', 40));
+    await new Promise((r) => setTimeout(r, 100));
+    await rest.stop();
+    worst = Math.max(worst, emit(writer, rows('down', 60)));
+    const flushing = writer.flush();
+    await new Promise((r) => setTimeout(r, 600));
+    await rest.start();
+    const report = await flushing;
+    expect(report).toEqual({ written: 100, dropped: 0 });
+    expect(lines).toEqual([]);
+    expect(await inDb('up')).toBe(40);
+    expect(await inDb('down')).toBe(60);
+    expect(worst).toBeLessThan(5);
+  });
+
+  it('when it stays down, reports what it could not write and everything reported written is there', async () => {
+    const lines: string[] = [];
+    const writer = createActivityWriter(createSupabaseSink(service), { batchSize: 25, flushIntervalMs: 5, retries: 2, backoffMs: 20, log: (l) => lines.push(l) });
+    emit(writer, rows('before', 50));
+    expect(await writer.flush()).toEqual({ written: 50, dropped: 0 });
+    await rest.stop();
+    try {
+      const started = performance.now();
+      const worst = emit(writer, rows('lost', 50));
+      const emitted = performance.now() - started;
+      const report = await writer.flush();
+      expect(report.written).toBe(0);
+      expect(report.dropped).toBe(50);
+      expect(report.lastError).toMatch(/fetch failed|ECONNREFUSED|agent_activity/);
+      expect(lines).toHaveLength(2); // one line per batch given up on
+      expect(lines[0]).toMatch(/supabase: gave up on 25 rows after 3 attempts/);
+      expect(worst).toBeLessThan(5);
+      expect(emitted).toBeLessThan(50);
+    } finally {
+      await rest.start();
+    }
+    expect(await inDb('before')).toBe(50);
+    expect(await inDb('lost')).toBe(0);
+  });
+});
