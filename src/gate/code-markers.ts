@@ -14,6 +14,8 @@ export function commentText(line: string, style: CommentStyle): string | undefin
   }
   for (const open of style.line) {
     if (t.startsWith(open)) {
+      // Doc comments (`///`, `//!`) document; they do not stand in for code.
+      if (open === '//' && /^\/\/[/!]/.test(t)) return undefined;
       // `#!` shebangs, `#include`, `#[attr]` are not comments.
       if (open === '#' && /^#(!|include|define|if|endif|else|pragma|\[|region|endregion)/.test(t)) return undefined;
       return t.slice(open.length).replace(/^[/#\-*!]+/, '').trim();
@@ -28,19 +30,23 @@ const ELLIPSIS = String.raw`(?:\.{3,}|…)`;
 const JUST_ELLIPSIS = new RegExp(`^[\\s\\[\\](){}<>]*${ELLIPSIS}[\\s\\[\\](){}<>]*$`);
 const LEADING = new RegExp(`^${ELLIPSIS}\\s*(.*)$`);
 const TRAILING = new RegExp(`^(.*?)\\s*${ELLIPSIS}\\s*$`);
-const CODE_WORDS =
-  /\b(code|codes|existing|rest|other|others|remaining|more|previous|same|unchanged|omitted|implementation|implement|logic|methods?|functions?|fields?|imports?|properties|props|config|configuration|handlers?|routes?|patterns?|variants?|cases?|styles?|components?|tests?|setup|body|content|stuff|etc|here|above|below|before|similar)\b/i;
+// Words that say "something is left out here" (not merely "this comment trails off").
+const CODE_WORDS = /\b(code|existing|rest|other|others|remaining|more|previous|unchanged|omitted|implementation|logic|etc)\b/i;
 
 const SAYS_ELIDED: RegExp[] = [
   /\brest of (the |your |this )?(code|file|function|method|class|component|implementation|module|logic|body|script|config|configuration|test|tests|file's|functions|methods|props|styles|content|page|template|imports)\b/i,
   /\b(existing|other|previous|remaining|original)\s+(\w+\s+){0,2}(remains?|stays?|is|are)?\s*(unchanged|the same|as (is|before))\b/i,
   /\b(remains?|stays?|left|kept) (unchanged|the same|as is)\b/i,
-  /^\s*(\.{3}|…)?\s*unchanged\s*(\.{3}|…)?\s*$/i,
+  /^\s*(\.{3}|…)?\s*unchanged\s*(\.{3}|…|\.)?\s*$/i,
   /\bsame as (before|above|previous|original)\b/i,
   /\b(omitted|elided|truncated|trimmed|skipped|abbreviated) for (brevity|clarity|space|simplicity)\b/i,
   /\b(code|implementation|details?|logic|content) (omitted|elided|truncated)\b/i,
+];
+
+// Said in any sentence length, these still only mean "code goes here".
+const STRONG: RegExp[] = [
   /\byour (code|logic|implementation) (goes )?here\b/i,
-  /\badd (your|the|more) (logic|code|implementation) here\b/i,
+  /\badd (your |the |more |\w+ )?(logic|code|implementation) here\b/i,
   /\b(implement|implementation) (goes )?here\b/i,
   /^\s*TODO:?\s*implement(\s+(this|me|it|here))?\s*\.?\s*$/i,
   /\bexisting code\b/i,
@@ -52,20 +58,30 @@ export function isElisionComment(body: string): boolean {
   const b = body.trim();
   if (b === '') return false;
   if (JUST_ELLIPSIS.test(b)) return true;
-  for (const re of SAYS_ELIDED) if (re.test(b)) return true;
+  // Notes about work to do are not elisions ("TODO: implement" alone is caught below).
+  if (/^(TODO|FIXME|XXX|HACK|NOTE|BUG)\b/i.test(b) && !/^TODO:?\s*implement(\s+(this|me|it|here))?\s*\.?$/i.test(b)) return false;
   const words = (s: string): number => s.split(/\s+/).filter((w) => /\w/.test(w)).length;
+  const n = words(b);
+  const hasEllipsis = new RegExp(ELLIPSIS).test(b);
+  // A sentence that merely contains "remains unchanged" is prose; short or elided, it is a marker.
+  if (STRONG.some((re) => re.test(b))) return true;
+  // Commas mark a sentence of prose, not a marker.
+  if ((n <= 7 || hasEllipsis) && !b.includes(',') && SAYS_ELIDED.some((re) => re.test(b))) return true;
+  // "...and then" continues a sentence from the line above; an elision has a space after the dots.
   const lead = LEADING.exec(b);
-  if (lead) {
+  const glued =
+    new RegExp(`^${ELLIPSIS}\\w`).test(b) && (!new RegExp(`${ELLIPSIS}$`).test(b) || /^\W*(and|or|but|then|so|which|that)\b/i.test(b));
+  if (lead && !glued) {
     const rest = lead[1]!.replace(new RegExp(`${ELLIPSIS}\\s*$`), '');
     if (words(rest) <= 4) return true;
-    if (words(rest) <= 8 && CODE_WORDS.test(rest)) return true;
+    if (words(rest) <= 6 && CODE_WORDS.test(rest)) return true;
   }
   const trail = TRAILING.exec(b);
   if (trail) {
     const before = trail[1]!;
     const w = words(before);
-    if (w >= 1 && w <= 8 && CODE_WORDS.test(before)) return true;
-    if (/\b(etc|and so on|and more)\.?$/i.test(before)) return true;
+    if (w >= 1 && w <= 8 && CODE_WORDS.test(before) && !/\betc\b/i.test(before)) return true;
+    if (w <= 4 && /\b(etc|and so on|and more)\.?$/i.test(before)) return true;
   }
   return false;
 }

@@ -17,7 +17,8 @@ const PAIRS: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
 
 /** Languages whose bracket structure is regular enough to judge; others are never checked. */
 export function bracketsCheckable(lang: Lang): boolean {
-  return ['js', 'c', 'go', 'rust', 'csharp', 'java', 'php', 'css', 'json', 'python', 'lua'].includes(lang);
+  // PHP is left out: its files are HTML templates as often as code, and `'` in HTML text is no quote.
+  return ['js', 'c', 'go', 'rust', 'csharp', 'java', 'css', 'json', 'python', 'lua'].includes(lang);
 }
 
 export function scanBrackets(src: string, lang: Lang): BracketReport {

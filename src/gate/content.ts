@@ -62,7 +62,11 @@ function truncation(content: string, lang: Lang): string | undefined {
   if (r.unterminated) return 'The content ends inside a string or comment: it looks cut off. Send the complete file body.';
   // Only a body that ends with openers still open and no stray closers is clearly cut off; a mixed
   // imbalance is more often our lexer being wrong than the file.
-  if (r.open.length >= 1 && r.stray === 0) {
+  // One bracket left open by a body that still ends on a closing line is more often conditional
+  // compilation or a template than a cut: it takes two, or an ending mid-statement.
+  const lastLine = content.trimEnd().split('\n').pop()?.trim() ?? '';
+  const endsClosed = /[)\]}];?$|^end\b/.test(lastLine);
+  if (r.open.length >= 1 && r.stray === 0 && (r.open.length >= 2 || !endsClosed)) {
     const first = r.open[0]!;
     return `The content ends with ${r.open.length} unclosed bracket(s) (the first "${first.ch}" opened on line ${first.line}): it looks cut off. Send the complete file body.`;
   }
