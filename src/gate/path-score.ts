@@ -131,7 +131,8 @@ export function pathScore(att: readonly string[], cand: readonly string[], dirSi
   }
   const dirs = prev[C]!;
   const W = 2; // the name counts as much as two folders
-  return Math.max(0, (dirs + W * nb) / (Math.max(A, C) + W));
+  // Folders the candidate has beyond the attempt weigh half: a short attempt is often just relative.
+  return Math.max(0, (dirs + W * nb) / (A + W + 0.5 * Math.max(0, C - A)));
 }
 
 /** Optimal-string-alignment distance (a transposition is one edit: `mian` → `main`). */

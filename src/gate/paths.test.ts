@@ -42,6 +42,12 @@ describe('buildPathIndex', () => {
     expect(repo.suggest('docs/config.md')[0]).toBe('docs/configuration.md');
   });
 
+  it('finds a file given relative to another folder, or with the working folder repeated', () => {
+    const fs = buildPathIndex(['projects/', 'projects/photography/', 'projects/photography/test_image1.jpg', 'notes.txt']);
+    expect(fs.suggest('test_image1.jpg')[0]).toBe('projects/photography/test_image1.jpg');
+    expect(fs.suggest('projects/photography/projects/')[0]).toBe('projects/');
+  });
+
   it('fixes a wrong root folder', () => {
     expect(repo.suggest('lib/utils/parse.ts')[0]).toBe('src/utils/parse.ts');
   });

@@ -196,6 +196,8 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       const id = ids.get(p);
       if (id !== undefined && s > (hits.get(id) ?? 0)) hits.set(id, s);
     };
+    // Written relative to another base (a working folder repeated in front): a tail that exists.
+    for (let s = 1; s < n; s++) put(join(att.slice(s)), 1.05 + 0.01 * (n - s));
     for (let L = 0; L <= k; L++) {
       const folder = join(att.slice(0, L));
       const pre = folder === '' ? '' : `${folder}/`;
