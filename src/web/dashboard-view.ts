@@ -1,7 +1,7 @@
 // DashboardData → the HTML fragment the dashboard page shows: tiles, then one figure per question.
 // Server-side so the page needs no chart library and the markup is testable as a string.
 import type { DashboardData } from '../dashboard/types.ts';
-import { barChart } from './charts/bars.ts';
+import { barChart, type Bar, type BarChartOptions } from './charts/bars.ts';
 import { lineChart, type LineSeries } from './charts/line.ts';
 import { meter } from './charts/meter.ts';
 import { esc, pct } from './charts/svg.ts';
@@ -10,6 +10,11 @@ function tile(label: string, value: string, detail?: string): string {
   return `<div class="tile"><div class="tile-value">${esc(value)}</div><div class="tile-label">${esc(label)}</div>${
     detail ? `<div class="tile-detail">${esc(detail)}</div>` : ''
   }</div>`;
+}
+
+/** Phones get their own drawing: an SVG scaled down to a third of its width has unreadable text. */
+function responsive(wide: string, narrow: string): string {
+  return `<div class="wide-only">${wide}</div><div class="narrow-only">${narrow}</div>`;
 }
 
 function figure(id: string, title: string, body: string, note?: string): string {
@@ -36,6 +41,21 @@ export function ratesSeries(data: DashboardData): LineSeries[] {
   return [...byModel.values()];
 }
 
+const STEP = { hour: 3_600_000, day: 86_400_000 };
+
+/** The whole selected range, widened to whole buckets, so the chart shows when nothing happened too. */
+export function timeDomain(data: DashboardData): { from: number; to: number; step: number } {
+  const step = STEP[data.range.bucket];
+  return { from: Math.floor(Date.parse(data.range.from) / step) * step, to: Math.ceil(Date.parse(data.range.to) / step) * step, step };
+}
+
+/** Calls per bucket over all models. */
+export function callVolume(data: DashboardData): Array<{ x: string; value: number }> {
+  const calls = new Map<string, number>();
+  for (const p of data.ratesOverTime) calls.set(p.bucket, (calls.get(p.bucket) ?? 0) + p.calls);
+  return [...calls].map(([x, value]) => ({ x, value }));
+}
+
 export function renderDashboard(data: DashboardData): string {
   const t = data.totals;
   const sc = data.selfCorrection;
@@ -50,17 +70,30 @@ export function renderDashboard(data: DashboardData): string {
     tile('avg iterations', t.avgIterations.toFixed(1), `${pct(t.abortedRate)} aborted`),
   ].join('')}</section>`;
 
+  const rateOptions = {
+    title: 'Hallucination rate by model',
+    formatX: (x: string) => bucketLabel(x, unit),
+    domain: timeDomain(data),
+    volume: callVolume(data),
+  };
+  const bars = (items: Bar[], options: BarChartOptions) =>
+    responsive(barChart(items, options), barChart(items, { ...options, width: 330, labelWidth: 125 }));
+
   const rates = figure(
     'rates',
     'Hallucination rate over time',
-    lineChart(ratesSeries(data), { title: 'Hallucination rate by model', formatX: (x) => bucketLabel(x, unit) }),
+    responsive(
+      // About the width the full-width card is drawn at, so text stays near its nominal size.
+      lineChart(ratesSeries(data), { ...rateOptions, width: 960, height: 250 }),
+      lineChart(ratesSeries(data), { ...rateOptions, width: 360, height: 230, maxLabels: 3 }),
+    ),
     `Per ${unit}, per model: calls the model got wrong (anything but valid or an execution error).`,
   );
 
   const categories = figure(
     'categories',
     'What went wrong',
-    barChart(
+    bars(
       data.categories.filter((c) => c.category !== 'valid').map((c) => ({
         label: c.category.replaceAll('_', ' '),
         value: c.count,
@@ -74,7 +107,7 @@ export function renderDashboard(data: DashboardData): string {
   const phantoms = figure(
     'phantom-tools',
     'Top phantom tools',
-    barChart(
+    bars(
       data.phantomTools.map((p) => ({ label: p.name, value: p.count, tone: 'accent' as const })),
       { title: 'Phantom tools' },
     ),
@@ -84,7 +117,7 @@ export function renderDashboard(data: DashboardData): string {
   const invented = figure(
     'invented-params',
     'Invented parameters',
-    barChart(
+    bars(
       data.inventedParams.map((p) => ({
         label: `${p.tool}.${p.param}`,
         value: p.count,
@@ -114,7 +147,7 @@ export function renderDashboard(data: DashboardData): string {
   const byTool = figure(
     'by-tool',
     'Hallucination rate by tool',
-    barChart(
+    bars(
       data.byTool.map((b) => ({ label: b.tool, value: b.rate, display: `${pct(b.rate)} of ${b.calls}`, tone: 'bad' as const })),
       { title: 'Hallucination rate by tool', max: 1, limit: 12 },
     ),

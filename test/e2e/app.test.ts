@@ -151,12 +151,12 @@ describe('dashboard page on the real app (PGlite)', () => {
   it('draws charts from the turns above', async () => {
     await app.flush();
     await page.goto(app.url + '/dashboard');
-    await page.locator('#rates svg').waitFor();
+    await page.locator('#rates .wide-only svg').waitFor();
     const calls = Number(await page.locator('.tile').first().locator('.tile-value').textContent());
     expect(calls).toBeGreaterThan(5);
-    expect(await page.locator('#rates circle.point').count()).toBeGreaterThan(0);
+    expect(await page.locator('#rates .wide-only circle.point').count()).toBeGreaterThan(0);
     expect(await page.locator('#rates').textContent()).toContain('rebound-demo');
-    expect(await page.locator('#categories rect.bar').count()).toBeGreaterThan(0);
+    expect(await page.locator('#categories .wide-only rect.bar').count()).toBeGreaterThan(0);
     expect(await page.locator('#categories').textContent()).toMatch(/invalid path|phantom tool|placeholder content/);
     expect(await page.locator('#phantom-tools').textContent()).toContain('list_directory');
     expect(await page.locator('#recovery svg.meter').count()).toBe(4);
@@ -166,8 +166,9 @@ describe('dashboard page on the real app (PGlite)', () => {
     await page.waitForFunction(() => location.search.includes('range=7d'));
     await page.locator('#status:not(:empty)').waitFor();
     await page.waitForFunction(() => document.getElementById('view')?.getAttribute('aria-busy') === 'false');
-    expect(await page.locator('#rates circle.point').count()).toBeGreaterThan(0);
+    expect(await page.locator('#rates .wide-only circle.point').count()).toBeGreaterThan(0);
     await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.locator('#rates .narrow-only svg').isVisible()).toBe(true);
     await screenshot(page, 'dashboard-phone');
     expect(errors).toEqual([]);
   });

@@ -49,11 +49,11 @@ describe('chat page (harness)', () => {
 describe('dashboard page (fixed data)', () => {
   it('draws every chart, escapes model-made names and follows the range selector', async () => {
     const { page, errors } = await open('/dashboard');
-    await page.locator('#rates svg').waitFor();
-    expect(await page.locator('#rates path.line').count()).toBeGreaterThanOrEqual(2); // one per model (the gap splits none into two elements)
-    expect(await page.locator('#rates circle.point').count()).toBe(23);
-    expect(await page.locator('#rates rect.volume').count()).toBe(12);
-    expect(await page.locator('#categories rect.bar').count()).toBe(4);
+    await page.locator('#rates .wide-only svg').waitFor();
+    expect(await page.locator('#rates .wide-only path.line').count()).toBeGreaterThanOrEqual(2); // one per model (the gap splits none into two elements)
+    expect(await page.locator('#rates .wide-only circle.point').count()).toBe(23);
+    expect(await page.locator('#rates .wide-only rect.volume').count()).toBe(12);
+    expect(await page.locator('#categories .wide-only rect.bar').count()).toBe(4);
     expect(await page.locator('#phantom-tools').textContent()).toContain('<script>alert(1)</script>'); // shown as text
     expect(await page.locator('#invented-params').textContent()).toContain('read_file.encoding');
     expect(await page.locator('#invented-params').textContent()).toContain('7 ★');
@@ -65,6 +65,9 @@ describe('dashboard page (fixed data)', () => {
     await page.waitForFunction(() => document.getElementById('view')?.getAttribute('aria-busy') === 'false');
     expect(await page.locator('#rates').textContent()).toContain('Per day');
     await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.locator('#rates .narrow-only svg').isVisible()).toBe(true);
+    expect(await page.locator('#rates .wide-only svg').isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await screenshot(page, 'harness-dashboard-phone');
     expect(errors).toEqual([]);
     await page.close();

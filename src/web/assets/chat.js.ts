@@ -315,7 +315,7 @@ function stop() {
   if (!turn) return;
   turn.controller.abort();
   turn.view.notice('stopped', 'Stopped. The turn was cancelled on the server.');
-  finishTurn('aborted');
+  finishTurn();
 }
 
 // --- sessions -----------------------------------------------------------------------------------

@@ -96,6 +96,8 @@ button.danger:not(:disabled) { border-color: var(--bad); color: var(--bad); }
 @media (max-width: 560px) {
   .topbar { padding: .5rem .75rem; }
   .topbar nav { margin-left: 0; width: 100%; justify-content: space-between; }
+  .topbar h1 { font-size: 1.05rem; }
+  .model-name { font-size: .78rem; }
   .transcript { padding: .75rem; }
   .msg.user { max-width: 92%; }
   .composer { padding-left: .5rem; padding-right: .5rem; }
@@ -120,7 +122,10 @@ button.danger:not(:disabled) { border-color: var(--bad); color: var(--bad); }
 .card#rates { grid-column: 1 / -1; }
 .card h2 { font-size: 1.05rem; margin: 0; }
 .card figcaption p { margin: .15rem 0 .6rem; font-size: .85rem; }
-.chart { width: 100%; height: auto; display: block; font-size: 12px; fill: var(--text); }
+.chart { width: 100%; height: auto; display: block; font-size: 13px; fill: var(--text); }
+.narrow-only { display: none; }
+@media (max-width: 560px) { .wide-only { display: none; } .narrow-only { display: block; } }
+.chart .volume { fill: var(--muted); opacity: .45; }
 .chart text { fill: var(--text); }
 .chart text.axis, .chart text.muted { fill: var(--muted); }
 .chart .grid { stroke: var(--grid); stroke-width: 1; }
@@ -131,7 +136,7 @@ ${[0, 1, 2, 3, 4, 5].map((i) => `.chart .line.s${i} { stroke: var(--s${i}); } .c
 .chart .bar { fill: var(--s0); }
 .chart .bar.accent { fill: var(--s3); } .chart .bar.bad { fill: var(--bad); } .chart .bar.warn { fill: var(--warn); } .chart .bar.good { fill: var(--good); }
 .chart .bar-value { font-weight: 600; }
-.meters { display: grid; grid-template-columns: repeat(auto-fit, minmax(120px, 1fr)); gap: .5rem; text-align: center; }
+.meters { display: grid; grid-template-columns: repeat(2, 1fr); gap: .75rem .5rem; text-align: center; }
 .meter { width: 110px; height: 110px; margin: 0 auto; }
 .meter .track { fill: none; stroke: var(--grid); }
 .meter .arc { fill: none; }

@@ -19,14 +19,15 @@ export interface BarChartOptions {
   limit?: number;
   /** Fixed maximum (1 for rates) instead of the data's. */
   max?: number;
+  /** Room for the labels left of the bars (a narrow variant for phones takes less). */
+  labelWidth?: number;
 }
 
 const ROW = 26;
-const LABEL_W = 190;
-const VALUE_W = 70;
 
 export function barChart(bars: Bar[], options: BarChartOptions): string {
-  const { title, width = 480, limit = 10, max } = options;
+  const { title, width = 460, limit = 10, max, labelWidth: LABEL_W = 170 } = options;
+  const clipAt = Math.max(6, Math.floor((LABEL_W - 10) / 7.2));
   if (bars.length === 0) return emptyChart(`${title}: nothing in this range`, width);
   const sorted = [...bars].sort((a, b) => b.value - a.value);
   const shown = sorted.slice(0, limit);
@@ -35,7 +36,9 @@ export function barChart(bars: Bar[], options: BarChartOptions): string {
     shown.push({ label: `${rest.length} others`, value: rest.reduce((n, b) => n + b.value, 0) });
   }
   const top = max ?? niceMax(Math.max(...shown.map((b) => b.value)));
-  const trackW = width - LABEL_W - VALUE_W;
+  // Room for the longest value text (about 7.5 units a character at the chart's font size).
+  const valueW = 16 + Math.ceil(7.5 * Math.max(...shown.map((b) => (b.display ?? String(b.value)).length)));
+  const trackW = width - LABEL_W - valueW;
   const height = shown.length * ROW + 4;
 
   const rows = shown.map((b, i) => {
@@ -45,7 +48,7 @@ export function barChart(bars: Bar[], options: BarChartOptions): string {
     const tip = `${b.label}: ${b.display ?? b.value}${b.note ? ` — ${b.note}` : ''}`;
     return (
       `<g class="bar-row"><title>${esc(tip)}</title>` +
-      `<text class="bar-label" x="${LABEL_W - 8}" y="${y + ROW / 2}" text-anchor="end" dominant-baseline="middle">${esc(clip(b.label, 26))}</text>` +
+      `<text class="bar-label" x="${LABEL_W - 8}" y="${y + ROW / 2}" text-anchor="end" dominant-baseline="middle">${esc(clip(b.label, clipAt))}</text>` +
       `<rect class="track" x="${LABEL_W}" y="${y + 5}" width="${trackW}" height="${ROW - 10}" rx="3"/>` +
       `<rect class="bar${tone}" x="${LABEL_W}" y="${y + 5}" width="${num(w)}" height="${ROW - 10}" rx="3"/>` +
       `<text class="bar-value" x="${LABEL_W + trackW + 8}" y="${y + ROW / 2}" dominant-baseline="middle">${esc(b.display ?? String(b.value))}</text></g>`

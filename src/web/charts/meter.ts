@@ -21,9 +21,11 @@ export function meter(rate: number, options: MeterOptions): string {
   return (
     `<svg class="chart meter" viewBox="0 0 ${size} ${size}" width="${size}" height="${size}" role="img" aria-label="${esc(`${label}: ${text}${detail ? `, ${detail}` : ''}`)}">` +
     `<circle class="track" cx="${c}" cy="${c}" r="${num(radius)}" fill="none" stroke-width="10"/>` +
-    // The arc starts at 12 o'clock: rotate -90° around the centre.
-    `<circle class="arc ${tone}" cx="${c}" cy="${c}" r="${num(radius)}" fill="none" stroke-width="10" stroke-linecap="round" ` +
-    `stroke-dasharray="${num(circ * r)} ${num(circ)}" transform="rotate(-90 ${c} ${c})"/>` +
+    // The arc starts at 12 o'clock: rotate -90° around the centre. None at 0: a round cap would show a dot.
+    (r > 0
+      ? `<circle class="arc ${tone}" cx="${c}" cy="${c}" r="${num(radius)}" fill="none" stroke-width="10" stroke-linecap="round" ` +
+        `stroke-dasharray="${num(circ * r)} ${num(circ)}" transform="rotate(-90 ${c} ${c})"/>`
+      : '') +
     `<text class="meter-value" x="${c}" y="${c}" text-anchor="middle" dominant-baseline="central">${esc(text)}</text>` +
     `</svg>`
   );
