@@ -1,15 +1,20 @@
-// `npm start`: the local server. Embedded storage, the demo model unless OPENAI_API_KEY is set,
-// no auth unless Supabase auth is configured (allowed only on loopback).
+// `npm start`: the local server. The embedded PGlite database (same migrations as Supabase) under
+// DATA_DIR, the demo model unless OPENAI_API_KEY is set, no auth unless Supabase auth is
+// configured (allowed only on loopback).
+import { mkdirSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createApp } from '../http/app.ts';
 import { authFromEnv, isLoopbackHost } from '../http/auth-env.ts';
 import { createModel } from '../model/index.ts';
-import { MemoryActivityWriter } from '../activity/memory-writer.ts';
-import { createMemoryStorage } from '../store/memory.ts';
+import { createActivityWriter } from '../activity/writer.ts';
+import { createPgliteSink } from '../activity/sinks/pglite.ts';
+import { createPgliteDashboard } from '../dashboard/pglite.ts';
+import { createPgliteStorage, openPglite } from '../store/pglite.ts';
+import { readMigrations } from './sql-files.ts';
 import { defaultTools } from '../../functions/index.ts';
 
-function main() {
+async function main() {
   let config;
   try {
     config = loadConfig(process.env);
@@ -25,18 +30,29 @@ function main() {
     console.error(`Refusing to start on ${config.host} without authentication. ${auth.description}`);
     process.exit(1);
   }
+  const dataDir = process.env.DATA_DIR || '.data/pglite';
+  mkdirSync(dataDir, { recursive: true });
+  const db = await openPglite(dataDir, readMigrations());
+  const activity = createActivityWriter(createPgliteSink(db));
   const model = createModel(config);
-  const app = createApp({ config, model, storage: createMemoryStorage(), activity: new MemoryActivityWriter(), tools: defaultTools, auth: auth.auth });
+  const app = createApp({ config, model, storage: createPgliteStorage(db), activity, tools: defaultTools, auth: auth.auth, dashboard: createPgliteDashboard(db) });
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
     console.log(`Rebound listening on http://${host}:${info.port}`);
     console.log(model.demo ? '  model: DEMO (built-in scripted model; set OPENAI_API_KEY to use a real one)' : `  model: ${model.model} via ${config.openai.baseURL ?? 'https://api.openai.com/v1'}`);
     console.log(`  ${auth.description}`);
+    console.log(`  database: embedded PGlite in ${dataDir}`);
+    console.log(`  chat: http://${host}:${info.port}/   dashboard: http://${host}:${info.port}/dashboard`);
   });
-  const stop = () => server.close(() => process.exit(0));
+  const stop = () =>
+    server.close(async () => {
+      await activity.flush();
+      await db.close();
+      process.exit(0);
+    });
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
 
-main();
+await main();
