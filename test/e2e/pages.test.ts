@@ -41,6 +41,8 @@ describe('chat page (harness)', () => {
     expect(answer).toContain('The bug was an off-by-one <b>in</b> the tokenizer'); // as text, not markup
     expect(await page.locator('.msg.assistant b').count()).toBe(0);
     await screenshot(page, 'harness-chat');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'harness-chat-dark');
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -59,6 +61,9 @@ describe('dashboard page (fixed data)', () => {
     expect(await page.locator('#invented-params').textContent()).toContain('7 ★');
     expect(await page.locator('#recovery svg.meter').count()).toBe(4);
     await screenshot(page, 'harness-dashboard');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'harness-dashboard-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await page.selectOption('#range', '30d');
     await page.waitForFunction(() => location.search.includes('range=30d'));

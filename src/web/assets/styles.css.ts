@@ -131,7 +131,8 @@ button.danger:not(:disabled) { border-color: var(--bad); color: var(--bad); }
 .chart .grid { stroke: var(--grid); stroke-width: 1; }
 .chart .line { fill: none; stroke-width: 2.5; stroke-linejoin: round; stroke-linecap: round; }
 .chart .point { stroke: var(--panel); stroke-width: 1.5; }
-${[0, 1, 2, 3, 4, 5].map((i) => `.chart .line.s${i} { stroke: var(--s${i}); } .chart .point.s${i}, .chart .swatch.s${i} { fill: var(--s${i}); }`).join('\n')}
+${[0, 1, 2, 3, 4, 5].map((i) => `.chart .line.s${i} { stroke: var(--s${i}); } .chart .point.s${i}, .chart .swatch.s${i}, .chart text.last.s${i} { fill: var(--s${i}); }`).join('\n')}
+.chart text.last { font-weight: 700; paint-order: stroke; stroke: var(--panel); stroke-width: 3px; }
 .chart .track { fill: var(--grid); stroke: var(--grid); }
 .chart .bar { fill: var(--s0); }
 .chart .bar.accent { fill: var(--s3); } .chart .bar.bad { fill: var(--bad); } .chart .bar.warn { fill: var(--warn); } .chart .bar.good { fill: var(--good); }

@@ -65,6 +65,12 @@ describe('lineChart', () => {
     expect(svg).toMatch(/<circle class="point s0" cx="622" cy="200"/);
   });
 
+  it('writes each series’ latest value beside its last point', () => {
+    const svg = lineChart(series, { title: 'Rates' });
+    expect(svg).toMatch(/<text class="last s0" [^>]*>0%<\/text>/);
+    expect(svg).toMatch(/<text class="last s1" [^>]*>100%<\/text>/);
+  });
+
   it('has a legend entry and tooltips with notes', () => {
     const svg = lineChart(series, { title: 'Rates', formatX: (x) => `h${x.slice(-2)}` });
     expect(svg).toContain('>demo</text>');

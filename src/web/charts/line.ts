@@ -122,6 +122,11 @@ export function lineChart(series: LineSeries[], options: LineChartOptions): stri
     const joined = (a: LinePoint, b: LinePoint) => !domain || Date.parse(b.x) - Date.parse(a.x) <= domain.step * 1.5;
     const d = pts.map((p, j) => `${j > 0 && joined(pts[j - 1]!, p) ? 'L' : 'M'}${num(xPos(p.x))} ${num(yPos(p.y))}`).join(' ');
     if (d.includes('L')) parts.push(`<path class="line ${cls}" d="${d}"/>`);
+    // The latest value written beside its point: the number people look for first.
+    const last = pts.at(-1);
+    if (last) {
+      parts.push(`<text class="last ${cls}" x="${num(xPos(last.x) - 8)}" y="${num(yPos(last.y) - 10)}" text-anchor="end">${esc(fmtY(last.y))}</text>`);
+    }
     for (const p of pts) {
       const tip = `${s.name} · ${formatX(p.x)}: ${fmtY(p.y)}${p.note ? ` (${p.note})` : ''}`;
       parts.push(`<circle class="point ${cls}" cx="${num(xPos(p.x))}" cy="${num(yPos(p.y))}" r="4"><title>${esc(tip)}</title></circle>`);
