@@ -8,11 +8,16 @@ import { noAuth, type AppDeps } from '../../src/http/deps.ts';
 import { webRoutes } from '../../src/web/routes.ts';
 import { fakeDashboard } from './fake-dashboard.ts';
 
-type Step = TurnEvent | { wait: number };
+type Step = TurnEvent | { wait: number } | { keepalive: true } | { hangUp: true };
 
 function script(turnId: string, sessionId: string, message: string): Step[] {
   const start: Step = { event: 'turn_start', data: { turnId, sessionId, model: 'rebound-demo', demo: true } };
   const words = (text: string): Step[] => text.split(/(?<= )/).flatMap((t) => [{ event: 'text_delta', data: { text: t } } as Step, { wait: 30 }]);
+  if (/pause/i.test(message)) {
+    // Silent but alive (keepalives only), then the connection drops without `done`.
+    const quiet = Array.from({ length: 6 }, (): Step[] => [{ wait: 1000 }, { keepalive: true }]).flat();
+    return [start, ...words('Thinking hard. '), ...quiet, ...words('Almost '), { hangUp: true }];
+  }
   if (/slow/i.test(message)) {
     return [start, ...Array.from({ length: 200 }, (_, i) => words(`word${i} `)).flat()];
   }
@@ -78,6 +83,11 @@ export function harnessApp(): Hono {
           await stream.sleep(step.wait);
           continue;
         }
+        if ('keepalive' in step) {
+          await stream.write(': keepalive\n\n');
+          continue;
+        }
+        if ('hangUp' in step) break;
         if (step.event === 'text_delta') text += step.data.text;
         await stream.writeSSE({ event: step.event, id: String(++seq), data: JSON.stringify(step.data) });
       }

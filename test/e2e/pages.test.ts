@@ -48,6 +48,25 @@ describe('chat page (harness)', () => {
   });
 });
 
+describe('connection indicator (harness)', () => {
+  it('stays connected through keepalive-only silence, then ends the turn when a reconnect gets 204', async () => {
+    const { page, errors } = await open('/');
+    await page.fill('#message', 'pause for a while');
+    await page.click('#send');
+    await page.locator('.msg.assistant.streaming .answer').waitFor();
+    await page.waitForFunction(() => document.getElementById('conn')?.dataset.state === 'quiet', null, { timeout: 8_000 });
+    expect(await page.locator('#conn').textContent()).toBe('connected · waiting');
+    await screenshot(page, 'harness-quiet');
+    // The server hangs up without `done`; EventSource reconnects, gets 204 and stops: the page ends the turn.
+    await page.locator('.msg.assistant').last().locator('.notice.error').waitFor({ timeout: 15_000 });
+    expect(await page.locator('.notice.error').textContent()).toContain('stream closed before the turn finished');
+    expect(await page.locator('#conn').getAttribute('data-state')).toBe('idle');
+    expect(await page.locator('#send').isEnabled()).toBe(true);
+    expect(errors.filter((e) => !e.includes('Failed to load resource'))).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('dashboard page (fixed data)', () => {
   it('draws every chart, escapes model-made names and follows the range selector', async () => {
     const { page, errors } = await open('/dashboard');
