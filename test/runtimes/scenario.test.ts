@@ -191,8 +191,8 @@ describe('across runtimes', () => {
       const message = `DISCONNECT ${name}`;
       const mine = () => model.requests.filter((r) => userText(r) === message);
       const abortedBefore = model.aborted;
-      const disconnectedAt = Date.now();
       const t = await readSse(`${baseUrl}/v1/chat`, { method: 'POST', headers: auth(), body: JSON.stringify({ message }) }, { stopWhen: (e) => e.event === 'text_delta', timeoutMs: 15_000 });
+      const disconnectedAt = Date.now();
       expect(t.abandoned).toBe(true);
       let outcome: string | undefined;
       while (!outcome && Date.now() - disconnectedAt < 15_000) {

@@ -143,15 +143,22 @@ export async function startDeno(vars: Record<string, string>): Promise<RuntimeSe
 
 export async function startNode(vars: Record<string, string>): Promise<RuntimeServer> {
   const port = await freePort();
+  // A fresh embedded database per run, never the developer's .data/.
+  const dir = mkdtempSync(join(tmpdir(), 'rebound-node-'));
   const spawned = spawnLogged(bin('tsx'), [join(root, 'src', 'entries', 'node.ts')], {
     ...baseEnv(),
     ...vars,
     PORT: String(port),
     HOST: '127.0.0.1',
+    DATA_DIR: join(dir, 'pglite'),
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitHealthy('node', baseUrl, spawned, 60_000);
-  return { name: 'node', baseUrl, log: spawned.log, stop: spawned.stop };
+  const stop = async () => {
+    await spawned.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  await waitHealthy('node', baseUrl, { ...spawned, stop }, 60_000);
+  return { name: 'node', baseUrl, log: spawned.log, stop };
 }
 
 export const starters: Record<RuntimeName, (vars: Record<string, string>) => Promise<RuntimeServer>> = {
