@@ -18,7 +18,7 @@ function treeLines(file: string): string[] {
 }
 
 function score(cases: any[], results: string[][], us: number[]): Figures {
-  const perLabel: Record<string, { cases: number; recall: number; top1: number; top3: number; abstention: number }> = {};
+  const perLabel: Record<string, { cases: number; recall: number; [f: string]: number }> = {};
   const tally: Record<string, { n: number; gold: number; t1: number; t3: number; nul: number; abs: number }> = {};
   let gold = 0, t1 = 0, t3 = 0, nul = 0, abs = 0;
   cases.forEach((c, i) => {
@@ -37,13 +37,10 @@ function score(cases: any[], results: string[][], us: number[]): Figures {
   });
   for (const [k, t] of Object.entries(tally)) {
     // recall here = the case was handled right: gold on top, or abstained when there is no gold
-    perLabel[k] = {
-      cases: t.n,
-      recall: ratio(t.t1 + t.abs, t.n),
-      top1: ratio(t.t1, t.gold),
-      top3: ratio(t.t3, t.gold),
-      abstention: ratio(t.abs, t.nul),
-    };
+    const row: { cases: number; recall: number; [f: string]: number } = { cases: t.n, recall: ratio(t.t1 + t.abs, t.n) };
+    if (t.gold > 0) (row.top1 = ratio(t.t1, t.gold)), (row.top3 = ratio(t.t3, t.gold));
+    if (t.nul > 0) row.abstention = ratio(t.abs, t.nul);
+    perLabel[k] = row;
   }
   return {
     cases: cases.length,

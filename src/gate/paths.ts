@@ -215,10 +215,13 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
         // Folder att[L] dropped.
         put(pre + rest, 1.2 + kept);
         // Folder att[L] replaced by a sibling: folder/*/att[L+1]/… exists.
+        // Unlike siblings all tie; a few of them are as good as a thousand.
+        let unlike = 0;
         for (const id of byGrandExact.get(`${folder}\u0000${att[L + 1]}`) ?? []) {
           const sib = entries[id]!.comps[L]!;
           if (sib === att[L]) continue;
           const sim = maybeSimilar(att[L]!, sib) ? siblingSim(att[L]!, sib) : 0;
+          if (sim === 0 && ++unlike > 24) continue;
           put(`${pre}${sib}/${rest}`, sim > 0 ? 1 + 0.5 * sim + kept : 1.1 + kept);
         }
       }
