@@ -1,5 +1,5 @@
-// The real app as `npm start` builds it, in demo mode, with the activity rows going to an in-memory
-// PGlite database that the dashboard reads: what a user of the local server sees.
+// The real app as `npm start` builds it (src/entries/node.ts), in demo mode, on an in-memory PGlite
+// database for sessions, activity rows and the dashboard: what a user of the local server sees.
 import { createPgliteSink } from '../../src/activity/sinks/pglite.ts';
 import { BatchingActivityWriter } from '../../src/activity/writer.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -8,8 +8,7 @@ import { readMigrations } from '../../src/entries/sql-files.ts';
 import { createApp } from '../../src/http/app.ts';
 import { noAuth } from '../../src/http/deps.ts';
 import { createModel } from '../../src/model/index.ts';
-import { createMemoryStorage } from '../../src/store/memory.ts';
-import { openPglite } from '../../src/store/pglite.ts';
+import { createPgliteStorage, openPglite } from '../../src/store/pglite.ts';
 import { defaultTools } from '../../functions/index.ts';
 import { listen, type RunningServer } from '../support/browser-server.ts';
 
@@ -27,7 +26,7 @@ export async function startRealApp(env: Record<string, string> = {}): Promise<Re
   const app = createApp({
     config,
     model: createModel(config, { demoWordDelayMs: 40 }),
-    storage: createMemoryStorage(),
+    storage: createPgliteStorage(db),
     activity,
     tools: defaultTools,
     auth: noAuth,
