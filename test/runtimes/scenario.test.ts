@@ -12,6 +12,7 @@ const RUNTIMES: RuntimeName[] = ['node', 'workerd', 'deno'];
 const JWT_SECRET = 'runtime-suite-jwt-secret-at-least-32-characters';
 const ISSUER = 'http://127.0.0.1:54321/auth/v1';
 const KEEPALIVE_MS = 100;
+const TIME_BUDGET_MS = 4_000;
 
 const userText = (req: ChatRequest) => [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 const iteration = (req: ChatRequest) => req.messages.filter((m) => m.role === 'assistant' && m.tool_calls?.length).length;
@@ -22,6 +23,10 @@ function script(req: ChatRequest): Reply {
   if (req.tool_choice === 'none') {
     // Silent for a while before answering: keepalives must flow meanwhile.
     return { stallMs: 4 * KEEPALIVE_MS, text: 'Summary: wrote src/app.ts. fetch_url does not exist. src/ap.ts was a typo for src/app.ts. Next: read src/app.ts.' };
+  }
+  if (text.startsWith('SLOW')) {
+    // Silent far beyond the time budget: only the budget can end this turn.
+    return { stallMs: 4 * TIME_BUDGET_MS, text: 'Too late.' };
   }
   if (text.startsWith('DISCONNECT')) {
     // A slow model that keeps calling tools: only a disconnect or the budgets end it.
@@ -58,7 +63,7 @@ beforeAll(async () => {
     OPENAI_API_KEY: 'sk-scripted',
     MODEL: 'scripted-model',
     MAX_ITERATIONS: '3',
-    TIME_BUDGET_MS: '20000',
+    TIME_BUDGET_MS: String(TIME_BUDGET_MS),
     KEEPALIVE_MS: String(KEEPALIVE_MS),
     TOOL_TIMEOUT_MS: '5000',
     MODEL_RETRIES: '0',
@@ -121,6 +126,7 @@ function normalise(events: SseEvent[]): unknown[] {
 }
 
 const transcripts = new Map<RuntimeName, SseTranscript>();
+const budgetTranscripts = new Map<RuntimeName, SseTranscript>();
 
 async function runScenario(name: RuntimeName): Promise<SseTranscript> {
   const { baseUrl } = server(name);
@@ -172,6 +178,23 @@ describe.each(RUNTIMES)('%s', (name) => {
     // Keepalive comments while the model was silent before the summary.
     expect(t.comments.filter((c) => c.text === 'keepalive').length).toBeGreaterThanOrEqual(2);
   });
+
+  it('ends a turn on its time budget with a forced summary while the model is silent', async () => {
+    const started = Date.now();
+    const t = await readSse(`${server(name).baseUrl}/v1/chat`, { method: 'POST', headers: auth(), body: JSON.stringify({ message: `SLOW ${name}` }) }, { timeoutMs: 3 * TIME_BUDGET_MS });
+    const elapsed = Date.now() - started;
+    budgetTranscripts.set(name, t);
+    expect(normalise(t.events)).toMatchObject([
+      { event: 'turn_start' },
+      { event: 'forced_summary', reason: 'time_budget' },
+      { event: 'text', text: expect.stringContaining('Summary:') },
+      { event: 'done', reason: 'time_budget' },
+    ]);
+    expect(elapsed).toBeGreaterThanOrEqual(TIME_BUDGET_MS - 100);
+    expect(elapsed).toBeLessThan(TIME_BUDGET_MS + 3_000);
+    // Keepalives kept the silent stream alive the whole time.
+    expect(t.comments.filter((c) => c.text === 'keepalive').length).toBeGreaterThanOrEqual(TIME_BUDGET_MS / KEEPALIVE_MS / 2);
+  }, 20_000);
 });
 
 describe('across runtimes', () => {
@@ -179,6 +202,8 @@ describe('across runtimes', () => {
     const node = normalise(transcripts.get('node')?.events ?? []);
     expect(node.length).toBeGreaterThan(5);
     for (const name of RUNTIMES) expect(normalise(transcripts.get(name)?.events ?? []), name).toEqual(node);
+    const budget = normalise(budgetTranscripts.get('node')?.events ?? []);
+    for (const name of RUNTIMES) expect(normalise(budgetTranscripts.get(name)?.events ?? []), `${name} (time budget)`).toEqual(budget);
   });
 
   // Which runtime tells the app that its client went away: observed on the scripted model server,
