@@ -2,6 +2,7 @@
 import { Hono, type Context } from 'hono';
 import type { DashboardData } from '../dashboard/types.ts';
 import { AuthError, type AppDeps } from '../http/deps.ts';
+import { errorResponse } from '../http/errors.ts';
 import { assets, page, parseAssetFile, type Asset } from './assets.ts';
 import { parseDashboardQuery } from './dashboard-query.ts';
 import { renderDashboard } from './dashboard-view.ts';
@@ -21,9 +22,6 @@ function serve(c: Context, asset: Asset, cacheControl: string): Response {
   return new Response(c.req.method === 'HEAD' ? null : asset.body, { status: 200, headers });
 }
 
-// The API's error shape (src/http/errors.ts): what went wrong and what to do about it.
-const jsonError = (c: Context, status: 400 | 401 | 403 | 404 | 501, code: string, message: string) =>
-  c.json({ error: { status, code, message } }, status);
 
 /** "/rebound/dashboard" → "/rebound": the path this app is mounted under, from a page's own path. */
 export function mountPrefix(path: string): string {
@@ -40,23 +38,23 @@ export function webRoutes(deps: AppDeps): Hono {
   app.get('/assets/:file', (c) => {
     const { name, hash } = parseAssetFile(c.req.param('file'));
     const asset = assets.get(name);
-    if (!asset) return jsonError(c, 404, 'not_found', `no asset ${name}`);
+    if (!asset) return errorResponse(c, 404, 'not_found', `no asset ${name}`);
     return serve(c, asset, hash === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
   });
 
   async function dashboardRequest(c: Context, respond: (data: DashboardData) => Response) {
     if (!deps.dashboard) {
-      return jsonError(c, 501, 'not_implemented', 'no dashboard source is configured on this server (it needs the activity database)');
+      return errorResponse(c, 501, 'not_implemented', 'no dashboard source is configured on this server (it needs the activity database)');
     }
     let userId: string | null;
     try {
       userId = (await deps.auth.authenticate(c.req.raw)).userId;
     } catch (err) {
-      if (err instanceof AuthError) return jsonError(c, err.status, err.status === 401 ? 'unauthorized' : 'forbidden', err.message);
+      if (err instanceof AuthError) return errorResponse(c, err.status, err.status === 401 ? 'unauthorized' : 'forbidden', err.message);
       throw err;
     }
     const parsed = parseDashboardQuery(c.req.query());
-    if (!parsed.ok) return jsonError(c, 400, 'bad_request', parsed.message);
+    if (!parsed.ok) return errorResponse(c, 400, 'bad_request', parsed.message);
     // A Supabase source queries with the caller's own JWT so row-level security applies too.
     const accessToken = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
     const data = await deps.dashboard.load(parsed.range, userId, accessToken);
