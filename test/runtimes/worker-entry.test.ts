@@ -1,0 +1,35 @@
+// The Worker entry's own wiring, in-process: the activity flush of a turn goes to that request's
+// ctx.waitUntil, and without auth settings only loopback requests (wrangler dev) are served.
+import { describe, expect, it } from 'vitest';
+import worker from '../../src/entries/worker.ts';
+
+function ctx() {
+  const waited: Array<Promise<unknown>> = [];
+  return { waited, ctx: { waitUntil: (p: Promise<unknown>) => void waited.push(p), passThroughOnException() {}, props: {} } };
+}
+
+const chat = (origin: string) =>
+  new Request(`${origin}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) });
+
+describe('src/entries/worker.ts', () => {
+  const env = { MODEL: 'gpt-4o-mini', KEEPALIVE_MS: '1000', TURN_TOKEN_SECRET: 'worker-entry-test-secret', SOME_KV: { get() {} } };
+
+  it('runs a demo turn for a loopback request and hands the flush to its ctx.waitUntil', async () => {
+    const a = ctx();
+    const res = await worker.fetch(chat('http://127.0.0.1:8787'), env, a.ctx);
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    expect(body).toContain('event: done');
+    expect(body).toContain('"demo":true');
+    expect(a.waited.length).toBeGreaterThan(0);
+    await Promise.all(a.waited);
+  }, 20_000);
+
+  it('refuses POSTs from the public internet without auth settings (503)', async () => {
+    const b = ctx();
+    const res = await worker.fetch(chat('https://rebound.example.workers.dev'), env, b.ctx);
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('auth_not_configured');
+    expect((await worker.fetch(new Request('https://rebound.example.workers.dev/health'), env, b.ctx)).status).toBe(200);
+  });
+});
