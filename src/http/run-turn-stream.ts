@@ -1,5 +1,6 @@
 // Streams one claimed turn: loads the history, runs the loop, persists what the turn added and
 // hands the activity flush to the platform's waitUntil. Shared by POST /v1/chat and the GET stream.
+import type { Context } from 'hono';
 import { runTurn } from '../loop/turn.ts';
 import type { TurnRecord } from '../store/types.ts';
 import type { TurnRow } from '../activity/types.ts';
@@ -7,7 +8,19 @@ import type { TurnEvent } from '../loop/events.ts';
 import type { AppDeps } from './deps.ts';
 import { sseResponse } from './sse.ts';
 
-export async function turnStream(deps: AppDeps, turn: TurnRecord, requestSignal: AbortSignal, headers?: Record<string, string>): Promise<Response> {
+/** The platform's waitUntil: the one handed to createApp (Supabase), else the request's execution context (Workers). */
+export function waitUntilFor(c: Context, deps: AppDeps): ((promise: Promise<unknown>) => void) | undefined {
+  if (deps.waitUntil) return deps.waitUntil;
+  try {
+    const ctx = c.executionCtx; // throws where the runtime has none (Node)
+    return (promise) => ctx.waitUntil(promise);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function turnStream(deps: AppDeps, turn: TurnRecord, c: Context): Promise<Response> {
+  const waitUntil = waitUntilFor(c, deps);
   const { storage, config, model, activity } = deps;
   const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
   const history = await storage.sessions.history(turn.sessionId);
@@ -70,8 +83,8 @@ export async function turnStream(deps: AppDeps, turn: TurnRecord, requestSignal:
       const flushed = activity.flush().then((report) => {
         if (report.dropped > 0) console.error(`rebound: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
       });
-      if (deps.waitUntil) deps.waitUntil(flushed);
+      waitUntil?.(flushed);
     },
-    { keepaliveMs: config.keepaliveMs, requestSignal, headers },
+    { keepaliveMs: config.keepaliveMs, requestSignal: c.req.raw.signal },
   );
 }

@@ -36,7 +36,7 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens) {
     const turn = await createTurn(principal, body);
     const claimed = await deps.storage.sessions.claimTurn(turn.id);
     if (!claimed) throw new ApiError(409, 'conflict', 'The turn was already started.');
-    return turnStream(deps, claimed, c.req.raw.signal);
+    return turnStream(deps, claimed, c);
   });
 
   app.post('/v1/turns', async (c) => {
@@ -60,7 +60,7 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens) {
     // A turn runs once: a reconnect (EventSource retries on its own) to a started or finished turn gets 204, which stops it.
     const claimed = await deps.storage.sessions.claimTurn(turn.id);
     if (!claimed) return c.body(null, 204);
-    return turnStream(deps, claimed, c.req.raw.signal);
+    return turnStream(deps, claimed, c);
   });
 
   return app;
