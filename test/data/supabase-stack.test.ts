@@ -175,7 +175,8 @@ describe('PostgREST stopped in the middle of a run', () => {
     expect(lines).toEqual([]);
     expect(await inDb('up')).toBe(40);
     expect(await inDb('down')).toBe(60);
-    expect(worst).toBeLessThan(5);
+    // A record call that waited on PostgREST would take the whole outage (600 ms and more).
+    expect(worst).toBeLessThan(50);
   });
 
   it('when it stays down, reports what it could not write and everything reported written is there', async () => {
@@ -194,8 +195,8 @@ describe('PostgREST stopped in the middle of a run', () => {
       expect(report.lastError).toMatch(/fetch failed|ECONNREFUSED|agent_activity/);
       expect(lines).toHaveLength(2); // one line per batch given up on
       expect(lines[0]).toMatch(/supabase: gave up on 25 rows after 3 attempts/);
-      expect(worst).toBeLessThan(5);
-      expect(emitted).toBeLessThan(50);
+      expect(worst).toBeLessThan(50);
+      expect(emitted).toBeLessThan(250);
     } finally {
       await rest.start();
     }
