@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { baseEnv } from './servers.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -13,7 +14,7 @@ it('deno check supabase/functions/rebound/index.ts', () => {
   const result = spawnSync(
     join(root, 'node_modules', '.bin', 'deno'),
     ['check', '--no-lock', '--config', 'supabase/functions/rebound/deno.json', 'supabase/functions/rebound/index.ts'],
-    { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, DENO_DIR: denoDir, NO_COLOR: '1' }, encoding: 'utf8', timeout: 150_000 },
+    { cwd: root, env: { ...baseEnv(), DENO_DIR: denoDir, NO_COLOR: '1' }, encoding: 'utf8', timeout: 150_000 },
   );
   if (result.error) throw result.error;
   expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);

@@ -86,7 +86,7 @@ async function waitHealthy(name: RuntimeName, baseUrl: string, spawned: Spawned,
   }
 }
 
-const baseEnv = (): NodeJS.ProcessEnv => {
+export const baseEnv = (): NodeJS.ProcessEnv => {
   // The runtimes must see only the scenario's settings, not a developer's OPENAI_API_KEY or SUPABASE_URL.
   // The machine's CA and proxy settings stay: Deno fetches npm: packages through them on a clean machine.
   const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SYSTEMROOT', 'NODE_OPTIONS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'DENO_CERT', 'DENO_TLS_CA_STORE', 'NPM_CONFIG_REGISTRY', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy'];
