@@ -1,6 +1,7 @@
 // Dashboard on Supabase: the agent_dashboard RPC (security invoker) called with the user's own JWT and
 // the anon key, so RLS limits it to the user's rows. Without a token it falls back to the service client
 // filtered by user id, and refuses an unscoped (null user) request unless allowAll is set.
+import { AuthError } from '../http/deps.ts';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { createServerClient } from '../activity/sinks/supabase.ts';
 import { checkRange, toDashboardData } from './sql-result.ts';
@@ -26,7 +27,7 @@ export function createSupabaseDashboard(options: SupabaseDashboardOptions): Dash
       } else if (options.serviceClient && (userId !== null || options.allowAll)) {
         client = options.serviceClient;
       } else {
-        throw new Error('dashboard: no user token to query with');
+        throw new AuthError('Sign in to see the dashboard: send your Supabase access token as a Bearer token.');
       }
       const { data, error } = await client.rpc('agent_dashboard', {
         p_from: range.from,

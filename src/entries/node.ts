@@ -6,13 +6,7 @@ import { serve } from '@hono/node-server';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createApp } from '../http/app.ts';
 import { authFromEnv, isLoopbackHost } from '../http/auth-env.ts';
-import { createModel } from '../model/index.ts';
-import { createActivityWriter } from '../activity/writer.ts';
-import { createPgliteSink } from '../activity/sinks/pglite.ts';
-import { createPgliteDashboard } from '../dashboard/pglite.ts';
-import { createPgliteStorage, openPglite } from '../store/pglite.ts';
-import { readMigrations } from './sql-files.ts';
-import { defaultTools } from '../../functions/index.ts';
+import { openLocalDeps } from './local.ts';
 
 async function main() {
   let config;
@@ -32,10 +26,9 @@ async function main() {
   }
   const dataDir = process.env.DATA_DIR || '.data/pglite';
   mkdirSync(dataDir, { recursive: true });
-  const db = await openPglite(dataDir, readMigrations());
-  const activity = createActivityWriter(createPgliteSink(db));
-  const model = createModel(config);
-  const app = createApp({ config, model, storage: createPgliteStorage(db), activity, tools: defaultTools, auth: auth.auth, dashboard: createPgliteDashboard(db) });
+  const local = await openLocalDeps(config, { dataDir, auth: auth.auth });
+  const { model } = local.deps;
+  const app = createApp(local.deps);
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
@@ -47,8 +40,7 @@ async function main() {
   });
   const stop = () =>
     server.close(async () => {
-      await activity.flush();
-      await db.close();
+      await local.close();
       process.exit(0);
     });
   process.on('SIGINT', stop);

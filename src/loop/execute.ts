@@ -15,14 +15,17 @@ export async function executeTool(
   options: { timeoutMs: number; signal: AbortSignal },
 ): Promise<Execution> {
   const controller = new AbortController();
-  const onAbort = () => controller.abort(options.signal.reason);
-  options.signal.addEventListener('abort', onAbort, { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort = () => {};
   // Resolves on the timeout or on an abort, so a tool that ignores its signal cannot hold the turn.
   const timeout = new Promise<'timeout' | 'aborted'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
-    if (options.signal.aborted) resolve('aborted');
-    options.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+    onAbort = () => {
+      controller.abort(options.signal.reason);
+      resolve('aborted');
+    };
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
     const outcome = await Promise.race([tool.run(args, { ...ctx, signal: controller.signal }), timeout]);

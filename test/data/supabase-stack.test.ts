@@ -107,7 +107,7 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
     await checkDashboardUserA((range) => source.load(range, null, keys.a), null);
     const b = await source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null, keys.b);
     expect(b.totals).toMatchObject({ calls: 3, turns: 2 });
-    await expect(source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null)).rejects.toThrow(/no user token/);
+    await expect(source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null)).rejects.toThrow(/Sign in to see the dashboard/);
   });
 
   it('the dashboard RPC and views through the service role match the hand-worked numbers', async () => {
