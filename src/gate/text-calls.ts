@@ -84,7 +84,7 @@ function asCalls(v: unknown, resolve: (n: unknown) => string | undefined): TextC
 const TAG_OPENERS = /<tool_call>|<function_call>|<functioncall>|<\|im_start\|>(?:assistant)?|<\|end_header_id\|>|<\|python_tag\|>|\[TOOL_CALLS\]|<\?xml[^>]*\?>/g;
 const CLOSERS = /^\s*(<\/tool_call>|<\/function_call>|<\/functioncall>|<\|im_end\|>|<\|eot_id\|>|<\?xml[^>]*\/?>)/;
 // A sentence right before the JSON that says it is only an example.
-const EXAMPLE_CUE = /\b(for example|for instance|e\.g\.|example|sample|such as|would look like|might look like|format would be|hypothetical)\b[^.\n]*[:.]?\s*$/i;
+const EXAMPLE_CUE = /\b(for example|for instance|e\.g\.|example|sample|such as|would look like|might look like|looks like|look like|format would be|hypothetical)\b[^.\n]*[:.]?\s*$/i;
 
 /** The prose just before `at` (past whitespace and a fence opener) says what follows is an example. */
 function isExample(text: string, at: number): boolean {

@@ -123,3 +123,19 @@ describe('bad input', () => {
     expect(await res.json()).toEqual({ ok: true, model: 'gpt-4o-mini', demo: false });
   });
 });
+
+describe('CORS', () => {
+  it('answers a preflight from a configured origin and not from another', async () => {
+    const corsApp = await startApp({ CORS_ORIGINS: 'https://chat.example' });
+    try {
+      const ok = await fetch(`${corsApp.url}/v1/turns`, { method: 'OPTIONS', headers: { origin: 'https://chat.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' } });
+      expect(ok.status).toBe(204);
+      expect(ok.headers.get('access-control-allow-origin')).toBe('https://chat.example');
+      expect(ok.headers.get('access-control-allow-headers')).toMatch(/Authorization/i);
+      const other = await fetch(`${corsApp.url}/v1/turns`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await corsApp.close();
+    }
+  });
+});

@@ -105,6 +105,33 @@ describe('a turn', () => {
   });
 });
 
+describe('calls written into the text', () => {
+  it('extracts a <tool_call> from the reply, runs it, and keeps it out of the visible text', async () => {
+    const { app, upstream } = await setup(
+      (_req, i) => (i === 0 ? { text: 'Let me echo that. <tool_call>{"name": "echo", "arguments": {"text": "from prose"}}</tool_call>', delayMs: 2 } : { text: 'Echoed.' }),
+      {},
+      [echoTool],
+    );
+    const res = await chat(app.url, { message: 'echo from prose' });
+    const result = res.events.find((e) => e.event === 'tool_result')!.data;
+    expect(result).toMatchObject({ name: 'echo', verdict: 'repaired', category: 'text_embedded_call', ok: true, result: { echoed: 'from prose' } });
+    expect(textOf(res.events)).not.toContain('tool_call');
+    expect(textOf(res.events)).toContain('Let me echo that.');
+    const assistant = upstream.requests[1]!.messages.find((m) => m.role === 'assistant')!;
+    expect(assistant.tool_calls).toHaveLength(1);
+    expect(app.activity.calls[0]).toMatchObject({ category: 'text_embedded_call', verdict: 'repaired' });
+  });
+
+  it('leaves JSON shown as an example in prose alone', async () => {
+    const text = 'A config file looks like this:\n```json\n{"name": "echo", "arguments": {"text": "x"}}\n```\nThat is all.';
+    const { app, upstream } = await setup(() => ({ text }), {}, [echoTool]);
+    const res = await chat(app.url, { message: 'show me an example config' });
+    expect(res.events.some((e) => e.event === 'tool_call')).toBe(false);
+    expect(textOf(res.events)).toBe(text);
+    expect(upstream.requests).toHaveLength(1);
+  });
+});
+
 describe('error-as-result', () => {
   it('a tool that throws becomes {error, hint} and the loop goes on', async () => {
     const boom = tool('boom', async () => {
