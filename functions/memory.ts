@@ -1,5 +1,5 @@
 // Long-lived notes the model keeps across sessions of the same user (facts, preferences, decisions).
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../src/tools/define.ts';
 import type { Memory, MemoryStore } from '../src/store/types.ts';
 import type { Tool } from '../src/tools/types.ts';

@@ -1,6 +1,6 @@
 // Configuration from environment variables, validated once at start. Every runtime passes its own
 // env record (process.env, Worker bindings, Deno.env.toObject()), so nothing here touches a platform.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const flag = z

@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../src/tools/define.ts';
 import { normalisePath } from './paths.ts';
 import { fileText, splitLines } from './text.ts';

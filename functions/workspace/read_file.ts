@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../src/tools/define.ts';
 import { normalisePath } from './paths.ts';
 import { byteLength, bytesToBase64, fileBytes, fileText, splitLines } from './text.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../src/tools/define.ts';
 import { display, normalisePath } from './paths.ts';
 import { fileText, splitLines } from './text.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../src/tools/define.ts';
 import type { WorkspaceFile } from '../../src/store/types.ts';
 import { normalisePath, parentOf } from './paths.ts';

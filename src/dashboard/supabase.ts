@@ -2,7 +2,7 @@
 // the anon key, so RLS limits it to the user's rows. Without a token it falls back to the service client
 // filtered by user id, and refuses an unscoped (null user) request unless allowAll is set.
 import { AuthError } from '../http/deps.ts';
-import type { SupabaseClient } from '@supabase/supabase-js';
+import type { DataClient } from '../activity/sinks/supabase.ts';
 import { createServerClient } from '../activity/sinks/supabase.ts';
 import { checkRange, toDashboardData } from './sql-result.ts';
 import type { DashboardRange, DashboardSource } from './types.ts';
@@ -11,7 +11,7 @@ export interface SupabaseDashboardOptions {
   url: string;
   anonKey: string;
   /** Service-role client for requests without a user token. */
-  serviceClient?: SupabaseClient;
+  serviceClient?: DataClient;
   /** Let a null user (local mode) see every row through the service client. */
   allowAll?: boolean;
   fetch?: typeof fetch;
@@ -21,7 +21,7 @@ export function createSupabaseDashboard(options: SupabaseDashboardOptions): Dash
   return {
     async load(range: DashboardRange, userId: string | null, accessToken?: string) {
       checkRange(range);
-      let client: SupabaseClient;
+      let client: DataClient;
       if (accessToken) {
         client = createServerClient(options.url, options.anonKey, { accessToken, ...(options.fetch ? { fetch: options.fetch } : {}) });
       } else if (options.serviceClient && (userId !== null || options.allowAll)) {

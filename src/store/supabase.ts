@@ -1,6 +1,6 @@
 // Storage on Supabase through supabase-js with the service role (RLS is bypassed, so every query that
 // can be scoped filters by the user id taken from the verified JWT). Same semantics as memory.ts.
-import type { SupabaseClient } from '@supabase/supabase-js';
+import type { DataClient } from '../activity/sinks/supabase.ts';
 import { messageRow, rowMessage, type MessageRow } from './sql-messages.ts';
 import {
   SessionForbiddenError,
@@ -67,7 +67,7 @@ function byUser(q: Filterable, userId: string | null): Filterable {
 
 class SupabaseSessions implements SessionStore {
   constructor(
-    private db: SupabaseClient,
+    private db: DataClient,
     private seed: Record<string, string>,
   ) {}
 
@@ -162,7 +162,7 @@ class SupabaseSessions implements SessionStore {
 
 class SupabaseWorkspace implements WorkspaceStore {
   constructor(
-    private db: SupabaseClient,
+    private db: DataClient,
     private scope: Scope,
   ) {}
 
@@ -213,7 +213,7 @@ class SupabaseWorkspace implements WorkspaceStore {
 
 class SupabaseMemories implements MemoryStore {
   constructor(
-    private db: SupabaseClient,
+    private db: DataClient,
     private scope: Scope,
   ) {}
 
@@ -247,7 +247,7 @@ const toMemory = (r: { id: string; memory_type: string; content: string; created
 });
 
 /** `client` must hold the service-role key (createServerClient in src/activity/sinks/supabase.ts). */
-export function createSupabaseStorage(client: SupabaseClient, options: SupabaseStorageOptions = {}): Storage {
+export function createSupabaseStorage(client: DataClient, options: SupabaseStorageOptions = {}): Storage {
   return {
     sessions: new SupabaseSessions(client, options.seed ?? {}),
     workspace: (scope) => new SupabaseWorkspace(client, scope),

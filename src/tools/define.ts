@@ -1,6 +1,6 @@
 // Authoring a tool with zod: the schema is converted to JSON Schema once, at definition time, so
 // the gate never sees zod. The handler receives the arguments parsed by the same zod schema.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Tool, ToolContext } from './types.ts';
 import type { JSONSchema } from '../gate/types.ts';
 

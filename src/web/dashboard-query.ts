@@ -1,5 +1,5 @@
 // GET /v1/dashboard's query string → a DashboardRange, with messages that say what to fix.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DashboardRange } from '../dashboard/types.ts';
 
 const HOUR = 3_600_000;

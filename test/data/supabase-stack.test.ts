@@ -10,7 +10,7 @@ import { readMigrations } from '../../src/entries/sql-files.ts';
 import { createSupabaseStorage } from '../../src/store/supabase.ts';
 import { anonKey, serviceKey, userToken } from '../support/jwt.ts';
 import { migrate, startPostgres, type PostgresCluster } from '../support/postgres.ts';
-import { restRootFetch, startPostgrest, supabaseClient, type PostgrestServer } from '../support/postgrest.ts';
+import { edgeClient, restRootFetch, startPostgrest, supabaseClient, type PostgrestServer } from '../support/postgrest.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows, USER_A, USER_B } from './fixture.ts';
 import { checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
@@ -60,7 +60,8 @@ describe('migrations on PostgreSQL 15', () => {
 
 describe('the writer through PostgREST, then the dashboard under RLS', () => {
   beforeAll(async () => {
-    const writer = createActivityWriter(createSupabaseSink(service), { batchSize: 5, flushIntervalMs: 10 });
+    // Written with the edge's client (the PostgREST query builder), read back with supabase-js.
+    const writer = createActivityWriter(createSupabaseSink(edgeClient(rest.url, keys.service)), { batchSize: 5, flushIntervalMs: 10 });
     for (const row of activityRows()) writer.recordCall(row);
     for (const row of turnRows()) writer.recordTurn(row);
     expect(await writer.flush()).toEqual({ written: 17, dropped: 0 });

@@ -2,8 +2,8 @@
 // Supabase serves PostgREST under /rest/v1; here it listens at the root, so the clients' fetch strips it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { SupabaseClient } from '@supabase/supabase-js';
-import { createServerClient } from '../../src/activity/sinks/supabase.ts';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import { createServerClient, type DataClient } from '../../src/activity/sinks/supabase.ts';
 import { freePort } from './postgres.ts';
 import { TEST_JWT_SECRET } from './jwt.ts';
 
@@ -74,9 +74,25 @@ export async function startPostgrest(options: { dbUri: string; jwtSecret?: strin
   return { url, port, stop, start, running: () => child !== undefined && child.exitCode === null };
 }
 
+/** Realtime is never used; a transport that refuses keeps supabase-js from needing a WebSocket (Node 20). */
+class NoRealtimeTransport {
+  constructor() {
+    throw new Error('realtime is disabled in this client');
+  }
+}
+
 /** A supabase-js client against the bare PostgREST: `key` is the apikey JWT, `accessToken` the user's. */
 export function supabaseClient(restUrl: string, key: string, accessToken?: string): SupabaseClient {
-  return createServerClient(restUrl, key, { fetch: restRootFetch, ...(accessToken ? { accessToken } : {}) });
+  return createClient(restUrl, key, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    realtime: { transport: NoRealtimeTransport as never },
+    global: { fetch: restRootFetch, ...(accessToken ? { headers: { Authorization: `Bearer ${accessToken}` } } : {}) },
+  });
+}
+
+/** The edge's own client (PostgREST query builder only) against the same server. */
+export function edgeClient(restUrl: string, key: string): DataClient {
+  return createServerClient(restUrl, key, { fetch: restRootFetch });
 }
 
 export const restRootFetch: typeof fetch = (input, init) =>

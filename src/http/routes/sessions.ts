@@ -1,6 +1,6 @@
 // GET /v1/sessions/:id/messages: the conversation so far, so a page can show a session after a reload.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { SessionForbiddenError } from '../../store/types.ts';

@@ -1,7 +1,7 @@
 // POST /v1/chat streams a turn in the response (fetch clients); POST /v1/turns + GET …/stream lets a
 // native EventSource do the same with a GET and a stateless token.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AppDeps, Principal } from '../deps.ts';
 import { readJson } from '../body.ts';
 import { ApiError } from '../errors.ts';
