@@ -101,3 +101,13 @@ describe('gate', () => {
     expect(v).toMatchObject({ verdict: 'repaired', category: 'phantom_tool', call: { name: 'chemistry.get_element_info' } });
   });
 });
+
+describe('content language from the file name', () => {
+  it("reads write_file's path (not a declared path parameter) as the language of the body", () => {
+    // `...` on its own line is Python's Ellipsis in a Protocol, but an elision in JavaScript.
+    const body = 'from typing import Protocol\n\nclass Greeter(Protocol):\n    def greet(self, name: str) -> str:\n        ...\n';
+    expect(gate(call('write_file', { path: 'greeter.py', content: body }), tools).verdict).toBe('pass');
+    const js = 'export function greet(name) {\n  ...\n}\n';
+    expect(gate(call('write_file', { path: 'greet.js', content: js }), tools).verdict).toBe('blocked');
+  });
+});

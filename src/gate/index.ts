@@ -130,7 +130,10 @@ function checkPathsAndContent(tool: ToolSpec, args: Record<string, unknown>, con
       return blocked(tool.name, problems, { suggestions: index.suggest(value, 3), listing: index.nearestListing(value) });
     }
   }
-  const pathHint = (tool.pathParams ?? []).map((p) => args[p]).find((v): v is string => typeof v === 'string');
+  // The file's name tells the content check its language: a declared path parameter, or the usual
+  // names of one (write_file's path need not exist yet, so it is not declared as a path).
+  const hintKeys = [...(tool.pathParams ?? []), ...Object.keys(args).filter((k) => /^(path|file_?path|file_?name|file)$/i.test(k))];
+  const pathHint = hintKeys.map((k) => args[k]).find((v): v is string => typeof v === 'string');
   for (const param of tool.codeParams ?? []) {
     const value = args[param];
     if (typeof value !== 'string') continue;
