@@ -111,3 +111,28 @@ describe('content language from the file name', () => {
     expect(gate(call('write_file', { path: 'greet.js', content: js }), tools).verdict).toBe('blocked');
   });
 });
+
+describe('declared defaults', () => {
+  const search: ToolSpec = {
+    name: 'get_neuron_coordinates',
+    parameters: {
+      type: 'object',
+      properties: { neuron_type: { type: 'string' }, brain_region: { type: 'string', default: 'All' }, species: { type: 'string' } },
+      required: ['neuron_type', 'brain_region', 'species'],
+    },
+  };
+
+  it('fills a missing required parameter from its declared default', () => {
+    const v = gate(call('get_neuron_coordinates', { neuron_type: 'GABA', species: 'mouse' }), [search]);
+    expect(v.verdict).toBe('repaired');
+    if (v.verdict !== 'repaired') return;
+    expect(v.call.args).toEqual({ neuron_type: 'GABA', species: 'mouse', brain_region: 'All' });
+    expect(v.repairs).toEqual([{ kind: 'fill_default', path: '$.brain_region', to: '"All"', category: 'missing_required' }]);
+  });
+
+  it('never makes up a required value without a default', () => {
+    const v = blockedOf(gate(call('get_neuron_coordinates', { neuron_type: 'GABA' }), [search]));
+    expect(v.category).toBe('missing_required');
+    expect(v.message).toMatch(/species/);
+  });
+});

@@ -4,7 +4,7 @@
 import { distance } from 'fastest-levenshtein';
 import { coerce } from './coerce.ts';
 import { renameUnknown, unwrapWrapper } from './rename.ts';
-import { validate } from './schema.ts';
+import { isPlainObject, validate } from './schema.ts';
 import type { JSONSchema, Problem, Repair } from './types.ts';
 
 export type ArgumentsCheck =
@@ -19,7 +19,7 @@ export function checkArguments(args: Record<string, unknown>, schema: JSONSchema
   const unwrapped = unwrapWrapper(args, schema, repairs);
   const renamed = renameUnknown(unwrapped, schema);
   repairs.push(...renamed.repairs);
-  const coerced = coerce(renamed.args, schema, '$', repairs) as Record<string, unknown>;
+  const coerced = fillDefaults(coerce(renamed.args, schema, '$', repairs) as Record<string, unknown>, schema, '$', repairs);
   const problems = validate(coerced, schema);
   if (problems.length === 0) return { status: 'repaired', args: coerced, repairs, invented: renamed.invented };
 
@@ -30,6 +30,30 @@ export function checkArguments(args: Record<string, unknown>, schema: JSONSchema
     invented: renamed.invented,
     repairs,
   };
+}
+
+/**
+ * A required parameter the model left out, whose schema declares a default: the tool's author said
+ * what it means when unknown, so the default is filled in rather than the call sent back. Objects
+ * are filled at any depth; nothing without a declared default is ever made up.
+ */
+function fillDefaults(value: Record<string, unknown>, schema: JSONSchema, path: string, repairs: Repair[]): Record<string, unknown> {
+  const props = schema.properties ?? {};
+  let out = value;
+  for (const name of schema.required ?? []) {
+    const prop = props[name];
+    if (Object.hasOwn(out, name) || !prop || !Object.hasOwn(prop, 'default')) continue;
+    if (out === value) out = { ...value };
+    out[name] = prop.default;
+    repairs.push({ kind: 'fill_default', path: `${path}.${name}`, to: JSON.stringify(prop.default), category: 'missing_required' });
+  }
+  for (const [name, prop] of Object.entries(props)) {
+    const inner = out[name];
+    if (!isPlainObject(inner) || !prop.properties) continue;
+    const filled = fillDefaults(inner, prop, `${path}.${name}`, repairs);
+    if (filled !== inner) out = { ...out, [name]: filled };
+  }
+  return out;
 }
 
 const ORDER: Problem['category'][] = ['missing_required', 'wrong_type', 'enum_violation', 'unknown_parameter'];
