@@ -43,7 +43,9 @@ function recoveryStep(outcomes: ToolOutcome[]): Step {
       // Deliberately mistyped: the gate should answer with the path that exists.
       return { say: 'Written. Let me read it back to check.', call: { name: 'read_file', args: { path: 'src/utils/slugfy.ts' } } };
     case 3:
-      if (!last!.ok && last!.suggestion) return { say: `That path does not exist; the gate suggests \`${last!.suggestion}\`. Reading that instead.`, call: { name: 'read_file', args: { path: last!.suggestion } } };
+      // Also sloppy in the ways models are: a number as a string, and a parameter the tool does not
+      // have. The gate repairs the first and records the second as a feature request.
+      if (!last!.ok && last!.suggestion) return { say: `That path does not exist; the gate suggests \`${last!.suggestion}\`. Reading that instead.`, call: { name: 'read_file', args: { path: last!.suggestion, limit: '50', show_line_numbers: true } } };
       return { say: 'Now let me see the folder.', call: { name: 'list_directory', args: { path: 'src/utils' } } };
     case 4:
       return { say: 'Now let me see what else is in the folder.', call: { name: 'list_directory', args: { path: 'src/utils' } } };
@@ -54,7 +56,8 @@ function recoveryStep(outcomes: ToolOutcome[]): Step {
       return {
         say:
           'Done. `src/utils/slugify.ts` now holds a complete `slugify` helper. On the way, the gate refused a file cut short with a placeholder, ' +
-          'corrected a mistyped path and pointed me from a tool that does not exist to the one that does.',
+          'corrected a mistyped path, turned a number I sent as text into a number (and noted a parameter read_file does not have), ' +
+          'and pointed me from a tool that does not exist to the one that does.',
       };
   }
 }

@@ -25,7 +25,7 @@ describe('demo model', () => {
       'write_file:blocked:placeholder_content',
       'write_file:pass:valid',
       'read_file:blocked:invalid_path',
-      'read_file:pass:valid',
+      'read_file:repaired:wrong_type',
       'list_directory:blocked:phantom_tool',
       `${c[5]!.name}:pass:valid`,
     ]);
@@ -34,6 +34,10 @@ describe('demo model', () => {
     expect(JSON.parse(c[3]!.arguments).path).toBe(r[2]!.suggestions[0]);
     expect(c[5]!.name).toBe(r[4]!.suggestions[0]);
     expect(c[5]!.name).toBe('list_files');
+    // The corrected read was also repaired: "50" became 50, and the invented parameter was recorded.
+    expect(r[3]!.repairs.map((x: { kind: string }) => x.kind).sort()).toEqual(['coerce', 'drop_unknown']);
+    const row = app.activity.calls.find((x) => x.call_id === c[3]!.id)!;
+    expect(row.invented_params).toEqual(['show_line_numbers']);
     expect(res.events.at(-1)!.data).toMatchObject({ reason: 'completed' });
     expect(textOf(res.events)).toMatch(/slugify/);
   });

@@ -173,9 +173,15 @@ function AssistantView() {
         if (d.repairs && d.repairs.length) {
           card.append(listBlock('repairs', 'Repaired before running:', d.repairs.map((r) => {
             const parts = [el('code', '', r.path), document.createTextNode(' ' + String(r.kind).replace(/_/g, ' '))];
-            if (r.from !== undefined || r.to !== undefined) {
-              parts.push(document.createTextNode(': '), el('code', '', r.from === undefined ? '' : r.from),
-                document.createTextNode(' → '), el('code', '', r.to === undefined ? '' : r.to));
+            // A dropped value has no "to": say what became of it instead of an arrow to nothing.
+            if (r.to !== undefined) {
+              if (r.from !== undefined) parts.push(document.createTextNode(': '), el('code', '', r.from), document.createTextNode(' → '));
+              else parts.push(document.createTextNode(': '));
+              parts.push(el('code', '', r.to));
+            } else if (r.kind === 'drop_unknown') {
+              parts.push(document.createTextNode(': not a parameter of this tool; dropped and recorded as a feature request'));
+            } else if (r.from !== undefined) {
+              parts.push(document.createTextNode(': '), el('code', '', r.from), document.createTextNode(' dropped'));
             }
             return parts;
           })));
