@@ -6,11 +6,11 @@
 //   npm run bench:bundle -- --no-dev  skip the wrangler dev measurement
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { freePort } from '../test/support/ports.ts';
 
 const root = join(import.meta.dirname, '..');
 const wrangler = join(root, 'node_modules', '.bin', 'wrangler');
@@ -44,17 +44,6 @@ function byPackage(meta: Metafile): Array<{ name: string; kb: number }> {
     }
   }
   return [...sizes].map(([name, b]) => ({ name, kb: +(b / 1024).toFixed(1) })).sort((a, b) => b.kb - a.kb);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 /** Bundle evaluation and first request in a fresh Node process each time (median of `n`). */

@@ -2,11 +2,12 @@
 // refuses root), trust auth on 127.0.0.1, a free port, fsync off. Fails loudly when PostgreSQL is missing.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, chownSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { applyMigrations, type SqlFile } from '../../src/store/sql-migrate.ts';
+import { freePort } from './ports.ts';
+export { freePort };
 
 export const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
@@ -18,17 +19,6 @@ export interface PostgresCluster {
   authenticatorUrl: string;
   sql: postgres.Sql;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function osUser(name: string): { uid: number; gid: number } {
