@@ -1,7 +1,8 @@
 // bench:stream — what the loop costs on the streaming path, and how many open turns one Node
 // process holds. Ratios against a baseline measured in the same run (these machines are noisy).
 //
-//   npm run bench:stream -- [--json] [--tokens 2000] [--rounds 15] [--streams 1000]
+//   npm run bench:stream -- [--json] [--tokens 2000] [--rounds 15] [--streams 1000] [--cpu-prof DIR]
+// --cpu-prof writes the server process's V8 CPU profile to DIR (open it in Chrome DevTools).
 import { fork, type ChildProcess } from 'node:child_process';
 import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { parseSse } from '../test/support/sse-client.ts';
@@ -26,7 +27,7 @@ const upstream = await startScriptedOpenAI(async () => {
 });
 
 const server = fork(new URL('./stream-server.ts', import.meta.url).pathname, [], {
-  execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096'],
+  execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096', ...(args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof') + 1]}`] : [])],
   env: { ...process.env, UPSTREAM_URL: upstream.url, KEEPALIVE_MS: '1000' },
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
