@@ -22,7 +22,6 @@ function serve(c: Context, asset: Asset, cacheControl: string): Response {
   return new Response(c.req.method === 'HEAD' ? null : asset.body, { status: 200, headers });
 }
 
-
 /** "/rebound/dashboard" → "/rebound": the path this app is mounted under, from a page's own path. */
 export function mountPrefix(path: string): string {
   return path.replace(/\/(?:dashboard)?\/?$/, '');
@@ -54,7 +53,7 @@ export function webRoutes(deps: AppDeps): Hono {
       throw err;
     }
     const parsed = parseDashboardQuery(c.req.query());
-    if (!parsed.ok) return errorResponse(c, 400, 'bad_request', parsed.message);
+    if (!parsed.ok) return errorResponse(c, 400, 'invalid_request', parsed.message);
     // A Supabase source queries with the caller's own JWT so row-level security applies too.
     const accessToken = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
     const data = await deps.dashboard.load(parsed.range, userId, accessToken);
