@@ -19,6 +19,7 @@ const EnvSchema = z.object({
   KEEPALIVE_MS: int(50, 600_000).default(10_000),
   TOOL_TIMEOUT_MS: int(10, 600_000).default(30_000),
   MODEL_RETRIES: int(0, 10).default(2),
+  MODEL_TIMEOUT_MS: int(100, 600_000).default(60_000),
   CORS_ORIGINS: z.string().default(''),
   TURN_TOKEN_SECRET: z.string().min(16).optional(),
   TURN_TOKEN_TTL_S: int(5, 86_400).default(300),
@@ -30,7 +31,8 @@ export type Env = Record<string, string | undefined>;
 export interface Config {
   port: number;
   host: string;
-  openai: { baseURL?: string; apiKey?: string; model: string };
+  /** timeoutMs: how long to wait for the upstream's response headers before a (retryable) timeout. */
+  openai: { baseURL?: string; apiKey?: string; model: string; timeoutMs: number };
   /** True when no API key is set or DEMO_MODEL forces it. */
   demo: boolean;
   maxIterations: number;
@@ -61,7 +63,7 @@ export function loadConfig(env: Env): Config {
   return {
     port: e.PORT,
     host: e.HOST,
-    openai: { baseURL: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY, model: e.MODEL },
+    openai: { baseURL: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY, model: e.MODEL, timeoutMs: e.MODEL_TIMEOUT_MS },
     demo: e.DEMO_MODEL || !e.OPENAI_API_KEY,
     maxIterations: e.MAX_ITERATIONS,
     timeBudgetMs: e.TIME_BUDGET_MS,

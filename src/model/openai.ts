@@ -10,7 +10,7 @@ export interface OpenAIModelOptions {
   apiKey: string;
   baseURL?: string;
   model: string;
-  /** Per-request timeout for the upstream connection (ms). */
+  /** How long to wait for the upstream's response headers (ms); the stream itself is bounded by the turn's time budget. */
   timeoutMs?: number;
   fetch?: typeof fetch;
 }

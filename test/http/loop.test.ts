@@ -273,6 +273,28 @@ describe('keepalive and disconnect', () => {
     expect(afterCall).toContain(': keepalive');
   });
 
+  it('a client that disconnects aborts a running tool through its signal', async () => {
+    let toolSignal: AbortSignal | undefined;
+    let waiting: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    const patient = tool('patient', (_args, ctx) => {
+      toolSignal = ctx.signal;
+      waiting();
+      return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ stopped: true })));
+    });
+    const { app } = await setup(() => ({ toolCalls: [{ name: 'patient', arguments: '{}' }] }), {}, [patient]);
+    const controller = new AbortController();
+    const res = await fetch(`${app.url}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'x' }), signal: controller.signal });
+    void res.body!.getReader().read();
+    await started;
+    expect(toolSignal!.aborted).toBe(false);
+    controller.abort();
+    await expect.poll(() => toolSignal!.aborted).toBe(true);
+    await expect.poll(() => app.activity.turns.map((t) => t.outcome)).toEqual(['aborted']);
+  });
+
   it('a client that disconnects aborts the upstream request, and the turn is recorded as aborted', async () => {
     const { app, upstream } = await setup(() => ({ text: 'a very slow answer that will never finish in time', delayMs: 200 }));
     const controller = new AbortController();
@@ -293,6 +315,14 @@ describe('upstream failures', () => {
     expect(upstream.requests).toHaveLength(3);
     expect(textOf(res.events)).toBe('third time lucky');
     expect(res.events.some((e) => e.event === 'agent_error')).toBe(false);
+  });
+
+  it('retries an upstream that does not answer in time', async () => {
+    const { app, upstream } = await setup((_req, i) => (i === 0 ? { text: 'too late', headersAfterMs: 2_000 } : { text: 'on time' }), { MODEL_TIMEOUT_MS: '200' });
+    const res = await chat(app.url, { message: 'x' });
+    expect(upstream.requests).toHaveLength(2);
+    expect(upstream.aborted).toBe(1);
+    expect(textOf(res.events)).toBe('on time');
   });
 
   it('retries a garbled chunk when nothing reached the client', async () => {

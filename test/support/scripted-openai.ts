@@ -23,6 +23,8 @@ export type Reply =
       delayMs?: number;
       /** Pause after the role chunk, before anything else (a silent model), ms. */
       stallMs?: number;
+      /** Pause before the response headers (an upstream that does not answer), ms. */
+      headersAfterMs?: number;
       usage?: { prompt_tokens: number; completion_tokens: number };
     }
   | { status: number; message?: string }
@@ -109,6 +111,8 @@ async function respond(res: ServerResponse, reply: Reply, model: string): Promis
     res.end(JSON.stringify({ error: { message: reply.message ?? `scripted error ${reply.status}`, type: 'server_error', code: null } }));
     return;
   }
+  if ('headersAfterMs' in reply && reply.headersAfterMs) await sleep(reply.headersAfterMs);
+  if (res.destroyed) return;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   if ('raw' in reply) {
     res.end(reply.raw);
