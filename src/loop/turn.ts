@@ -11,7 +11,7 @@ import { ModelError, type AssembledToolCall, type ModelClient } from '../model/t
 import type { ChatMessage, MemoryStore, WorkspaceStore } from '../store/types.ts';
 import type { Tool } from '../tools/types.ts';
 import { activityRow, type CallContext } from './activity-row.ts';
-import type { DoneReason, Emit, TurnEvent, Usage } from './events.ts';
+import type { DoneReason, Emit, Usage } from './events.ts';
 import { executeTool, type Execution } from './execute.ts';
 import { NARRATION_NUDGE, continuationNudge, isNarratedAction, nextActionOf } from './nudges.ts';
 import { DEFAULT_SYSTEM_PROMPT } from './prompt.ts';
@@ -246,4 +246,3 @@ function describeModelError(err: unknown): string {
   return 'The model stream failed unexpectedly. Try again in a moment.';
 }
 
-export type { TurnEvent };

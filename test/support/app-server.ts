@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, type Env } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import type { AppDeps, Authenticator } from '../../src/http/deps.ts';
-import { noAuth } from '../../src/http/deps.ts';
+import { AuthError, noAuth } from '../../src/http/deps.ts';
 import { createModel } from '../../src/model/index.ts';
 import { MemoryActivityWriter } from '../../src/activity/memory-writer.ts';
 import { createMemoryStorage } from '../../src/store/memory.ts';
@@ -51,10 +51,7 @@ export async function startApp(env: Env, overrides: Partial<AppDeps> = {}): Prom
 export const headerAuth: Authenticator = {
   async authenticate(request) {
     const user = request.headers.get('x-test-user');
-    if (!user) {
-      const { AuthError } = await import('../../src/http/deps.ts');
-      throw new AuthError('Missing credentials: send a bearer token.');
-    }
+    if (!user) throw new AuthError('Missing credentials: send a bearer token.');
     return { userId: user };
   },
 };
