@@ -3,19 +3,13 @@
 // enum or nested checks, no repairs.
 import type { ProposedCall, ToolSpec } from '../../src/gate/types.ts';
 import type { BaselineVerdict } from './tool-calls-plain-schema.ts';
+import { exactCall } from './exact-call.ts';
 
 export function seedValidate(call: ProposedCall, tools: readonly ToolSpec[]): BaselineVerdict {
-  const tool = tools.find((t) => t.name === call.name);
-  if (!tool) return { verdict: 'blocked' };
-  let args: unknown;
-  try {
-    args = JSON.parse(call.arguments);
-  } catch {
-    return { verdict: 'blocked' };
+  const exact = exactCall(call, tools);
+  if (!exact) return { verdict: 'blocked' };
+  for (const name of exact.tool.parameters.required ?? []) {
+    if (!(name in exact.args)) return { verdict: 'blocked' };
   }
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { verdict: 'blocked' };
-  for (const name of tool.parameters.required ?? []) {
-    if (!(name in args)) return { verdict: 'blocked' };
-  }
-  return { verdict: 'pass', args: args as Record<string, unknown> };
+  return { verdict: 'pass', args: exact.args };
 }
