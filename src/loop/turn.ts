@@ -84,7 +84,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
 
       let completion: Completion;
       try {
-        completion = await streamCompletion(deps.model, prompt, specs, 'auto', budget.signal, deps.limits.modelRetries, emit, usage, specs);
+        completion = await streamCompletion(deps.model, prompt, specs, 'auto', budget.signal, deps.limits.modelRetries, emit, usage);
       } catch (err) {
         if (signal.aborted) return finish('aborted');
         if (budget.signal.aborted) return await forcedSummary('time_budget');
@@ -175,7 +175,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
     const request: ChatMessage[] = [...prompt, { role: 'user', content: summaryRequest(reason) }];
     let text = '';
     try {
-      const completion = await streamCompletion(deps.model, request, specs, 'none', controller.signal, 0, emit, usage, []);
+      const completion = await streamCompletion(deps.model, request, specs, 'none', controller.signal, 0, emit, usage);
       text = completion.text;
     } catch {
       if (signal.aborted) return finish('aborted');
@@ -209,7 +209,6 @@ async function streamCompletion(
   retries: number,
   emit: Emit,
   usage: Usage,
-  extractFrom: readonly ToolSpec[],
 ): Promise<Completion> {
   const hold = new TextHold();
   let toolCalls: AssembledToolCall[] = [];
@@ -227,8 +226,9 @@ async function streamCompletion(
   }
   if (signal.aborted) throw signal.reason ?? new Error('aborted');
   const text = hold.full;
-  if (toolCalls.length === 0 && extractFrom.length > 0) {
-    const extracted = extractTextCalls(text, extractFrom);
+  // A call written into the text counts only where calls are allowed (not in the forced summary).
+  if (toolCalls.length === 0 && toolChoice === 'auto' && tools.length > 0) {
+    const extracted = extractTextCalls(text, tools);
     if (extracted.calls.length > 0) {
       const rest = hold.release(extracted.visibleText);
       if (rest) emit({ event: 'text_delta', data: { text: rest } });

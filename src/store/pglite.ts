@@ -14,7 +14,7 @@ import {
   type WorkspaceFile,
   type WorkspaceStore,
 } from './types.ts';
-import { messageRow, rowMessage, type MessageRow } from './sql-messages.ts';
+import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type MessageRow, type TurnDbRow } from './sql-rows.ts';
 
 interface Queryable {
   query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -28,26 +28,6 @@ export interface SqlStorageOptions {
   /** Files every new session's workspace starts with (the demo project), as in createMemoryStorage. */
   seed?: Record<string, string>;
 }
-
-interface TurnDbRow {
-  id: string;
-  session_id: string;
-  user_id: string | null;
-  message: string;
-  status: TurnRecord['status'];
-  created_at: string | Date;
-}
-
-const iso = (v: string | Date) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString());
-
-const toTurn = (r: TurnDbRow): TurnRecord => ({
-  id: r.id,
-  sessionId: r.session_id,
-  userId: r.user_id,
-  message: r.message,
-  status: r.status,
-  createdAt: iso(r.created_at),
-});
 
 class SqlSessions implements SessionStore {
   constructor(
@@ -177,13 +157,6 @@ class SqlWorkspace implements WorkspaceStore {
   }
 }
 
-interface MemoryDbRow {
-  id: string;
-  memory_type: string;
-  content: string;
-  created_at: string | Date;
-}
-
 class SqlMemories implements MemoryStore {
   constructor(
     private db: Queryable,
@@ -212,7 +185,6 @@ class SqlMemories implements MemoryStore {
   }
 }
 
-const toMemory = (r: MemoryDbRow): Memory => ({ id: r.id, memoryType: r.memory_type, content: r.content, createdAt: iso(r.created_at) });
 
 export function createPgliteStorage(db: PgliteLike, options: SqlStorageOptions = {}): Storage {
   return {

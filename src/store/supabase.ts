@@ -1,7 +1,7 @@
 // Storage on Supabase through supabase-js with the service role (RLS is bypassed, so every query that
 // can be scoped filters by the user id taken from the verified JWT). Same semantics as memory.ts.
 import type { DataClient } from '../activity/sinks/supabase.ts';
-import { messageRow, rowMessage, type MessageRow } from './sql-messages.ts';
+import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type MessageRow, type TurnDbRow } from './sql-rows.ts';
 import {
   SessionForbiddenError,
   type ChatMessage,
@@ -23,24 +23,6 @@ export interface SupabaseStorageOptions {
 const TURN_COLUMNS = 'id, session_id, user_id, message, status, created_at';
 /** PostgREST on Supabase caps a response at 1000 rows by default; history pages through it. */
 const PAGE = 1000;
-
-interface TurnDbRow {
-  id: string;
-  session_id: string;
-  user_id: string | null;
-  message: string;
-  status: TurnRecord['status'];
-  created_at: string;
-}
-
-const toTurn = (r: TurnDbRow): TurnRecord => ({
-  id: r.id,
-  sessionId: r.session_id,
-  userId: r.user_id,
-  message: r.message,
-  status: r.status,
-  createdAt: new Date(r.created_at).toISOString(),
-});
 
 function check<T>(result: { data: T; error: { message: string } | null }, what: string): T {
   if (result.error) throw new Error(`${what}: ${result.error.message}`);
@@ -176,7 +158,7 @@ class SupabaseWorkspace implements WorkspaceStore {
       size: number;
       updated_at: string;
     }>;
-    return rows.map((r) => ({ path: r.path, size: r.size, updatedAt: new Date(r.updated_at).toISOString() }));
+    return rows.map((r) => ({ path: r.path, size: r.size, updatedAt: iso(r.updated_at) }));
   }
 
   async read(path: string): Promise<WorkspaceFile | null> {
@@ -186,7 +168,7 @@ class SupabaseWorkspace implements WorkspaceStore {
       encoding: WorkspaceFile['encoding'];
       updated_at: string;
     } | null;
-    return row ? { path: row.path, content: row.content, encoding: row.encoding, updatedAt: new Date(row.updated_at).toISOString() } : null;
+    return row ? { path: row.path, content: row.content, encoding: row.encoding, updatedAt: iso(row.updated_at) } : null;
   }
 
   async write(path: string, content: string, encoding: WorkspaceFile['encoding'] = 'utf-8') {
@@ -218,7 +200,7 @@ class SupabaseMemories implements MemoryStore {
   ) {}
 
   async save(memoryType: string, content: string): Promise<Memory> {
-    const row = one<Parameters<typeof toMemory>[0]>(
+    const row = one<MemoryDbRow>(
       await this.db
         .from('agent_memories')
         .insert({ user_id: this.scope.userId, session_id: this.scope.sessionId, memory_type: memoryType, content })
@@ -234,17 +216,10 @@ class SupabaseMemories implements MemoryStore {
     if (memoryType) q = q.eq('memory_type', memoryType);
     // ilike treats % and _ as wildcards (and PostgREST `*`): escape them so the query is a plain substring.
     if (query) q = q.ilike('content', `%${query.replace(/[\\%_*]/g, (c) => `\\${c}`)}%`);
-    const rows = rowsOf(await q.order('seq', { ascending: false }).limit(limit), 'memory recall') as Parameters<typeof toMemory>[0][];
+    const rows = rowsOf(await q.order('seq', { ascending: false }).limit(limit), 'memory recall') as MemoryDbRow[];
     return rows.map(toMemory);
   }
 }
-
-const toMemory = (r: { id: string; memory_type: string; content: string; created_at: string }): Memory => ({
-  id: r.id,
-  memoryType: r.memory_type,
-  content: r.content,
-  createdAt: new Date(r.created_at).toISOString(),
-});
 
 /** `client` must hold the service-role key (createServerClient in src/activity/sinks/supabase.ts). */
 export function createSupabaseStorage(client: DataClient, options: SupabaseStorageOptions = {}): Storage {

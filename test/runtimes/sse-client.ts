@@ -1,5 +1,7 @@
 // A raw SSE reader over fetch: unlike EventSource it sees comment lines (keepalives) and can POST with
 // an Authorization header, so one reader serves every runtime identically.
+import { parseBlock } from '../support/sse-client.ts';
+
 export interface SseEvent {
   event: string;
   id: string | undefined;
@@ -43,17 +45,10 @@ export async function readSse(
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const at = Date.now() - started;
-        let event = 'message';
-        let id: string | undefined;
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) transcript.comments.push({ text: line.slice(1).trim(), at });
-          else if (line.startsWith('event:')) event = line.slice(6).trim();
-          else if (line.startsWith('id:')) id = line.slice(3).trim();
-          else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-        }
-        if (data.length === 0) continue;
-        const parsed: SseEvent = { event, id, data: JSON.parse(data.join('\n')), at };
+        const { comments, event } = parseBlock(block);
+        for (const text of comments) transcript.comments.push({ text, at });
+        if (!event) continue;
+        const parsed: SseEvent = { event: event.event, id: event.id, data: event.data, at };
         transcript.events.push(parsed);
         if (options.stopWhen?.(parsed, transcript)) {
           transcript.abandoned = true;

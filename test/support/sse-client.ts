@@ -14,22 +14,30 @@ export interface RawStream {
   raw: string;
 }
 
+/** One SSE block (the text between blank lines): its comment lines, and its event if it has data. */
+export function parseBlock(block: string): { comments: string[]; event?: { event: string; id?: string; data: any } } {
+  let event = 'message';
+  let id: string | undefined;
+  const data: string[] = [];
+  const comments: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) comments.push(line.slice(1).trim());
+    else if (line.startsWith('event:')) event = line.slice(6).trim();
+    else if (line.startsWith('id:')) id = line.slice(3).trim();
+    else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+  }
+  return data.length ? { comments, event: { event, id, data: JSON.parse(data.join('\n')) } } : { comments };
+}
+
 /** Parses a whole SSE body. */
 export function parseSse(raw: string): RawStream {
   const events: SseEvent[] = [];
   const comments: string[] = [];
   for (const block of raw.split(/\n\n/)) {
     if (!block.trim()) continue;
-    let event = 'message';
-    let id: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':')) comments.push(line.slice(1).trim());
-      else if (line.startsWith('event: ')) event = line.slice(7);
-      else if (line.startsWith('id: ')) id = line.slice(4);
-      else if (line.startsWith('data: ')) data.push(line.slice(6));
-    }
-    if (data.length) events.push({ event, id, data: JSON.parse(data.join('\n')) });
+    const parsed = parseBlock(block);
+    comments.push(...parsed.comments);
+    if (parsed.event) events.push(parsed.event);
   }
   return { events, comments, raw };
 }

@@ -1,5 +1,35 @@
-// ChatMessage <-> agent_messages row, shared by the SQL stores.
-import type { ChatMessage } from './types.ts';
+// Database rows <-> the store's values (messages, turns, memories), shared by the SQL stores: PGlite
+// returns timestamps as Date, PostgREST as ISO strings, so both are accepted.
+import type { ChatMessage, Memory, TurnRecord } from './types.ts';
+
+export const iso = (v: string | Date): string => (v instanceof Date ? v : new Date(v)).toISOString();
+
+export interface TurnDbRow {
+  id: string;
+  session_id: string;
+  user_id: string | null;
+  message: string;
+  status: TurnRecord['status'];
+  created_at: string | Date;
+}
+
+export const toTurn = (r: TurnDbRow): TurnRecord => ({
+  id: r.id,
+  sessionId: r.session_id,
+  userId: r.user_id,
+  message: r.message,
+  status: r.status,
+  createdAt: iso(r.created_at),
+});
+
+export interface MemoryDbRow {
+  id: string;
+  memory_type: string;
+  content: string;
+  created_at: string | Date;
+}
+
+export const toMemory = (r: MemoryDbRow): Memory => ({ id: r.id, memoryType: r.memory_type, content: r.content, createdAt: iso(r.created_at) });
 
 export interface MessageRow {
   role: ChatMessage['role'];
