@@ -33,3 +33,9 @@ export type TurnEvent =
 
 export type EventName = TurnEvent['event'];
 export type Emit = (event: TurnEvent) => void;
+
+/** An event as a turn's log holds it: numbered from 1 within the turn (the SSE `id:`). */
+export interface LoggedEvent {
+  seq: number;
+  event: TurnEvent;
+}

@@ -1,0 +1,56 @@
+// A turn's events as stored rows (agent_turn_events), so that a reader on another instance can replay
+// a turn and follow it. Text deltas are many and tiny, so a run of consecutive ones is one row
+// holding each delta's text: rows stay few, and a replay from any seq is still event for event.
+import type { LoggedEvent, TurnEvent } from '../loop/events.ts';
+
+export interface TurnEventRow {
+  turnId: string;
+  /** The seq of the row's first event. */
+  seq: number;
+  /** The seq of its last event: equal to `seq` except for a run of text deltas. */
+  lastSeq: number;
+  event: TurnEvent['event'];
+  /** The event's data; for a run of text deltas `{ texts: [...] }`, one string per event. */
+  data: unknown;
+}
+
+/** Where a turn's log is persisted. Appends come from the one producer of the turn, in seq order. */
+export interface TurnEventStore {
+  appendEvents(rows: TurnEventRow[]): Promise<void>;
+  /** The rows holding any event with seq > afterSeq, in seq order. */
+  eventsAfter(turnId: string, afterSeq: number): Promise<TurnEventRow[]>;
+}
+
+/** Packs logged events (in seq order, contiguous) into rows, merging runs of text deltas. */
+export function packEvents(turnId: string, events: LoggedEvent[]): TurnEventRow[] {
+  const rows: TurnEventRow[] = [];
+  for (const { seq, event } of events) {
+    const last = rows.at(-1);
+    if (event.event === 'text_delta' && last?.event === 'text_delta' && last.lastSeq === seq - 1) {
+      (last.data as { texts: string[] }).texts.push(event.data.text);
+      last.lastSeq = seq;
+    } else if (event.event === 'text_delta') {
+      rows.push({ turnId, seq, lastSeq: seq, event: 'text_delta', data: { texts: [event.data.text] } });
+    } else {
+      rows.push({ turnId, seq, lastSeq: seq, event: event.event, data: event.data });
+    }
+  }
+  return rows;
+}
+
+/** Unpacks rows into the events with seq > afterSeq, one per seq. */
+export function unpackEvents(rows: TurnEventRow[], afterSeq: number): LoggedEvent[] {
+  const out: LoggedEvent[] = [];
+  for (const row of rows) {
+    if (row.event === 'text_delta') {
+      const texts = (row.data as { texts: string[] }).texts;
+      texts.forEach((text, i) => {
+        const seq = row.seq + i;
+        if (seq > afterSeq) out.push({ seq, event: { event: 'text_delta', data: { text } } });
+      });
+    } else if (row.seq > afterSeq) {
+      out.push({ seq: row.seq, event: { event: row.event, data: row.data } as TurnEvent });
+    }
+  }
+  return out;
+}
