@@ -55,11 +55,13 @@ export type Category =
   | 'invalid_path'
   | 'placeholder_content'
   | 'syntax_error'
-  | 'text_embedded_call';
+  | 'text_embedded_call'
+  /** Set by the loop, not the gate: the same call failed the same way earlier in the turn (loop/loop-breaker.ts). */
+  | 'repeated_failure';
 
 /** One thing that was wrong, at a JSON path such as `$.options.mode` or `$.files[2]`. */
 export interface Problem {
-  category: Exclude<Category, 'valid' | 'execution_error'>;
+  category: Exclude<Category, 'valid' | 'execution_error' | 'repeated_failure'>;
   path: string;
   message: string;
 }
