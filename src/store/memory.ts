@@ -5,6 +5,7 @@ import {
   type Memory,
   type MemoryStore,
   type Scope,
+  type SessionRecord,
   type SessionStore,
   type Storage,
   type TurnRecord,
@@ -27,6 +28,11 @@ class MemorySessions implements SessionStore {
     const id = sessionId ?? crypto.randomUUID();
     this.sessions.set(id, { userId, messages: [] });
     return id;
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord | null> {
+    const session = this.sessions.get(sessionId);
+    return session ? { id: sessionId, userId: session.userId } : null;
   }
 
   async createTurn(turn: Omit<TurnRecord, 'status' | 'createdAt'>): Promise<TurnRecord> {

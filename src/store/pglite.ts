@@ -8,6 +8,7 @@ import {
   type Memory,
   type MemoryStore,
   type Scope,
+  type SessionRecord,
   type SessionStore,
   type Storage,
   type TurnRecord,
@@ -58,6 +59,11 @@ class SqlSessions implements SessionStore {
       }
       return id;
     });
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord | null> {
+    const { rows } = await this.db.query<{ user_id: string | null }>('select user_id from public.agent_sessions where id = $1', [sessionId]);
+    return rows[0] ? { id: sessionId, userId: rows[0].user_id } : null;
   }
 
   async createTurn(turn: Omit<TurnRecord, 'status' | 'createdAt'>): Promise<TurnRecord> {

@@ -8,6 +8,7 @@ import {
   type Memory,
   type MemoryStore,
   type Scope,
+  type SessionRecord,
   type SessionStore,
   type Storage,
   type TurnRecord,
@@ -77,6 +78,11 @@ class SupabaseSessions implements SessionStore {
       );
     }
     return id;
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord | null> {
+    const row = check(await this.db.from('agent_sessions').select('user_id').eq('id', sessionId).maybeSingle(), 'agent_sessions read');
+    return row ? { id: sessionId, userId: row.user_id } : null;
   }
 
   async createTurn(turn: Omit<TurnRecord, 'status' | 'createdAt'>): Promise<TurnRecord> {

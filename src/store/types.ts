@@ -14,6 +14,11 @@ export interface AssistantToolCall {
   function: { name: string; arguments: string };
 }
 
+export interface SessionRecord {
+  id: string;
+  userId: string | null;
+}
+
 export type TurnStatus = 'pending' | 'running' | 'finished';
 
 export interface TurnRecord {
@@ -32,6 +37,8 @@ export interface SessionStore {
    * throws `SessionForbiddenError` when it belongs to another user.
    */
   ensureSession(userId: string | null, sessionId?: string): Promise<string>;
+  /** Read-only: the session and its owner, or null when there is none (creates nothing). */
+  getSession(sessionId: string): Promise<SessionRecord | null>;
   createTurn(turn: Omit<TurnRecord, 'status' | 'createdAt'>): Promise<TurnRecord>;
   getTurn(turnId: string): Promise<TurnRecord | null>;
   /** Atomically moves a pending turn to running. Returns null when it is not pending (already run or running). */

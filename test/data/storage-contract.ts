@@ -13,6 +13,11 @@ export async function checkStorageContract(storage: Storage, users: { a: string 
   await expect(sessions.ensureSession(stranger, s1)).rejects.toBeInstanceOf(SessionForbiddenError);
   const given = `given-${crypto.randomUUID()}`;
   expect(await sessions.ensureSession(users.b, given)).toBe(given);
+  // The read-only lookup names the owner and creates nothing.
+  expect(await sessions.getSession(s1)).toEqual({ id: s1, userId: users.a });
+  const unknown = `unknown-${crypto.randomUUID()}`;
+  expect(await sessions.getSession(unknown)).toBeNull();
+  expect(await sessions.getSession(unknown)).toBeNull();
 
   // Claim-once: of many concurrent claims exactly one wins; a claimed turn cannot be claimed again.
   const turnId = crypto.randomUUID();
