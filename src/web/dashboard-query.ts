@@ -6,9 +6,13 @@ const HOUR = 3_600_000;
 const MAX_SPAN_DAYS = 366;
 /** Hourly buckets over more than this would draw thousands of points per model. */
 const MAX_HOURLY_SPAN_DAYS = 31;
+/** What every store can hold and toISOString writes as a plain four-digit year. */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(10_000, 0, 1) - 1;
+const VALID_RANGE = 'years 1970–9999 (1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z)';
 
 const timestamp = (name: string) =>
-  z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 timestamp such as 2025-01-31T00:00:00Z` }).optional();
+  z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 timestamp within ${VALID_RANGE}, such as 2025-01-31T00:00:00Z` }).optional();
 
 const QuerySchema = z
   .object({
@@ -33,6 +37,13 @@ export function parseDashboardQuery(query: Record<string, string>, now = new Dat
   }
   const to = parsed.data.to ? new Date(parsed.data.to) : now;
   const from = parsed.data.from ? new Date(parsed.data.from) : new Date(to.getTime() - 24 * HOUR);
+  for (const [name, date] of [['from', from], ['to', to]] as const) {
+    const t = date.getTime();
+    if (!(t >= EARLIEST && t <= LATEST)) {
+      const got = Number.isNaN(t) ? 'an invalid date' : date.toISOString();
+      return { ok: false, message: `${name} must lie within ${VALID_RANGE}; got ${got}` };
+    }
+  }
   const span = to.getTime() - from.getTime();
   if (span <= 0) return { ok: false, message: 'from must be earlier than to' };
   if (span > MAX_SPAN_DAYS * 24 * HOUR) return { ok: false, message: `the range is longer than ${MAX_SPAN_DAYS} days: narrow from/to` };

@@ -105,22 +105,41 @@ describe('GET /v1/dashboard', () => {
     expect(dashboard.calls[0]!.range.bucket).toBe('day');
   });
 
+  const range = /within years 1970–9999 \(1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z\)/;
   it.each([
     ['from=yesterday', /from must be an ISO 8601 timestamp/],
     ['to=2025-13-01', /to must be an ISO 8601 timestamp/],
+    ['from=2025-02-30T00:00:00Z', range],
     ['bucket=week', /bucket must be "hour" or "day"/],
     ['from=2025-03-02T00:00:00Z&to=2025-03-01T00:00:00Z', /from must be earlier than to/],
     ['from=2020-01-01T00:00:00Z&to=2025-01-01T00:00:00Z', /longer than 366 days/],
     ['from=2025-01-01T00:00:00Z&to=2025-03-01T00:00:00Z&bucket=hour', /use bucket=day/],
     ['range=7d', /unknown query parameter "range"/],
+    ['from=0000-01-01T00:00:00Z&to=0000-01-02T00:00:00Z', range],
+    ['from=1969-12-31T00:00:00Z&to=1970-01-01T00:00:00Z', /from must lie within years 1970–9999.*got 1969-12-31T00:00:00\.000Z/],
+    ['to=1970-01-01T01:00:00Z', /from must lie within years 1970–9999/],
+    ['from=9999-12-31T00:00:00Z&to=9999-12-31T23:00:00-05:00', /to must lie within years 1970–9999.*got \+010000/],
+    ['from=2025-03-01T00:00:00+99:00', range],
   ])('rejects %s with a 400 that says what to fix', async (query, message) => {
+    for (const path of ['/v1/dashboard', '/v1/dashboard/view']) {
+      const dashboard = fakeDashboard();
+      const res = await webRoutes(deps({ dashboard })).request(`${path}?${query}`);
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { status: number; code: string; message: string } };
+      expect(body.error).toMatchObject({ status: 400, code: 'invalid_request' });
+      expect(body.error.message).toMatch(message);
+      expect(dashboard.calls).toHaveLength(0);
+    }
+  });
+
+  it.each([
+    ['from=1970-01-01T00:00:00Z&to=1970-01-02T00:00:00Z'],
+    ['from=9999-12-30T23:59:59Z&to=9999-12-31T23:59:59Z'],
+  ])('accepts the edges of the valid range: %s', async (query) => {
     const dashboard = fakeDashboard();
     const res = await webRoutes(deps({ dashboard })).request(`/v1/dashboard?${query}`);
-    expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: { status: number; code: string; message: string } };
-    expect(body.error.status).toBe(400);
-    expect(body.error.message).toMatch(message);
-    expect(dashboard.calls).toHaveLength(0);
+    expect(res.status).toBe(200);
+    expect(dashboard.calls).toHaveLength(1);
   });
 
   it('answers the authenticator’s 401', async () => {
