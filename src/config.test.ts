@@ -31,6 +31,15 @@ describe('loadConfig', () => {
     expect(message).toMatch(/DEMO_MODEL="maybe"/);
   });
 
+  it('reads ALLOWED_HOSTS as lower-case bare host names', () => {
+    expect(loadConfig({}).allowedHosts).toEqual([]);
+    expect(loadConfig({ ALLOWED_HOSTS: 'Dev.Example.test, [fd00::1] ,box' }).allowedHosts).toEqual(['dev.example.test', '[fd00::1]', 'box']);
+  });
+
+  it.each(['http://dev.example.test', 'dev.example.test:8787', 'dev.example.test/app', 'a b', 'fd00::1'])('refuses ALLOWED_HOSTS=%s with a message that shows the form', (value) => {
+    expect(() => loadConfig({ ALLOWED_HOSTS: value })).toThrow(/ALLOWED_HOSTS=.*bare host name such as dev\.example\.test/);
+  });
+
   it('splits CORS origins', () => {
     expect(loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins).toEqual(['https://a.example', 'https://b.example']);
   });

@@ -7,6 +7,15 @@ const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
+/** A host name or IP literal as it appears in a Host header, without the port. */
+export const HOST_NAME = /^(?:\[[0-9a-f:.]+\]|[a-z0-9-]+(?:\.[a-z0-9-]+)*)$/;
+const hostList = z
+  .string()
+  .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))
+  .refine((names) => names.every((n) => HOST_NAME.test(n)), {
+    error: 'each entry must be a bare host name such as dev.example.test or [fd00::1], without scheme, port or path',
+  });
+
 const EnvSchema = z.object({
   PORT: int(0, 65535).default(8787),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -21,6 +30,7 @@ const EnvSchema = z.object({
   MODEL_RETRIES: int(0, 10).default(2),
   MODEL_TIMEOUT_MS: int(100, 600_000).default(60_000),
   CORS_ORIGINS: z.string().default(''),
+  ALLOWED_HOSTS: hostList.default([]),
   TURN_TOKEN_SECRET: z.string().min(16).optional(),
   TURN_TOKEN_TTL_S: int(5, 86_400).default(300),
   MAX_MESSAGE_CHARS: int(1, 1_000_000).default(32_000),
@@ -41,6 +51,8 @@ export interface Config {
   toolTimeoutMs: number;
   modelRetries: number;
   corsOrigins: string[];
+  /** Host names served without auth besides the loopback ones (lower case, no port). */
+  allowedHosts: string[];
   /** HMAC secret for EventSource stream tokens; a random one per process when unset (single-instance only). */
   turnTokenSecret?: string;
   turnTokenTtlS: number;
@@ -71,6 +83,7 @@ export function loadConfig(env: Env): Config {
     toolTimeoutMs: e.TOOL_TIMEOUT_MS,
     modelRetries: e.MODEL_RETRIES,
     corsOrigins: e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    allowedHosts: e.ALLOWED_HOSTS,
     turnTokenSecret: e.TURN_TOKEN_SECRET,
     turnTokenTtlS: e.TURN_TOKEN_TTL_S,
     maxMessageChars: e.MAX_MESSAGE_CHARS,

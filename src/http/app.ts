@@ -2,19 +2,27 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppDeps } from './deps.ts';
-import { AuthError } from './deps.ts';
+import { AuthError, noAuth } from './deps.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import { TurnTokens } from './turn-token.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { AuthConfigError } from './auth-env.ts';
 import { webRoutes } from '../web/routes.ts';
+import { hostGuard } from './middleware/host-guard.ts';
+import { originGuard } from './middleware/origin-guard.ts';
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const secret = deps.config.turnTokenSecret ?? randomSecret();
   const tokens = new TurnTokens(secret, deps.config.turnTokenTtlS);
 
+  // Local mode (no auth): the network position is the only credential, so only loopback names (against
+  // DNS rebinding) and only POSTs from our own pages or CORS_ORIGINS (against CSRF). With auth, both are
+  // moot: deployments have their own hostnames, and a bearer token is never attached by the browser.
+  if (deps.auth === noAuth) {
+    app.use('*', hostGuard({ allowedHosts: deps.config.allowedHosts }), originGuard({ allowedOrigins: deps.config.corsOrigins }));
+  }
   if (deps.config.corsOrigins.length > 0) {
     app.use('/v1/*', cors({ origin: deps.config.corsOrigins, allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type', 'Authorization'], maxAge: 600 }));
   }

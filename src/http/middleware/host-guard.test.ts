@@ -1,0 +1,70 @@
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { hostGuard, hostName } from './host-guard.ts';
+
+describe('hostGuard', () => {
+  const app = new Hono();
+  app.use('*', hostGuard({ allowedHosts: ['dev.example.test', '[fd00::1]'] }));
+  app.get('/health', (c) => c.text('ok'));
+  app.post('/v1/turns', (c) => c.text('created', 201));
+
+  const request = (host: string | undefined, init: RequestInit = {}, path = '/health') =>
+    app.request(`http://127.0.0.1:8787${path}`, { ...init, headers: host === undefined ? {} : { host } });
+
+  it.each(['127.0.0.1', '127.0.0.1:8787', 'localhost', 'LOCALHOST:8787', '[::1]', '[::1]:8787', 'dev.example.test', 'Dev.Example.Test:443', '[fd00::1]:80'])(
+    'serves Host %s',
+    async (host) => {
+      const res = await request(host);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('ok');
+    },
+  );
+
+  it('falls back to the URL when there is no Host header (app.request, HTTP/1.0)', async () => {
+    expect((await request(undefined)).status).toBe(200);
+    expect((await app.request('http://evil.example/health')).status).toBe(403);
+  });
+
+  it.each(['evil.example', 'evil.example:8787', 'localhost.evil.example', '127.0.0.1.nip.io', 'localhost.', 'sub.dev.example.test', 'evil@127.0.0.1', '127.0.0.1:port', ''])(
+    'refuses Host %j with a JSON error that names it and ALLOWED_HOSTS',
+    async (host) => {
+      const res = await request(host);
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      const body = (await res.json()) as { error: { status: number; code: string; message: string } };
+      expect(body.error).toMatchObject({ status: 403, code: 'host_not_allowed' });
+      expect(body.error.message).toContain(JSON.stringify(host));
+      expect(body.error.message).toMatch(/ALLOWED_HOSTS/);
+    },
+  );
+
+  it('refuses before the handler runs, whatever the method', async () => {
+    let ran = false;
+    const guarded = new Hono();
+    guarded.use('*', hostGuard({ allowedHosts: [] }));
+    guarded.post('/v1/turns', (c) => {
+      ran = true;
+      return c.text('created', 201);
+    });
+    const res = await guarded.request('http://127.0.0.1/v1/turns', { method: 'POST', headers: { host: 'evil.example' } });
+    expect(res.status).toBe(403);
+    expect(ran).toBe(false);
+    expect((await request('localhost', { method: 'POST' }, '/v1/turns')).status).toBe(201);
+  });
+});
+
+describe('hostName', () => {
+  it.each([
+    ['localhost:8787', 'localhost'],
+    ['[::1]:8787', '[::1]'],
+    ['[::1]', '[::1]'],
+    ['Example.COM', 'example.com'],
+    ['example.com:', null],
+    ['example.com:123456', null],
+    ['::1', null],
+    ['a/b', null],
+    ['[::1]x', null],
+  ])('%s → %s', (host, name) => {
+    expect(hostName(host)).toBe(name);
+  });
+});
