@@ -1,0 +1,96 @@
+// The turns this process is running. A turn is a producer: it runs detached from any connection,
+// within its own budgets, appending to its log and persisting it; streams attach to the log as
+// readers. Stopping a turn is explicit (stop()), never a side effect of a reader leaving.
+import type { TurnEvent } from '../loop/events.ts';
+import type { TurnEventStore } from '../store/turn-events.ts';
+import { TurnLogWriter } from './log-writer.ts';
+import { TurnLog } from './turn-log.ts';
+
+/** Runs one turn, appending its events from turn_start to done; `signal` aborts it (a stop). */
+export type Producer = (emit: (event: TurnEvent) => void, signal: AbortSignal) => Promise<void>;
+
+export interface LiveTurn {
+  readonly log: TurnLog;
+  /** Aborts the turn; the loop then ends it with done{reason:"aborted"}. Idempotent. */
+  stop(): void;
+  readonly stopping: boolean;
+  /** Resolves when the producer has returned and its log is persisted (or the write was reported). */
+  readonly settled: Promise<void>;
+  /** Rows the log writer stored: the bench's logRowsPerTurn. */
+  readonly rowsWritten: () => number;
+}
+
+export interface StartTurnOptions {
+  turnId: string;
+  produce: Producer;
+  /** Where the log is persisted for readers elsewhere; absent, the log lives in this process only. */
+  events?: TurnEventStore;
+  /** Keeps the platform alive until the turn has settled (ctx.waitUntil, EdgeRuntime.waitUntil). */
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+export interface LiveTurnsOptions {
+  /** How long a finished turn stays readable from memory, for readers that reconnect at once (ms). */
+  retainMs?: number;
+  log?: (line: string) => void;
+}
+
+export class LiveTurns {
+  private readonly turns = new Map<string, LiveTurn>();
+  private readonly retainMs: number;
+  private readonly logLine: (line: string) => void;
+
+  constructor(options: LiveTurnsOptions = {}) {
+    this.retainMs = options.retainMs ?? 60_000;
+    this.logLine = options.log ?? ((line) => console.error(line));
+  }
+
+  get(turnId: string): LiveTurn | undefined {
+    return this.turns.get(turnId);
+  }
+
+  /** Turns started here that have not settled yet. */
+  get active(): number {
+    let n = 0;
+    for (const t of this.turns.values()) if (!t.log.finished) n++;
+    return n;
+  }
+
+  start(options: StartTurnOptions): LiveTurn {
+    const { turnId } = options;
+    if (this.turns.has(turnId)) throw new Error(`turn ${turnId} is already running in this process`);
+    const log = new TurnLog(turnId);
+    const writer = options.events ? new TurnLogWriter({ store: options.events, turnId, log: this.logLine }) : undefined;
+    const controller = new AbortController();
+    const emit = (event: TurnEvent) => {
+      if (log.finished) return; // a late event from a tool after done has nowhere to go
+      const seq = log.append(event);
+      writer?.add({ seq, event });
+    };
+    const settled = (async () => {
+      try {
+        await options.produce(emit, controller.signal);
+      } catch (err) {
+        // A bug in the producer must still end the turn properly for every reader.
+        this.logLine(`rebound: turn ${turnId} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        emit({ event: 'agent_error', data: { message: 'The agent failed unexpectedly. Try again.', retryable: true } });
+      }
+      if (!log.finished) emit({ event: 'done', data: { reason: 'error', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 } } });
+      await writer?.flush();
+      const forget = setTimeout(() => this.turns.delete(turnId), this.retainMs);
+      (forget as { unref?: () => void }).unref?.();
+    })();
+    const live: LiveTurn = {
+      log,
+      stop: () => controller.abort(new Error('stopped')),
+      get stopping() {
+        return controller.signal.aborted;
+      },
+      settled,
+      rowsWritten: () => writer?.rowsWritten ?? 0,
+    };
+    this.turns.set(turnId, live);
+    options.waitUntil?.(settled);
+    return live;
+  }
+}
