@@ -34,7 +34,21 @@ const EnvSchema = z.object({
   TURN_TOKEN_SECRET: z.string().min(16).optional(),
   TURN_TOKEN_TTL_S: int(5, 86_400).default(300),
   MAX_MESSAGE_CHARS: int(1, 1_000_000).default(32_000),
+  GATEWAY_RETRIES: int(0, 5).default(2),
+  GATEWAY_KEYS: z
+    .string()
+    .default('')
+    .refine((v) => splitList(v).every((k) => k.length >= 16), 'every key must be at least 16 characters (comma-separated)'),
+  GATEWAY_FORWARD_CLIENT_KEY: flag.default(false),
+  GATEWAY_MODELS: z
+    .string()
+    .default('')
+    .refine((v) => splitList(v).every((pair) => /^[^=\s]+=[^=\s]+$/.test(pair)), 'write the mapping as client=upstream pairs, comma-separated ("*=upstream" for every other model)'),
 });
+
+function splitList(v: string): string[] {
+  return v.split(',').map((s) => s.trim()).filter(Boolean);
+}
 
 export type Env = Record<string, string | undefined>;
 
@@ -57,6 +71,19 @@ export interface Config {
   turnTokenSecret?: string;
   turnTokenTtlS: number;
   maxMessageChars: number;
+  gateway: GatewayConfig;
+}
+
+/** POST /v1/chat/completions: Rebound as an OpenAI-compatible gateway in front of `openai`. */
+export interface GatewayConfig {
+  /** Re-asks of the upstream when a call stays blocked after the gate's repairs. */
+  retries: number;
+  /** Bearer keys accepted besides Supabase user tokens (GATEWAY_KEYS). */
+  keys: string[];
+  /** Send the client's own Authorization to the upstream instead of OPENAI_API_KEY (off by default). */
+  forwardClientKey: boolean;
+  /** Client model name → upstream model name; "*" maps every other name; unmapped names pass through. */
+  models: Record<string, string>;
 }
 
 export class ConfigError extends Error {
@@ -87,5 +114,11 @@ export function loadConfig(env: Env): Config {
     turnTokenSecret: e.TURN_TOKEN_SECRET,
     turnTokenTtlS: e.TURN_TOKEN_TTL_S,
     maxMessageChars: e.MAX_MESSAGE_CHARS,
+    gateway: {
+      retries: e.GATEWAY_RETRIES,
+      keys: splitList(e.GATEWAY_KEYS),
+      forwardClientKey: e.GATEWAY_FORWARD_CLIENT_KEY,
+      models: Object.fromEntries(splitList(e.GATEWAY_MODELS).map((pair) => pair.split('=') as [string, string])),
+    },
   };
 }
