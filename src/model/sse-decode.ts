@@ -1,45 +1,177 @@
 // Splits a server-sent-events byte stream into events, one batch per network read. The openai
-// SDK's own splitter copies the rest of its buffer for every event it finds, which is quadratic
-// in the events per read and dominated the loop's CPU when a model streams fast; this one scans
-// each read once. Batches let the caller merge the deltas that arrived together.
+// SDK's own splitter copies the rest of its buffer for every event it finds, which is quadratic in
+// the events per read; a naive `buffer += read; buffer.indexOf('\n')` is quadratic in the length of
+// a line, so an upstream that never sends a newline stalls the event loop and grows memory without
+// bound. This decoder looks at every character once (it remembers what it has scanned), keeps an
+// unfinished line as the pieces it arrived in, and refuses a line or an event past a hard cap: the
+// stream then fails as a retryable ModelError that names the limit. Batches let the caller merge
+// the deltas that arrived together.
+import { ModelError } from './types.ts';
+
 export interface SseMessage {
   event: string | null;
   data: string;
 }
 
-export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncIterable<SseMessage[]> {
+export interface SseLimits {
+  /** Longest line (without its line break), in characters (UTF-16 code units, = bytes for ASCII). */
+  maxLineChars: number;
+  /** Longest data of one event (its data lines joined with "\n"), in characters. */
+  maxEventChars: number;
+}
+
+/** The default caps: 1 MB each. A chat-completions chunk is a few hundred bytes; a megabyte on one line is not a stream. */
+export const DEFAULT_SSE_LIMITS: SseLimits = { maxLineChars: 1 << 20, maxEventChars: 1 << 20 };
+
+/** How much of the stream's beginning the decoder keeps, so that an error can quote it. */
+const HEAD_CHARS = 200;
+
+/**
+ * A stateful SSE decoder (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
+ * feed it the body's reads with `push`, then call `end` once. Lines end with "\n", "\r\n" or "\r".
+ * Departures from the spec a completion needs: `id:` and `retry:` are ignored, and a last event
+ * without its blank line still counts (a provider that closes right after its final chunk).
+ */
+export class SseDecoder {
+  private readonly limits: SseLimits;
+  private readonly text = new TextDecoder();
+  /** The unfinished line: the text after the last line break, in the pieces it arrived in. */
+  private partial: string[] = [];
+  /** Total length of `partial`, checked against the line cap on every read. */
+  private partialChars = 0;
+  /** The last read ended with "\r": a "\n" at the start of the next read completes that line break. */
+  private afterCR = false;
+  /** The `event:` field of the event being read; null for the default ("message"). */
+  private eventName: string | null = null;
+  /** The data lines of the event being read. */
+  private dataLines: string[] = [];
+  /** Length of the event's data once joined: the lines plus the "\n" between them. */
+  private dataChars = 0;
+  /** The first characters of the stream, whatever they are: what an error about the stream quotes. */
+  private headText = '';
+
+  constructor(limits: Partial<SseLimits> = {}) {
+    this.limits = { ...DEFAULT_SSE_LIMITS, ...limits };
+  }
+
+  /** The beginning of the stream as decoded text (at most 200 characters). */
+  get head(): string {
+    return this.headText;
+  }
+
+  /** Decodes one read; returns the events it completed. Throws a retryable ModelError past a cap. */
+  push(bytes: Uint8Array): SseMessage[] {
+    return this.scan(this.text.decode(bytes, { stream: true }));
+  }
+
+  /** The end of the stream: completes the last line and the last event. */
+  end(): SseMessage[] {
+    const out = this.scan(this.text.decode());
+    if (this.partialChars > 0) this.line(this.takePartial(''), out);
+    this.dispatch(out);
+    return out;
+  }
+
+  private scan(chunk: string): SseMessage[] {
+    const out: SseMessage[] = [];
+    if (chunk.length === 0) return out;
+    if (this.headText.length < HEAD_CHARS) this.headText += chunk.slice(0, HEAD_CHARS - this.headText.length);
+    let pos = 0;
+    if (this.afterCR) {
+      this.afterCR = false;
+      if (chunk.charCodeAt(0) === 10) pos = 1;
+    }
+    // The next "\n" and "\r" at or after `pos`, each searched for again only once passed: every
+    // character is looked at a bounded number of times.
+    let lf = chunk.indexOf('\n', pos);
+    let cr = chunk.indexOf('\r', pos);
+    for (;;) {
+      if (lf !== -1 && lf < pos) lf = chunk.indexOf('\n', pos);
+      if (cr !== -1 && cr < pos) cr = chunk.indexOf('\r', pos);
+      const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (end === -1) break;
+      if (this.partialChars + (end - pos) > this.limits.maxLineChars) throw lineTooLong(this.limits);
+      const line = this.takePartial(chunk.slice(pos, end));
+      if (end === cr) {
+        if (end + 1 === chunk.length) this.afterCR = true;
+        pos = chunk.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+      } else {
+        pos = end + 1;
+      }
+      this.line(line, out);
+    }
+    if (pos < chunk.length) {
+      this.partialChars += chunk.length - pos;
+      if (this.partialChars > this.limits.maxLineChars) throw lineTooLong(this.limits);
+      this.partial.push(chunk.slice(pos));
+    }
+    return out;
+  }
+
+  /** The unfinished line completed by `tail`; the line buffer is empty afterwards. */
+  private takePartial(tail: string): string {
+    if (this.partialChars === 0) return tail;
+    this.partial.push(tail);
+    const line = this.partial.join('');
+    this.partial = [];
+    this.partialChars = 0;
+    return line;
+  }
+
+  private line(line: string, out: SseMessage[]): void {
+    if (line === '') return this.dispatch(out);
+    if (line.charCodeAt(0) === 58) return; // ":" a comment (keepalives)
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const valueStart = colon === -1 ? line.length : line.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1;
+    if (field === 'data') {
+      const value = line.slice(valueStart);
+      this.dataChars += (this.dataLines.length > 0 ? 1 : 0) + value.length;
+      if (this.dataChars > this.limits.maxEventChars) throw eventTooLong(this.limits);
+      this.dataLines.push(value);
+    } else if (field === 'event') {
+      this.eventName = line.slice(valueStart);
+    } // id:, retry: and unknown fields carry nothing a completion needs
+  }
+
+  private dispatch(out: SseMessage[]): void {
+    // As the spec: an event with no data line is not dispatched; `data:` alone is an empty payload.
+    if (this.dataLines.length > 0) out.push({ event: this.eventName, data: this.dataLines.length === 1 ? this.dataLines[0]! : this.dataLines.join('\n') });
+    this.eventName = null;
+    this.dataLines = [];
+    this.dataChars = 0;
+  }
+}
+
+function lineTooLong(limits: SseLimits): ModelError {
+  return new ModelError(`the model sent an SSE line longer than ${formatChars(limits.maxLineChars)} without a line break (the line limit); the stream was stopped`, true);
+}
+
+function eventTooLong(limits: SseLimits): ModelError {
+  return new ModelError(`the model sent an SSE event whose data is longer than ${formatChars(limits.maxEventChars)} (the event limit); the stream was stopped`, true);
+}
+
+function formatChars(n: number): string {
+  return n % (1 << 20) === 0 ? `${n / (1 << 20)} MB (${n.toLocaleString('en-US')} characters)` : `${n.toLocaleString('en-US')} characters`;
+}
+
+/** The events of a response body, one batch per read that completed any. Cancels the body when the caller stops early or a cap is hit. */
+export async function* sseBatches(body: ReadableStream<Uint8Array>, decoder: SseDecoder = new SseDecoder()): AsyncIterable<SseMessage[]> {
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let event: string | null = null;
-  let data: string[] = [];
+  let finished = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      if (done) buffer += '\n\n'; // a last event without its blank line still counts
-      const batch: SseMessage[] = [];
-      let start = 0;
-      let nl: number;
-      while ((nl = buffer.indexOf('\n', start)) !== -1) {
-        const end = nl > start && buffer.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-        const line = buffer.slice(start, end);
-        start = nl + 1;
-        if (line === '') {
-          if (data.length) batch.push({ event, data: data.join('\n') });
-          event = null;
-          data = [];
-        } else if (line.startsWith('data:')) {
-          data.push(line.slice(line.charCodeAt(5) === 32 ? 6 : 5));
-        } else if (line.startsWith('event:')) {
-          event = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
-        } // comments (":") and id:/retry: carry nothing a completion needs
-      }
-      buffer = buffer.slice(start);
+      const batch = done ? decoder.end() : decoder.push(value);
       if (batch.length) yield batch;
-      if (done) return;
+      if (done) {
+        finished = true;
+        return;
+      }
     }
   } finally {
+    // An upstream still sending (an endless line, a consumer that stopped) must not be read on.
+    if (!finished) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
 }
