@@ -26,7 +26,11 @@ export interface ActivityRow {
   error: string | null;
   duration_ms: number;
   created_at: string;
+  /** 'loop': Rebound's own agent loop; 'gateway': an app behind POST /v1/chat/completions. */
+  source: ActivitySource;
 }
+
+export type ActivitySource = 'loop' | 'gateway';
 
 export type TurnOutcome = 'completed' | 'iteration_limit' | 'time_budget' | 'aborted' | 'error';
 
@@ -45,7 +49,11 @@ export interface TurnRow {
   finished_at: string;
 }
 
-/** Where rows end up. A sink throws when a batch could not be written; the writer retries. */
+/**
+ * Where rows end up. A sink throws when a batch could not be written: a RowsRefusedError when the
+ * database refused the rows themselves (the writer then isolates the rows at fault and writes the
+ * rest), anything else when it could not be reached (the writer retries the batch).
+ */
 export interface ActivitySink {
   readonly name: string;
   writeActivity(rows: ActivityRow[]): Promise<void>;
@@ -61,7 +69,30 @@ export interface ActivityWriter {
 
 export interface FlushReport {
   written: number;
-  /** Rows given up on after the retries, with the last error: counted and logged, never silent. */
+  /** Rows given up on (after the retries, or refused by the database), with the last error: counted and logged, never silent. */
   dropped: number;
   lastError?: string;
+  /** Present when the database refused rows: each one by id, with its error (counted in `dropped`; at most 100 listed). */
+  refused?: RefusedRow[];
+}
+
+/** A row the database refused on its own, after the writer split its batch to find it. */
+export interface RefusedRow {
+  kind: 'call' | 'turn';
+  id: string;
+  error: string;
+}
+
+/**
+ * Thrown by a sink when the database refused the rows themselves (a value out of range, a broken
+ * constraint, one id twice in a statement) rather than for want of a connection: retrying the same
+ * batch cannot help, a smaller one can. `code` is the SQLSTATE.
+ */
+export class RowsRefusedError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string) {
+    super(message);
+    this.name = 'RowsRefusedError';
+    this.code = code;
+  }
 }

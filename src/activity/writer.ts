@@ -1,7 +1,12 @@
 // The batching activity writer. The loop calls record* on the streaming path, so those only push onto a
 // bounded in-memory queue and arm a timer; all I/O happens in a background drain. Rows leave the queue
 // only as written or as dropped (counted, logged), never silently.
-import type { ActivityRow, ActivitySink, ActivityWriter, FlushReport, TurnRow } from './types.ts';
+// Two kinds of failure, two answers: a sink that cannot be reached gets the whole batch again, with
+// backoff, and after the retries the batch is given up on (one call per attempt, however long the
+// outage); a batch the database refuses (RowsRefusedError: a row's value, not the connection) is split
+// in halves until the rows at fault stand alone, so one poison row costs itself and nothing else, in
+// about 2·log2(batch) extra calls.
+import { RowsRefusedError, type ActivityRow, type ActivitySink, type ActivityWriter, type FlushReport, type RefusedRow, type TurnRow } from './types.ts';
 
 export interface WriterOptions {
   /** Rows per sink call; a full batch starts a drain at once. */
@@ -30,6 +35,10 @@ export interface WriterStats {
 type Item = { kind: 'call'; row: ActivityRow } | { kind: 'turn'; row: TurnRow };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** Refused rows listed in one FlushReport at most (all are counted in `dropped`), and named in one log line. */
+const MAX_LISTED = 100;
+const MAX_NAMED = 5;
 
 export class BatchingActivityWriter implements ActivityWriter {
   private readonly batchSize: number;
@@ -141,8 +150,8 @@ export class BatchingActivityWriter implements ActivityWriter {
       try {
         const calls = batch.flatMap((i) => (i.kind === 'call' ? [i.row] : []));
         const turns = batch.flatMap((i) => (i.kind === 'turn' ? [i.row] : []));
-        if (calls.length > 0) await this.writeWithRetry(calls.length, () => this.sink.writeActivity(calls));
-        if (turns.length > 0) await this.writeWithRetry(turns.length, () => this.sink.writeTurns(turns));
+        if (calls.length > 0) await this.writeBatch('call', calls, (rows) => this.sink.writeActivity(rows));
+        if (turns.length > 0) await this.writeBatch('turn', turns, (rows) => this.sink.writeTurns(rows));
       } finally {
         this.inFlight -= batch.length;
         if (this.queue.length + this.inFlight < this.maxBuffered) this.overflowing = false;
@@ -150,7 +159,22 @@ export class BatchingActivityWriter implements ActivityWriter {
     }
   }
 
-  private async writeWithRetry(count: number, write: () => Promise<void>): Promise<void> {
+  /** Writes one batch of one kind; names the rows the database refused, if any, in one log line. */
+  private async writeBatch<R extends { id: string }>(kind: RefusedRow['kind'], rows: R[], write: (rows: R[]) => Promise<void>): Promise<void> {
+    const refused: RefusedRow[] = [];
+    await this.writeWithRetry(kind, rows, write, refused);
+    if (refused.length === 0) return;
+    const named = refused.slice(0, MAX_NAMED).map((r) => `${r.id} (${r.error})`).join(', ');
+    const more = refused.length > MAX_NAMED ? ` and ${refused.length - MAX_NAMED} more` : '';
+    this.log(`[activity] ${this.sink.name}: refused ${refused.length} of ${rows.length} ${kind} rows, wrote the others: ${named}${more}`);
+  }
+
+  private async writeWithRetry<R extends { id: string }>(
+    kind: RefusedRow['kind'],
+    rows: R[],
+    write: (rows: R[]) => Promise<void>,
+    refused: RefusedRow[],
+  ): Promise<void> {
     let lastError = '';
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) {
@@ -158,16 +182,39 @@ export class BatchingActivityWriter implements ActivityWriter {
         await sleep(base / 2 + Math.random() * (base / 2));
       }
       try {
-        await write();
-        this.report.written += count;
-        this.totals.written += count;
+        await write(rows);
+        this.report.written += rows.length;
+        this.totals.written += rows.length;
         return;
       } catch (error) {
-        lastError = error instanceof Error ? error.message : String(error);
+        if (error instanceof RowsRefusedError) return this.isolate(kind, rows, write, refused, error.message);
+        lastError = messageOf(error);
       }
     }
-    this.log(`[activity] ${this.sink.name}: gave up on ${count} rows after ${this.retries + 1} attempts: ${lastError}`);
-    this.lose(count, lastError);
+    this.log(`[activity] ${this.sink.name}: gave up on ${rows.length} rows after ${this.retries + 1} attempts: ${lastError}`);
+    this.lose(rows.length, lastError);
+  }
+
+  /** The database refused `rows`: a lone row is reported; a larger batch is split and each half written on its own. */
+  private async isolate<R extends { id: string }>(
+    kind: RefusedRow['kind'],
+    rows: R[],
+    write: (rows: R[]) => Promise<void>,
+    refused: RefusedRow[],
+    error: string,
+  ): Promise<void> {
+    if (rows.length === 1) {
+      const row: RefusedRow = { kind, id: rows[0]!.id, error };
+      refused.push(row);
+      this.lose(1, error);
+      const listed = (this.report.refused ??= []);
+      if (listed.length < MAX_LISTED) listed.push(row);
+      return;
+    }
+    const half = Math.ceil(rows.length / 2);
+    // Each half gets the full treatment: retried if the sink went away meanwhile, split again if refused.
+    await this.writeWithRetry(kind, rows.slice(0, half), write, refused);
+    await this.writeWithRetry(kind, rows.slice(half), write, refused);
   }
 
   private lose(count: number, error: string): void {

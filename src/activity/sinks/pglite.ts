@@ -1,7 +1,9 @@
 // Activity sink for `npm start`: the embedded PGlite database the migrations created.
 // Works with any driver offering PGlite's query(sql, params) (e.g. a PGlite instance or transaction).
 import type { ActivityRow, ActivitySink, TurnRow } from '../types.ts';
+import { sinkError } from './refusal.ts';
 import { insertActivitySql, upsertTurnsSql } from './sql-rows.ts';
+import { storableActivity, storableTurn } from './storable.ts';
 
 export interface Queryable {
   query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -11,12 +13,16 @@ export function createPgliteSink(db: Queryable): ActivitySink {
   return {
     name: 'pglite',
     async writeActivity(rows: ActivityRow[]) {
-      const { sql, params } = insertActivitySql(rows);
-      await db.query(sql, params);
+      const { sql, params } = insertActivitySql(rows.map(storableActivity));
+      await db.query(sql, params).catch((error: unknown) => {
+        throw sinkError('agent_activity insert', error);
+      });
     },
     async writeTurns(rows: TurnRow[]) {
-      const { sql, params } = upsertTurnsSql(rows);
-      await db.query(sql, params);
+      const { sql, params } = upsertTurnsSql(rows.map(storableTurn));
+      await db.query(sql, params).catch((error: unknown) => {
+        throw sinkError('agent_turns upsert', error);
+      });
     },
   };
 }

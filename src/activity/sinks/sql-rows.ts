@@ -6,15 +6,15 @@ export function insertActivitySql(rows: ActivityRow[]): { sql: string; params: u
   return {
     sql: `insert into public.agent_activity
       (id, turn_id, session_id, user_id, iteration, model, call_id, tool_requested, tool_resolved, verdict, category,
-       problems, repairs, suggestions, invented_params, arguments, error, duration_ms, created_at)
+       problems, repairs, suggestions, invented_params, arguments, error, duration_ms, created_at, source)
       select id, turn_id, session_id, user_id, iteration, model, call_id, tool_requested, tool_resolved, verdict, category,
        coalesce(problems, '[]'), coalesce(repairs, '[]'), coalesce(suggestions, '[]'), coalesce(invented_params, '[]'),
-       coalesce(arguments, ''), error, coalesce(duration_ms, 0), coalesce(created_at, now())
+       coalesce(arguments, ''), error, coalesce(duration_ms, 0), coalesce(created_at, now()), coalesce(source, 'loop')
       from jsonb_to_recordset($1::jsonb) as r(
         id text, turn_id text, session_id text, user_id text, iteration integer, model text, call_id text,
         tool_requested text, tool_resolved text, verdict text, category text, problems jsonb, repairs jsonb,
         suggestions jsonb, invented_params jsonb, arguments text, error text, duration_ms double precision,
-        created_at timestamptz)
+        created_at timestamptz, source text)
       on conflict (id) do nothing`,
     params: [JSON.stringify(rows)],
   };
@@ -29,7 +29,7 @@ export function upsertTurnsSql(rows: TurnRow[]): { sql: string; params: unknown[
        completion_tokens, duration_ms, started_at, finished_at
       from jsonb_to_recordset($1::jsonb) as r(
         id text, session_id text, user_id text, model text, outcome text, iterations integer, tool_calls integer,
-        prompt_tokens integer, completion_tokens integer, duration_ms double precision, started_at timestamptz,
+        prompt_tokens bigint, completion_tokens bigint, duration_ms double precision, started_at timestamptz,
         finished_at timestamptz)
       on conflict (id) do update set
         status = 'finished', model = excluded.model, outcome = excluded.outcome, iterations = excluded.iterations,

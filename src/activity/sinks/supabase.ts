@@ -3,6 +3,8 @@
 // must not fail on the primary key, nor write twice.
 import { PostgrestClient } from '@supabase/postgrest-js';
 import type { ActivityRow, ActivitySink, TurnRow } from '../types.ts';
+import { sinkError } from './refusal.ts';
+import { storableActivity, storableTurn } from './storable.ts';
 
 /**
  * What the server side uses of a Supabase client: `.from()` and `.rpc()`. A `SupabaseClient` from
@@ -24,15 +26,15 @@ export function createSupabaseSink(client: DataClient): ActivitySink {
   return {
     name: 'supabase',
     async writeActivity(rows: ActivityRow[]) {
-      const { error } = await client.from('agent_activity').upsert(rows, { onConflict: 'id', ignoreDuplicates: true });
-      if (error) throw new Error(`agent_activity insert: ${error.message}`);
+      const { error } = await client.from('agent_activity').upsert(rows.map(storableActivity), { onConflict: 'id', ignoreDuplicates: true });
+      if (error) throw sinkError('agent_activity insert', error);
     },
     async writeTurns(rows: TurnRow[]) {
       // The turn row usually exists already (created by POST); the outcome columns complete it.
       const { error } = await client
         .from('agent_turns')
-        .upsert(rows.map((r) => ({ ...r, status: 'finished' })), { onConflict: 'id' });
-      if (error) throw new Error(`agent_turns upsert: ${error.message}`);
+        .upsert(rows.map((r) => ({ ...storableTurn(r), status: 'finished' })), { onConflict: 'id' });
+      if (error) throw sinkError('agent_turns upsert', error);
     },
   };
 }
