@@ -51,7 +51,7 @@ try {
     tool_requested: 'write_file', tool_resolved: 'write_file', verdict: 'repaired', category: 'unknown_parameter',
     problems: [], repairs: [{ kind: 'drop', path: '$.append', category: 'unknown_parameter' }], suggestions: [],
     invented_params: ['append'], arguments: '{"path":"src/a.ts","content":"export const a = 1;\\n","append":true}',
-    error: null, duration_ms: 0.4, created_at: new Date().toISOString(),
+    error: null, duration_ms: 0.4, created_at: new Date().toISOString(), source: 'loop',
   };
   const raw = createActivityWriter(sink);
   const t0 = performance.now();

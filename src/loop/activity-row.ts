@@ -1,5 +1,5 @@
 // Builds the agent_activity row for one call from what the gate and the tool said.
-import type { ActivityRow } from '../activity/types.ts';
+import type { ActivityRow, ActivitySource } from '../activity/types.ts';
 import type { ProposedCall, Verdict } from '../gate/types.ts';
 import type { Execution } from './execute.ts';
 
@@ -11,6 +11,8 @@ export interface CallContext {
   userId: string | null;
   iteration: number;
   model: string;
+  /** Who proposed the call through whom: the loop (default) or an app behind the gateway. */
+  source?: ActivitySource;
 }
 
 export function activityRow(ctx: CallContext, call: ProposedCall, verdict: Verdict, execution: Execution | null, durationMs: number): ActivityRow {
@@ -36,5 +38,6 @@ export function activityRow(ctx: CallContext, call: ProposedCall, verdict: Verdi
     error: verdict.verdict === 'blocked' ? verdict.message : failed ? execution.error : null,
     duration_ms: Math.round(durationMs),
     created_at: new Date().toISOString(),
+    source: ctx.source ?? 'loop',
   };
 }

@@ -11,11 +11,15 @@ import {
   type TurnRecord,
   type WorkspaceFile,
   type WorkspaceStore,
+  type CloseInterruptedOptions,
 } from './types.ts';
+import { interruptedMessages } from './interrupted.ts';
 
 class MemorySessions implements SessionStore {
   private sessions = new Map<string, { userId: string | null; messages: ChatMessage[] }>();
   private turns = new Map<string, TurnRecord>();
+  /** The running turns and when each was claimed (ms): what closeInterrupted looks at. */
+  private running = new Map<string, number>();
 
   async ensureSession(userId: string | null, sessionId?: string): Promise<string> {
     if (sessionId) {
@@ -50,12 +54,32 @@ class MemorySessions implements SessionStore {
     const turn = this.turns.get(turnId);
     if (!turn || turn.status !== 'pending') return null;
     turn.status = 'running';
+    this.running.set(turnId, Date.now());
     return { ...turn };
+  }
+
+  async closeInterrupted({ claimedBefore, sessionId, limit = 100 }: CloseInterruptedOptions): Promise<TurnRecord[]> {
+    const before = Date.parse(claimedBefore);
+    if (Number.isNaN(before)) throw new Error(`closeInterrupted: claimedBefore must be an ISO timestamp, got ${JSON.stringify(claimedBefore)}`);
+    // No await between choosing and closing: the in-memory equivalent of the SQL's conditional update.
+    const closed = [...this.running]
+      .filter(([, since]) => since < before)
+      .map(([id, since]) => ({ turn: this.turns.get(id)!, since }))
+      .sort((a, b) => Number(b.turn.sessionId === sessionId) - Number(a.turn.sessionId === sessionId) || a.since - b.since)
+      .slice(0, Math.max(limit, 0))
+      .map(({ turn }) => turn);
+    for (const turn of closed) {
+      turn.status = 'finished';
+      this.running.delete(turn.id);
+      this.sessions.get(turn.sessionId)?.messages.push(...interruptedMessages(turn));
+    }
+    return closed.map((t) => ({ ...t }));
   }
 
   async finishTurn(turnId: string): Promise<void> {
     const turn = this.turns.get(turnId);
     if (turn) turn.status = 'finished';
+    this.running.delete(turnId);
   }
 
   async history(sessionId: string): Promise<ChatMessage[]> {

@@ -5,6 +5,7 @@ import { applyMigrations, type SqlFile } from './sql-migrate.ts';
 import {
   SessionForbiddenError,
   type ChatMessage,
+  type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
   type Scope,
@@ -15,6 +16,7 @@ import {
   type WorkspaceFile,
   type WorkspaceStore,
 } from './types.ts';
+import { INTERRUPTED_NOTE } from './interrupted.ts';
 import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type MessageRow, type TurnDbRow } from './sql-rows.ts';
 
 interface Queryable {
@@ -96,6 +98,17 @@ class SqlSessions implements SessionStore {
 
   async finishTurn(turnId: string): Promise<void> {
     await this.db.query(`update public.agent_turns set status = 'finished' where id = $1`, [turnId]);
+  }
+
+  async closeInterrupted({ claimedBefore, sessionId, limit = 100 }: CloseInterruptedOptions): Promise<TurnRecord[]> {
+    // agent_close_interrupted (migration 20261123000200): one statement, shared with the Supabase store.
+    const { rows } = await this.db.query<TurnDbRow>('select * from public.agent_close_interrupted($1::timestamptz, $2::text, $3::text, $4::integer)', [
+      claimedBefore,
+      INTERRUPTED_NOTE,
+      sessionId ?? null,
+      limit,
+    ]);
+    return rows.map(toTurn);
   }
 
   async history(sessionId: string): Promise<ChatMessage[]> {

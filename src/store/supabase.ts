@@ -1,10 +1,12 @@
 // Storage on Supabase through supabase-js with the service role (RLS is bypassed, so every query that
 // can be scoped filters by the user id taken from the verified JWT). Same semantics as memory.ts.
 import type { DataClient } from '../activity/sinks/supabase.ts';
+import { INTERRUPTED_NOTE } from './interrupted.ts';
 import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type MessageRow, type TurnDbRow } from './sql-rows.ts';
 import {
   SessionForbiddenError,
   type ChatMessage,
+  type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
   type Scope,
@@ -119,6 +121,15 @@ class SupabaseSessions implements SessionStore {
 
   async finishTurn(turnId: string): Promise<void> {
     check(await this.db.from('agent_turns').update({ status: 'finished' }).eq('id', turnId), 'agent_turns finish');
+  }
+
+  async closeInterrupted({ claimedBefore, sessionId, limit = 100 }: CloseInterruptedOptions): Promise<TurnRecord[]> {
+    // agent_close_interrupted (migration 20261123000200): one statement, shared with the PGlite store.
+    const rows = rowsOf(
+      await this.db.rpc('agent_close_interrupted', { p_before: claimedBefore, p_note: INTERRUPTED_NOTE, p_session: sessionId ?? null, p_limit: limit }),
+      'agent_close_interrupted',
+    ) as TurnDbRow[];
+    return rows.map(toTurn);
   }
 
   async history(sessionId: string): Promise<ChatMessage[]> {

@@ -44,8 +44,24 @@ export interface SessionStore {
   /** Atomically moves a pending turn to running. Returns null when it is not pending (already run or running). */
   claimTurn(turnId: string): Promise<TurnRecord | null>;
   finishTurn(turnId: string): Promise<void>;
+  /**
+   * Closes turns a killed process left `running` (src/store/interrupted.ts says when): each turn claimed
+   * before `claimedBefore` and still running becomes finished with outcome `interrupted`, and its session
+   * gets the user's message and INTERRUPTED_NOTE. One conditional update (status = 'running'), so
+   * concurrent callers close each turn once. Returns the turns this call closed.
+   */
+  closeInterrupted(options: CloseInterruptedOptions): Promise<TurnRecord[]>;
   history(sessionId: string): Promise<ChatMessage[]>;
   appendMessages(sessionId: string, turnId: string, messages: ChatMessage[]): Promise<void>;
+}
+
+export interface CloseInterruptedOptions {
+  /** ISO timestamp: turns claimed before it (created before it, if never stamped) are closed. */
+  claimedBefore: string;
+  /** Closed first when more than `limit` turns qualify (the session a new turn is created in). */
+  sessionId?: string;
+  /** At most this many turns per call (default 100). */
+  limit?: number;
 }
 
 export class SessionForbiddenError extends Error {

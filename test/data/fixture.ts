@@ -48,6 +48,7 @@ export function activityRows(prefix = ''): ActivityRow[] {
     error: category === 'execution_error' ? 'ENOENT' : null,
     duration_ms: 1.5,
     created_at: at,
+    source: 'loop',
   }));
 }
 
