@@ -10,7 +10,7 @@ import { createPgliteStorage, openPglite } from '../../src/store/pglite.ts';
 import { applyMigrations } from '../../src/store/sql-migrate.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows } from './fixture.ts';
-import { checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+import { checkCloseInterrupted, checkLosslessText, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
 
 let db: PGlite;
 
@@ -71,6 +71,20 @@ describe('PGlite storage', () => {
 
   it('seeds new sessions', async () => {
     await checkSeed(createPgliteStorage(db, { seed: SEED }), 'user-seed');
+  });
+
+  it('gives back every text exactly: NUL, lone surrogates, the escape character, emoji', async () => {
+    await checkLosslessText(createPgliteStorage(db), 'user-lossless');
+  });
+
+  it('closes turns a killed process left running: once, by age, as outcome interrupted', async () => {
+    const { closed } = await checkCloseInterrupted(createPgliteStorage(db), 'user-zombies');
+    const { rows } = await db.query<{ outcome: string; status: string; iterations: number; tool_calls: number; finished_at: Date | null }>(
+      'select outcome, status, iterations, tool_calls, finished_at from agent_turns where id = any($1)',
+      [closed],
+    );
+    expect(rows.map((r) => [r.outcome, r.status, r.iterations, r.tool_calls])).toEqual(closed.map(() => ['interrupted', 'finished', 0, 0]));
+    expect(rows.every((r) => r.finished_at instanceof Date)).toBe(true);
   });
 });
 

@@ -1,6 +1,8 @@
 // The semantics every Storage must share with src/store/memory.ts, run against each SQL implementation.
 import { expect } from 'vitest';
 import { SessionForbiddenError, type ChatMessage, type Storage } from '../../src/store/types.ts';
+import { ESCAPE } from '../../src/store/text-codec.ts';
+import { INTERRUPTED_NOTE } from '../../src/store/interrupted.ts';
 
 export async function checkStorageContract(storage: Storage, users: { a: string | null; b: string }): Promise<void> {
   const { sessions } = storage;
@@ -79,6 +81,69 @@ export async function checkStorageContract(storage: Storage, users: { a: string 
   expect(await storage.memory({ userId: users.b, sessionId: s1, turnId }).recall()).toEqual([]);
 }
 
+/**
+ * Strings PostgreSQL refuses or mangles as they are (NUL; unpaired surrogates, high, low, at either end,
+ * reversed), the storage escape character itself and text that looks encoded, and astral characters.
+ */
+export const NASTY_STRINGS = [
+  'nul \u0000 inside',
+  '\u0000',
+  'lone high \uD800 inside',
+  'lone low \uDC00 inside',
+  'ends on a high \uDBFF',
+  '\uDFFF starts with a low',
+  'reversed pair \uDC00\uD800',
+  `the escape ${ESCAPE} itself`,
+  `${ESCAPE}0000 looks encoded, ${ESCAPE}${ESCAPE}`,
+  'emoji \u{1F600} and \u{1F9EA}',
+  `all at once \u0000\uD800\u{1F600}${ESCAPE}\uDC00`,
+];
+
+/** Every text field a store keeps gives back exactly what it was given, whatever it contains. */
+export async function checkLosslessText(storage: Storage, userId: string | null): Promise<void> {
+  const { sessions } = storage;
+  const sessionId = await sessions.ensureSession(userId);
+
+  // The user's message, as the turn keeps it.
+  for (const message of NASTY_STRINGS) {
+    const turn = await sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId, message });
+    expect(turn.message).toBe(message);
+    expect((await sessions.getTurn(turn.id))?.message).toBe(message);
+    expect((await sessions.claimTurn(turn.id))?.message).toBe(message);
+  }
+
+  // Every text of every message shape: content, tool call ids, names and arguments, tool_call_id.
+  const messages: ChatMessage[] = NASTY_STRINGS.flatMap((s, i): ChatMessage[] => [
+    { role: 'system', content: s },
+    { role: 'user', content: s },
+    { role: 'assistant', content: s },
+    { role: 'assistant', content: null, tool_calls: [{ id: `call_${i}${s}`, type: 'function', function: { name: s, arguments: JSON.stringify({ [s]: s }) } }] },
+    { role: 'assistant', content: s, tool_calls: [{ id: s, type: 'function', function: { name: 'write_file', arguments: `{"content": "${s}` } }] },
+    { role: 'tool', tool_call_id: s, content: s },
+  ]);
+  await sessions.appendMessages(sessionId, 'lossless-turn', messages.slice(0, 5));
+  await sessions.appendMessages(sessionId, 'lossless-turn', messages.slice(5));
+  expect(await sessions.history(sessionId)).toEqual(messages);
+
+  // Workspace paths and contents.
+  const ws = storage.workspace({ userId, sessionId, turnId: 'lossless-turn' });
+  const paths = NASTY_STRINGS.map((s, i) => `dir/${i} ${s}.txt`);
+  for (const [i, path] of paths.entries()) await ws.write(path, NASTY_STRINGS[i]!);
+  expect((await ws.list()).map((f) => f.path).sort()).toEqual([...paths].sort());
+  for (const [i, path] of paths.entries()) expect(await ws.read(path)).toMatchObject({ path, content: NASTY_STRINGS[i], encoding: 'utf-8' });
+  expect(await ws.delete(paths[0]!)).toBe(true);
+  expect(await ws.read(paths[0]!)).toBeNull();
+
+  // Memories: type and content, and found again by a query or type holding the same characters.
+  const mem = storage.memory({ userId, sessionId, turnId: 'lossless-turn' });
+  for (const s of NASTY_STRINGS) {
+    const saved = await mem.save(`type ${s}`, `remember ${s} please`);
+    expect(saved).toMatchObject({ memoryType: `type ${s}`, content: `remember ${s} please` });
+    expect((await mem.recall(`${s} please`, `type ${s}`)).map((m) => [m.memoryType, m.content])).toEqual([[`type ${s}`, `remember ${s} please`]]);
+  }
+  expect((await mem.recall(undefined, undefined, 100)).map((m) => m.content).reverse()).toEqual(NASTY_STRINGS.map((s) => `remember ${s} please`));
+}
+
 /** A seeded storage starts every new session with the seed files. */
 export async function checkSeed(storage: Storage, userId: string): Promise<void> {
   const sessionId = await storage.sessions.ensureSession(userId);
@@ -87,3 +152,70 @@ export async function checkSeed(storage: Storage, userId: string): Promise<void>
 }
 
 export const SEED = { 'README.md': '# demo\n', 'src/main.ts': 'console.log(1);\n' };
+
+/**
+ * Turns a killed process left running are closed by age: only turns claimed before the cutoff and still
+ * running, the cutoff session's first; each gets the user's message and the note once, even when callers
+ * race; closing again changes nothing. Returns the ids it saw closed, for the caller's outcome checks.
+ */
+export async function checkCloseInterrupted(storage: Storage, userId: string | null): Promise<{ closed: string[] }> {
+  const { sessions } = storage;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const sessionId = await sessions.ensureSession(userId);
+  const other = await sessions.ensureSession(userId);
+  const turn = async (session: string, message: string, claim = true) => {
+    const created = await sessions.createTurn({ id: crypto.randomUUID(), sessionId: session, userId, message });
+    if (claim) expect(await sessions.claimTurn(created.id)).not.toBeNull();
+    return created.id;
+  };
+  const earlier: ChatMessage[] = [
+    { role: 'user', content: 'an earlier question' },
+    { role: 'assistant', content: 'an earlier answer' },
+  ];
+  await sessions.appendMessages(sessionId, 'earlier-turn', earlier);
+  const zombie = await turn(sessionId, 'the turn that was killed');
+  const zombieElsewhere = await turn(other, 'killed in another session');
+  const pending = await turn(sessionId, 'created, never claimed', false);
+  const finished = await turn(sessionId, 'ran to the end');
+  await sessions.finishTurn(finished);
+  // The cutoff falls between the old turns' claims and the young one's (ordering only; no timing asserted).
+  await sleep(25);
+  const cutoff = new Date().toISOString();
+  await sleep(25);
+  const young = await turn(sessionId, 'still running');
+  const mine = new Set([zombie, zombieElsewhere, pending, finished, young]);
+  const ids = (turns: Array<{ id: string }>) => turns.map((t) => t.id).filter((id) => mine.has(id));
+
+  // Bounded, the given session first: with limit 1, the other session's zombie, whatever else qualifies.
+  const first = await sessions.closeInterrupted({ claimedBefore: cutoff, sessionId: other, limit: 1 });
+  expect(first.map((t) => t.id)).toEqual([zombieElsewhere]);
+  expect(first[0]).toMatchObject({ sessionId: other, userId, message: 'killed in another session', status: 'finished' });
+
+  // Racing callers: the zombie is closed exactly once, nothing younger or not running is touched.
+  const racing = await Promise.all(Array.from({ length: 6 }, () => sessions.closeInterrupted({ claimedBefore: cutoff, sessionId })));
+  expect(racing.flatMap(ids)).toEqual([zombie]);
+  expect((await sessions.getTurn(zombie))?.status).toBe('finished');
+  expect((await sessions.getTurn(zombieElsewhere))?.status).toBe('finished');
+  expect((await sessions.getTurn(young))?.status).toBe('running');
+  expect((await sessions.getTurn(pending))?.status).toBe('pending');
+  expect(await sessions.claimTurn(zombie)).toBeNull();
+
+  // The history shows what happened, once: the user's message, then the note.
+  const note = (message: string): ChatMessage[] => [
+    { role: 'user', content: message },
+    { role: 'assistant', content: INTERRUPTED_NOTE },
+  ];
+  expect(await sessions.history(sessionId)).toEqual([...earlier, ...note('the turn that was killed')]);
+  expect(await sessions.history(other)).toEqual(note('killed in another session'));
+
+  // Idempotent: the same cutoff again closes nothing of these and appends nothing.
+  expect(ids(await sessions.closeInterrupted({ claimedBefore: cutoff, sessionId }))).toEqual([]);
+  expect(await sessions.history(sessionId)).toEqual([...earlier, ...note('the turn that was killed')]);
+
+  // A later cutoff catches the young turn too; the pending one is never a zombie.
+  await sleep(25);
+  expect(ids(await sessions.closeInterrupted({ claimedBefore: new Date().toISOString(), sessionId }))).toEqual([young]);
+  expect(await sessions.history(sessionId)).toEqual([...earlier, ...note('the turn that was killed'), ...note('still running')]);
+  expect((await sessions.getTurn(pending))?.status).toBe('pending');
+  return { closed: [zombieElsewhere, zombie, young] };
+}

@@ -13,7 +13,7 @@ import { migrate, startPostgres, type PostgresCluster } from '../support/postgre
 import { edgeClient, restRootFetch, startPostgrest, supabaseClient, type PostgrestServer } from '../support/postgrest.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows, USER_A, USER_B } from './fixture.ts';
-import { checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+import { checkCloseInterrupted, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
 
 let pg: PostgresCluster;
 let rest: PostgrestServer;
@@ -135,6 +135,15 @@ describe('Supabase storage (service role through PostgREST)', () => {
 
   it('seeds new sessions', async () => {
     await checkSeed(createSupabaseStorage(service, { seed: SEED }), crypto.randomUUID());
+  });
+
+  it('closes turns a killed process left running: once, by age, as outcome interrupted, even when callers race', async () => {
+    const { closed } = await checkCloseInterrupted(createSupabaseStorage(service), crypto.randomUUID());
+    const rows = await pg.sql`select outcome, status, finished_at from agent_turns where id = any(${closed})`;
+    expect(rows.map((r) => [r.outcome, r.status])).toEqual(closed.map(() => ['interrupted', 'finished']));
+    expect(rows.every((r) => r.finished_at instanceof Date)).toBe(true);
+    // Only the server closes turns: a user's token may not call it.
+    expect((await userA.rpc('agent_close_interrupted', { p_before: new Date().toISOString(), p_note: 'x' })).error?.code).toBe('42501');
   });
 
   it('a user reads their own session history through RLS, not another user\'s', async () => {
