@@ -10,7 +10,7 @@ import { createPgliteStorage, openPglite } from '../../src/store/pglite.ts';
 import { applyMigrations } from '../../src/store/sql-migrate.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows } from './fixture.ts';
-import { checkCloseInterrupted, checkLosslessText, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+import { checkCloseInterrupted, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
 
 let db: PGlite;
 
@@ -71,10 +71,6 @@ describe('PGlite storage', () => {
 
   it('seeds new sessions', async () => {
     await checkSeed(createPgliteStorage(db, { seed: SEED }), 'user-seed');
-  });
-
-  it('gives back every text exactly: NUL, lone surrogates, the escape character, emoji', async () => {
-    await checkLosslessText(createPgliteStorage(db), 'user-lossless');
   });
 
   it('closes turns a killed process left running: once, by age, as outcome interrupted', async () => {
