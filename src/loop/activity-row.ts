@@ -1,7 +1,8 @@
-// Builds the agent_activity row for one call from what the gate and the tool said.
-import type { ActivityRow, ActivitySource } from '../activity/types.ts';
+// Builds the agent_activity row for one call from what the gate, the tool and the loop breaker said.
+import type { ActivityRow } from '../activity/types.ts';
 import type { ProposedCall, Verdict } from '../gate/types.ts';
 import type { Execution } from './execute.ts';
+import type { Escalation } from './loop-breaker.ts';
 
 const MAX_ARGUMENT_CHARS = 4_000;
 
@@ -11,13 +12,22 @@ export interface CallContext {
   userId: string | null;
   iteration: number;
   model: string;
-  /** Who proposed the call through whom: the loop (default) or an app behind the gateway. */
-  source?: ActivitySource;
 }
 
-export function activityRow(ctx: CallContext, call: ProposedCall, verdict: Verdict, execution: Execution | null, durationMs: number): ActivityRow {
-  const failed = execution !== null && !execution.ok;
-  return {
+export type CallOutcome =
+  | {
+      verdict: Verdict;
+      /** Null when the gate blocked the call. */
+      execution: Execution | null;
+      /** When the call repeated an earlier failure of the turn: its category becomes repeated_failure. */
+      escalation?: Escalation | null;
+      durationMs: number;
+    }
+  /** Neither gated nor run: its tool was withheld by the loop breaker. `withheld` is what the model was told. */
+  | { withheld: string; durationMs: number };
+
+export function activityRow(ctx: CallContext, call: ProposedCall, outcome: CallOutcome): ActivityRow {
+  const common = {
     id: crypto.randomUUID(),
     turn_id: ctx.turnId,
     session_id: ctx.sessionId,
@@ -26,18 +36,44 @@ export function activityRow(ctx: CallContext, call: ProposedCall, verdict: Verdi
     model: ctx.model,
     call_id: call.id,
     tool_requested: call.name,
+    arguments: call.arguments.length > MAX_ARGUMENT_CHARS ? call.arguments.slice(0, MAX_ARGUMENT_CHARS) : call.arguments,
+    duration_ms: Math.round(outcome.durationMs),
+    created_at: new Date().toISOString(),
+  };
+  if ('withheld' in outcome) {
+    return {
+      ...common,
+      tool_resolved: null,
+      verdict: 'blocked',
+      category: 'repeated_failure',
+      problems: ['$name: the tool was withheld for the rest of the turn after repeated identical failures'],
+      repairs: [],
+      suggestions: [],
+      invented_params: [],
+      error: outcome.withheld,
+    };
+  }
+  const { verdict, execution, escalation } = outcome;
+  const failed = execution !== null && !execution.ok;
+  // A call that passed the gate and then threw is an execution error; a repaired one keeps what was wrong.
+  const category = failed && verdict.verdict === 'pass' ? 'execution_error' : verdict.category;
+  const problems = verdict.verdict === 'blocked' ? verdict.problems.map((p) => `${p.path}: ${p.message}`) : [];
+  const error = verdict.verdict === 'blocked' ? verdict.message : failed ? execution.error : null;
+  return {
+    ...common,
     tool_resolved: verdict.verdict === 'blocked' ? null : verdict.call.name,
     verdict: verdict.verdict,
-    // A call that passed the gate and then threw is an execution error; a repaired one keeps what was wrong.
-    category: failed && verdict.verdict === 'pass' ? 'execution_error' : verdict.category,
-    problems: verdict.verdict === 'blocked' ? verdict.problems.map((p) => `${p.path}: ${p.message}`) : [],
+    // A repeat is its own category; the original problems stay, with one more line saying what was repeated.
+    category: escalation ? 'repeated_failure' : category,
+    problems: escalation ? [...problems, `$: ${repeatedProblem(failed ? 'execution_error' : category, escalation)}`] : problems,
     repairs: verdict.verdict === 'repaired' ? verdict.repairs : [],
     suggestions: verdict.verdict === 'blocked' ? verdict.suggestions : [],
     invented_params: verdict.invented,
-    arguments: call.arguments.length > MAX_ARGUMENT_CHARS ? call.arguments.slice(0, MAX_ARGUMENT_CHARS) : call.arguments,
-    error: verdict.verdict === 'blocked' ? verdict.message : failed ? execution.error : null,
-    duration_ms: Math.round(durationMs),
-    created_at: new Date().toISOString(),
-    source: ctx.source ?? 'loop',
+    error: escalation && error !== null ? `${error}\n${escalation.note}` : error,
   };
+}
+
+function repeatedProblem(category: string, escalation: Escalation): string {
+  const then = escalation.withheld ? 'the tool was withheld for the rest of the turn' : escalation.shown ? 'the schema and an example were sent' : 'the model was told';
+  return `the same call failed with ${category} ${escalation.repeats} times in this turn; ${then}`;
 }

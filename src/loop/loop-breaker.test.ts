@@ -17,14 +17,14 @@ describe('LoopBreaker', () => {
     expect(breaker.failed(bad())).toBeNull();
 
     const second = breaker.failed(bad())!;
-    expect(second).toMatchObject({ repeats: 2, withheld: false, schema: echo.parameters, example: { text: 'example', times: 1 } });
+    expect(second).toMatchObject({ repeats: 2, withheld: false, shown: { schema: echo.parameters, example: { text: 'example', times: 1 } } });
     expect(second.note).toMatch(/failed 2 times/);
-    expect(gate({ id: 'x', name: 'echo', arguments: JSON.stringify(second.example) }, [echo, list]).verdict).toBe('pass');
+    expect(gate({ id: 'x', name: 'echo', arguments: JSON.stringify(second.shown!.example) }, [echo, list]).verdict).toBe('pass');
     expect(breaker.isWithheld('echo')).toBe(false);
 
     const third = breaker.failed(bad())!;
     expect(third).toMatchObject({ repeats: 3, withheld: true });
-    expect(third.schema).toBeUndefined();
+    expect(third.shown).toBeUndefined();
     expect(third.note).toMatch(/"echo" is now withheld for the rest of this turn/);
     expect(third.note).toContain('(list)');
     expect(breaker.isWithheld('echo')).toBe(true);
@@ -64,7 +64,7 @@ describe('LoopBreaker', () => {
     breaker.failed(phantom);
     const third = breaker.failed(phantom)!;
     expect(third).toMatchObject({ repeats: 3, withheld: false });
-    expect(third.schema).toBeUndefined();
+    expect(third.shown).toBeUndefined();
     expect(third.note).toMatch(/"fly_to_moon" has now failed 3 times.*available tools/);
     expect(breaker.offered()).toEqual([echo]);
   });
@@ -81,7 +81,7 @@ describe('LoopBreaker', () => {
     const breaker = new LoopBreaker([echo], { schemaAt: 3, withholdAt: 4 });
     expect(breaker.failed(bad())).toBeNull();
     expect(breaker.failed(bad())).toBeNull();
-    expect(breaker.failed(bad())?.schema).toEqual(echo.parameters);
+    expect(breaker.failed(bad())?.shown?.schema).toEqual(echo.parameters);
     expect(breaker.failed(bad())?.withheld).toBe(true);
     expect(() => new LoopBreaker([echo], { schemaAt: 3, withholdAt: 2 })).toThrow(/schemaAt <= withholdAt/);
     expect(() => new LoopBreaker([echo], { schemaAt: 1 })).toThrow(/2 <= schemaAt/);

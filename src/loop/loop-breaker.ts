@@ -28,9 +28,8 @@ export interface Escalation {
   withheld: boolean;
   /** What to tell the model, after the failure's own message. */
   note: string;
-  /** The tool's parameters and one valid set of arguments, on the escalation that shows them. */
-  schema?: JSONSchema;
-  example?: unknown;
+  /** The tool's parameters and one valid set of arguments, on the escalation that shows them: added to the tool message. */
+  shown?: { schema: JSONSchema; example: unknown };
 }
 
 export interface LoopBreakerOptions {
@@ -82,8 +81,7 @@ export class LoopBreaker {
       repeats,
       withheld: false,
       note: `${head} Sending it again unchanged will fail again: compare it with the tool's "schema" and the valid "example" arguments below, and change what is wrong.`,
-      schema: spec.parameters,
-      example: schemaExample(spec.parameters),
+      shown: { schema: spec.parameters, example: schemaExample(spec.parameters) },
     };
   }
 

@@ -13,6 +13,7 @@ import type { Tool } from '../tools/types.ts';
 import { activityRow, type CallContext } from './activity-row.ts';
 import type { DoneReason, Emit, Usage } from './events.ts';
 import { executeTool, type Execution } from './execute.ts';
+import { LoopBreaker, type Escalation } from './loop-breaker.ts';
 import { NARRATION_NUDGE, continuationNudge, isNarratedAction, nextActionOf } from './nudges.ts';
 import { DEFAULT_SYSTEM_PROMPT } from './prompt.ts';
 import { fallbackSummary, summaryRequest, type SummaryReason } from './summary.ts';
@@ -53,6 +54,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
   const specs: ToolSpec[] = deps.tools.map(({ run: _run, ...spec }) => spec);
   const byName = new Map(deps.tools.map((t) => [t.name, t]));
   const needsPaths = deps.tools.some((t) => t.pathParams?.length);
+  // Repeated identical failures escalate, up to withholding the tool for the rest of the turn.
+  const breaker = new LoopBreaker(specs);
   const userMessage: ChatMessage = { role: 'user', content: input.message };
   const persisted: ChatMessage[] = [userMessage];
   const prompt: ChatMessage[] = [{ role: 'system', content: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT }, ...input.history, userMessage];
@@ -84,7 +87,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
 
       let completion: Completion;
       try {
-        completion = await streamCompletion(deps.model, prompt, specs, 'auto', budget.signal, deps.limits.modelRetries, emit, usage);
+        completion = await streamCompletion(deps.model, prompt, breaker.offered(), 'auto', budget.signal, deps.limits.modelRetries, emit, usage);
       } catch (err) {
         if (signal.aborted) return finish('aborted');
         if (budget.signal.aborted) return await forcedSummary('time_budget');
@@ -137,17 +140,32 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
       // The call was valid but written into the text: record that, run it anyway.
       verdict = { ...verdict, verdict: 'repaired', category: 'text_embedded_call', repairs: [{ kind: 'extracted_from_text', path: '$', category: 'text_embedded_call' }, ...(verdict.verdict === 'repaired' ? verdict.repairs : [])] };
     }
+    const target = verdict.verdict === 'blocked' ? call.name : verdict.call.name;
+    if (breaker.isWithheld(target)) {
+      stats.failed++;
+      const error = breaker.refusal(target);
+      const durationMs = performance.now() - t0;
+      emit({ event: 'tool_result', data: { id: call.id, name: call.name, verdict: 'blocked', category: 'repeated_failure', ok: false, error, suggestions: [], durationMs: Math.round(durationMs) } });
+      deps.activity.recordCall(activityRow(ctx, call, { withheld: error, durationMs }));
+      return { content: JSON.stringify({ ok: false, error }), executed: false };
+    }
     if (verdict.verdict === 'blocked') {
       stats.failed++;
-      const content = JSON.stringify({ ok: false, error: verdict.message, suggestions: verdict.suggestions, ...(verdict.listing ? { listing: verdict.listing } : {}) });
+      const escalation = breaker.failed({ tool: call.name, category: verdict.category, args: call.arguments });
+      const error = escalation ? `${verdict.message}\n${escalation.note}` : verdict.message;
+      const content = JSON.stringify({ ok: false, error, suggestions: verdict.suggestions, ...(verdict.listing ? { listing: verdict.listing } : {}), ...escalation?.shown });
       const durationMs = performance.now() - t0;
-      emit({ event: 'tool_result', data: { id: call.id, name: call.name, verdict: 'blocked', category: verdict.category, ok: false, error: verdict.message, suggestions: verdict.suggestions, durationMs: Math.round(durationMs) } });
-      deps.activity.recordCall(activityRow(ctx, call, verdict, null, durationMs));
+      emit({ event: 'tool_result', data: { id: call.id, name: call.name, verdict: 'blocked', category: escalation ? 'repeated_failure' : verdict.category, ok: false, error, suggestions: verdict.suggestions, durationMs: Math.round(durationMs) } });
+      deps.activity.recordCall(activityRow(ctx, call, { verdict, execution: null, escalation, durationMs }));
       return { content, executed: false };
     }
     const tool = byName.get(verdict.call.name)!;
     const execution: Execution = await executeTool(tool, verdict.call.args, { scope: { userId: input.userId, sessionId: input.sessionId, turnId: input.turnId }, workspace: deps.workspace, memory: deps.memory }, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget.signal });
-    if (!execution.ok) stats.failed++;
+    let escalation: Escalation | null = null;
+    if (!execution.ok) {
+      stats.failed++;
+      escalation = breaker.failed({ tool: tool.name, category: 'execution_error', args: verdict.call.args });
+    }
     const durationMs = performance.now() - t0;
     emit({
       event: 'tool_result',
@@ -155,15 +173,17 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
         id: call.id,
         name: verdict.call.name,
         verdict: verdict.verdict,
-        category: !execution.ok && verdict.verdict === 'pass' ? 'execution_error' : verdict.category,
+        category: escalation ? 'repeated_failure' : !execution.ok && verdict.verdict === 'pass' ? 'execution_error' : verdict.category,
         ok: execution.ok,
-        ...(execution.ok ? { result: execution.result } : { error: execution.error }),
+        ...(execution.ok ? { result: execution.result } : { error: escalation ? `${execution.error}\n${escalation.note}` : execution.error }),
         ...(verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {}),
         durationMs: Math.round(durationMs),
       },
     });
-    deps.activity.recordCall(activityRow(ctx, call, verdict, execution, durationMs));
-    return { content: execution.content, executed: true };
+    deps.activity.recordCall(activityRow(ctx, call, { verdict, execution, escalation, durationMs }));
+    // A repeated failure's hint is the escalation: the usual "correct the arguments and call again" no longer holds.
+    const content = !execution.ok && escalation ? JSON.stringify({ error: execution.error, hint: escalation.note, ...escalation.shown }) : execution.content;
+    return { content, executed: true };
   }
 
   async function forcedSummary(reason: SummaryReason): Promise<TurnResult> {
@@ -175,7 +195,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
     const request: ChatMessage[] = [...prompt, { role: 'user', content: summaryRequest(reason) }];
     let text = '';
     try {
-      const completion = await streamCompletion(deps.model, request, specs, 'none', controller.signal, 0, emit, usage);
+      const completion = await streamCompletion(deps.model, request, breaker.offered(), 'none', controller.signal, 0, emit, usage);
       text = completion.text;
     } catch {
       if (signal.aborted) return finish('aborted');

@@ -2,7 +2,7 @@
 // OpenRouter, Groq, Ollama, vLLM). Normalises chunks into ModelEvents and errors into ModelError.
 import OpenAI from 'openai';
 import { ToolCallAssembler } from './assemble.ts';
-import { sseBatches, type SseMessage } from './sse-decode.ts';
+import { SseDecoder, sseBatches, type SseMessage } from './sse-decode.ts';
 import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
 import type { Usage } from '../loop/events.ts';
 
@@ -63,23 +63,33 @@ export class OpenAIModel implements ModelClient {
     if (!response.body) throw new ModelError('the model answered without a body', true);
 
     const calls = new ToolCallAssembler();
+    const decoder = new SseDecoder();
     let finishReason: string | null = null;
     let usage: Usage | null = null;
+    let sawChunk = false;
+    let sawDone = false;
     try {
-      for await (const batch of sseBatches(response.body)) {
+      for await (const batch of sseBatches(response.body, decoder)) {
         // Deltas that arrived in one network read are forwarded as one.
         let text = '';
         for (const message of batch) {
-          if (message.data.startsWith('[DONE]')) break;
+          // After [DONE] the body is read to its end (so the connection can be reused) and ignored.
+          if (sawDone) break;
+          if (message.data.startsWith('[DONE]')) {
+            sawDone = true;
+            break;
+          }
           const chunk = parseChunk(message);
-          if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
+          if (!chunk) continue;
+          sawChunk = true;
+          if (chunk.usage) usage = validUsage(chunk.usage);
           // n > 1 is never requested; a provider that sends other choices anyway is ignored past the first.
-          const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+          const choice = chunk.choices?.find((c) => isObject(c) && (c.index ?? 0) === 0);
           if (!choice) continue;
-          const delta = choice.delta ?? {};
+          const delta = isObject(choice.delta) ? choice.delta : {};
           if (typeof delta.content === 'string') text += delta.content;
-          for (const tc of delta.tool_calls ?? []) calls.push(tc);
-          if (choice.finish_reason) finishReason = choice.finish_reason;
+          if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) calls.push(tc);
+          if (typeof choice.finish_reason === 'string' && choice.finish_reason) finishReason = choice.finish_reason;
         }
         if (text) yield { type: 'text', text };
       }
@@ -87,25 +97,66 @@ export class OpenAIModel implements ModelClient {
       throw toModelError(err);
     }
     if (request.signal.aborted) throw request.signal.reason ?? new Error('aborted');
+    // A 200 with no chunk and no [DONE] (garbage, an HTML page, a non-streaming JSON answer) is not
+    // an empty completion: it is an upstream failure, retried while nothing was streamed. (A
+    // finish_reason comes in a chunk, so "no chunk" covers it; a stream with chunks and a finish
+    // reason but no [DONE], as some providers send, is a completion.)
+    if (!sawChunk && !sawDone) throw new ModelError(describeNonStream(response.headers.get('content-type'), decoder.head), true);
     yield { type: 'finish', toolCalls: calls.result(), finishReason, usage };
   }
 }
 
+/** Token counts are kept only when both are non-negative safe integers: anything else would poison the turn row. */
+export function validUsage(raw: unknown): Usage | null {
+  if (!isObject(raw)) return null;
+  const { prompt_tokens: prompt, completion_tokens: completion } = raw as Record<string, unknown>;
+  return isCount(prompt) && isCount(completion) ? { promptTokens: prompt, completionTokens: completion } : null;
+}
+
+function isObject(value: unknown): value is object {
+  return value !== null && typeof value === 'object';
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function describeNonStream(contentType: string | null, head: string): string {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase() || 'none';
+  const began = head.trim() ? `it began: ${preview(head, 120)}` : 'the body was empty';
+  if (type === 'application/json' || type.endsWith('+json')) {
+    return `the model answered with a non-streaming JSON body (content-type ${type}) instead of an event stream; ${began}`;
+  }
+  return `the model's response held no completion: no chunk, no finish reason and no [DONE] (content-type ${type}); ${began}`;
+}
+
+/** The start of what the upstream sent, fit for a message: control characters and lone surrogates escaped. */
+function preview(text: string, chars: number): string {
+  const cut = text.length > chars ? `${text.slice(0, chars)}…` : text;
+  return JSON.stringify(cut).slice(1, -1).replaceAll('\\"', '"');
+}
+
 type Chunk = Partial<OpenAI.Chat.ChatCompletionChunk> & { error?: { message?: string; code?: unknown } };
 
-function parseChunk(message: SseMessage): Chunk {
-  let chunk: Chunk;
+/** A chunk, or null for a payload that carries none (an empty `data:`, a JSON object that is not a chunk). */
+function parseChunk(message: SseMessage): Chunk | null {
+  if (message.data === '') return null;
+  let chunk: unknown;
   try {
-    chunk = JSON.parse(message.data) as Chunk;
+    chunk = JSON.parse(message.data);
   } catch {
-    throw new ModelError(`the model sent a garbled chunk: ${message.data.slice(0, 80)}`, true);
+    throw new ModelError(`the model sent a garbled chunk: ${preview(message.data, 80)}`, true);
   }
+  if (!isObject(chunk) || Array.isArray(chunk)) {
+    throw new ModelError(`the model sent a chunk that is not a JSON object: ${preview(message.data, 80)}`, true);
+  }
+  const c = chunk as Chunk;
   // Providers report failures mid-stream as a data payload with `error` (or an `error` event).
-  if (chunk?.error || message.event === 'error') {
-    const detail = chunk?.error?.message ?? message.data.slice(0, 200);
+  if (c.error || message.event === 'error') {
+    const detail = c.error?.message ?? message.data.slice(0, 200);
     throw new ModelError(`the model stream failed: ${detail}`, true);
   }
-  return chunk;
+  return Array.isArray(c.choices) || isObject(c.usage) ? c : null;
 }
 
 export function toModelError(err: unknown): ModelError | Error {

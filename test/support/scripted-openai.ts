@@ -1,8 +1,9 @@
 // A scripted OpenAI-compatible server on loopback: the one stand-in the test suites use for the
 // LLM. It streams chat completions chunk by chunk the way the real API does (role chunk, text
 // deltas, tool-call deltas with the id and name only in the first chunk and the arguments split
-// across many, a finish chunk, a usage chunk with empty choices, [DONE]), fails on demand, and
-// records every request and every client disconnect.
+// across many, a finish chunk, a usage chunk with empty choices, [DONE]), fails on demand, plays a
+// hostile upstream (raw bytes under any content-type, a line that never ends, usage of any value),
+// and records every request, the bytes sent for each, and every client disconnect.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -25,11 +26,20 @@ export type Reply =
       stallMs?: number;
       /** Pause before the response headers (an upstream that does not answer), ms. */
       headersAfterMs?: number;
-      usage?: { prompt_tokens: number; completion_tokens: number };
+      /** Sent as is in the usage chunk: any value, to play a provider that reports nonsense. */
+      usage?: { prompt_tokens: unknown; completion_tokens: unknown };
+      /** End after the usage chunk without `data: [DONE]` (some providers do). */
+      omitDone?: boolean;
     }
   | { status: number; message?: string }
   | { garbledAfter: string; delayMs?: number }
-  | { raw: string };
+  /** A body sent as is, with status 200 and this content-type (default text/event-stream). */
+  | { raw: string | Uint8Array; contentType?: string }
+  /**
+   * `prefix`, then `piece` again and again without a line break, honouring backpressure, until the
+   * client goes away or `maxBytes` (default 256 MB) were sent: a line that never ends.
+   */
+  | { endless: string; prefix?: string; maxBytes?: number };
 
 export interface ChatRequest {
   model: string;
@@ -45,6 +55,8 @@ export type Script = (request: ChatRequest, index: number) => Reply | Promise<Re
 export interface ScriptedServer {
   url: string;
   requests: ChatRequest[];
+  /** Body bytes written for each request, by request index. */
+  sentBytes: number[];
   /** Requests whose client went away before the response ended. */
   aborted: number;
   waitForAbort(timeoutMs?: number): Promise<void>;
@@ -53,6 +65,7 @@ export interface ScriptedServer {
 
 export async function startScriptedOpenAI(script: Script): Promise<ScriptedServer> {
   const requests: ChatRequest[] = [];
+  const sentBytes: number[] = [];
   let aborted = 0;
   const abortWaiters: Array<() => void> = [];
   const sockets = new Set<import('node:net').Socket>();
@@ -64,6 +77,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
     }
     const body = JSON.parse(await readBody(req)) as ChatRequest;
     const index = requests.push(body) - 1;
+    sentBytes[index] = 0;
     let finished = false;
     res.on('close', () => {
       if (!finished) {
@@ -72,7 +86,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
       }
     });
     const reply = await script(body, index);
-    await respond(res, reply, body.model);
+    await respond(res, reply, body.model, (n) => (sentBytes[index]! += n));
     finished = true;
   });
   server.on('connection', (s) => {
@@ -85,6 +99,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    sentBytes,
     get aborted() {
       return aborted;
     },
@@ -105,7 +120,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
   };
 }
 
-async function respond(res: ServerResponse, reply: Reply, model: string): Promise<void> {
+async function respond(res: ServerResponse, reply: Reply, model: string, sent: (bytes: number) => void): Promise<void> {
   if ('status' in reply) {
     res.writeHead(reply.status, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { message: reply.message ?? `scripted error ${reply.status}`, type: 'server_error', code: null } }));
@@ -113,9 +128,27 @@ async function respond(res: ServerResponse, reply: Reply, model: string): Promis
   }
   if ('headersAfterMs' in reply && reply.headersAfterMs) await sleep(reply.headersAfterMs);
   if (res.destroyed) return;
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const contentType = 'raw' in reply && reply.contentType ? reply.contentType : 'text/event-stream';
+  res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', connection: 'keep-alive' });
   if ('raw' in reply) {
+    sent(typeof reply.raw === 'string' ? Buffer.byteLength(reply.raw) : reply.raw.byteLength);
     res.end(reply.raw);
+    return;
+  }
+  if ('endless' in reply) {
+    const piece = Buffer.from(reply.endless);
+    const max = reply.maxBytes ?? 256 * 1024 * 1024;
+    let total = 0;
+    if (reply.prefix) {
+      res.write(reply.prefix);
+      total += Buffer.byteLength(reply.prefix);
+    }
+    while (!res.destroyed && total < max) {
+      total += piece.byteLength;
+      if (!res.write(piece)) await drainOrClose(res);
+    }
+    sent(total);
+    if (!res.destroyed) res.end();
     return;
   }
   const id = `chatcmpl-${Math.random().toString(36).slice(2, 12)}`;
@@ -126,7 +159,8 @@ async function respond(res: ServerResponse, reply: Reply, model: string): Promis
 
   const write = async (text: string, delayMs = 0) => {
     if (res.destroyed) return;
-    res.write(text);
+    sent(Buffer.byteLength(text));
+    if (!res.write(text)) await drainOrClose(res);
     if (delayMs > 0) await sleep(delayMs);
   };
 
@@ -152,8 +186,9 @@ async function respond(res: ServerResponse, reply: Reply, model: string): Promis
   }
   await write(delta({}, calls.length ? 'tool_calls' : 'stop'));
   const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
-  await write(chunk([], { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }));
-  await write('data: [DONE]\n\n');
+  const total = typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number' ? usage.prompt_tokens + usage.completion_tokens : null;
+  await write(chunk([], { usage: { ...usage, total_tokens: total } }));
+  if (!reply.omitDone) await write('data: [DONE]\n\n');
   res.end();
 }
 
@@ -164,6 +199,19 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('data', (c: string) => (data += c));
     req.on('end', () => resolve(data));
     req.on('error', reject);
+  });
+}
+
+/** Resolves when the response can take more, or is gone. */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
   });
 }
 
