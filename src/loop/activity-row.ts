@@ -1,5 +1,5 @@
 // Builds the agent_activity row for one call from what the gate, the tool and the loop breaker said.
-import type { ActivityRow } from '../activity/types.ts';
+import type { ActivityRow, ActivitySource } from '../activity/types.ts';
 import type { ProposedCall, Verdict } from '../gate/types.ts';
 import type { Execution } from './execute.ts';
 import type { Escalation } from './loop-breaker.ts';
@@ -12,6 +12,8 @@ export interface CallContext {
   userId: string | null;
   iteration: number;
   model: string;
+  /** Who proposed the call through whom: the loop (default) or an app behind the gateway. */
+  source?: ActivitySource;
 }
 
 export type CallOutcome =
@@ -39,6 +41,7 @@ export function activityRow(ctx: CallContext, call: ProposedCall, outcome: CallO
     arguments: call.arguments.length > MAX_ARGUMENT_CHARS ? call.arguments.slice(0, MAX_ARGUMENT_CHARS) : call.arguments,
     duration_ms: Math.round(outcome.durationMs),
     created_at: new Date().toISOString(),
+    source: ctx.source ?? 'loop',
   };
   if ('withheld' in outcome) {
     return {
