@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import { createPgliteDashboard } from '../dashboard/pglite.ts';
 import type { AppDeps, Authenticator } from '../http/deps.ts';
 import { createModel } from '../model/index.ts';
+import type { PGlite } from '@electric-sql/pglite';
 import { createPgliteStorage, openPglite } from '../store/pglite.ts';
 import { readMigrations } from './sql-files.ts';
 import { defaultTools } from '../../functions/index.ts';
@@ -22,6 +23,8 @@ export interface LocalOptions {
 export interface LocalDeps {
   deps: AppDeps;
   activity: BatchingActivityWriter;
+  /** The embedded database itself, for tests that check what was persisted. */
+  db: PGlite;
   /** Flushes the activity writer and closes the database. */
   close(): Promise<void>;
 }
@@ -41,6 +44,7 @@ export async function openLocalDeps(config: Config, options: LocalOptions): Prom
   return {
     deps,
     activity,
+    db,
     async close() {
       await activity.flush();
       await db.close();
