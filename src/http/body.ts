@@ -20,6 +20,10 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S, maxBy
   } catch (err) {
     throw new ApiError(400, 'malformed_json', `The body is not valid JSON (${(err as Error).message}). Send one JSON object such as {"message": "…"}.`);
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new ApiError(400, 'invalid_request', `The body must be one JSON object such as {"message": "…"}, not ${got}.`);
+  }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const details = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'body'}: ${i.message}`).join('; ');

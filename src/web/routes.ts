@@ -37,7 +37,7 @@ export function webRoutes(deps: AppDeps): Hono {
   app.get('/assets/:file', (c) => {
     const { name, hash } = parseAssetFile(c.req.param('file'));
     const asset = assets.get(name);
-    if (!asset) return errorResponse(c, 404, 'not_found', `no asset ${name}`);
+    if (!asset) return errorResponse(c, 404, 'not_found', `No asset ${name}: asset URLs change with each deploy, so reload the page.`);
     return serve(c, asset, hash === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
   });
 

@@ -6,6 +6,7 @@ import type { AppDeps, Principal } from '../deps.ts';
 import { readJson } from '../body.ts';
 import { ApiError } from '../errors.ts';
 import { turnStream } from '../run-turn-stream.ts';
+import { SSE_HEADERS } from '../sse.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { SessionForbiddenError } from '../../store/types.ts';
 
@@ -57,6 +58,8 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens) {
     if (!turn) throw new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
     const check = await tokens.verify(c.req.query('token'), turn.id, turn.userId);
     if (!check.ok) throw new ApiError(check.status, check.status === 401 ? 'unauthorized' : 'forbidden', check.message);
+    // HEAD (Hono hands it to this GET handler) runs and claims nothing: the status and headers a GET would get now.
+    if (c.req.method === 'HEAD') return turn.status === 'pending' ? new Response(null, { status: 200, headers: SSE_HEADERS }) : c.body(null, 204);
     // A turn runs once: a reconnect (EventSource retries on its own) to a started or finished turn gets 204, which stops it.
     const claimed = await deps.storage.sessions.claimTurn(turn.id);
     if (!claimed) return c.body(null, 204);
