@@ -18,6 +18,7 @@ import {
 } from './types.ts';
 import { INTERRUPTED_NOTE } from './interrupted.ts';
 import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type MessageRow, type TurnDbRow } from './sql-rows.ts';
+import { decodeText, encodeDeep, encodeText } from './text-codec.ts';
 
 interface Queryable {
   query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -56,7 +57,7 @@ class SqlSessions implements SessionStore {
           `insert into public.workspace_files (user_id, session_id, path, content)
            select $1, $2, f.key, f.value from jsonb_each_text($3::jsonb) as f
            on conflict (user_id, session_id, path) do nothing`,
-          [userId, id, JSON.stringify(this.seed)],
+          [userId, id, JSON.stringify(encodeDeep(this.seed))],
         );
       }
       return id;
@@ -72,7 +73,7 @@ class SqlSessions implements SessionStore {
     const { rows } = await this.db.query<TurnDbRow>(
       `insert into public.agent_turns (id, session_id, user_id, message) values ($1, $2, $3, $4)
        returning id, session_id, user_id, message, status, created_at`,
-      [turn.id, turn.sessionId, turn.userId, turn.message],
+      [turn.id, turn.sessionId, turn.userId, encodeText(turn.message)],
     );
     return toTurn(rows[0]!);
   }
@@ -144,17 +145,17 @@ class SqlWorkspace implements WorkspaceStore {
        where user_id is not distinct from $1 and session_id = $2 order by path collate "C"`,
       [this.scope.userId, this.scope.sessionId],
     );
-    return rows.map((r) => ({ path: r.path, size: r.size, updatedAt: iso(r.updated_at) }));
+    return rows.map((r) => ({ path: decodeText(r.path), size: r.size, updatedAt: iso(r.updated_at) }));
   }
 
   async read(path: string): Promise<WorkspaceFile | null> {
     const { rows } = await this.db.query<{ path: string; content: string; encoding: WorkspaceFile['encoding']; updated_at: string | Date }>(
       `select path, content, encoding, updated_at from public.workspace_files
        where user_id is not distinct from $1 and session_id = $2 and path = $3`,
-      [this.scope.userId, this.scope.sessionId, path],
+      [this.scope.userId, this.scope.sessionId, encodeText(path)],
     );
     const r = rows[0];
-    return r ? { path: r.path, content: r.content, encoding: r.encoding, updatedAt: iso(r.updated_at) } : null;
+    return r ? { path: decodeText(r.path), content: decodeText(r.content), encoding: r.encoding, updatedAt: iso(r.updated_at) } : null;
   }
 
   async write(path: string, content: string, encoding: WorkspaceFile['encoding'] = 'utf-8') {
@@ -162,7 +163,7 @@ class SqlWorkspace implements WorkspaceStore {
       `insert into public.workspace_files (user_id, session_id, path, content, encoding) values ($1, $2, $3, $4, $5)
        on conflict (user_id, session_id, path) do update
        set content = excluded.content, encoding = excluded.encoding, updated_at = now()`,
-      [this.scope.userId, this.scope.sessionId, path, content, encoding],
+      [this.scope.userId, this.scope.sessionId, encodeText(path), encodeText(content), encoding],
     );
   }
 
@@ -170,7 +171,7 @@ class SqlWorkspace implements WorkspaceStore {
     const { rows } = await this.db.query(
       `delete from public.workspace_files
        where user_id is not distinct from $1 and session_id = $2 and path = $3 returning id`,
-      [this.scope.userId, this.scope.sessionId, path],
+      [this.scope.userId, this.scope.sessionId, encodeText(path)],
     );
     return rows.length > 0;
   }
@@ -186,7 +187,7 @@ class SqlMemories implements MemoryStore {
     const { rows } = await this.db.query<MemoryDbRow>(
       `insert into public.agent_memories (user_id, session_id, memory_type, content) values ($1, $2, $3, $4)
        returning id, memory_type, content, created_at`,
-      [this.scope.userId, this.scope.sessionId, memoryType, content],
+      [this.scope.userId, this.scope.sessionId, encodeText(memoryType), encodeText(content)],
     );
     return toMemory(rows[0]!);
   }
@@ -198,7 +199,7 @@ class SqlMemories implements MemoryStore {
          and ($2::text is null or memory_type = $2)
          and ($3::text is null or strpos(lower(content), lower($3)) > 0)
        order by seq desc limit $4`,
-      [this.scope.userId, memoryType ?? null, query || null, limit],
+      [this.scope.userId, memoryType === undefined ? null : encodeText(memoryType), query ? encodeText(query) : null, limit],
     );
     return rows.map(toMemory);
   }

@@ -1,5 +1,7 @@
 // Database rows <-> the store's values (messages, turns, memories), shared by the SQL stores: PGlite
-// returns timestamps as Date, PostgREST as ISO strings, so both are accepted.
+// returns timestamps as Date, PostgREST as ISO strings, so both are accepted. Text goes in through
+// encodeText and comes out through decodeText (text-codec.ts: NUL and lone surrogates).
+import { decodeDeep, decodeText, encodeDeep } from './text-codec.ts';
 import type { ChatMessage, Memory, TurnRecord } from './types.ts';
 
 export const iso = (v: string | Date): string => (v instanceof Date ? v : new Date(v)).toISOString();
@@ -17,7 +19,7 @@ export const toTurn = (r: TurnDbRow): TurnRecord => ({
   id: r.id,
   sessionId: r.session_id,
   userId: r.user_id,
-  message: r.message,
+  message: decodeText(r.message),
   status: r.status,
   createdAt: iso(r.created_at),
 });
@@ -29,7 +31,12 @@ export interface MemoryDbRow {
   created_at: string | Date;
 }
 
-export const toMemory = (r: MemoryDbRow): Memory => ({ id: r.id, memoryType: r.memory_type, content: r.content, createdAt: iso(r.created_at) });
+export const toMemory = (r: MemoryDbRow): Memory => ({
+  id: r.id,
+  memoryType: decodeText(r.memory_type),
+  content: decodeText(r.content),
+  createdAt: iso(r.created_at),
+});
 
 export interface MessageRow {
   role: ChatMessage['role'];
@@ -38,16 +45,19 @@ export interface MessageRow {
   tool_call_id: string | null;
 }
 
+/** The row to insert, its text encoded (content, tool call ids, names and arguments). */
 export function messageRow(m: ChatMessage): MessageRow {
-  return {
+  return encodeDeep({
     role: m.role,
     content: m.content,
     tool_calls: m.role === 'assistant' && m.tool_calls ? m.tool_calls : null,
     tool_call_id: m.role === 'tool' ? m.tool_call_id : null,
-  };
+  });
 }
 
-export function rowMessage(r: MessageRow): ChatMessage {
+/** The message a stored row holds, its text decoded: exactly what messageRow was given. */
+export function rowMessage(stored: MessageRow): ChatMessage {
+  const r = decodeDeep({ ...stored, tool_calls: typeof stored.tool_calls === 'string' ? JSON.parse(stored.tool_calls) : stored.tool_calls });
   switch (r.role) {
     case 'system':
     case 'user':
@@ -55,7 +65,7 @@ export function rowMessage(r: MessageRow): ChatMessage {
     case 'tool':
       return { role: 'tool', tool_call_id: r.tool_call_id ?? '', content: r.content ?? '' };
     case 'assistant': {
-      const calls = typeof r.tool_calls === 'string' ? JSON.parse(r.tool_calls) : r.tool_calls;
+      const calls = r.tool_calls;
       return Array.isArray(calls) && calls.length > 0
         ? { role: 'assistant', content: r.content, tool_calls: calls }
         : { role: 'assistant', content: r.content };

@@ -3,6 +3,7 @@
 import type { DataClient } from '../activity/sinks/supabase.ts';
 import { INTERRUPTED_NOTE } from './interrupted.ts';
 import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type MessageRow, type TurnDbRow } from './sql-rows.ts';
+import { decodeText, encodeText } from './text-codec.ts';
 import {
   SessionForbiddenError,
   type ChatMessage,
@@ -72,7 +73,7 @@ class SupabaseSessions implements SessionStore {
       check(
         await this.db
           .from('workspace_files')
-          .upsert(files.map(([path, content]) => ({ user_id: userId, session_id: id, path, content })), {
+          .upsert(files.map(([path, content]) => ({ user_id: userId, session_id: id, path: encodeText(path), content: encodeText(content) })), {
             onConflict: 'user_id,session_id,path',
             ignoreDuplicates: true,
           }),
@@ -91,7 +92,7 @@ class SupabaseSessions implements SessionStore {
     const row = one<TurnDbRow>(
       await this.db
         .from('agent_turns')
-        .insert({ id: turn.id, session_id: turn.sessionId, user_id: turn.userId, message: turn.message })
+        .insert({ id: turn.id, session_id: turn.sessionId, user_id: turn.userId, message: encodeText(turn.message) })
         .select(TURN_COLUMNS)
         .single(),
       'agent_turns insert',
@@ -175,23 +176,30 @@ class SupabaseWorkspace implements WorkspaceStore {
       size: number;
       updated_at: string;
     }>;
-    return rows.map((r) => ({ path: r.path, size: r.size, updatedAt: iso(r.updated_at) }));
+    return rows.map((r) => ({ path: decodeText(r.path), size: r.size, updatedAt: iso(r.updated_at) }));
   }
 
   async read(path: string): Promise<WorkspaceFile | null> {
-    const row = check(await this.files('path, content, encoding, updated_at').eq('path', path).maybeSingle(), 'workspace read') as unknown as {
+    const row = check(await this.files('path, content, encoding, updated_at').eq('path', encodeText(path)).maybeSingle(), 'workspace read') as unknown as {
       path: string;
       content: string;
       encoding: WorkspaceFile['encoding'];
       updated_at: string;
     } | null;
-    return row ? { path: row.path, content: row.content, encoding: row.encoding, updatedAt: iso(row.updated_at) } : null;
+    return row ? { path: decodeText(row.path), content: decodeText(row.content), encoding: row.encoding, updatedAt: iso(row.updated_at) } : null;
   }
 
   async write(path: string, content: string, encoding: WorkspaceFile['encoding'] = 'utf-8') {
     check(
       await this.db.from('workspace_files').upsert(
-        { user_id: this.scope.userId, session_id: this.scope.sessionId, path, content, encoding, updated_at: new Date().toISOString() },
+        {
+          user_id: this.scope.userId,
+          session_id: this.scope.sessionId,
+          path: encodeText(path),
+          content: encodeText(content),
+          encoding,
+          updated_at: new Date().toISOString(),
+        },
         { onConflict: 'user_id,session_id,path' },
       ),
       'workspace write',
@@ -202,7 +210,7 @@ class SupabaseWorkspace implements WorkspaceStore {
     const rows = rowsOf(
       await byUser(this.db.from('workspace_files').delete(), this.scope.userId)
         .eq('session_id', this.scope.sessionId)
-        .eq('path', path)
+        .eq('path', encodeText(path))
         .select('id'),
       'workspace delete',
     );
@@ -220,7 +228,7 @@ class SupabaseMemories implements MemoryStore {
     const row = one<MemoryDbRow>(
       await this.db
         .from('agent_memories')
-        .insert({ user_id: this.scope.userId, session_id: this.scope.sessionId, memory_type: memoryType, content })
+        .insert({ user_id: this.scope.userId, session_id: this.scope.sessionId, memory_type: encodeText(memoryType), content: encodeText(content) })
         .select('id, memory_type, content, created_at')
         .single(),
       'memory save',
@@ -230,9 +238,9 @@ class SupabaseMemories implements MemoryStore {
 
   async recall(query?: string, memoryType?: string, limit = 10): Promise<Memory[]> {
     let q = byUser(this.db.from('agent_memories').select('id, memory_type, content, created_at'), this.scope.userId);
-    if (memoryType) q = q.eq('memory_type', memoryType);
+    if (memoryType) q = q.eq('memory_type', encodeText(memoryType));
     // ilike treats % and _ as wildcards (and PostgREST `*`): escape them so the query is a plain substring.
-    if (query) q = q.ilike('content', `%${query.replace(/[\\%_*]/g, (c) => `\\${c}`)}%`);
+    if (query) q = q.ilike('content', `%${encodeText(query).replace(/[\\%_*]/g, (c) => `\\${c}`)}%`);
     const rows = rowsOf(await q.order('seq', { ascending: false }).limit(limit), 'memory recall') as MemoryDbRow[];
     return rows.map(toMemory);
   }

@@ -8,9 +8,10 @@ import { createPgliteDashboard } from '../../src/dashboard/pglite.ts';
 import { readDashboardSql, readMigrations } from '../../src/entries/sql-files.ts';
 import { createPgliteStorage, openPglite } from '../../src/store/pglite.ts';
 import { applyMigrations } from '../../src/store/sql-migrate.ts';
+import { checkLosslessActivity, checkPoisonRow, type ActivityDb } from './activity-checks.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows } from './fixture.ts';
-import { checkCloseInterrupted, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+import { checkCloseInterrupted, checkLosslessText, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
 
 let db: PGlite;
 
@@ -73,6 +74,10 @@ describe('PGlite storage', () => {
     await checkSeed(createPgliteStorage(db, { seed: SEED }), 'user-seed');
   });
 
+  it('gives back every text exactly: NUL, lone surrogates, the escape character, emoji', async () => {
+    await checkLosslessText(createPgliteStorage(db), 'user-lossless');
+  });
+
   it('closes turns a killed process left running: once, by age, as outcome interrupted', async () => {
     const { closed } = await checkCloseInterrupted(createPgliteStorage(db), 'user-zombies');
     const { rows } = await db.query<{ outcome: string; status: string; iterations: number; tool_calls: number; finished_at: Date | null }>(
@@ -81,6 +86,23 @@ describe('PGlite storage', () => {
     );
     expect(rows.map((r) => [r.outcome, r.status, r.iterations, r.tool_calls])).toEqual(closed.map(() => ['interrupted', 'finished', 0, 0]));
     expect(rows.every((r) => r.finished_at instanceof Date)).toBe(true);
+  });
+});
+
+describe('the PGlite activity sink', () => {
+  const activityDb: ActivityDb = {
+    activity: async (id) => (await db.query<Record<string, unknown>>('select * from agent_activity where id = $1', [id])).rows[0],
+    turn: async (id) =>
+      (await db.query<{ prompt_tokens: unknown; completion_tokens: unknown; model: string }>('select prompt_tokens, completion_tokens, model from agent_turns where id = $1', [id])).rows[0],
+    countActivity: async (prefix) => (await db.query<{ n: number }>('select count(*)::int as n from agent_activity where starts_with(id, $1)', [prefix])).rows[0]!.n,
+  };
+
+  it('writes any text and reads it back exactly; token counts out of range are null, not a failed batch', async () => {
+    await checkLosslessActivity(createPgliteSink(db), activityDb, 'lossless');
+  });
+
+  it('of a batch of 100 with one row the database refuses, writes 99 and reports the one', async () => {
+    await checkPoisonRow(createPgliteSink(db), activityDb, 'poison');
   });
 });
 

@@ -1,6 +1,7 @@
 // The semantics every Storage must share with src/store/memory.ts, run against each SQL implementation.
 import { expect } from 'vitest';
 import { SessionForbiddenError, type ChatMessage, type Storage } from '../../src/store/types.ts';
+import { ESCAPE } from '../../src/store/text-codec.ts';
 import { INTERRUPTED_NOTE } from '../../src/store/interrupted.ts';
 
 export async function checkStorageContract(storage: Storage, users: { a: string | null; b: string }): Promise<void> {
@@ -78,6 +79,69 @@ export async function checkStorageContract(storage: Storage, users: { a: string 
   expect((await mem.recall('100%')).map((m) => m.content)).toEqual(['Likes 100% coverage']);
   expect(await mem.recall('%')).toHaveLength(1);
   expect(await storage.memory({ userId: users.b, sessionId: s1, turnId }).recall()).toEqual([]);
+}
+
+/**
+ * Strings PostgreSQL refuses or mangles as they are (NUL; unpaired surrogates, high, low, at either end,
+ * reversed), the storage escape character itself and text that looks encoded, and astral characters.
+ */
+export const NASTY_STRINGS = [
+  'nul \u0000 inside',
+  '\u0000',
+  'lone high \uD800 inside',
+  'lone low \uDC00 inside',
+  'ends on a high \uDBFF',
+  '\uDFFF starts with a low',
+  'reversed pair \uDC00\uD800',
+  `the escape ${ESCAPE} itself`,
+  `${ESCAPE}0000 looks encoded, ${ESCAPE}${ESCAPE}`,
+  'emoji \u{1F600} and \u{1F9EA}',
+  `all at once \u0000\uD800\u{1F600}${ESCAPE}\uDC00`,
+];
+
+/** Every text field a store keeps gives back exactly what it was given, whatever it contains. */
+export async function checkLosslessText(storage: Storage, userId: string | null): Promise<void> {
+  const { sessions } = storage;
+  const sessionId = await sessions.ensureSession(userId);
+
+  // The user's message, as the turn keeps it.
+  for (const message of NASTY_STRINGS) {
+    const turn = await sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId, message });
+    expect(turn.message).toBe(message);
+    expect((await sessions.getTurn(turn.id))?.message).toBe(message);
+    expect((await sessions.claimTurn(turn.id))?.message).toBe(message);
+  }
+
+  // Every text of every message shape: content, tool call ids, names and arguments, tool_call_id.
+  const messages: ChatMessage[] = NASTY_STRINGS.flatMap((s, i): ChatMessage[] => [
+    { role: 'system', content: s },
+    { role: 'user', content: s },
+    { role: 'assistant', content: s },
+    { role: 'assistant', content: null, tool_calls: [{ id: `call_${i}${s}`, type: 'function', function: { name: s, arguments: JSON.stringify({ [s]: s }) } }] },
+    { role: 'assistant', content: s, tool_calls: [{ id: s, type: 'function', function: { name: 'write_file', arguments: `{"content": "${s}` } }] },
+    { role: 'tool', tool_call_id: s, content: s },
+  ]);
+  await sessions.appendMessages(sessionId, 'lossless-turn', messages.slice(0, 5));
+  await sessions.appendMessages(sessionId, 'lossless-turn', messages.slice(5));
+  expect(await sessions.history(sessionId)).toEqual(messages);
+
+  // Workspace paths and contents.
+  const ws = storage.workspace({ userId, sessionId, turnId: 'lossless-turn' });
+  const paths = NASTY_STRINGS.map((s, i) => `dir/${i} ${s}.txt`);
+  for (const [i, path] of paths.entries()) await ws.write(path, NASTY_STRINGS[i]!);
+  expect((await ws.list()).map((f) => f.path).sort()).toEqual([...paths].sort());
+  for (const [i, path] of paths.entries()) expect(await ws.read(path)).toMatchObject({ path, content: NASTY_STRINGS[i], encoding: 'utf-8' });
+  expect(await ws.delete(paths[0]!)).toBe(true);
+  expect(await ws.read(paths[0]!)).toBeNull();
+
+  // Memories: type and content, and found again by a query or type holding the same characters.
+  const mem = storage.memory({ userId, sessionId, turnId: 'lossless-turn' });
+  for (const s of NASTY_STRINGS) {
+    const saved = await mem.save(`type ${s}`, `remember ${s} please`);
+    expect(saved).toMatchObject({ memoryType: `type ${s}`, content: `remember ${s} please` });
+    expect((await mem.recall(`${s} please`, `type ${s}`)).map((m) => [m.memoryType, m.content])).toEqual([[`type ${s}`, `remember ${s} please`]]);
+  }
+  expect((await mem.recall(undefined, undefined, 100)).map((m) => m.content).reverse()).toEqual(NASTY_STRINGS.map((s) => `remember ${s} please`));
 }
 
 /** A seeded storage starts every new session with the seed files. */

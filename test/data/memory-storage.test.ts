@@ -1,0 +1,24 @@
+// The in-memory store (tests, fallback) under the same storage contract as PGlite and Supabase: the
+// reference the SQL stores are held to, so it has to pass it too.
+import { describe, it } from 'vitest';
+import { createMemoryStorage } from '../../src/store/memory.ts';
+import { checkLosslessText, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+
+describe('in-memory storage', () => {
+  it('has the storage contract semantics', async () => {
+    await checkStorageContract(createMemoryStorage(), { a: 'user-a', b: 'user-b' });
+  });
+
+  it('also for the local user (null)', async () => {
+    await checkStorageContract(createMemoryStorage(), { a: null, b: 'user-c' });
+  });
+
+  it('seeds new sessions', async () => {
+    await checkSeed(createMemoryStorage(SEED), 'user-seed');
+  });
+
+  it('gives back every text exactly: NUL, lone surrogates, the escape character, emoji', async () => {
+    await checkLosslessText(createMemoryStorage(), 'user-lossless');
+    await checkLosslessText(createMemoryStorage(), null);
+  });
+});
