@@ -13,6 +13,7 @@
 --   self-correction  a blocked call whose first retry passed the gate (pass or repaired); "second" is
 --                    cumulative: corrected on the first or on the second retry
 --   forced summary   a turn that ended on iteration_limit or time_budget
+--   interrupted      a turn whose process died while it ran, closed later (src/store/interrupted.ts)
 
 -- One row per call with the derived columns every dashboard query needs.
 create or replace view public.agent_activity_facts with (security_invoker = true) as
@@ -99,7 +100,9 @@ select
   count(*) filter (where outcome = 'aborted') as aborted,
   coalesce((count(*) filter (where outcome in ('iteration_limit', 'time_budget')))::float8 / nullif(count(*), 0), 0) as forced_summary_rate,
   coalesce((count(*) filter (where outcome = 'aborted'))::float8 / nullif(count(*), 0), 0) as aborted_rate,
-  coalesce(avg(iterations)::float8, 0) as avg_iterations
+  coalesce(avg(iterations)::float8, 0) as avg_iterations,
+  count(*) filter (where outcome = 'interrupted') as interrupted,
+  coalesce((count(*) filter (where outcome = 'interrupted'))::float8 / nullif(count(*), 0), 0) as interrupted_rate
 from public.agent_turns
 where outcome is not null;
 
@@ -148,6 +151,8 @@ select jsonb_build_object(
       'turns', count(*),
       'forcedSummaryRate', coalesce((count(*) filter (where t.outcome in ('iteration_limit', 'time_budget')))::float8 / nullif(count(*), 0), 0),
       'abortedRate', coalesce((count(*) filter (where t.outcome = 'aborted'))::float8 / nullif(count(*), 0), 0),
+      'interrupted', count(*) filter (where t.outcome = 'interrupted'),
+      'interruptedRate', coalesce((count(*) filter (where t.outcome = 'interrupted'))::float8 / nullif(count(*), 0), 0),
       'avgIterations', coalesce(avg(t.iterations)::float8, 0)
     ) from turns t
   ),

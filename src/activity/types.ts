@@ -32,7 +32,11 @@ export interface ActivityRow {
 
 export type ActivitySource = 'loop' | 'gateway';
 
-export type TurnOutcome = 'completed' | 'iteration_limit' | 'time_budget' | 'aborted' | 'error';
+/**
+ * How a turn ended: the `done` reasons (DoneReason in src/loop/events.ts), plus `interrupted`, which no
+ * stream ever sends: the process running the turn died, and a later one closed it (src/store/interrupted.ts).
+ */
+export type TurnOutcome = 'completed' | 'iteration_limit' | 'time_budget' | 'aborted' | 'error' | 'interrupted';
 
 export interface TurnRow {
   id: string;

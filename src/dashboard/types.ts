@@ -20,6 +20,9 @@ export interface DashboardData {
     turns: number;
     forcedSummaryRate: number;
     abortedRate: number;
+    /** Turns whose process died while they ran, closed later as `interrupted` (src/store/interrupted.ts). */
+    interrupted: number;
+    interruptedRate: number;
     avgIterations: number;
   };
   /** One point per bucket and model. */

@@ -67,7 +67,7 @@ export function renderDashboard(data: DashboardData): string {
     tile('repaired', pct(t.repairRate), `${t.repaired} calls`),
     tile('blocked', String(t.blocked)),
     tile('forced summaries', pct(t.forcedSummaryRate), 'of turns'),
-    tile('avg iterations', t.avgIterations.toFixed(1), `${pct(t.abortedRate)} aborted`),
+    tile('avg iterations', t.avgIterations.toFixed(1), `${pct(t.abortedRate)} aborted, ${t.interrupted} interrupted`),
   ].join('')}</section>`;
 
   const rateOptions = {

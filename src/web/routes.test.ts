@@ -164,6 +164,7 @@ describe('GET /v1/dashboard', () => {
     expect(html).toContain('search_code');
     expect(html).toContain('read_file.encoding');
     expect(html).toContain('>demo-model</text>');
+    expect(html).toContain('aborted, 1 interrupted');
     expect(html).not.toContain('<script>');
   });
 });

@@ -57,7 +57,7 @@ export async function checkViews(select: (view: string) => Promise<Record<string
   ]);
   expect(num(await select('dashboard_repair_rate'))).toEqual([{ calls: 12, repaired: 3, rate: 0.25 }]);
   expect(num(await select('dashboard_turn_outcomes'))).toEqual([
-    { turns: 5, forced_summary: 2, aborted: 1, forced_summary_rate: 0.4, aborted_rate: 0.2, avg_iterations: 2 },
+    { turns: 5, forced_summary: 2, aborted: 1, forced_summary_rate: 0.4, aborted_rate: 0.2, avg_iterations: 2, interrupted: 0, interrupted_rate: 0 },
   ]);
   expect(sortBy(num(await select('dashboard_iterations_per_turn')), 'iterations')).toEqual([
     { iterations: 1, turns: 1 },

@@ -101,7 +101,7 @@ export const DAY_2_HOURLY = { from: '2025-03-02T00:00:00.000Z', to: '2025-03-03T
  *   per tool (calls desc, then name): write_file 5/5, run_shell 3/3, list_files 1/0, read_file 1/0, read_fille 1/1, search_files 1/0.
  */
 export const EXPECTED_ALL = {
-  totals: { calls: 12, hallucinated: 9, hallucinationRate: 0.75, repaired: 3, repairRate: 0.25, blocked: 6, turns: 5, forcedSummaryRate: 0.4, abortedRate: 0.2, avgIterations: 2 },
+  totals: { calls: 12, hallucinated: 9, hallucinationRate: 0.75, repaired: 3, repairRate: 0.25, blocked: 6, turns: 5, forcedSummaryRate: 0.4, abortedRate: 0.2, interrupted: 0, interruptedRate: 0, avgIterations: 2 },
   ratesOverTime: [
     { bucket: '2025-03-01T00:00:00Z', model: 'm1', calls: 6, hallucinated: 5, rate: 5 / 6 },
     { bucket: '2025-03-02T00:00:00Z', model: 'm1', calls: 3, hallucinated: 3, rate: 1 },
@@ -143,7 +143,7 @@ export const EXPECTED_ALL = {
  *   phantom: read_fille 1, run_shell 1 (tie: by name). append invented 4 times: not yet a candidate.
  */
 export const EXPECTED_USER_A = {
-  totals: { calls: 9, hallucinated: 6, hallucinationRate: 6 / 9, repaired: 2, repairRate: 2 / 9, blocked: 4, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, avgIterations: 7 / 3 },
+  totals: { calls: 9, hallucinated: 6, hallucinationRate: 6 / 9, repaired: 2, repairRate: 2 / 9, blocked: 4, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, interrupted: 0, interruptedRate: 0, avgIterations: 7 / 3 },
   phantomTools: [
     { name: 'read_fille', count: 1 },
     { name: 'run_shell', count: 1 },

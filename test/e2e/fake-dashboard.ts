@@ -29,6 +29,8 @@ export function fixedDashboardData(range: DashboardRange): DashboardData {
       turns: 10,
       forcedSummaryRate: 0.1,
       abortedRate: 0.05,
+      interrupted: 1,
+      interruptedRate: 0.1,
       avgIterations: 3.4,
     },
     ratesOverTime: [
