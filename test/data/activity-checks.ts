@@ -18,11 +18,15 @@ export interface ActivityDb {
 }
 
 const iso = (v: unknown) => new Date(v as string).toISOString();
+/** The fixture's rows a year earlier, out of the range the dashboard checks count in the same database. */
+const yearEarlier = (at: string) => at.replace(/^2025-/, '2024-');
+const calls = (prefix: string) => activityRows(prefix).map((r) => ({ ...r, created_at: yearEarlier(r.created_at) }));
+const turnsOf = (prefix: string) => turnRows(prefix).map((r) => ({ ...r, started_at: yearEarlier(r.started_at), finished_at: yearEarlier(r.finished_at) }));
 
 /** An activity row with hostile text in every text field, the model's and the gate's. */
 function nastyRow(id: string, s: string): ActivityRow {
   return {
-    ...activityRows()[0]!,
+    ...calls('')[0]!,
     id,
     call_id: `call ${s}`,
     tool_requested: `tool ${s}`,
@@ -38,11 +42,11 @@ function nastyRow(id: string, s: string): ActivityRow {
 
 export async function checkLosslessActivity(sink: ActivitySink, db: ActivityDb, prefix: string): Promise<void> {
   const rows = NASTY_STRINGS.map((s, i) => nastyRow(`${prefix}-nasty-${i}`, s));
-  const innocent = activityRows(`${prefix}-`);
+  const innocent = calls(`${prefix}-`);
   const turns: TurnRow[] = [
-    { ...turnRows(`${prefix}-`)[0]!, model: `model ${NASTY_STRINGS.at(-1)}`, prompt_tokens: 3e9, completion_tokens: Number.MAX_SAFE_INTEGER },
-    { ...turnRows(`${prefix}-`)[1]!, prompt_tokens: 'abc' as unknown as number, completion_tokens: -5 },
-    ...turnRows(`${prefix}-`).slice(2),
+    { ...turnsOf(`${prefix}-`)[0]!, model: `model ${NASTY_STRINGS.at(-1)}`, prompt_tokens: 3e9, completion_tokens: Number.MAX_SAFE_INTEGER },
+    { ...turnsOf(`${prefix}-`)[1]!, prompt_tokens: 'abc' as unknown as number, completion_tokens: -5 },
+    ...turnsOf(`${prefix}-`).slice(2),
   ];
   const log: string[] = [];
   const writer = createActivityWriter(sink, { batchSize: 100, log: (l) => log.push(l) });
@@ -67,7 +71,7 @@ export async function checkLosslessActivity(sink: ActivitySink, db: ActivityDb, 
 
 /** A batch of 100 with one row the database refuses (an iteration past the integer column): 99 written, 1 reported. */
 export async function checkPoisonRow(sink: ActivitySink, db: ActivityDb, prefix: string): Promise<void> {
-  const rows = Array.from({ length: 100 }, (_, i) => ({ ...activityRows()[i % 12]!, id: `${prefix}-${i}`, turn_id: `${prefix}-turn` }));
+  const rows = Array.from({ length: 100 }, (_, i) => ({ ...calls('')[i % 12]!, id: `${prefix}-${i}`, turn_id: `${prefix}-turn` }));
   rows[41] = { ...rows[41]!, iteration: 3e9 };
   const log: string[] = [];
   const writer = createActivityWriter(sink, { batchSize: 100, flushIntervalMs: 5, backoffMs: 10, log: (l) => log.push(l) });

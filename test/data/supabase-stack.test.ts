@@ -13,7 +13,8 @@ import { migrate, startPostgres, type PostgresCluster } from '../support/postgre
 import { edgeClient, restRootFetch, startPostgrest, supabaseClient, type PostgrestServer } from '../support/postgrest.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows, USER_A, USER_B } from './fixture.ts';
-import { checkCloseInterrupted, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+import { checkCloseInterrupted, checkLosslessText, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+import { checkLosslessActivity, checkPoisonRow, type ActivityDb } from './activity-checks.ts';
 
 let pg: PostgresCluster;
 let rest: PostgrestServer;
@@ -137,6 +138,10 @@ describe('Supabase storage (service role through PostgREST)', () => {
     await checkSeed(createSupabaseStorage(service, { seed: SEED }), crypto.randomUUID());
   });
 
+  it('gives back every text exactly: NUL, lone surrogates, the escape character, emoji', async () => {
+    await checkLosslessText(createSupabaseStorage(service), crypto.randomUUID());
+  });
+
   it('closes turns a killed process left running: once, by age, as outcome interrupted, even when callers race', async () => {
     const { closed } = await checkCloseInterrupted(createSupabaseStorage(service), crypto.randomUUID());
     const rows = await pg.sql`select outcome, status, finished_at from agent_turns where id = any(${closed})`;
@@ -152,6 +157,49 @@ describe('Supabase storage (service role through PostgREST)', () => {
     await storage.sessions.appendMessages(sessionId, 't', [{ role: 'user', content: 'mine' }]);
     expect((await userA.from('agent_messages').select('content').eq('session_id', sessionId)).data).toEqual([{ content: 'mine' }]);
     expect((await userB.from('agent_messages').select('content').eq('session_id', sessionId)).data).toEqual([]);
+  });
+});
+
+describe('the activity sink through PostgREST', () => {
+  const activityDb: ActivityDb = {
+    activity: async (id) => (await pg.sql`select * from agent_activity where id = ${id}`)[0],
+    turn: async (id) => (await pg.sql`select prompt_tokens, completion_tokens, model from agent_turns where id = ${id}`)[0] as Awaited<ReturnType<ActivityDb['turn']>>,
+    countActivity: async (prefix) => Number((await pg.sql`select count(*) as n from agent_activity where starts_with(id, ${prefix})`)[0]?.n),
+  };
+
+  it('writes any text and reads it back exactly; token counts out of range are null, not a failed batch', async () => {
+    await checkLosslessActivity(createSupabaseSink(edgeClient(rest.url, keys.service)), activityDb, 'rest-lossless');
+  });
+
+  it('of a batch of 100 with one row the database refuses, writes 99 and reports the one', async () => {
+    await checkPoisonRow(createSupabaseSink(edgeClient(rest.url, keys.service)), activityDb, 'rest-poison');
+  });
+
+  it('down, then back, with a row it refuses in the batch: the batch is retried whole, then only that row is lost', async () => {
+    const lines: string[] = [];
+    const sink = createSupabaseSink(edgeClient(rest.url, keys.service));
+    let calls = 0;
+    const counted = { ...sink, writeActivity: (rows: Parameters<typeof sink.writeActivity>[0]) => (calls++, sink.writeActivity(rows)) };
+    const writer = createActivityWriter(counted, { batchSize: 100, flushIntervalMs: 5, retries: 8, backoffMs: 100, maxBackoffMs: 400, log: (l) => lines.push(l) });
+    const rows = Array.from({ length: 100 }, (_, i) => ({ ...activityRows()[i % 12]!, id: `back-${i}`, turn_id: 'back-turn', created_at: '2024-01-01T00:00:00Z' }));
+    rows[7] = { ...rows[7]!, verdict: 'maybe' as never };
+    await rest.stop();
+    let report;
+    try {
+      for (const row of rows) writer.recordCall(row);
+      const flushing = writer.flush();
+      await new Promise((r) => setTimeout(r, 500));
+      const whileDown = calls;
+      await rest.start();
+      report = await flushing;
+      // While down: one call per attempt, never a split batch (a split would be 2 calls per attempt and more).
+      expect(whileDown).toBeLessThanOrEqual(8);
+    } finally {
+      if (!rest.running()) await rest.start();
+    }
+    expect(report).toMatchObject({ written: 99, dropped: 1, refused: [{ kind: 'call', id: 'back-7', error: expect.stringMatching(/agent_activity_verdict_check/) }] });
+    expect(await activityDb.countActivity('back-')).toBe(99);
+    expect(lines).toEqual([expect.stringMatching(/^\[activity\] supabase: refused 1 of 100 call rows, wrote the others: back-7 /)]);
   });
 });
 
