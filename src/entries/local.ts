@@ -1,6 +1,7 @@
 // What `npm start` runs on, as one function so the browser tests use exactly the same wiring:
 // the embedded PGlite database (the Supabase migrations, applied on open) behind storage, the
-// activity writer and the dashboard, the configured model (or the demo), the default tools.
+// activity writer and the dashboard, the configured model (or the demo), the default tools. Opening it
+// closes the turns an earlier process left running: this process is the database's only user.
 import { createPgliteSink } from '../activity/sinks/pglite.ts';
 import { createActivityWriter, type BatchingActivityWriter, type WriterOptions } from '../activity/writer.ts';
 import type { Config } from '../config.ts';
@@ -8,7 +9,9 @@ import { createPgliteDashboard } from '../dashboard/pglite.ts';
 import type { AppDeps, Authenticator } from '../http/deps.ts';
 import { createModel } from '../model/index.ts';
 import type { PGlite } from '@electric-sql/pglite';
+import { closeAllRunning } from '../store/interrupted.ts';
 import { createPgliteStorage, openPglite } from '../store/pglite.ts';
+import type { TurnRecord } from '../store/types.ts';
 import { readMigrations } from './sql-files.ts';
 import { defaultTools } from '../../functions/index.ts';
 
@@ -25,6 +28,8 @@ export interface LocalDeps {
   activity: BatchingActivityWriter;
   /** The embedded database itself, for tests that check what was persisted. */
   db: PGlite;
+  /** Turns an earlier process left running (it was killed), closed as interrupted on open. */
+  interrupted: TurnRecord[];
   /** Flushes the activity writer and closes the database. */
   close(): Promise<void>;
 }
@@ -32,10 +37,13 @@ export interface LocalDeps {
 export async function openLocalDeps(config: Config, options: LocalOptions): Promise<LocalDeps> {
   const db = await openPglite(options.dataDir, readMigrations());
   const activity = createActivityWriter(createPgliteSink(db), options.activity);
+  const storage = createPgliteStorage(db);
+  // Before serving: nothing of this process runs yet, so every running turn is a zombie.
+  const interrupted = await closeAllRunning(storage.sessions);
   const deps: AppDeps = {
     config,
     model: createModel(config, { demoWordDelayMs: options.demoWordDelayMs }),
-    storage: createPgliteStorage(db),
+    storage,
     activity,
     tools: defaultTools,
     auth: options.auth,
@@ -45,6 +53,7 @@ export async function openLocalDeps(config: Config, options: LocalOptions): Prom
     deps,
     activity,
     db,
+    interrupted,
     async close() {
       await activity.flush();
       await db.close();

@@ -9,6 +9,7 @@ import { turnStream } from '../run-turn-stream.ts';
 import { SSE_HEADERS } from '../sse.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { SessionForbiddenError } from '../../store/types.ts';
+import { closeStaleTurns } from '../../store/interrupted.ts';
 
 const TurnRequest = (maxChars: number) =>
   z.object({
@@ -28,6 +29,9 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens) {
       if (err instanceof SessionForbiddenError) throw new ApiError(403, 'forbidden', 'This session belongs to another user. Omit sessionId to start a new session.');
       throw err;
     }
+    // Turns a killed process left running are closed here, by age, on every runtime (src/store/interrupted.ts),
+    // this session's first: its interrupted turn reaches the history before the new one does.
+    await closeStaleTurns(deps.storage.sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
     return deps.storage.sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId: principal.userId, message: body.message });
   }
 
