@@ -1,7 +1,10 @@
 // The dashboard's data contract: what /v1/dashboard returns and what the page draws. Implemented by
 // SQL sources (PGlite locally, PostgREST views through supabase-js on the edge).
 
-/** A call counts as hallucinated when the model proposed something wrong: any category but valid and execution_error. */
+/**
+ * A call counts as hallucinated when the model proposed something wrong: any category but valid and
+ * execution_error, and a repeated_failure unless it passed the gate untouched (see supabase/dashboard.sql).
+ */
 export interface DashboardRange {
   from: string; // ISO timestamp, inclusive
   to: string; // ISO timestamp, exclusive
@@ -17,6 +20,9 @@ export interface DashboardData {
     repaired: number;
     repairRate: number;
     blocked: number;
+    /** Calls that failed as an earlier call of their turn did (category repeated_failure), and the turns they were in. */
+    repeatedFailures: number;
+    repeatedFailureTurns: number;
     turns: number;
     forcedSummaryRate: number;
     abortedRate: number;

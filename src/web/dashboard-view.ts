@@ -66,6 +66,7 @@ export function renderDashboard(data: DashboardData): string {
     tile('hallucination rate', pct(t.hallucinationRate), `${t.hallucinated} calls`),
     tile('repaired', pct(t.repairRate), `${t.repaired} calls`),
     tile('blocked', String(t.blocked)),
+    tile('repeated failures', String(t.repeatedFailures), `in ${t.repeatedFailureTurns} ${t.repeatedFailureTurns === 1 ? 'turn' : 'turns'}`),
     tile('forced summaries', pct(t.forcedSummaryRate), 'of turns'),
     tile('avg iterations', t.avgIterations.toFixed(1), `${pct(t.abortedRate)} aborted, ${t.interrupted} interrupted`),
   ].join('')}</section>`;
@@ -101,7 +102,7 @@ export function renderDashboard(data: DashboardData): string {
       })),
       { title: 'Calls by category' },
     ),
-    'Call categories other than valid.',
+    'Call categories other than valid. Repeated failure: a call that failed as an earlier one in its turn did; the 2nd is shown the schema, the 3rd loses the tool for the turn.',
   );
 
   const phantoms = figure(

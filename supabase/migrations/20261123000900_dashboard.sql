@@ -6,7 +6,16 @@
 --
 -- Definitions
 --   hallucinated     the model proposed something wrong: any category but valid and execution_error
---                    (repaired calls count: the gate fixed a mistake the model made)
+--                    (repaired calls count: the gate fixed a mistake the model made). A repeated_failure
+--                    repeats an earlier failure of its turn and counts as that one did: yes when the gate
+--                    blocked or repaired it, no when it passed the gate untouched and then failed to run
+--                    (verdict pass). A call to a withheld tool is blocked, and counts.
+--   repeated failure a call that failed as an earlier call of the same turn did (same tool, category and
+--                    normalised arguments; src/loop/loop-breaker.ts): the 2nd such call is sent the
+--                    tool's schema and an example, the 3rd withholds the tool for the rest of the turn.
+--                    Its category is repeated_failure (its first failure's problems stay in problems),
+--                    so an identical mistake repeated within a turn counts once in the other categories
+--                    and in the phantom tools.
 --   repair rate      repaired calls / calls
 --   retry            a later call (higher iteration) in the same turn of the same tool, or of a tool the
 --                    gate suggested; the first and second such calls are the first and second retry
@@ -22,7 +31,7 @@ select
   a.tool_requested, a.tool_resolved, a.verdict, a.category, a.suggestions, a.invented_params,
   a.duration_ms, a.created_at,
   coalesce(a.tool_resolved, a.tool_requested) as tool,
-  a.category not in ('valid', 'execution_error') as hallucinated,
+  a.category not in ('valid', 'execution_error') and not (a.category = 'repeated_failure' and a.verdict = 'pass') as hallucinated,
   (a.created_at at time zone 'UTC')::date as day
 from public.agent_activity a;
 
@@ -144,7 +153,9 @@ select jsonb_build_object(
       'hallucinationRate', coalesce((count(*) filter (where c.hallucinated))::float8 / nullif(count(*), 0), 0),
       'repaired', count(*) filter (where c.verdict = 'repaired'),
       'repairRate', coalesce((count(*) filter (where c.verdict = 'repaired'))::float8 / nullif(count(*), 0), 0),
-      'blocked', count(*) filter (where c.verdict = 'blocked')
+      'blocked', count(*) filter (where c.verdict = 'blocked'),
+      'repeatedFailures', count(*) filter (where c.category = 'repeated_failure'),
+      'repeatedFailureTurns', count(distinct c.turn_id) filter (where c.category = 'repeated_failure')
     ) from calls c
   ) || (
     select jsonb_build_object(

@@ -41,10 +41,11 @@ export async function checkViews(select: (view: string) => Promise<Record<string
   const num = (rows: Record<string, unknown>[]) => rounded(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]))));
 
   const daily = num(await select('dashboard_hallucination_daily')).map((r) => ({ ...r, day: String(r.day instanceof Date ? r.day.toISOString() : r.day).slice(0, 10) }));
-  expect(daily).toHaveLength(8);
+  expect(daily).toHaveLength(9);
   expect(daily).toContainEqual({ day: '2025-03-01', model: 'm1', tool: 'write_file', calls: 4, hallucinated: 4, rate: 1 });
   expect(daily).toContainEqual({ day: '2025-03-01', model: 'm1', tool: 'read_file', calls: 1, hallucinated: 0, rate: 0 });
-  expect(daily).toContainEqual({ day: '2025-03-02', model: 'm2', tool: 'search_files', calls: 1, hallucinated: 0, rate: 0 });
+  expect(daily).toContainEqual({ day: '2025-03-02', model: 'm2', tool: 'search_files', calls: 3, hallucinated: 0, rate: 0 });
+  expect(daily).toContainEqual({ day: '2025-03-02', model: 'm2', tool: 'read_file', calls: 3, hallucinated: 3, rate: 1 });
   expect(daily).toContainEqual({ day: '2025-03-02', model: 'm1', tool: 'run_shell', calls: 2, hallucinated: 2, rate: 1 });
 
   expect(sortBy(num(await select('dashboard_categories')), 'category')).toEqual(
@@ -53,9 +54,9 @@ export async function checkViews(select: (view: string) => Promise<Record<string
   expect(sortBy(num(await select('dashboard_phantom_tools')), 'name')).toEqual(sortBy(EXPECTED_ALL.phantomTools, 'name'));
   expect(sortBy(num(await select('dashboard_invented_params')), 'param')).toEqual(sortBy(EXPECTED_ALL.inventedParams, 'param'));
   expect(num(await select('dashboard_self_correction'))).toEqual([
-    { blocked: 6, corrected_first_retry: 2, corrected_second_retry: 3, rate_first: rounded(2 / 6), rate_second: 0.5 },
+    { blocked: 9, corrected_first_retry: 2, corrected_second_retry: 3, rate_first: rounded(2 / 9), rate_second: rounded(3 / 9) },
   ]);
-  expect(num(await select('dashboard_repair_rate'))).toEqual([{ calls: 12, repaired: 3, rate: 0.25 }]);
+  expect(num(await select('dashboard_repair_rate'))).toEqual([{ calls: 17, repaired: 3, rate: rounded(3 / 17) }]);
   expect(num(await select('dashboard_turn_outcomes'))).toEqual([
     { turns: 5, forced_summary: 2, aborted: 1, forced_summary_rate: 0.4, aborted_rate: 0.2, avg_iterations: 2, interrupted: 0, interrupted_rate: 0 },
   ]);

@@ -24,6 +24,13 @@ const SPECS: Spec[] = [
   ['c10', 'T4', USER_B, 'm1', 1, 'run_shell',    null,           'blocked',  'phantom_tool',      [],               [],                       '2025-03-02T12:00:01Z'],
   ['c11', 'T4', USER_B, 'm1', 2, 'run_shell',    null,           'blocked',  'phantom_tool',      [],               [],                       '2025-03-02T12:00:02Z'],
   ['c12', 'T4', USER_B, 'm1', 2, 'write_file',   'write_file',   'repaired', 'unknown_parameter', [],               ['append', 'line_end'],   '2025-03-02T12:00:03Z'],
+  // One reply of five calls (the loop breaker counts within a reply too): the same bad read_file three
+  // times, then the same failing search twice.
+  ['c13', 'T5', USER_B, 'm2', 1, 'read_file',    null,           'blocked',  'missing_required',  [],               [],                       '2025-03-02T12:59:01Z'],
+  ['c14', 'T5', USER_B, 'm2', 1, 'read_file',    null,           'blocked',  'repeated_failure',  [],               [],                       '2025-03-02T12:59:02Z'],
+  ['c15', 'T5', USER_B, 'm2', 1, 'read_file',    null,           'blocked',  'repeated_failure',  [],               [],                       '2025-03-02T12:59:03Z'],
+  ['c16', 'T5', USER_B, 'm2', 1, 'search_files', 'search_files', 'pass',     'execution_error',   [],               [],                       '2025-03-02T12:59:04Z'],
+  ['c17', 'T5', USER_B, 'm2', 1, 'search_files', 'search_files', 'pass',     'repeated_failure',  [],               [],                       '2025-03-02T12:59:05Z'],
 ];
 
 /** Ids are prefixed so that several suites can seed the same database without colliding. */
@@ -45,7 +52,7 @@ export function activityRows(prefix = ''): ActivityRow[] {
     suggestions,
     invented_params: invented,
     arguments: '{"path":"a.txt"}',
-    error: category === 'execution_error' ? 'ENOENT' : null,
+    error: category === 'execution_error' || (category === 'repeated_failure' && verdict === 'pass') ? 'ENOENT' : null,
     duration_ms: 1.5,
     created_at: at,
     source: 'loop',
@@ -83,8 +90,10 @@ export const DAY_2_HOURLY = { from: '2025-03-02T00:00:00.000Z', to: '2025-03-03T
 
 /*
  * All users, both days.
- *   calls 12. hallucinated: every category but valid/execution_error = c1 c3 c4 c5 c6 c9 c10 c11 c12 = 9 → 0.75.
- *   repaired c3 c6 c12 = 3 → 0.25. blocked c1 c4 c5 c9 c10 c11 = 6.
+ *   calls 17. hallucinated: every category but valid/execution_error, and repeated_failure unless its verdict
+ *   is pass = c1 c3 c4 c5 c6 c9 c10 c11 c12 c13 c14 c15 = 12 (not c17) → 12/17.
+ *   repaired c3 c6 c12 = 3 → 3/17. blocked c1 c4 c5 c9 c10 c11 c13 c14 c15 = 9.
+ *   repeated failures c14 c15 c17 = 3, in 1 turn (T5).
  *   self-correction (retry = later iteration, same turn, same tool or a suggested one):
  *     c1  → first retry c2 (read_file is suggested) pass                  corrected on the first
  *     c4  → c5 blocked, then c6 repaired                                   corrected on the second
@@ -92,35 +101,38 @@ export const DAY_2_HOURLY = { from: '2025-03-02T00:00:00.000Z', to: '2025-03-03T
  *     c9  → nothing after iteration 2 in T3                                not corrected
  *     c10 → c11 blocked, no second retry (c12 is write_file)               not corrected
  *     c11 → nothing                                                        not corrected
- *     first 2/6, within two retries 3/6.
+ *     c13 c14 c15 → nothing after iteration 1 in T5                        not corrected
+ *     first 2/9, within two retries 3/9.
  *   turns 5; forced summary T2 T4 = 0.4; aborted T3 = 0.2; iterations (2+3+2+2+1)/5 = 2.
- *   categories: phantom_tool 4, unknown_parameter 3, missing_required 2, valid 2, execution_error 1.
+ *   categories: phantom_tool 4, missing_required 3, repeated_failure 3, unknown_parameter 3, execution_error 2, valid 2.
  *   phantom: run_shell 3, read_fille 1.
  *   invented (tool = resolved ?? requested, all write_file): append c3 c4 c5 c6 c12 = 5 → candidate; line_end, mode, overwrite 1.
- *   per day and model: 03-01 m1: c1..c6 = 6 calls, 5 hallucinated (c2 valid); 03-02 m1: c10..c12 = 3, 3; 03-02 m2: c7..c9 = 3, 1 (c9).
- *   per tool (calls desc, then name): write_file 5/5, run_shell 3/3, list_files 1/0, read_file 1/0, read_fille 1/1, search_files 1/0.
+ *   per day and model: 03-01 m1: c1..c6 = 6 calls, 5 hallucinated (c2 valid); 03-02 m1: c10..c12 = 3, 3;
+ *   03-02 m2: c7..c9 c13..c17 = 8, 4 (c9 c13 c14 c15).
+ *   per tool (calls desc, then name): write_file 5/5, read_file 4/3, run_shell 3/3, search_files 3/0, list_files 1/0, read_fille 1/1.
  */
 export const EXPECTED_ALL = {
-  totals: { calls: 12, hallucinated: 9, hallucinationRate: 0.75, repaired: 3, repairRate: 0.25, blocked: 6, turns: 5, forcedSummaryRate: 0.4, abortedRate: 0.2, interrupted: 0, interruptedRate: 0, avgIterations: 2 },
+  totals: { calls: 17, hallucinated: 12, hallucinationRate: 12 / 17, repaired: 3, repairRate: 3 / 17, blocked: 9, repeatedFailures: 3, repeatedFailureTurns: 1, turns: 5, forcedSummaryRate: 0.4, abortedRate: 0.2, interrupted: 0, interruptedRate: 0, avgIterations: 2 },
   ratesOverTime: [
     { bucket: '2025-03-01T00:00:00Z', model: 'm1', calls: 6, hallucinated: 5, rate: 5 / 6 },
     { bucket: '2025-03-02T00:00:00Z', model: 'm1', calls: 3, hallucinated: 3, rate: 1 },
-    { bucket: '2025-03-02T00:00:00Z', model: 'm2', calls: 3, hallucinated: 1, rate: 1 / 3 },
+    { bucket: '2025-03-02T00:00:00Z', model: 'm2', calls: 8, hallucinated: 4, rate: 0.5 },
   ],
   byTool: [
     { tool: 'write_file', calls: 5, hallucinated: 5, rate: 1 },
+    { tool: 'read_file', calls: 4, hallucinated: 3, rate: 0.75 },
     { tool: 'run_shell', calls: 3, hallucinated: 3, rate: 1 },
+    { tool: 'search_files', calls: 3, hallucinated: 0, rate: 0 },
     { tool: 'list_files', calls: 1, hallucinated: 0, rate: 0 },
-    { tool: 'read_file', calls: 1, hallucinated: 0, rate: 0 },
     { tool: 'read_fille', calls: 1, hallucinated: 1, rate: 1 },
-    { tool: 'search_files', calls: 1, hallucinated: 0, rate: 0 },
   ],
   categories: [
     { category: 'phantom_tool', count: 4 },
+    { category: 'missing_required', count: 3 },
+    { category: 'repeated_failure', count: 3 },
     { category: 'unknown_parameter', count: 3 },
-    { category: 'missing_required', count: 2 },
+    { category: 'execution_error', count: 2 },
     { category: 'valid', count: 2 },
-    { category: 'execution_error', count: 1 },
   ],
   phantomTools: [
     { name: 'run_shell', count: 3 },
@@ -132,7 +144,7 @@ export const EXPECTED_ALL = {
     { tool: 'write_file', param: 'mode', count: 1, candidate: false },
     { tool: 'write_file', param: 'overwrite', count: 1, candidate: false },
   ],
-  selfCorrection: { blocked: 6, correctedFirstRetry: 2, correctedSecondRetry: 3, rateFirst: 2 / 6, rateSecond: 3 / 6 },
+  selfCorrection: { blocked: 9, correctedFirstRetry: 2, correctedSecondRetry: 3, rateFirst: 2 / 9, rateSecond: 3 / 9 },
 };
 
 /*
@@ -143,7 +155,7 @@ export const EXPECTED_ALL = {
  *   phantom: read_fille 1, run_shell 1 (tie: by name). append invented 4 times: not yet a candidate.
  */
 export const EXPECTED_USER_A = {
-  totals: { calls: 9, hallucinated: 6, hallucinationRate: 6 / 9, repaired: 2, repairRate: 2 / 9, blocked: 4, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, interrupted: 0, interruptedRate: 0, avgIterations: 7 / 3 },
+  totals: { calls: 9, hallucinated: 6, hallucinationRate: 6 / 9, repaired: 2, repairRate: 2 / 9, blocked: 4, repeatedFailures: 0, repeatedFailureTurns: 0, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, interrupted: 0, interruptedRate: 0, avgIterations: 7 / 3 },
   phantomTools: [
     { name: 'read_fille', count: 1 },
     { name: 'run_shell', count: 1 },
@@ -153,14 +165,16 @@ export const EXPECTED_USER_A = {
 };
 
 /*
- * Day 2, hourly, all users: c7..c12, turns T3 T4 T5.
- *   09:00 m2: c7 c8 c9 = 3 calls, 1 hallucinated; 12:00 m1: c10 c11 c12 = 3, 3.
+ * Day 2, hourly, all users: c7..c17, turns T3 T4 T5.
+ *   09:00 m2: c7 c8 c9 = 3 calls, 1 hallucinated; 12:00 m1: c10 c11 c12 = 3, 3; 12:00 m2: c13..c17 = 5, 3.
+ *   repeated failures c14 c15 c17 = 3, in T5.
  *   turns 3: forced T4 = 1/3, aborted T3 = 1/3, iterations (2+2+1)/3 = 5/3.
  */
 export const EXPECTED_DAY_2_HOURLY = {
   ratesOverTime: [
     { bucket: '2025-03-02T09:00:00Z', model: 'm2', calls: 3, hallucinated: 1, rate: 1 / 3 },
     { bucket: '2025-03-02T12:00:00Z', model: 'm1', calls: 3, hallucinated: 3, rate: 1 },
+    { bucket: '2025-03-02T12:00:00Z', model: 'm2', calls: 5, hallucinated: 3, rate: 0.6 },
   ],
-  totals: { calls: 6, hallucinated: 4, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, avgIterations: 5 / 3 },
+  totals: { calls: 11, hallucinated: 7, repeatedFailures: 3, repeatedFailureTurns: 1, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, avgIterations: 5 / 3 },
 };

@@ -65,13 +65,13 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
     const writer = createActivityWriter(createSupabaseSink(edgeClient(rest.url, keys.service)), { batchSize: 5, flushIntervalMs: 10 });
     for (const row of activityRows()) writer.recordCall(row);
     for (const row of turnRows()) writer.recordTurn(row);
-    expect(await writer.flush()).toEqual({ written: 17, dropped: 0 });
+    expect(await writer.flush()).toEqual({ written: activityRows().length + turnRows().length, dropped: 0 });
   });
 
   it('rows written by the writer arrive, as written, through supabase-js', async () => {
     const { data, error } = await service.from('agent_activity').select('*').order('id');
     expect(error).toBeNull();
-    expect(data).toHaveLength(12);
+    expect(data).toHaveLength(activityRows().length);
     const c3 = data!.find((r) => r.id === 'c3');
     const expected = activityRows().find((r) => r.id === 'c3')!;
     expect({ ...c3, created_at: new Date(c3.created_at).toISOString() }).toEqual({ ...expected, created_at: new Date(expected.created_at).toISOString() });
@@ -88,14 +88,14 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
       expect(error?.code).toBe('42501');
     }
     expect((await anon.rpc('agent_dashboard', { p_from: '2025-01-01', p_to: '2026-01-01' })).error).not.toBeNull();
-    expect(await count('agent_activity')).toBe(12);
+    expect(await count('agent_activity')).toBe(activityRows().length);
   });
 
   it('an authenticated user reads only their own rows and writes nothing', async () => {
     const a = await userA.from('agent_activity').select('id, user_id');
     expect(a.data?.map((r) => r.id).sort()).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
     const b = await userB.from('agent_activity').select('id');
-    expect(b.data?.map((r) => r.id).sort()).toEqual(['c10', 'c11', 'c12']);
+    expect(b.data?.map((r) => r.id).sort()).toEqual(['c10', 'c11', 'c12', 'c13', 'c14', 'c15', 'c16', 'c17']);
     expect((await userB.from('agent_turns').select('id')).data?.map((r) => r.id).sort()).toEqual(['T4', 'T5']);
     const write = await userA.from('agent_activity').insert({ ...activityRows()[0]!, id: 'user-row' });
     expect(write.error?.code).toBe('42501');
@@ -108,7 +108,7 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
     // userId null on purpose: RLS alone must narrow it to A.
     await checkDashboardUserA((range) => source.load(range, null, keys.a), null);
     const b = await source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null, keys.b);
-    expect(b.totals).toMatchObject({ calls: 3, turns: 2 });
+    expect(b.totals).toMatchObject({ calls: 8, turns: 2, repeatedFailures: 3, repeatedFailureTurns: 1 });
     await expect(source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null)).rejects.toThrow(/Sign in to see the dashboard/);
   });
 

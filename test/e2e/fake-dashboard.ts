@@ -26,6 +26,8 @@ export function fixedDashboardData(range: DashboardRange): DashboardData {
       repaired: 6,
       repairRate: 0.15,
       blocked: 8,
+      repeatedFailures: 2,
+      repeatedFailureTurns: 1,
       turns: 10,
       forcedSummaryRate: 0.1,
       abortedRate: 0.05,

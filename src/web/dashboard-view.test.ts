@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { DashboardData } from '../dashboard/types.ts';
+import { renderDashboard } from './dashboard-view.ts';
+
+function data(repeatedFailures: number, repeatedFailureTurns: number): DashboardData {
+  return {
+    range: { from: '2025-03-01T00:00:00.000Z', to: '2025-03-02T00:00:00.000Z', bucket: 'day' },
+    totals: {
+      calls: 10, hallucinated: 4, hallucinationRate: 0.4, repaired: 1, repairRate: 0.1, blocked: 3,
+      repeatedFailures, repeatedFailureTurns,
+      turns: 2, forcedSummaryRate: 0, abortedRate: 0, interrupted: 0, interruptedRate: 0, avgIterations: 3,
+    },
+    ratesOverTime: [],
+    byTool: [],
+    categories: [
+      { category: 'missing_required', count: 1 },
+      { category: 'repeated_failure', count: repeatedFailures },
+    ],
+    phantomTools: [],
+    inventedParams: [],
+    selfCorrection: { blocked: 3, correctedFirstRetry: 0, correctedSecondRetry: 0, rateFirst: 0, rateSecond: 0 },
+  };
+}
+
+const tile = (html: string, label: string) => html.match(new RegExp(`<div class="tile-value">([^<]*)</div><div class="tile-label">${label}</div><div class="tile-detail">([^<]*)</div>`))?.slice(1);
+
+describe('renderDashboard', () => {
+  it('shows repeated failures as a tile and as a category', () => {
+    expect(tile(renderDashboard(data(3, 2)), 'repeated failures')).toEqual(['3', 'in 2 turns']);
+    expect(tile(renderDashboard(data(1, 1)), 'repeated failures')).toEqual(['1', 'in 1 turn']);
+    const categories = renderDashboard(data(3, 2)).match(/<figure class="card" id="categories">[\s\S]*?<\/figure>/)![0];
+    expect(categories).toContain('repeated failure');
+    expect(categories).toContain('the 3rd loses the tool');
+  });
+});
