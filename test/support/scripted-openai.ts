@@ -139,15 +139,13 @@ async function respond(res: ServerResponse, reply: Reply, model: string, sent: (
     const piece = Buffer.from(reply.endless);
     const max = reply.maxBytes ?? 256 * 1024 * 1024;
     let total = 0;
-    if (reply.prefix) {
-      res.write(reply.prefix);
-      total += Buffer.byteLength(reply.prefix);
-    }
-    while (!res.destroyed && total < max) {
-      total += piece.byteLength;
-      if (!res.write(piece)) await drainOrClose(res);
-    }
-    sent(total);
+    const send = async (bytes: Buffer) => {
+      total += bytes.byteLength;
+      sent(bytes.byteLength);
+      if (!res.write(bytes)) await drainOrClose(res);
+    };
+    if (reply.prefix) await send(Buffer.from(reply.prefix));
+    while (!res.destroyed && total < max) await send(piece);
     if (!res.destroyed) res.end();
     return;
   }
