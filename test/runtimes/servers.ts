@@ -25,6 +25,8 @@ interface Spawned {
   child: ChildProcess;
   log: () => string;
   stop: () => Promise<void>;
+  /** kill -9 of the whole process group: a crash, nothing gets to clean up. */
+  kill: () => Promise<void>;
 }
 
 function spawnLogged(cmd: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
@@ -57,6 +59,15 @@ function spawnLogged(cmd: string, args: string[], env: NodeJS.ProcessEnv): Spawn
       }, 5_000);
       await exited;
       clearTimeout(timer);
+    },
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        return;
+      }
+      await exited;
     },
   };
 }
@@ -132,24 +143,29 @@ export async function startDeno(vars: Record<string, string>): Promise<RuntimeSe
   return { name: 'deno', baseUrl, log: spawned.log, stop: spawned.stop };
 }
 
-export async function startNode(vars: Record<string, string>): Promise<RuntimeServer> {
+export interface NodeOptions {
+  /** The embedded database's folder, kept after stop (a restart opens it again); default: a fresh one, removed on stop. */
+  dataDir?: string;
+}
+
+export async function startNode(vars: Record<string, string>, options: NodeOptions = {}): Promise<RuntimeServer & { kill(): Promise<void> }> {
   const port = await freePort();
   // A fresh embedded database per run, never the developer's .data/.
-  const dir = mkdtempSync(join(tmpdir(), 'rebound-node-'));
+  const dir = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'rebound-node-'));
   const spawned = spawnLogged(bin('tsx'), [join(root, 'src', 'entries', 'node.ts')], {
     ...baseEnv(),
     ...vars,
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATA_DIR: join(dir, 'pglite'),
+    DATA_DIR: options.dataDir ?? join(dir!, 'pglite'),
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await spawned.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   };
   await waitHealthy('node', baseUrl, { ...spawned, stop }, 60_000);
-  return { name: 'node', baseUrl, log: spawned.log, stop };
+  return { name: 'node', baseUrl, log: spawned.log, stop, kill: spawned.kill };
 }
 
 export const starters: Record<RuntimeName, (vars: Record<string, string>) => Promise<RuntimeServer>> = {
