@@ -7,6 +7,7 @@ import { ApiError, errorResponse } from './errors.ts';
 import { TurnTokens } from './turn-token.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { sessionRoutes } from './routes/sessions.ts';
+import { gatewayRoutes } from './routes/gateway.ts';
 import { AuthConfigError } from './auth-env.ts';
 import { webRoutes } from '../web/routes.ts';
 import { hostGuard } from './middleware/host-guard.ts';
@@ -30,6 +31,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/health', (c) => c.json({ ok: true, model: deps.model.model, demo: deps.model.demo }));
   app.route('/', turnRoutes(deps, tokens));
   app.route('/', sessionRoutes(deps));
+  app.route('/', gatewayRoutes(deps));
   app.route('/', webRoutes(deps));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `No route ${c.req.method} ${c.req.path}. See the README for the API.`));

@@ -1,7 +1,8 @@
 // A scripted OpenAI-compatible server on loopback: the one stand-in the test suites use for the
 // LLM. It streams chat completions chunk by chunk the way the real API does (role chunk, text
 // deltas, tool-call deltas with the id and name only in the first chunk and the arguments split
-// across many, a finish chunk, a usage chunk with empty choices, [DONE]), fails on demand, plays a
+// across many, a finish chunk, a usage chunk with empty choices, [DONE]; one JSON completion when
+// the request does not stream), fails on demand, plays a
 // hostile upstream (raw bytes under any content-type, a line that never ends, usage of any value),
 // and records every request, the bytes sent for each, and every client disconnect.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -55,6 +56,8 @@ export type Script = (request: ChatRequest, index: number) => Reply | Promise<Re
 export interface ScriptedServer {
   url: string;
   requests: ChatRequest[];
+  /** The Authorization header of each request, by request index (null: none). */
+  authorizations: Array<string | null>;
   /** Body bytes written for each request, by request index. */
   sentBytes: number[];
   /** Requests whose client went away before the response ended. */
@@ -65,6 +68,7 @@ export interface ScriptedServer {
 
 export async function startScriptedOpenAI(script: Script): Promise<ScriptedServer> {
   const requests: ChatRequest[] = [];
+  const authorizations: Array<string | null> = [];
   const sentBytes: number[] = [];
   let aborted = 0;
   const abortWaiters: Array<() => void> = [];
@@ -77,6 +81,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
     }
     const body = JSON.parse(await readBody(req)) as ChatRequest;
     const index = requests.push(body) - 1;
+    authorizations[index] = req.headers.authorization ?? null;
     sentBytes[index] = 0;
     let finished = false;
     res.on('close', () => {
@@ -86,7 +91,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
       }
     });
     const reply = await script(body, index);
-    await respond(res, reply, body.model, (n) => (sentBytes[index]! += n));
+    await respond(res, reply, body.model, (n) => (sentBytes[index]! += n), body.stream === true);
     finished = true;
   });
   server.on('connection', (s) => {
@@ -99,6 +104,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    authorizations,
     sentBytes,
     get aborted() {
       return aborted;
@@ -120,7 +126,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
   };
 }
 
-async function respond(res: ServerResponse, reply: Reply, model: string, sent: (bytes: number) => void): Promise<void> {
+async function respond(res: ServerResponse, reply: Reply, model: string, sent: (bytes: number) => void, streamed = true): Promise<void> {
   if ('status' in reply) {
     res.writeHead(reply.status, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { message: reply.message ?? `scripted error ${reply.status}`, type: 'server_error', code: null } }));
@@ -128,6 +134,7 @@ async function respond(res: ServerResponse, reply: Reply, model: string, sent: (
   }
   if ('headersAfterMs' in reply && reply.headersAfterMs) await sleep(reply.headersAfterMs);
   if (res.destroyed) return;
+  if (!streamed && !('raw' in reply) && !('endless' in reply) && !('garbledAfter' in reply)) return completion(res, reply, model, sent);
   const contentType = 'raw' in reply && reply.contentType ? reply.contentType : 'text/event-stream';
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', connection: 'keep-alive' });
   if ('raw' in reply) {
@@ -188,6 +195,24 @@ async function respond(res: ServerResponse, reply: Reply, model: string, sent: (
   await write(chunk([], { usage: { ...usage, total_tokens: total } }));
   if (!reply.omitDone) await write('data: [DONE]\n\n');
   res.end();
+}
+
+/** A request without `stream: true` gets one chat.completion JSON body, as the real API answers it. */
+function completion(res: ServerResponse, reply: Extract<Reply, { text?: string }>, model: string, sent: (bytes: number) => void): void {
+  const calls = (reply.toolCalls ?? []).map((c) => ({ id: c.id ?? `call_${Math.random().toString(36).slice(2, 14)}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
+  const total = typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number' ? usage.prompt_tokens + usage.completion_tokens : null;
+  const body = JSON.stringify({
+    id: `chatcmpl-${Math.random().toString(36).slice(2, 12)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    system_fingerprint: 'fp_scripted',
+    choices: [{ index: 0, message: { role: 'assistant', content: reply.text ?? null, refusal: null, ...(calls.length ? { tool_calls: calls } : {}) }, logprobs: null, finish_reason: calls.length ? 'tool_calls' : 'stop' }],
+    usage: { ...usage, total_tokens: total },
+  });
+  sent(Buffer.byteLength(body));
+  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -1,0 +1,19 @@
+// The activity rows of the gateway's calls: one per gated call and attempt, built by the loop's own
+// row builder so both sources mean the same thing by each column. A gateway request has no session
+// or turn: turn_id and session_id hold the request's id, iteration the attempt, source 'gateway'
+// (supabase/migrations/20261123000300_activity_source.sql).
+import type { ActivityWriter } from '../activity/types.ts';
+import { activityRow } from '../loop/activity-row.ts';
+import type { GatedCall } from './gated-call.ts';
+
+export interface RequestContext {
+  requestId: string;
+  userId: string | null;
+  /** The model name sent upstream. */
+  model: string;
+}
+
+export function recordAttempt(activity: ActivityWriter, ctx: RequestContext, attempt: number, calls: readonly GatedCall[]): void {
+  const call = { turnId: ctx.requestId, sessionId: ctx.requestId, userId: ctx.userId, iteration: attempt, model: ctx.model, source: 'gateway' as const };
+  for (const g of calls) activity.recordCall(activityRow(call, g.proposed, { verdict: g.verdict, execution: null, durationMs: g.gateMs }));
+}

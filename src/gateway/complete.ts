@@ -1,0 +1,115 @@
+// A non-streaming request (`stream` false or absent): each upstream answer's calls through the gate,
+// the retries for blocked calls, then one `chat.completion` (response.ts). The same policy as the
+// streaming path: calls that pass are kept from every attempt, a retry that repeats one is not
+// counted twice, a retry's text is kept only when it answers without a call, and calls still blocked
+// after the last attempt go out as the model wrote them.
+import { accepted, gateProposed, outcomeOf, sameCall, textCalls, wireCall, type GatedCall } from './gated-call.ts';
+import { buildCompletion } from './response.ts';
+import { blockedOf, retryMessages, shouldRetry } from './retry.ts';
+import type { AttemptsRun } from './stream.ts';
+import { addUsage, type UsageRecord } from './usage.ts';
+
+type Json = Record<string, unknown>;
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface Completed {
+  status: number;
+  /** The JSON text of the response. */
+  body: string;
+  contentType: string;
+  attempts: number;
+}
+
+export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
+  const { request } = run;
+  const messages = [...(request.upstreamBody.messages as unknown[])];
+  let response = run.first;
+  let attempt = 1;
+  let usage: UsageRecord | null = null;
+  let first: Json | null = null;
+  let firstText = '';
+  let last: { json: Json; calls: GatedCall[] } | null = null;
+  let content: string | null = null;
+  const delivered: GatedCall[] = [];
+  /** The upstream's tool_calls objects by id, from every answer: their other fields are kept. */
+  const originals = new Map<string, Json>();
+  let changed = false;
+
+  for (;;) {
+    const text = await response.text();
+    const json = parse(text);
+    const message = json && choiceMessage(json);
+    if (!json || !message) {
+      // Not a completion we can read: the first is passed on as it came; a retry's is ignored.
+      if (attempt === 1) {
+        run.settled({ attempts: 1, outcome: 'none', delivered: [] });
+        return { status: response.status, body: text, contentType: response.headers.get('content-type') ?? 'application/json', attempts: 1 };
+      }
+      break;
+    }
+    if (!first) {
+      first = json;
+      firstText = text;
+    }
+    const calls: GatedCall[] = [];
+    const native = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
+    for (const [i, tc] of native.entries()) {
+      const fn = isRecord(tc.function) ? tc.function : {};
+      const id = typeof tc.id === 'string' && tc.id ? tc.id : `call_${i}`;
+      originals.set(id, tc);
+      calls.push(gateProposed({ id, name: typeof fn.name === 'string' ? fn.name : '', arguments: typeof fn.arguments === 'string' ? fn.arguments : '' }, request.toolset));
+    }
+    const said = typeof message.content === 'string' ? message.content : null;
+    let visible = said;
+    if (calls.length === 0 && request.extractTextCalls && said) {
+      const found = textCalls(said, request.toolset, { last: attempt > run.retries });
+      if (found) {
+        calls.push(...found.calls);
+        visible = found.visibleText.trim() === '' ? null : found.visibleText;
+        changed = true;
+      }
+    }
+    run.record(calls, attempt);
+    usage = addUsage(usage, json.usage);
+    for (const g of calls) if (accepted(g) && !(attempt > 1 && delivered.some((d) => sameCall(wireCall(d), wireCall(g))))) delivered.push(g);
+    if (calls.some((g) => g.verdict.verdict === 'repaired')) changed = true;
+    if (attempt === 1) content = visible;
+    else if (calls.length === 0 && visible) content = (content ?? '') + visible;
+    last = { json, calls };
+
+    if (shouldRetry(attempt, run.retries, calls)) {
+      changed = true;
+      messages.push(...retryMessages(visible ?? '', blockedOf(calls)));
+      const next = await run.ask({ ...request.upstreamBody, messages: [...messages] }).catch(() => null);
+      if (next?.ok) {
+        response = next.response;
+        attempt++;
+        continue;
+      }
+    }
+    break;
+  }
+
+  // Still blocked with no retry left: the calls go out as the model wrote them.
+  for (const g of blockedOf(last!.calls)) delivered.push(g);
+  const outcome = outcomeOf(delivered);
+  run.settled({ attempts: attempt, outcome, delivered });
+  if (!changed) return { status: 200, body: firstText, contentType: 'application/json', attempts: attempt };
+  const body = buildCompletion({ first: first!, last: last!.json, content, calls: delivered, originals, usage });
+  return { status: 200, body: JSON.stringify(body), contentType: 'application/json', attempts: attempt };
+}
+
+function parse(text: string): Json | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function choiceMessage(json: Json): Json | null {
+  const choices = Array.isArray(json.choices) ? json.choices : [];
+  const choice = choices.find((c): c is Json => isRecord(c) && (c.index ?? 0) === 0);
+  return choice && isRecord(choice.message) ? choice.message : null;
+}

@@ -1,0 +1,96 @@
+// One call of an answer through the gate, and what the client receives for it. A call that passes
+// untouched goes out as the model's own bytes; a repaired one re-serialized, under the same id; a
+// blocked one is re-asked (retry.ts) or, when no attempt is left, goes out as the model wrote it.
+// Calls written into the text are gated the way the loop gates them: a valid one is a repair of
+// category text_embedded_call (src/loop/turn.ts does the same for the agent's own turns).
+import { gate } from '../gate/index.ts';
+import { extractTextCalls } from '../gate/text-calls.ts';
+import type { ProposedCall, ToolSpec, Verdict } from '../gate/types.ts';
+
+export interface GatedCall {
+  /** The call as the model wrote it. */
+  proposed: ProposedCall;
+  verdict: Verdict;
+  /** Written into the text rather than sent as a tool call. */
+  embedded: boolean;
+  /** Time spent in the gate. */
+  gateMs: number;
+}
+
+/** A call as a Chat Completions message carries it. */
+export interface WireCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export function gateProposed(call: ProposedCall, toolset: readonly ToolSpec[], embedded = false): GatedCall {
+  const t0 = performance.now();
+  let verdict = gate(call, toolset);
+  if (embedded && verdict.verdict !== 'blocked') {
+    const repairs = verdict.verdict === 'repaired' ? verdict.repairs : [];
+    verdict = { ...verdict, verdict: 'repaired', category: 'text_embedded_call', repairs: [{ kind: 'extracted_from_text', path: '$', category: 'text_embedded_call' }, ...repairs] };
+  }
+  return { proposed: call, verdict, embedded, gateMs: performance.now() - t0 };
+}
+
+export const accepted = (g: GatedCall): boolean => g.verdict.verdict !== 'blocked';
+
+/** What the client receives: the model's bytes when nothing changed, else the gate's call; a blocked call unchanged. */
+export function wireCall(g: GatedCall): WireCall {
+  const { verdict, proposed } = g;
+  if (verdict.verdict === 'pass' && !g.embedded) return { id: proposed.id, name: proposed.name, arguments: proposed.arguments };
+  if (verdict.verdict === 'blocked') return { id: proposed.id, name: proposed.name, arguments: proposed.arguments };
+  return { id: proposed.id, name: verdict.call.name, arguments: JSON.stringify(verdict.call.args) };
+}
+
+export interface TextCalls {
+  calls: GatedCall[];
+  /** The text without the calls. */
+  visibleText: string;
+}
+
+/**
+ * The calls written into an answer's text, gated; null when there are none. On the last attempt a
+ * text whose calls would not all pass is left as it is (null): the unchanged answer is the fallback.
+ */
+export function textCalls(text: string, toolset: readonly ToolSpec[], options: { last: boolean }): TextCalls | null {
+  if (toolset.length === 0 || text === '') return null;
+  const found = extractTextCalls(text, toolset);
+  if (found.calls.length === 0) return null;
+  const stamp = Date.now().toString(36);
+  const calls = found.calls.map((c, i) => gateProposed({ id: `call_text_${stamp}_${i}`, name: c.name, arguments: JSON.stringify(c.arguments) }, toolset, true));
+  if (options.last && !calls.every(accepted)) return null;
+  return { calls, visibleText: found.visibleText };
+}
+
+/** The worst verdict among the calls the client received: "none" when there were none. */
+export type Outcome = 'none' | Verdict['verdict'];
+
+export function outcomeOf(calls: readonly GatedCall[]): Outcome {
+  let worst: Outcome = 'none';
+  for (const c of calls) {
+    const v = c.verdict.verdict;
+    if (v === 'blocked' || (v === 'repaired' && worst !== 'blocked') || (v === 'pass' && worst === 'none')) worst = v;
+  }
+  return worst;
+}
+
+/** The same call twice (a retry that repeats a call that already went out): name and arguments alike. */
+export function sameCall(a: WireCall, b: WireCall): boolean {
+  return a.name === b.name && canonical(a.arguments) === canonical(b.arguments);
+}
+
+function canonical(args: string): string {
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(args)));
+  } catch {
+    return args;
+  }
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (typeof v !== 'object' || v === null) return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+}

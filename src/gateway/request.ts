@@ -1,0 +1,171 @@
+// A Chat Completions request as the gateway reads it: the fields it needs checked (model, messages,
+// stream, tools, tool_choice), everything else kept as the client sent it for the upstream. What it
+// cannot serve is refused here with a 400 that says so: several choices (`n > 1`: each would need
+// its own gating and retries), audio output, the deprecated `functions` API, tools that are not
+// functions. The result names the tools a call is gated against, after `tool_choice`.
+//
+// The one extension: a parameter whose schema has `"x-rebound-code": true` carries code or a file
+// body, and gets the gate's content checks (placeholders such as `// ... rest of code`, truncation).
+// The gateway removes the field before forwarding; a server that is sent it directly ignores it.
+import * as z from 'zod';
+import type { JSONSchema, ToolSpec } from '../gate/types.ts';
+import { GatewayError } from './errors.ts';
+
+export const CODE_PARAM_FIELD = 'x-rebound-code';
+
+const FunctionDef = z.looseObject({
+  name: z.string({ error: 'every function tool needs a name' }).min(1, 'a function name must not be empty'),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown(), { error: 'function parameters must be a JSON Schema object' }).nullish(),
+  strict: z.boolean().nullish(),
+});
+
+const Tool = z.looseObject({
+  type: z.string({ error: 'every tool needs a type ("function")' }),
+  function: FunctionDef.optional(),
+});
+
+const NamedFunction = z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) });
+const ToolChoice = z.union(
+  [
+    z.enum(['none', 'auto', 'required']),
+    NamedFunction,
+    z.looseObject({
+      type: z.literal('allowed_tools'),
+      allowed_tools: z.looseObject({ mode: z.enum(['auto', 'required']), tools: z.array(NamedFunction) }),
+    }),
+  ],
+  { error: 'tool_choice must be "none", "auto", "required", {"type": "function", "function": {"name": …}} or {"type": "allowed_tools", …}' },
+);
+
+/** The body's shape; unknown fields are kept and forwarded. */
+export const ChatCompletionsBody = z.looseObject({
+  model: z.string({ error: 'model is required: the name of the model to ask' }).min(1, 'model must not be empty'),
+  messages: z
+    .array(z.looseObject({ role: z.string({ error: 'every message needs a role' }) }), { error: 'messages is required: the conversation as an array of {role, content}' })
+    .min(1, 'messages must not be empty'),
+  stream: z.boolean({ error: 'stream must be true or false' }).nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
+  tools: z.array(Tool, { error: 'tools must be an array of {"type": "function", "function": {…}}' }).nullish(),
+  tool_choice: ToolChoice.nullish(),
+  n: z.number({ error: 'n must be a number' }).int().nullish(),
+});
+
+export type ChatCompletionsBody = z.infer<typeof ChatCompletionsBody>;
+
+export interface GatewayRequest {
+  /** The body as it goes upstream: the client's, with the model mapped and the gateway's extension removed. */
+  upstreamBody: Record<string, unknown>;
+  /** The model name sent upstream (after GATEWAY_MODELS). */
+  model: string;
+  stream: boolean;
+  /** The client asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
+  /** The tools a call is gated against: the request's own, narrowed by `tool_choice`. */
+  toolset: ToolSpec[];
+  /** Calls written into the text are extracted (there are tools, and tool_choice is not "none"). */
+  extractTextCalls: boolean;
+}
+
+export interface RequestOptions {
+  /** Client model name → upstream model name; "*" maps every other name. */
+  models: Record<string, string>;
+}
+
+/** Throws GatewayError (400) for what the gateway cannot serve. */
+export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOptions): GatewayRequest {
+  refuseUnsupported(body);
+  const tools = (body.tools ?? []).map((tool, i) => {
+    if (tool.type !== 'function') {
+      throw unsupported(`tools[${i}].type`, `tools[${i}] is a "${tool.type}" tool: the gateway gates function tools only. Send {"type": "function", "function": {name, parameters}}.`);
+    }
+    if (!tool.function) throw unsupported(`tools[${i}].function`, `tools[${i}] has no "function": send {"type": "function", "function": {name, parameters}}.`);
+    return tool.function;
+  });
+  const specs = tools.map(toSpec);
+  const toolset = narrow(specs, body.tool_choice);
+  const model = options.models[body.model] ?? options.models['*'] ?? body.model;
+  const stream = body.stream === true;
+
+  const upstreamBody: Record<string, unknown> = { ...body, model };
+  // Usage is summed over the gateway's attempts, so it is always asked for; the client gets the
+  // usage chunk only when it asked for it.
+  if (stream) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+  if (specs.some((s) => s.codeParams?.length)) upstreamBody.tools = (body.tools ?? []).map(withoutExtension);
+
+  return {
+    upstreamBody,
+    model,
+    stream,
+    includeUsage: body.stream_options?.include_usage === true,
+    toolset,
+    extractTextCalls: toolset.length > 0 && body.tool_choice !== 'none',
+  };
+}
+
+function refuseUnsupported(body: ChatCompletionsBody): void {
+  if (typeof body.n === 'number' && body.n > 1) {
+    throw unsupported('n', `n = ${body.n} is not supported: the gateway gates and retries one answer per request. Send n: 1 (or leave it out) and make ${body.n} requests.`);
+  }
+  const modalities = body.modalities;
+  if ((body.audio !== undefined && body.audio !== null) || (Array.isArray(modalities) && modalities.includes('audio'))) {
+    throw unsupported(body.audio ? 'audio' : 'modalities', 'Audio output is not supported by the gateway: it gates text and tool calls. Leave out "audio" and the "audio" modality, or call the upstream directly.');
+  }
+  if (body.functions !== undefined || body.function_call !== undefined) {
+    throw unsupported(body.functions !== undefined ? 'functions' : 'function_call', 'The deprecated "functions"/"function_call" fields are not supported: send the same definitions as "tools" ([{"type": "function", "function": {…}}]) and "tool_choice".');
+  }
+}
+
+function unsupported(param: string, message: string): GatewayError {
+  return new GatewayError(400, 'unsupported_parameter', message, param);
+}
+
+type FunctionDef = z.infer<typeof FunctionDef>;
+
+function toSpec(fn: FunctionDef): ToolSpec {
+  const parameters = (fn.parameters ?? { type: 'object', properties: {} }) as JSONSchema;
+  const properties = parameters.properties ?? {};
+  const codeParams = Object.keys(properties).filter((k) => isCodeParam(properties[k]));
+  return {
+    name: fn.name,
+    ...(fn.description ? { description: fn.description } : {}),
+    parameters,
+    ...(codeParams.length ? { codeParams } : {}),
+  };
+}
+
+function isCodeParam(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const mark = (schema as Record<string, unknown>)[CODE_PARAM_FIELD];
+  return mark === true || (typeof mark === 'string' && mark !== '');
+}
+
+/** The tool with the extension field taken out of its parameters (only where it is present). */
+function withoutExtension(tool: z.infer<typeof Tool>): unknown {
+  const properties = (tool.function?.parameters as JSONSchema | undefined)?.properties;
+  if (!tool.function || !properties || !Object.values(properties).some(isCodeParam)) return tool;
+  const cleaned = Object.fromEntries(
+    Object.entries(properties).map(([k, v]) => {
+      if (!isCodeParam(v)) return [k, v];
+      const { [CODE_PARAM_FIELD]: _mark, ...rest } = v as Record<string, unknown>;
+      return [k, rest];
+    }),
+  );
+  return { ...tool, function: { ...tool.function, parameters: { ...tool.function.parameters, properties: cleaned } } };
+}
+
+/** The tools a call may name, after tool_choice: none, all, one, or the allowed subset. */
+function narrow(specs: ToolSpec[], choice: ChatCompletionsBody['tool_choice']): ToolSpec[] {
+  if (choice === undefined || choice === null || choice === 'auto' || choice === 'required') return specs;
+  if (choice === 'none') return [];
+  const names =
+    choice.type === 'function'
+      ? [(choice as z.infer<typeof NamedFunction>).function.name]
+      : (choice as { allowed_tools: { tools: Array<z.infer<typeof NamedFunction>> } }).allowed_tools.tools.map((t) => t.function.name);
+  for (const name of names) {
+    if (!specs.some((s) => s.name === name)) {
+      throw new GatewayError(400, 'invalid_tool_choice', `tool_choice names "${name}", which is not among the request's tools (${specs.map((s) => s.name).join(', ') || 'none'}).`, 'tool_choice');
+    }
+  }
+  return specs.filter((s) => names.includes(s.name));
+}

@@ -1,0 +1,73 @@
+// Who may use the gateway (POST /v1/chat/completions). It forwards to a paid upstream with the
+// server's key, so it must never be an open relay: a request is let through with one of the keys
+// in GATEWAY_KEYS, or with whatever the app's authenticator accepts — a Supabase user token where
+// auth is configured, anyone only in local mode (a server bound to loopback, behind the host guard),
+// nobody on an edge deployment without auth settings (503, unless it has gateway keys).
+//
+// The credential is the usual `Authorization: Bearer …`. With GATEWAY_FORWARD_CLIENT_KEY (off by
+// default) that header is the client's own upstream key, passed on instead of OPENAI_API_KEY, and the
+// gateway credential, where one is needed, moves to `X-Rebound-Authorization: Bearer …`.
+import { AuthConfigError } from './auth-env.ts';
+import { AuthError, type Authenticator } from './deps.ts';
+
+export const GATEWAY_AUTH_HEADER = 'x-rebound-authorization';
+
+export interface GatewayAuthOptions {
+  keys: readonly string[];
+  forwardClientKey: boolean;
+  auth: Authenticator;
+  /** OPENAI_API_KEY. */
+  serverKey: string | undefined;
+}
+
+export interface GatewayCaller {
+  userId: string | null;
+  /** The key the upstream is called with. */
+  upstreamKey: string | undefined;
+}
+
+export async function authenticateGateway(request: Request, options: GatewayAuthOptions): Promise<GatewayCaller> {
+  const authorization = request.headers.get('authorization');
+  const separate = request.headers.get(GATEWAY_AUTH_HEADER);
+  let upstreamKey = options.serverKey;
+  if (options.forwardClientKey) {
+    upstreamKey = bearerValue(authorization);
+    if (!upstreamKey) {
+      throw new AuthError(
+        `GATEWAY_FORWARD_CLIENT_KEY is on: send your upstream API key as "Authorization: Bearer <key>", and the gateway credential (where one is needed) as "X-Rebound-Authorization: Bearer <token>".`,
+      );
+    }
+  }
+  const credential = options.forwardClientKey ? separate : (separate ?? authorization);
+  const token = bearerValue(credential);
+  if (token !== undefined && options.keys.some((key) => sameSecret(key, token))) return { userId: null, upstreamKey };
+
+  // Anything else is for the app's authenticator, which reads the Authorization header.
+  const headers = new Headers(request.headers);
+  if (credential) headers.set('authorization', credential);
+  else headers.delete('authorization');
+  try {
+    const principal = await options.auth.authenticate(new Request(request.url, { method: 'GET', headers }));
+    return { userId: principal.userId, upstreamKey };
+  } catch (err) {
+    if (options.keys.length === 0) throw err;
+    if (err instanceof AuthConfigError) {
+      throw new AuthError(token === undefined ? 'Missing credentials: send "Authorization: Bearer <one of GATEWAY_KEYS>".' : 'The bearer token is not one of GATEWAY_KEYS.');
+    }
+    if (err instanceof AuthError) throw new AuthError(`${err.message} (the gateway also accepts one of GATEWAY_KEYS as the bearer token)`, err.status);
+    throw err;
+  }
+}
+
+function bearerValue(header: string | null): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1];
+}
+
+/** Compares in time independent of where the strings differ (the length is not secret). */
+function sameSecret(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

@@ -1,0 +1,77 @@
+// POST /v1/chat/completions: Rebound as an OpenAI-compatible gateway (src/gateway). Every answer is
+// an OpenAI-shaped response or error, since the callers are OpenAI clients: the openai SDK, the AI
+// SDK, LangChain, Aider. The Responses API and the legacy completions endpoint get a 400 that says
+// what to call instead.
+import { Hono, type Context } from 'hono';
+import { ChatCompletionsBody, GatewayError, openAIError, runGateway, toGatewayRequest, type GatewayResponse } from '../../gateway/index.ts';
+import { readJson } from '../body.ts';
+import { AuthError, type AppDeps } from '../deps.ts';
+import { ApiError } from '../errors.ts';
+import { authenticateGateway } from '../gateway-auth.ts';
+import { waitUntilFor } from '../run-turn-stream.ts';
+import { SSE_HEADERS } from '../sse.ts';
+
+/** Agents send whole conversations with file contents: far more than a chat message. */
+export const GATEWAY_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+export function gatewayRoutes(deps: AppDeps): Hono {
+  const app = new Hono();
+  const { config } = deps;
+
+  app.post('/v1/chat/completions', async (c) => {
+    try {
+      const caller = await authenticateGateway(c.req.raw, { keys: config.gateway.keys, forwardClientKey: config.gateway.forwardClientKey, auth: deps.auth, serverKey: config.openai.apiKey });
+      if (!caller.upstreamKey) {
+        throw new GatewayError(503, 'gateway_not_configured', 'The gateway has no upstream key: set OPENAI_API_KEY (any value for a server that takes none, such as Ollama) and OPENAI_BASE_URL, or GATEWAY_FORWARD_CLIENT_KEY=true to pass on each client\'s own key.');
+      }
+      const body = await readJson(c, ChatCompletionsBody, GATEWAY_MAX_BODY_BYTES);
+      const request = toGatewayRequest(body, { models: config.gateway.models });
+      const waitUntil = waitUntilFor(c, deps);
+      const result = await runGateway(request, {
+        upstream: { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs },
+        retries: config.gateway.retries,
+        keepaliveMs: config.keepaliveMs,
+        activity: deps.activity,
+        userId: caller.userId,
+        signal: c.req.raw.signal,
+        onSettled: () => {
+          const flushed = deps.activity.flush().then((report) => {
+            if (report.dropped > 0) console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
+          });
+          waitUntil?.(flushed);
+        },
+      });
+      return toResponse(result);
+    } catch (err) {
+      return errorResponse(c, err);
+    }
+  });
+
+  app.post('/v1/responses', (c) =>
+    json(c, new GatewayError(400, 'unsupported_endpoint', 'The Responses API is not supported by the gateway: use the Chat Completions API, POST /v1/chat/completions (openai SDK: client.chat.completions.create; AI SDK: @ai-sdk/openai-compatible).')),
+  );
+  app.post('/v1/completions', (c) =>
+    json(c, new GatewayError(400, 'unsupported_endpoint', 'The legacy completions API is not supported by the gateway: use POST /v1/chat/completions with a messages array.')),
+  );
+
+  return app;
+}
+
+function toResponse(result: GatewayResponse): Response {
+  const headers = result.kind === 'stream' ? { ...SSE_HEADERS, ...result.headers } : result.headers;
+  return new Response(result.body, { status: result.status, headers });
+}
+
+function json(c: Context, error: GatewayError): Response {
+  return c.json(error.body(), error.status as 400);
+}
+
+/** Rebound's own errors in the shape an OpenAI client reads. */
+function errorResponse(c: Context, err: unknown): Response {
+  if (err instanceof GatewayError) return json(c, err);
+  if (err instanceof ApiError) return c.json(openAIError(err.status, err.code, err.message), err.status);
+  if (err instanceof AuthError) return c.json(openAIError(err.status, err.status === 401 ? 'invalid_api_key' : 'forbidden', err.message), err.status);
+  throw err;
+}
