@@ -12,7 +12,7 @@ import { createSupabaseSink } from '../src/activity/sinks/supabase.ts';
 import type { ActivityRow, ActivityWriter, TurnRow } from '../src/activity/types.ts';
 import { createActivityWriter } from '../src/activity/writer.ts';
 import { readMigrations } from '../src/entries/sql-files.ts';
-import type { TurnEvent } from '../src/loop/events.ts';
+import type { TurnEvent } from '../src/vocabulary.ts';
 import { runTurn } from '../src/loop/turn.ts';
 import type { ModelClient, ModelEvent, ModelRequest } from '../src/model/types.ts';
 import { createMemoryStorage } from '../src/store/memory.ts';

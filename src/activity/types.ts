@@ -1,6 +1,7 @@
 // One row per tool call and one per turn outcome: what the activity writer carries to its sink.
 // Field names are the agent_activity / agent_turns column names, so sinks insert rows as they are.
 import type { Category, Repair } from '../gate/types.ts';
+import type { TurnOutcome } from '../vocabulary.ts';
 
 export interface ActivityRow {
   id: string;
@@ -31,12 +32,6 @@ export interface ActivityRow {
 }
 
 export type ActivitySource = 'loop' | 'gateway';
-
-/**
- * How a turn ended: the `done` reasons (DoneReason in src/loop/events.ts), plus `interrupted`, which no
- * stream ever sends: the process running the turn died, and a later one closed it (src/store/interrupted.ts).
- */
-export type TurnOutcome = 'completed' | 'iteration_limit' | 'time_budget' | 'aborted' | 'error' | 'interrupted';
 
 export interface TurnRow {
   id: string;

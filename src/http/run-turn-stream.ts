@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { runTurn } from '../loop/turn.ts';
 import type { TurnRecord } from '../store/types.ts';
 import type { TurnRow } from '../activity/types.ts';
-import type { TurnEvent } from '../loop/events.ts';
+import type { TurnEvent } from '../vocabulary.ts';
 import type { AppDeps } from './deps.ts';
 import { sseResponse } from './sse.ts';
 

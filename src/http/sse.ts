@@ -1,6 +1,6 @@
 // A text/event-stream response that writes TurnEvents with sequence ids, sends `: keepalive`
 // comments from the first byte to the last, and turns a client disconnect into an abort signal.
-import type { TurnEvent } from '../loop/events.ts';
+import type { TurnEvent } from '../vocabulary.ts';
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',

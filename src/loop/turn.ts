@@ -8,10 +8,10 @@ import type { GateContext, ProposedCall, ToolSpec, Verdict } from '../gate/types
 import type { ActivityWriter } from '../activity/types.ts';
 import { streamWithRetry } from '../model/retry.ts';
 import { ModelError, type AssembledToolCall, type ModelClient } from '../model/types.ts';
-import type { ChatMessage, MemoryStore, WorkspaceStore } from '../store/types.ts';
+import type { MemoryStore, WorkspaceStore } from '../store/types.ts';
 import type { Tool } from '../tools/types.ts';
 import { activityRow, type CallContext } from './activity-row.ts';
-import type { DoneReason, Emit, Usage } from './events.ts';
+import type { ChatMessage, DoneReason, Emit, Usage } from '../vocabulary.ts';
 import { executeTool, type Execution } from './execute.ts';
 import { LoopBreaker, type Escalation } from './loop-breaker.ts';
 import { NARRATION_NUDGE, continuationNudge, isNarratedAction, nextActionOf } from './nudges.ts';

@@ -2,7 +2,7 @@
 // replay: each step is chosen from the tool results it actually receives in this turn, and every
 // correction comes from the gate's own suggestion (the first entry of `suggestions`).
 import { isLoopMessage } from '../loop/nudges.ts';
-import type { ChatMessage } from '../store/types.ts';
+import type { ChatMessage } from '../vocabulary.ts';
 import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 
 export const DEMO_MODEL_NAME = 'rebound-demo';

@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { ToolCallAssembler } from './assemble.ts';
 import { SseDecoder, sseBatches, type SseMessage } from './sse-decode.ts';
 import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
-import type { Usage } from '../loop/events.ts';
+import type { Usage } from '../vocabulary.ts';
 
 export interface OpenAIModelOptions {
   apiKey: string;

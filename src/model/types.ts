@@ -1,8 +1,7 @@
 // What the loop needs from a model: one streamed completion at a time, normalised. The OpenAI
 // adapter and the demo model both implement it, so the loop cannot tell them apart.
 import type { ToolSpec } from '../gate/types.ts';
-import type { ChatMessage } from '../store/types.ts';
-import type { Usage } from '../loop/events.ts';
+import type { ChatMessage, Usage } from '../vocabulary.ts';
 
 export interface ModelRequest {
   messages: ChatMessage[];

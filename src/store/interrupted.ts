@@ -12,7 +12,8 @@
 //     interrupted turn lands in the history before the new one. An edge isolate has no start-up
 //     worth the name and no timer that outlives a request; turn creation is the one moment that
 //     always comes again, and it is followed by a model call that costs far more.
-import type { ChatMessage, CloseInterruptedOptions, SessionStore, TurnRecord } from './types.ts';
+import type { ChatMessage } from '../vocabulary.ts';
+import type { CloseInterruptedOptions, SessionStore, TurnRecord } from './types.ts';
 
 /** What the history shows in place of the answer the turn never gave; the model reads it on the next turn. */
 export const INTERRUPTED_NOTE =

@@ -1,7 +1,6 @@
 // In-memory storage: tests and a fallback. Same semantics as the SQL stores (ownership, claim-once).
 import {
   SessionForbiddenError,
-  type ChatMessage,
   type Memory,
   type MemoryStore,
   type Scope,
@@ -13,6 +12,7 @@ import {
   type WorkspaceStore,
   type CloseInterruptedOptions,
 } from './types.ts';
+import type { ChatMessage } from '../vocabulary.ts';
 import { interruptedMessages } from './interrupted.ts';
 
 class MemorySessions implements SessionStore {

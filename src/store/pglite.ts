@@ -4,7 +4,6 @@ import { PGlite } from '@electric-sql/pglite';
 import { applyMigrations, type SqlFile } from './sql-migrate.ts';
 import {
   SessionForbiddenError,
-  type ChatMessage,
   type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
@@ -16,6 +15,7 @@ import {
   type WorkspaceFile,
   type WorkspaceStore,
 } from './types.ts';
+import type { ChatMessage } from '../vocabulary.ts';
 import { INTERRUPTED_NOTE } from './interrupted.ts';
 import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type MessageRow, type TurnDbRow } from './sql-rows.ts';
 import { decodeText, encodeDeep, encodeText } from './text-codec.ts';

@@ -2,7 +2,8 @@
 // returns timestamps as Date, PostgREST as ISO strings, so both are accepted. Text goes in through
 // encodeText and comes out through decodeText (text-codec.ts: NUL and lone surrogates).
 import { decodeDeep, decodeText, encodeDeep } from './text-codec.ts';
-import type { ChatMessage, Memory, TurnRecord } from './types.ts';
+import type { ChatMessage } from '../vocabulary.ts';
+import type { Memory, TurnRecord } from './types.ts';
 
 export const iso = (v: string | Date): string => (v instanceof Date ? v : new Date(v)).toISOString();
 

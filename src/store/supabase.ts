@@ -6,7 +6,6 @@ import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type M
 import { decodeText, encodeText } from './text-codec.ts';
 import {
   SessionForbiddenError,
-  type ChatMessage,
   type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
@@ -18,6 +17,7 @@ import {
   type WorkspaceFile,
   type WorkspaceStore,
 } from './types.ts';
+import type { ChatMessage } from '../vocabulary.ts';
 
 export interface SupabaseStorageOptions {
   /** Files every new session's workspace starts with (the demo project). */

@@ -1,7 +1,7 @@
 // A turn's events as stored rows (agent_turn_events), so that a reader on another instance can replay
 // a turn and follow it. Text deltas are many and tiny, so a run of consecutive ones is one row
 // holding each delta's text: rows stay few, and a replay from any seq is still event for event.
-import type { LoggedEvent, TurnEvent } from '../loop/events.ts';
+import type { LoggedEvent, TurnEvent } from '../vocabulary.ts';
 
 export interface TurnEventRow {
   turnId: string;

@@ -1,18 +1,6 @@
 // Persistence the HTTP layer and the tools need, behind interfaces so that the same app runs on an
 // in-memory store (tests), embedded PGlite (npm start) and Supabase through supabase-js (the edge).
-
-/** A message in OpenAI chat-completions shape, as stored in agent_messages and sent upstream. */
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: AssistantToolCall[] }
-  | { role: 'tool'; tool_call_id: string; content: string };
-
-export interface AssistantToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+import type { ChatMessage } from '../vocabulary.ts';
 
 export interface SessionRecord {
   id: string;

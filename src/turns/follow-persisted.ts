@@ -1,7 +1,7 @@
 // A reader for a turn that runs on another instance (or ran before a restart): replays the stored log
 // after a position, then polls it until `done`. The poll interval matches the writer's, so a reader
 // here is at most about two intervals behind one attached to the producer.
-import type { LoggedEvent } from '../loop/events.ts';
+import type { LoggedEvent } from '../vocabulary.ts';
 import { unpackEvents, type TurnEventStore } from '../store/turn-events.ts';
 import { delay } from '../delay.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoggedEvent, TurnEvent } from '../loop/events.ts';
+import type { LoggedEvent, TurnEvent } from '../vocabulary.ts';
 import { LiveTurns } from './live-turns.ts';
 
 const usage = { promptTokens: 0, completionTokens: 0 };

@@ -1,7 +1,7 @@
 // The turns this process is running. A turn is a producer: it runs detached from any connection,
 // within its own budgets, appending to its log and persisting it; streams attach to the log as
 // readers. Stopping a turn is explicit (stop()), never a side effect of a reader leaving.
-import type { TurnEvent } from '../loop/events.ts';
+import type { TurnEvent } from '../vocabulary.ts';
 import type { TurnEventStore } from '../store/turn-events.ts';
 import { TurnLogWriter } from './log-writer.ts';
 import { TurnLog } from './turn-log.ts';

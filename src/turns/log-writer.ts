@@ -3,7 +3,7 @@
 // stored log is never more than `intervalMs` behind the live one. One write is in flight at a time
 // (rows arrive in seq order), and a failed write keeps its rows, as they were packed, for the next
 // attempt: a write that did land after all is then ignored by the store, not merged differently.
-import type { LoggedEvent } from '../loop/events.ts';
+import type { LoggedEvent } from '../vocabulary.ts';
 import { packEvents, type TurnEventRow, type TurnEventStore } from '../store/turn-events.ts';
 
 export interface LogWriterOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoggedEvent, TurnEvent } from '../loop/events.ts';
+import type { LoggedEvent, TurnEvent } from '../vocabulary.ts';
 import { packEvents, unpackEvents, type TurnEventRow, type TurnEventStore } from '../store/turn-events.ts';
 import { followPersisted } from './follow-persisted.ts';
 import { TurnLogWriter } from './log-writer.ts';

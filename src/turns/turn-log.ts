@@ -1,7 +1,7 @@
 // One turn's events, numbered from 1: the turn appends, any number of readers replay from a position
 // and then follow live. A stream is a reader of the log, not the turn itself, so a reader that leaves
 // ends only itself. This is the in-process part; log-writer.ts persists it for other instances.
-import type { LoggedEvent, TurnEvent } from '../loop/events.ts';
+import type { LoggedEvent, TurnEvent } from '../vocabulary.ts';
 
 export class TurnLog {
   /** The events in order: `events[i]` has seq i + 1. */

@@ -1,6 +1,7 @@
 // The semantics every Storage must share with src/store/memory.ts, run against each SQL implementation.
 import { expect } from 'vitest';
-import { SessionForbiddenError, type ChatMessage, type Storage } from '../../src/store/types.ts';
+import { SessionForbiddenError, type Storage } from '../../src/store/types.ts';
+import type { ChatMessage } from '../../src/vocabulary.ts';
 import { ESCAPE } from '../../src/store/text-codec.ts';
 import { INTERRUPTED_NOTE } from '../../src/store/interrupted.ts';
 

@@ -2,8 +2,7 @@
 // scripted turns. Used by the harness suite so the pages are tested against the protocol itself.
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { TurnEvent } from '../../src/loop/events.ts';
-import type { ChatMessage } from '../../src/store/types.ts';
+import type { ChatMessage, TurnEvent } from '../../src/vocabulary.ts';
 import { noAuth, type AppDeps } from '../../src/http/deps.ts';
 import { webRoutes } from '../../src/web/routes.ts';
 import { fakeDashboard } from './fake-dashboard.ts';
