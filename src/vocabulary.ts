@@ -1,0 +1,64 @@
+// The words the layers share: the chat messages the model reads and the store keeps, token usage,
+// the events of a turn (the SSE protocol in the README) and how a turn ends. It sits at the bottom of
+// the layers (test/runtimes/layers.test.ts), beside the gate, and imports nothing but the gate's types,
+// so model/, store/, loop/, turns/ and http/ can all speak it without importing one another.
+import type { Category, Repair } from './gate/types.ts';
+
+/** A message in OpenAI chat-completions shape, as stored in agent_messages and sent upstream. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: AssistantToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface AssistantToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** Why a turn's stream ended: the reason its `done` event carries. */
+export type DoneReason = 'completed' | 'iteration_limit' | 'time_budget' | 'aborted' | 'error';
+
+/**
+ * How a turn ended, as agent_turns records it: a `done` reason, or `interrupted`, which no stream ever
+ * sends: the process running the turn died, and a later one closed it (src/store/interrupted.ts).
+ */
+export type TurnOutcome = DoneReason | 'interrupted';
+
+export type TurnEvent =
+  | { event: 'turn_start'; data: { turnId: string; sessionId: string; model: string; demo: boolean } }
+  | { event: 'text_delta'; data: { text: string } }
+  | { event: 'tool_call'; data: { id: string; name: string; arguments: string; iteration: number } }
+  | {
+      event: 'tool_result';
+      data: {
+        id: string;
+        name: string;
+        verdict: 'pass' | 'repaired' | 'blocked';
+        category: Category;
+        ok: boolean;
+        result?: unknown;
+        error?: string;
+        suggestions?: string[];
+        repairs?: Repair[];
+        durationMs: number;
+      };
+    }
+  | { event: 'forced_summary'; data: { reason: 'iteration_limit' | 'time_budget' } }
+  | { event: 'agent_error'; data: { message: string; retryable: boolean } }
+  | { event: 'done'; data: { reason: DoneReason; iterations: number; usage: Usage } };
+
+export type EventName = TurnEvent['event'];
+export type Emit = (event: TurnEvent) => void;
+
+/** An event as a turn's log holds it: numbered from 1 within the turn (the SSE `id:`). */
+export interface LoggedEvent {
+  seq: number;
+  event: TurnEvent;
+}
