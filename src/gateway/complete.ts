@@ -95,7 +95,8 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
   const outcome = outcomeOf(delivered);
   run.settled({ attempts: attempt, outcome, delivered });
   if (!changed) return { status: 200, body: firstText, contentType: 'application/json', attempts: attempt };
-  const body = buildCompletion({ first: first!, last: last!.json, content, calls: delivered, originals, usage });
+  const lastSentCalls = last!.calls.some((c) => !c.embedded);
+  const body = buildCompletion({ first: first!, last: last!.json, lastSentCalls, content, calls: delivered, originals, usage });
   return { status: 200, body: JSON.stringify(body), contentType: 'application/json', attempts: attempt };
 }
 

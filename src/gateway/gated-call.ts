@@ -64,6 +64,17 @@ export function textCalls(text: string, toolset: readonly ToolSpec[], options: {
   return { calls, visibleText: found.visibleText };
 }
 
+/**
+ * The response's finish_reason: the upstream's own while the calls it sent are what the client gets
+ * (OpenAI says "stop" for a call forced by tool_choice), "tool_calls" once the gateway made calls
+ * out of text or the calls come from an earlier attempt than the answer that ended the response.
+ */
+export function finishReason(upstream: string | null, delivered: readonly GatedCall[], lastSentCalls: boolean): string | null {
+  if (delivered.length === 0) return upstream;
+  if (!lastSentCalls || delivered.some((c) => c.embedded) || upstream === null) return 'tool_calls';
+  return upstream;
+}
+
 /** The worst verdict among the calls the client received: "none" when there were none. */
 export type Outcome = 'none' | Verdict['verdict'];
 

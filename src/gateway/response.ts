@@ -4,7 +4,7 @@
 // gateway settled on (the calls that passed, repaired ones re-serialized under the same ids, still
 // blocked ones as the model wrote them), finish_reason "tool_calls" when there are calls, and the
 // usage of every attempt.
-import { wireCall, type GatedCall } from './gated-call.ts';
+import { finishReason, wireCall, type GatedCall } from './gated-call.ts';
 import type { UsageRecord } from './usage.ts';
 
 type Json = Record<string, unknown>;
@@ -12,6 +12,8 @@ type Json = Record<string, unknown>;
 export interface CompletionParts {
   first: Json;
   last: Json;
+  /** Whether the last answer itself sent tool calls (not only in its text). */
+  lastSentCalls: boolean;
   /** The message content the client gets (null: none). */
   content: string | null;
   calls: GatedCall[];
@@ -32,11 +34,11 @@ export function buildCompletion(parts: CompletionParts): Json {
   });
   const { tool_calls: _old, ...rest } = message;
   const nextMessage: Json = { ...rest, content: parts.content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
-  const finishReason = toolCalls.length ? 'tool_calls' : choice.finish_reason;
+  const reason = finishReason(typeof choice.finish_reason === 'string' ? choice.finish_reason : null, parts.calls, parts.lastSentCalls);
   return {
     ...parts.last,
     ...pick(parts.first, ['id', 'created', 'model', 'system_fingerprint']),
-    choices: [{ ...choice, message: nextMessage, finish_reason: finishReason }],
+    choices: [{ ...choice, message: nextMessage, finish_reason: reason }],
     ...(parts.usage ? { usage: parts.usage } : {}),
   };
 }

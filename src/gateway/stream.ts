@@ -6,7 +6,7 @@
 // The response headers went out with the first attempt, so the verdict travels in the finish chunk.
 import { sseBatches } from '../model/sse-decode.ts';
 import { Delivery } from './delivery.ts';
-import { outcomeOf, type GatedCall, type Outcome } from './gated-call.ts';
+import { finishReason, outcomeOf, type GatedCall, type Outcome } from './gated-call.ts';
 import { HeldStream, type AttemptResult } from './held-stream.ts';
 import type { GatewayRequest } from './request.ts';
 import { blockedOf, retryMessages, shouldRetry } from './retry.ts';
@@ -134,10 +134,10 @@ function finish(run: StreamRun, delivery: Delivery, last: AttemptResult, attempt
   // Still blocked with no retry left: the calls go out as the model wrote them.
   for (const g of blockedOf(last.calls)) delivery.call(g);
   const outcome = outcomeOf(delivery.calls);
-  const finishReason = delivery.calls.length > 0 ? 'tool_calls' : last.finishReason;
+  const reason = finishReason(last.finishReason, delivery.calls, last.calls.some((c) => !c.embedded));
   const includeUsage = run.request.includeUsage;
-  if (finishReason !== null) {
-    delivery.finish(last.finishChoice, finishReason, { rebound: { attempts: attempt, verdict: outcome }, ...(usage && !includeUsage ? { usage } : {}) });
+  if (reason !== null) {
+    delivery.finish(last.finishChoice, reason, { rebound: { attempts: attempt, verdict: outcome }, ...(usage && !includeUsage ? { usage } : {}) });
   }
   if (usage && includeUsage) delivery.usage(usage);
   delivery.done();
