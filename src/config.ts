@@ -32,7 +32,8 @@ const EnvSchema = z.object({
   CORS_ORIGINS: z.string().default(''),
   ALLOWED_HOSTS: hostList.default([]),
   TURN_TOKEN_SECRET: z.string().min(16).optional(),
-  TURN_TOKEN_TTL_S: int(5, 86_400).default(300),
+  TURN_TOKEN_TTL_S: int(5, 86_400).optional(),
+  ON_DISCONNECT: z.enum(['continue', 'abort'], { error: 'use "continue" (the turn runs on when its reader leaves) or "abort"' }).default('continue'),
   MAX_MESSAGE_CHARS: int(1, 1_000_000).default(32_000),
   GATEWAY_RETRIES: int(0, 5).default(2),
   GATEWAY_KEYS: z
@@ -52,6 +53,9 @@ function splitList(v: string): string[] {
 
 export type Env = Record<string, string | undefined>;
 
+/** What a stream token outlives a turn's budget by: the forced summary and a reader's last reconnect. */
+const TOKEN_MARGIN_S = 60;
+
 export interface Config {
   port: number;
   host: string;
@@ -69,7 +73,10 @@ export interface Config {
   allowedHosts: string[];
   /** HMAC secret for EventSource stream tokens; a random one per process when unset (single-instance only). */
   turnTokenSecret?: string;
+  /** Lifetime of a stream token: at least a turn's budget plus a margin, so reconnects work for the whole turn. */
   turnTokenTtlS: number;
+  /** What a reader's disconnect does to its turn: nothing (`continue`, the turn runs on) or `abort` it. */
+  onDisconnect: 'continue' | 'abort';
   maxMessageChars: number;
   gateway: GatewayConfig;
 }
@@ -99,6 +106,13 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  // A stream URL must outlive the turn it opens, so a reconnect late in the turn is still authorised.
+  const minTtlS = Math.ceil(e.TIME_BUDGET_MS / 1000) + TOKEN_MARGIN_S;
+  if (e.TURN_TOKEN_TTL_S !== undefined && e.TURN_TOKEN_TTL_S < minTtlS) {
+    throw new ConfigError(
+      `Invalid configuration:\n  TURN_TOKEN_TTL_S=${JSON.stringify(cleaned.TURN_TOKEN_TTL_S)}: must be at least TIME_BUDGET_MS in seconds plus ${TOKEN_MARGIN_S} (${minTtlS}), or a reconnect late in a turn is refused`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -112,7 +126,8 @@ export function loadConfig(env: Env): Config {
     corsOrigins: e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
     allowedHosts: e.ALLOWED_HOSTS,
     turnTokenSecret: e.TURN_TOKEN_SECRET,
-    turnTokenTtlS: e.TURN_TOKEN_TTL_S,
+    turnTokenTtlS: e.TURN_TOKEN_TTL_S ?? Math.max(300, minTtlS),
+    onDisconnect: e.ON_DISCONNECT,
     maxMessageChars: e.MAX_MESSAGE_CHARS,
     gateway: {
       retries: e.GATEWAY_RETRIES,

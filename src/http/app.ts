@@ -5,6 +5,7 @@ import type { AppDeps } from './deps.ts';
 import { AuthError, noAuth } from './deps.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import { TurnTokens } from './turn-token.ts';
+import { LiveTurns } from '../turns/live-turns.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
@@ -17,6 +18,8 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const secret = deps.config.turnTokenSecret ?? randomSecret();
   const tokens = new TurnTokens(secret, deps.config.turnTokenTtlS);
+  // The turns this app's process runs: they outlive the requests that started them.
+  const turns = new LiveTurns();
 
   // Local mode (no auth): the network position is the only credential, so only loopback names (against
   // DNS rebinding) and only POSTs from our own pages or CORS_ORIGINS (against CSRF). With auth, both are
@@ -25,11 +28,11 @@ export function createApp(deps: AppDeps): Hono {
     app.use('*', hostGuard({ allowedHosts: deps.config.allowedHosts }), originGuard({ allowedOrigins: deps.config.corsOrigins }));
   }
   if (deps.config.corsOrigins.length > 0) {
-    app.use('/v1/*', cors({ origin: deps.config.corsOrigins, allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type', 'Authorization'], maxAge: 600 }));
+    app.use('/v1/*', cors({ origin: deps.config.corsOrigins, allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID'], maxAge: 600 }));
   }
 
   app.get('/health', (c) => c.json({ ok: true, model: deps.model.model, demo: deps.model.demo }));
-  app.route('/', turnRoutes(deps, tokens));
+  app.route('/', turnRoutes(deps, tokens, turns));
   app.route('/', sessionRoutes(deps));
   app.route('/', gatewayRoutes(deps));
   app.route('/', webRoutes(deps));

@@ -1,10 +1,14 @@
-// Streams one claimed turn: loads the history, runs the loop, persists what the turn added and
-// hands the activity flush to the platform's waitUntil. Shared by POST /v1/chat and the GET stream.
+// The glue between turns and connections. A claimed turn is started as a producer in this process
+// (LiveTurns) and runs to its end whatever its readers do; a stream request is answered with a reader
+// of the turn's log, replaying after the client's Last-Event-ID and then following: from memory when
+// the turn runs here, from the persisted log when it runs (or ran) elsewhere.
 import type { Context } from 'hono';
-import { runTurn } from '../loop/turn.ts';
+import type { LoggedEvent } from '../vocabulary.ts';
+import { runPersistedTurn } from '../loop/persisted-turn.ts';
 import type { TurnRecord } from '../store/types.ts';
-import type { TurnRow } from '../activity/types.ts';
-import type { TurnEvent } from '../vocabulary.ts';
+import { unpackEvents } from '../store/turn-events.ts';
+import { followPersisted } from '../turns/follow-persisted.ts';
+import type { LiveTurn, LiveTurns } from '../turns/live-turns.ts';
 import type { AppDeps } from './deps.ts';
 import { sseResponse } from './sse.ts';
 
@@ -19,72 +23,80 @@ export function waitUntilFor(c: Context, deps: AppDeps): ((promise: Promise<unkn
   }
 }
 
-export async function turnStream(deps: AppDeps, turn: TurnRecord, c: Context): Promise<Response> {
+/** Starts a claimed turn here. It ends on its own budgets, or on stop(). */
+export function startTurn(deps: AppDeps, turns: LiveTurns, turn: TurnRecord, c: Context): LiveTurn {
   const waitUntil = waitUntilFor(c, deps);
-  const { storage, config, model, activity } = deps;
-  const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
-  const history = await storage.sessions.history(turn.sessionId);
+  const { config } = deps;
+  const live = turns.start({
+    turnId: turn.id,
+    events: deps.storage.turnEvents,
+    waitUntil,
+    produce: (emit, signal) =>
+      runPersistedTurn(
+        turn,
+        {
+          storage: deps.storage,
+          model: deps.model,
+          tools: deps.tools,
+          activity: deps.activity,
+          limits: { maxIterations: config.maxIterations, timeBudgetMs: config.timeBudgetMs, toolTimeoutMs: config.toolTimeoutMs, modelRetries: config.modelRetries },
+          systemPrompt: deps.systemPrompt,
+          waitUntil,
+        },
+        emit,
+        signal,
+      ),
+  });
+  watchForStop(deps, live, turn.id);
+  return live;
+}
+
+/** A stop asked for on another instance reaches this producer through the turn row. */
+function watchForStop(deps: AppDeps, live: LiveTurn, turnId: string): void {
+  const sessions = deps.storage.sessions;
+  const timer = setInterval(() => {
+    if (live.log.finished) return clearInterval(timer);
+    void sessions.stopRequested(turnId).then(
+      (asked) => asked && live.stop(),
+      () => {}, // a failed check is tried again next tick
+    );
+  }, STOP_POLL_MS);
+  (timer as { unref?: () => void }).unref?.();
+  void live.settled.finally(() => clearInterval(timer));
+}
+
+const STOP_POLL_MS = 1_000;
+
+/** A stream of a turn running in this process. */
+export function liveStream(deps: AppDeps, live: LiveTurn, afterSeq: number, c: Context): Response {
+  const abortOnLeave = deps.config.onDisconnect === 'abort';
+  return logResponse(deps, c, (signal) => live.log.read(afterSeq, signal), () => {
+    if (abortOnLeave && !live.log.finished) live.stop();
+  });
+}
+
+/** A stream of a turn whose producer is elsewhere (another instance) or gone (finished before). */
+export function persistedStream(deps: AppDeps, turn: TurnRecord, afterSeq: number, c: Context): Response {
+  const store = deps.storage.turnEvents;
+  if (turn.status === 'finished') {
+    return logResponse(deps, c, async function* () {
+      yield* unpackEvents(await store.eventsAfter(turn.id, afterSeq), afterSeq);
+    });
+  }
+  const stillRunning = async () => (await deps.storage.sessions.getTurn(turn.id))?.status === 'running';
+  return logResponse(deps, c, (signal) => followPersisted({ store, turnId: turn.id, afterSeq, signal, stillRunning }));
+}
+
+function logResponse(deps: AppDeps, c: Context, read: (signal: AbortSignal) => AsyncIterable<LoggedEvent>, onLeave?: () => void): Response {
   return sseResponse(
     async (send, signal) => {
-      const started = new Date();
-      send({ event: 'turn_start', data: { turnId: turn.id, sessionId: turn.sessionId, model: model.model, demo: model.demo } });
-      // `done` is held back until the turn is persisted, so a client that sends the next message
-      // as soon as it sees `done` always finds this turn in the history.
-      let done: TurnEvent | null = null;
-      const emit = (event: TurnEvent) => (event.event === 'done' ? (done = event) : send(event));
-      let result;
-      try {
-        result = await runTurn(
-          { turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, message: turn.message, history },
-          {
-            model,
-            tools: deps.tools,
-            activity,
-            workspace: storage.workspace(scope),
-            memory: storage.memory(scope),
-            limits: { maxIterations: config.maxIterations, timeBudgetMs: config.timeBudgetMs, toolTimeoutMs: config.toolTimeoutMs, modelRetries: config.modelRetries },
-            systemPrompt: deps.systemPrompt,
-          },
-          emit,
-          signal,
-        );
-      } catch (err) {
-        // A bug in the loop must still end the stream properly.
-        console.error('rebound: turn failed', err);
-        send({ event: 'agent_error', data: { message: 'The agent failed unexpectedly. Try again.', retryable: true } });
-        done = { event: 'done', data: { reason: 'error', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 } } };
-        result = null;
+      let ended = false;
+      for await (const { seq, event } of read(signal)) {
+        send(event, seq);
+        if (event.event === 'done') ended = true;
       }
-      const finished = new Date();
-      const row: TurnRow = {
-        id: turn.id,
-        session_id: turn.sessionId,
-        user_id: turn.userId,
-        model: model.model,
-        outcome: result?.reason ?? 'error',
-        iterations: result?.iterations ?? 0,
-        tool_calls: result?.messages.filter((m) => m.role === 'tool').length ?? 0,
-        prompt_tokens: result?.usage.promptTokens ?? null,
-        completion_tokens: result?.usage.completionTokens ?? null,
-        duration_ms: finished.getTime() - started.getTime(),
-        started_at: started.toISOString(),
-        finished_at: finished.toISOString(),
-      };
-      activity.recordTurn(row);
-      try {
-        if (result) await storage.sessions.appendMessages(turn.sessionId, turn.id, result.messages);
-        await storage.sessions.finishTurn(turn.id);
-      } catch (err) {
-        console.error(`rebound: could not persist turn ${turn.id}`, err);
-        send({ event: 'agent_error', data: { message: 'This turn could not be saved to the session history.', retryable: false } });
-      }
-      if (done) send(done);
-      // The activity flush outlives the response where the platform allows it.
-      const flushed = activity.flush().then((report) => {
-        if (report.dropped > 0) console.error(`rebound: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
-      });
-      waitUntil?.(flushed);
+      if (!ended && signal.aborted) onLeave?.();
     },
-    { keepaliveMs: config.keepaliveMs, requestSignal: c.req.raw.signal },
+    { keepaliveMs: deps.config.keepaliveMs, requestSignal: c.req.raw.signal },
   );
 }

@@ -1,5 +1,6 @@
-// A text/event-stream response that writes TurnEvents with sequence ids, sends `: keepalive`
-// comments from the first byte to the last, and turns a client disconnect into an abort signal.
+// A text/event-stream response that writes TurnEvents with their ids (the turn log's seq), sends
+// `: keepalive` comments from the first byte to the last, and turns a client disconnect into an abort
+// signal for this reader.
 import type { TurnEvent } from '../vocabulary.ts';
 
 export const SSE_HEADERS = {
@@ -16,7 +17,8 @@ export interface SseOptions {
   headers?: Record<string, string>;
 }
 
-export type Send = (event: TurnEvent) => void;
+/** Writes one event; `seq` is its id in the turn's log (counted from 1 by this stream when absent). */
+export type Send = (event: TurnEvent, seq?: number) => void;
 
 export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<void>, options: SseOptions): Response {
   const abort = new AbortController();
@@ -55,7 +57,10 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
         }
       };
       flushNow = flush;
-      const send: Send = (event) => write(`event: ${event.event}\nid: ${++seq}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      const send: Send = (event, id) => {
+        seq = id ?? seq + 1;
+        write(`event: ${event.event}\nid: ${seq}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      };
       // A first comment flushes the headers at once, so EventSource reports the connection open.
       write(': open\n\n');
       keepalive = setInterval(() => write(': keepalive\n\n'), options.keepaliveMs);

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedOpenAI, type ScriptedServer } from '../support/scripted-openai.ts';
 import { headerAuth, startApp, type TestApp } from '../support/app-server.ts';
-import { collectWithEventSource, shape, textOf } from '../support/sse-client.ts';
+import { collectWithEventSource, parseSse, shape, textOf } from '../support/sse-client.ts';
 
 let upstream: ScriptedServer;
 let app: TestApp;
@@ -25,7 +25,7 @@ async function createTurn(body: unknown, headers: Record<string, string> = alice
 }
 
 describe('EventSource flow', () => {
-  it('POST /v1/turns then GET the stream with the eventsource package; a reconnect gets 204', async () => {
+  it('POST /v1/turns then GET the stream with the eventsource package; a reconnect past the end gets 204, a fresh one the replay', async () => {
     const created = await createTurn({ message: 'first' });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ turnId: expect.any(String), sessionId: expect.any(String), streamUrl: expect.stringMatching(/^\/v1\/turns\/[0-9a-f-]+\/stream\?token=/) });
@@ -34,8 +34,10 @@ describe('EventSource flow', () => {
     expect(textOf(events)).toBe('You said: first');
     expect(events[0]!.data).toMatchObject({ turnId: created.body.turnId, sessionId: created.body.sessionId });
 
-    const again = await fetch(app.url + created.body.streamUrl);
+    const again = await fetch(app.url + created.body.streamUrl, { headers: { 'last-event-id': events.at(-1)!.id! } });
     expect(again.status).toBe(204);
+    const replay = parseSse(await (await fetch(app.url + created.body.streamUrl)).text());
+    expect(replay.events).toEqual(events);
     expect(upstream.requests.filter((r) => r.messages.some((m) => m.content === 'first'))).toHaveLength(1);
   });
 

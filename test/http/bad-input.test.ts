@@ -151,13 +151,16 @@ const rows: Row[] = [
   { name: 'a token signed with another secret', path: (f) => stream(f.pending.turnId, f.tokens.forged), ...err(403, 'forbidden', /not valid for this turn/) },
   { name: 'an expired token', path: (f) => stream(f.pending.turnId, f.tokens.expired), ...err(401, 'unauthorized', /stream token has expired: start a new turn with POST \/v1\/turns/) },
   { name: 'a token with its expiry edited', path: (f) => stream(f.pending.turnId, `${Number(f.pending.token.split('.')[0]) + 3600}.${f.pending.token.split('.')[1]}`), ...err(403, 'forbidden', /not valid for this turn/) },
-  { name: 'a finished turn: 204, nothing runs again', path: (f) => stream(f.finished.turnId, f.finished.token), status: 204 },
+  { name: 'a finished turn with a Last-Event-ID at its end: 204, nothing runs again', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=999`, status: 204 },
+  { name: 'a finished turn without a Last-Event-ID: its replay', path: (f) => stream(f.finished.turnId, f.finished.token), status: 200, type: /text\/event-stream/ },
+  { name: 'a Last-Event-ID that is not a number', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=x1`, ...err(400, 'invalid_request', /Last-Event-ID must be the id of an event this stream sent/) },
   { name: 'POST to a stream', method: 'POST', path: (f) => stream(f.pending.turnId, f.pending.token), headers: alice, body: '{}', ...err(404, 'not_found', /No route POST \/v1\/turns\/[0-9a-f-]+\/stream\. See the README/) },
   { name: 'a path below the stream', path: (f) => `/v1/turns/${f.pending.turnId}/stream/more`, ...err(404, 'not_found', /No route GET .*See the README/) },
 
   // HEAD on the stream: the status and headers a GET would get, nothing run or claimed (bodies are empty).
   { name: 'HEAD on a pending turn', method: 'HEAD', path: (f) => stream(f.pending.turnId, f.pending.token), status: 200, type: /text\/event-stream/ },
-  { name: 'HEAD on a finished turn', method: 'HEAD', path: (f) => stream(f.finished.turnId, f.finished.token), status: 204 },
+  { name: 'HEAD on a finished turn seen to its end', method: 'HEAD', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=999`, status: 204 },
+  { name: 'HEAD on a finished turn to replay', method: 'HEAD', path: (f) => stream(f.finished.turnId, f.finished.token), status: 200, type: /text\/event-stream/ },
   { name: 'HEAD on an unknown turn', method: 'HEAD', path: stream(UNKNOWN, 'x'), status: 404, type: /application\/json/ },
   { name: 'HEAD without a token', method: 'HEAD', path: (f) => stream(f.pending.turnId), status: 401, type: /application\/json/ },
   { name: "HEAD with another turn's token", method: 'HEAD', path: (f) => stream(f.pending.turnId, f.other.token), status: 403, type: /application\/json/ },

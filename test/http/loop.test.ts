@@ -273,7 +273,7 @@ describe('keepalive and disconnect', () => {
     expect(afterCall).toContain(': keepalive');
   });
 
-  it('a client that disconnects aborts a running tool through its signal', async () => {
+  it('with ON_DISCONNECT=abort, a client that disconnects aborts a running tool through its signal', async () => {
     let toolSignal: AbortSignal | undefined;
     let waiting: () => void = () => {};
     const started = new Promise<void>((resolve) => {
@@ -284,7 +284,7 @@ describe('keepalive and disconnect', () => {
       waiting();
       return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ stopped: true })));
     });
-    const { app } = await setup(() => ({ toolCalls: [{ name: 'patient', arguments: '{}' }] }), {}, [patient]);
+    const { app } = await setup(() => ({ toolCalls: [{ name: 'patient', arguments: '{}' }] }), { ON_DISCONNECT: 'abort' }, [patient]);
     const controller = new AbortController();
     const res = await fetch(`${app.url}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'x' }), signal: controller.signal });
     void res.body!.getReader().read();
@@ -295,8 +295,8 @@ describe('keepalive and disconnect', () => {
     await expect.poll(() => app.activity.turns.map((t) => t.outcome)).toEqual(['aborted']);
   });
 
-  it('a client that disconnects aborts the upstream request, and the turn is recorded as aborted', async () => {
-    const { app, upstream } = await setup(() => ({ text: 'a very slow answer that will never finish in time', delayMs: 200 }));
+  it('with ON_DISCONNECT=abort, a client that disconnects aborts the upstream request, and the turn is recorded as aborted', async () => {
+    const { app, upstream } = await setup(() => ({ text: 'a very slow answer that will never finish in time', delayMs: 200 }), { ON_DISCONNECT: 'abort' });
     const controller = new AbortController();
     const res = await fetch(`${app.url}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'x' }), signal: controller.signal });
     const reader = res.body!.getReader();

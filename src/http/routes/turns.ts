@@ -1,15 +1,17 @@
 // POST /v1/chat streams a turn in the response (fetch clients); POST /v1/turns + GET …/stream lets a
-// native EventSource do the same with a GET and a stateless token.
+// native EventSource do the same with a GET and a stateless token. A turn outlives its connections: a
+// stream is a reader that replays after Last-Event-ID and follows, and POST …/stop is how a turn ends early.
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppDeps, Principal } from '../deps.ts';
 import { readJson } from '../body.ts';
 import { ApiError } from '../errors.ts';
-import { turnStream } from '../run-turn-stream.ts';
+import { liveStream, persistedStream, startTurn } from '../run-turn-stream.ts';
 import { SSE_HEADERS } from '../sse.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { SessionForbiddenError } from '../../store/types.ts';
 import { closeStaleTurns } from '../../store/interrupted.ts';
+import type { LiveTurns } from '../../turns/live-turns.ts';
 
 const TurnRequest = (maxChars: number) =>
   z.object({
@@ -17,7 +19,17 @@ const TurnRequest = (maxChars: number) =>
     sessionId: z.uuid({ error: 'sessionId must be a UUID returned by an earlier turn' }).optional(),
   });
 
-export function turnRoutes(deps: AppDeps, tokens: TurnTokens) {
+/** The position a reader resumes after: EventSource's Last-Event-ID header, or ?lastEventId= for clients that cannot set it. */
+function lastEventId(header: string | undefined, query: string | undefined): number {
+  const raw = (header ?? query ?? '').trim();
+  if (raw === '') return 0;
+  if (!/^\d{1,9}$/.test(raw)) throw new ApiError(400, 'invalid_request', `Last-Event-ID must be the id of an event this stream sent (a whole number), not ${JSON.stringify(raw.slice(0, 40))}. Omit it to replay the turn from its start.`);
+  return Number(raw);
+}
+
+const notFound = (id: string) => new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
+
+export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) {
   const app = new Hono<{ Variables: { principal: Principal } }>();
   const schema = TurnRequest(deps.config.maxMessageChars);
 
@@ -41,7 +53,7 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens) {
     const turn = await createTurn(principal, body);
     const claimed = await deps.storage.sessions.claimTurn(turn.id);
     if (!claimed) throw new ApiError(409, 'conflict', 'The turn was already started.');
-    return turnStream(deps, claimed, c);
+    return liveStream(deps, startTurn(deps, turns, claimed, c), 0, c);
   });
 
   app.post('/v1/turns', async (c) => {
@@ -57,17 +69,50 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens) {
 
   app.get('/v1/turns/:id/stream', async (c) => {
     const id = c.req.param('id');
-    if (!z.uuid().safeParse(id).success) throw new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
+    if (!z.uuid().safeParse(id).success) throw notFound(id);
     const turn = await deps.storage.sessions.getTurn(id);
-    if (!turn) throw new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
+    if (!turn) throw notFound(id);
     const check = await tokens.verify(c.req.query('token'), turn.id, turn.userId);
     if (!check.ok) throw new ApiError(check.status, check.status === 401 ? 'unauthorized' : 'forbidden', check.message);
+    const after = lastEventId(c.req.header('last-event-id'), c.req.query('lastEventId'));
     // HEAD (Hono hands it to this GET handler) runs and claims nothing: the status and headers a GET would get now.
-    if (c.req.method === 'HEAD') return turn.status === 'pending' ? new Response(null, { status: 200, headers: SSE_HEADERS }) : c.body(null, 204);
-    // A turn runs once: a reconnect (EventSource retries on its own) to a started or finished turn gets 204, which stops it.
-    const claimed = await deps.storage.sessions.claimTurn(turn.id);
-    if (!claimed) return c.body(null, 204);
-    return turnStream(deps, claimed, c);
+    const head = c.req.method === 'HEAD';
+    if (turn.status === 'pending') {
+      if (head) return new Response(null, { status: 200, headers: SSE_HEADERS });
+      const claimed = await deps.storage.sessions.claimTurn(turn.id);
+      if (claimed) return liveStream(deps, startTurn(deps, turns, claimed, c), after, c);
+    }
+    // Started (here, elsewhere, or by a racing request a moment ago) or finished: a reader of its log.
+    const live = turns.get(turn.id);
+    if (live) {
+      // A reconnect after the end that has seen everything gets 204, which stops EventSource for good.
+      if (live.log.finished && after >= live.log.lastSeq) return c.body(null, 204);
+      return head ? new Response(null, { status: 200, headers: SSE_HEADERS }) : liveStream(deps, live, after, c);
+    }
+    const current = (await deps.storage.sessions.getTurn(turn.id)) ?? turn;
+    if (current.status === 'finished' && (await deps.storage.turnEvents.eventsAfter(turn.id, after)).length === 0) return c.body(null, 204);
+    return head ? new Response(null, { status: 200, headers: SSE_HEADERS }) : persistedStream(deps, current, after, c);
+  });
+
+  // Ends a turn early for every reader (done{reason:"aborted"}); only its owner may. Idempotent.
+  app.post('/v1/turns/:id/stop', async (c) => {
+    const id = c.req.param('id');
+    if (!z.uuid().safeParse(id).success) throw notFound(id);
+    const principal = await deps.auth.authenticate(c.req.raw);
+    const turn = await deps.storage.sessions.getTurn(id);
+    if (!turn) throw notFound(id);
+    if (turn.userId !== principal.userId) throw new ApiError(403, 'forbidden', 'This turn belongs to another user.');
+    const live = turns.get(id);
+    if (turn.status === 'finished' || live?.log.finished) {
+      throw new ApiError(409, 'conflict', 'This turn has already finished: there is nothing to stop. Its stream still replays it.');
+    }
+    if (live) live.stop();
+    else if (turn.status === 'pending' && (await deps.storage.sessions.claimTurn(id))) {
+      // Never started: start it stopped, so it ends as aborted like any other, its message in the history.
+      const started = startTurn(deps, turns, turn, c);
+      started.stop();
+    } else await deps.storage.sessions.requestStop(id); // running on another instance: it polls for this
+    return c.json({ turnId: id, status: 'stopping' }, 202);
   });
 
   return app;
