@@ -7,50 +7,86 @@
 // its brackets close (the model ran out of tokens; closing it would execute half a call) and `...`
 // standing where content should be. A general JSON repairer (jsonrepair) does both silently, so this
 // layer uses a small scanner of its own instead.
+// Every step is one pass over the text (no backtracking pattern), and text over the size cap or
+// nested past the depth cap (limits.ts) is refused before anything else reads it.
+import { formatCount, gateLimits, nestsDeeperThan, type GateLimits } from './limits.ts';
 import type { Repair } from './types.ts';
 
 export type ParsedArguments =
   | { ok: true; value: unknown; repairs: Repair[] }
-  | { ok: false; reason: 'truncated' | 'elided' | 'syntax'; message: string };
+  | { ok: false; reason: 'truncated' | 'elided' | 'syntax' | 'too_large' | 'too_deep'; message: string };
 
-const FENCE = /^```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;
 const PY_LITERALS: Record<string, string> = { True: 'true', False: 'false', None: 'null' };
 
 function repair(from: string, to: string): Repair {
   return { kind: 'json_syntax', path: '$', from, to, category: 'malformed_json' };
 }
 
-export function parseArgumentsText(raw: string): ParsedArguments {
+export function parseArgumentsText(raw: string, overrides?: Partial<GateLimits>): ParsedArguments {
+  const limits = gateLimits(overrides);
+  if (raw.length > limits.maxArgumentsChars) {
+    return {
+      ok: false,
+      reason: 'too_large',
+      message: `${formatCount(raw.length)} characters long, over the limit of ${formatCount(limits.maxArgumentsChars)}: they were not read. Send a smaller call (for a large file, write the first part, then add the rest in further calls)`,
+    };
+  }
   const text = raw.trim();
   // An empty arguments string is how several APIs stream a call without parameters.
   if (text === '') return { ok: true, value: {}, repairs: [] };
+  let strict: { value: unknown } | undefined;
   try {
-    return unwrapJsonString(JSON.parse(text), []);
+    strict = { value: JSON.parse(text) };
   } catch {
     // fall through to the lenient path, which is only ever taken for text JSON.parse refused
   }
+  if (strict) return unwrapJsonString(strict.value, [], limits);
   const repairs: Repair[] = [];
   let body = text;
-  const fence = FENCE.exec(body);
-  if (fence) {
-    body = fence[1]!.trim();
+  const fenced = unfence(body);
+  if (fenced !== undefined) {
+    body = fenced;
     repairs.push(repair('code fence', 'JSON'));
   }
   const normalised = normalise(body, repairs);
   if (!normalised.ok) return normalised;
+  let value: unknown;
   try {
-    return unwrapJsonString(JSON.parse(normalised.json), repairs);
+    value = JSON.parse(normalised.json);
   } catch (e) {
     return { ok: false, reason: 'syntax', message: `not valid JSON (${(e as Error).message.split('\n')[0]})` };
   }
+  return unwrapJsonString(value, repairs, limits);
+}
+
+/**
+ * The body of a text wrapped in a code fence (```json … ```), trimmed; undefined when it is not one.
+ * Same reading as /^```[\w-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/ then trim, without its
+ * cubic backtracking: the language tag stops at the closing backticks, so the body is what lies between.
+ */
+export function unfence(text: string): string | undefined {
+  if (text.length < 6 || !text.startsWith('```') || !text.endsWith('```')) return undefined;
+  let i = 3;
+  while (i < text.length && /[A-Za-z0-9_-]/.test(text[i]!)) i++;
+  while (text[i] === ' ' || text[i] === '\t') i++;
+  if (text[i] === '\r') i++;
+  if (text[i] === '\n') i++;
+  return text.slice(i, text.length - 3).trim();
 }
 
 /** A JSON string whose content is itself a JSON object or array: the model encoded twice. */
-function unwrapJsonString(value: unknown, repairs: Repair[]): ParsedArguments {
+function unwrapJsonString(value: unknown, repairs: Repair[], limits: GateLimits): ParsedArguments {
+  if (nestsDeeperThan(value, limits.maxNestingDepth)) {
+    return {
+      ok: false,
+      reason: 'too_deep',
+      message: `nested more than ${limits.maxNestingDepth} levels deep (objects and arrays): send a flatter value`,
+    };
+  }
   if (typeof value === 'string') {
     const inner = value.trim();
     if (inner.startsWith('{') || inner.startsWith('[')) {
-      const parsed = parseArgumentsText(inner);
+      const parsed = parseArgumentsText(inner, limits);
       if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) {
         return {
           ok: true,

@@ -10,7 +10,9 @@ import { fitsType, isPlainObject, schemaTypes, validate } from './schema.ts';
 import type { JSONSchema, Repair } from './types.ts';
 
 const NO = Symbol('no-conversion');
-const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+// Digits, optional fraction, optional exponent; written so that no digit can be matched two ways
+// (`\d+\.?\d*` backtracks quadratically on a long run of digits that ends in a letter).
+const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 const show = (v: unknown): string => {
   const s = JSON.stringify(v) ?? String(v);

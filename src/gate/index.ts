@@ -3,9 +3,11 @@
 //   4 path parameters → the context's path index     5 code parameters → content checks
 // A call passes untouched when nothing is wrong, is repaired when every mistake has a repair that
 // cannot change its meaning, and is blocked otherwise, with a message the model can act on.
+// Arguments over the size cap or nested past the depth cap (limits.ts) are blocked before any layer
+// reads them; every value of the model's that a message quotes is shortened with `echo`.
 import { parseArgumentsText } from './arguments-text.ts';
 import { checkContent } from './content.ts';
-import { blockedMessage } from './message.ts';
+import { blockedMessage, echo } from './message.ts';
 import { checkArguments } from './schema-repair.ts';
 import { isPlainObject } from './schema.ts';
 import { resolveToolName } from './tool-name.ts';
@@ -52,7 +54,9 @@ export function gate(call: ProposedCall, toolset: readonly ToolSpec[], context: 
 function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext, writtenName?: string): Verdict {
   const names = toolset.map((t) => t.name);
   const resolved = resolveToolName(call.name, names);
-  const parsed = parseArgumentsText(call.arguments);
+  const parsed = parseArgumentsText(call.arguments, context.limits);
+  // Arguments too large to read are not quoted back either: the message says their size.
+  const raw = parsed.ok || parsed.reason !== 'too_large' ? call.arguments : undefined;
 
   if (resolved.kind === 'unknown' && parsed.ok && !/[A-Za-z]/.test(call.name)) {
     // No name at all (`""`, `[{` from a broken template): the arguments alone may identify the tool.
@@ -65,7 +69,7 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   }
   if (resolved.kind === 'unknown') {
     const problems: Problem[] = [
-      { category: 'phantom_tool', path: '$name', message: `There is no tool named "${call.name}". Available: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.` },
+      { category: 'phantom_tool', path: '$name', message: `There is no tool named "${echo(call.name, 80)}". Available: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.` },
     ];
     if (!parsed.ok) problems.push({ category: 'malformed_json', path: '$', message: `The arguments are ${parsed.message}.` });
     return blocked(call.name, problems, { suggestions: resolved.suggestions });
@@ -76,7 +80,7 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   if (!parsed.ok) {
     const problems: Problem[] = [{ category: 'malformed_json', path: '$', message: `The arguments are ${parsed.message}.` }];
     if (resolved.kind === 'similar') problems.unshift(phantom(call.name));
-    return blocked(call.name, problems, { raw: call.arguments, suggestions: resolved.kind === 'similar' ? resolved.suggestions : [] });
+    return blocked(call.name, problems, { raw, suggestions: resolved.kind === 'similar' ? resolved.suggestions : [] });
   }
   const repairs: Repair[] = [];
   if (resolved.kind !== 'exact' || writtenName !== undefined) {
@@ -116,7 +120,7 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
 }
 
 function phantom(name: string): Problem {
-  return { category: 'phantom_tool', path: '$name', message: `There is no tool named "${name}".` };
+  return { category: 'phantom_tool', path: '$name', message: `There is no tool named "${echo(name, 80)}".` };
 }
 
 /** Layers 4 and 5, for the parameters a tool declares as paths or as code. */
@@ -126,7 +130,7 @@ function checkPathsAndContent(tool: ToolSpec, args: Record<string, unknown>, con
     for (const param of tool.pathParams ?? []) {
       const value = args[param];
       if (typeof value !== 'string' || index.has(value)) continue;
-      const problems: Problem[] = [{ category: 'invalid_path', path: `$.${param}`, message: `"${value}" does not exist.` }];
+      const problems: Problem[] = [{ category: 'invalid_path', path: `$.${param}`, message: `"${echo(value)}" does not exist.` }];
       return blocked(tool.name, problems, { suggestions: index.suggest(value, 3), listing: index.nearestListing(value) });
     }
   }

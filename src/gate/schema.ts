@@ -3,6 +3,7 @@
 // never numbers, `null` matches no type but `null`; a type mismatch hides deeper checks; unknown keys
 // are reported at the top level always (the model invented a parameter) and below only under
 // `additionalProperties: false`.
+import { echo } from './message.ts';
 import type { JSONSchema, Problem } from './types.ts';
 
 export interface ValidateOptions {
@@ -97,7 +98,7 @@ function check(v: unknown, s: JSONSchema, path: string, top: boolean, strictTop:
     return;
   }
   if (s.enum && !s.enum.some((e) => deepEqual(e, v))) {
-    out.push({ category: 'enum_violation', path, message: `${JSON.stringify(v)} is not one of ${JSON.stringify(s.enum)}` });
+    out.push({ category: 'enum_violation', path, message: `${echo(JSON.stringify(v) ?? String(v), 80)} is not one of ${JSON.stringify(s.enum)}` });
   }
   if (s.const !== undefined && !deepEqual(s.const, v)) {
     out.push({ category: 'enum_violation', path, message: `must be ${JSON.stringify(s.const)}` });
@@ -112,7 +113,7 @@ function check(v: unknown, s: JSONSchema, path: string, top: boolean, strictTop:
       if (ps) check(val, ps, childPath(path, key), false, strictTop, out);
       else if (isPlainObject(s.additionalProperties)) check(val, s.additionalProperties, childPath(path, key), false, strictTop, out);
       else if ((top && strictTop) || s.additionalProperties === false) {
-        out.push({ category: 'unknown_parameter', path: childPath(path, key), message: `unknown parameter "${key}"` });
+        out.push({ category: 'unknown_parameter', path: childPath(path, key), message: `unknown parameter "${echo(key, 80)}"` });
       }
     }
   } else if (Array.isArray(v) && s.items && typeof s.items === 'object') {

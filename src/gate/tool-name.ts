@@ -42,7 +42,8 @@ function stripNamespace(name: string): string {
 export function nameTokens(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    // An acronym before a word (HTTPServer → HTTP Server); a lookahead, so a long capital run is one pass.
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((t) => t !== '' && !/^\d+$/.test(t));

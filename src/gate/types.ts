@@ -1,5 +1,6 @@
 // The gate's vocabulary. Everything here is plain data so that a toolset can come from zod, an MCP
 // server or a JSON file alike: the gate reads JSON Schema and nothing else.
+import type { GateLimits } from './limits.ts';
 
 /** A JSON Schema (draft 2020-12 subset as produced by zod's toJSONSchema and by MCP servers). */
 export type JSONSchema = {
@@ -105,6 +106,8 @@ export type Verdict =
 /** What the gate may consult besides the call and the toolset. Built once per path set, reused per call. */
 export interface GateContext {
   paths?: PathIndex;
+  /** Overrides of the hard caps in limits.ts (argument size, nesting depth); the defaults suit the loop. */
+  limits?: Partial<GateLimits>;
 }
 
 /** An index over the paths that exist (workspace files and their folders). Built by `buildPathIndex`. */

@@ -1,0 +1,50 @@
+// Hard caps on what the gate will read from a model, in one place. Every layer already runs in time
+// linear in its input; these caps bound the input itself, so that no model output can make a call
+// (or a reply) cost more than a fixed amount of CPU and memory, and so that nothing downstream
+// (schema walk, coercion, JSON.stringify in the loop, storage) ever meets a value deep enough to
+// overflow the stack. Past a cap the call is blocked with a message that says the size and the limit.
+
+/** Longest arguments text read at all (characters). Larger calls are blocked unparsed. */
+export const MAX_ARGUMENTS_CHARS = 1_000_000;
+
+/**
+ * Deepest nesting of objects and arrays accepted in arguments (and in a call written into the text).
+ * Real tool arguments nest a handful of levels; 64 leaves room for any schema while keeping every
+ * recursive walk far from the stack limit.
+ */
+export const MAX_NESTING_DEPTH = 64;
+
+/**
+ * Longest reply searched for calls written into its text (characters): well above any model's output
+ * limit. A longer reply is shown as it is, unsearched (the search keeps a few bytes per character).
+ */
+export const MAX_TEXT_CALL_CHARS = 2_000_000;
+
+/** The caps a caller may override (GateContext.limits); unset fields take the defaults above. */
+export interface GateLimits {
+  maxArgumentsChars: number;
+  maxNestingDepth: number;
+}
+
+export const DEFAULT_LIMITS: GateLimits = { maxArgumentsChars: MAX_ARGUMENTS_CHARS, maxNestingDepth: MAX_NESTING_DEPTH };
+
+/** The defaults with a caller's overrides applied; a bad override is a programming error, said plainly. */
+export function gateLimits(overrides: Partial<GateLimits> = {}): GateLimits {
+  const limits = { ...DEFAULT_LIMITS, ...overrides };
+  for (const [key, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`gate limits: ${key} must be a positive integer, got ${String(value)}`);
+  }
+  return limits;
+}
+
+/** Whether `value` nests objects/arrays more than `max` levels deep. Never recurses past `max + 1`. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (max <= 0) return true;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  for (const child of children) if (nestsDeeperThan(child, max - 1)) return true;
+  return false;
+}
+
+/** 1234567 → "1,234,567": sizes in messages read at a glance. */
+export const formatCount = (n: number): string => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
