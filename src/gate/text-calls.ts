@@ -3,8 +3,14 @@
 // JSON object or array, prose followed by JSON, a tool name on one line and its arguments on the next.
 // A JSON value only becomes a call when it names a tool of the toolset (every element of an array
 // must); prose that shows JSON as an example is left alone.
+//
+// Linear in the text: every candidate start is looked at once, the JSON under it is found and read
+// through one TextJson that remembers every bracket (text-json.ts), runs of consecutive values are
+// followed once, and no pattern here can backtrack over more than a bounded window. A reply longer
+// than MAX_TEXT_CALL_CHARS is not searched at all, and nothing here throws, whatever the text.
+import { MAX_NESTING_DEPTH, MAX_TEXT_CALL_CHARS, nestsDeeperThan } from './limits.ts';
+import { isSpaceCode, TextJson } from './text-json.ts';
 import type { ToolSpec } from './types.ts';
-import { jsonAt, jsonRun, type JsonSpan } from './text-json.ts';
 
 export interface TextCall {
   name: string;
@@ -33,6 +39,8 @@ export function toolResolver(toolset: readonly ToolSpec[]): (name: unknown) => s
 }
 
 const ARG_KEYS = ['arguments', 'parameters', 'args', 'input', 'params'] as const;
+const CALL_KEYS = new Set<string>(['name', 'tool', 'tool_name', 'function', 'type', 'id', ...ARG_KEYS]);
+const WRAPPER_KEYS = new Set(['tool_calls', 'content', 'role']);
 
 function asCall(v: unknown, resolve: (n: unknown) => string | undefined): TextCall | undefined {
   if (!isObj(v)) return undefined;
@@ -48,7 +56,7 @@ function asCall(v: unknown, resolve: (n: unknown) => string | undefined): TextCa
   const keys = Object.keys(v);
   const argKey = ARG_KEYS.find((k) => k in v);
   // Anything else beside name/arguments means this is some other object that happens to have a name.
-  if (keys.some((k) => !['name', 'tool', 'tool_name', 'function', 'type', 'id', ...ARG_KEYS].includes(k))) return undefined;
+  if (keys.some((k) => !CALL_KEYS.has(k))) return undefined;
   let args: unknown = argKey ? v[argKey] : {};
   if (typeof args === 'string') {
     try {
@@ -56,6 +64,8 @@ function asCall(v: unknown, resolve: (n: unknown) => string | undefined): TextCa
     } catch {
       return undefined;
     }
+    // Arguments encoded as a string escaped the depth check of the text around them.
+    if (nestsDeeperThan(args, MAX_NESTING_DEPTH)) return undefined;
   }
   if (args === null || args === undefined) args = {};
   if (!isObj(args)) return undefined;
@@ -74,23 +84,23 @@ function asCalls(v: unknown, resolve: (n: unknown) => string | undefined): TextC
     }
     return out;
   }
-  if (isObj(v) && Array.isArray(v.tool_calls) && Object.keys(v).every((k) => ['tool_calls', 'content', 'role'].includes(k)))
+  if (isObj(v) && Array.isArray(v.tool_calls) && Object.keys(v).every((k) => WRAPPER_KEYS.has(k)))
     return asCalls(v.tool_calls, resolve);
   const c = asCall(v, resolve);
   return c ? [c] : undefined;
 }
 
-// Openers that announce a call (their presence makes a JSON value a call, not an illustration).
-const TAG_OPENERS = /<tool_call>|<function_call>|<functioncall>|<\|im_start\|>(?:assistant)?|<\|end_header_id\|>|<\|python_tag\|>|\[TOOL_CALLS\]|<\?xml[^>]*\?>/g;
-const CLOSERS = /^\s*(<\/tool_call>|<\/function_call>|<\/functioncall>|<\|im_end\|>|<\|eot_id\|>|<\?xml[^>]*\/?>)/;
-// A sentence right before the JSON that says it is only an example.
+// Openers that announce a call (their presence makes a JSON value a call, not an illustration). An
+// XML declaration `<?xml … ?>` is one too; its end is found by `xmlDeclEnd`, not by the pattern.
+const TAG_OPENERS = /<tool_call>|<function_call>|<functioncall>|<\|im_start\|>(?:assistant)?|<\|end_header_id\|>|<\|python_tag\|>|\[TOOL_CALLS\]|<\?xml/g;
+const CLOSERS = ['</tool_call>', '</function_call>', '</functioncall>', '<|im_end|>', '<|eot_id|>'];
+// A sentence right before the JSON that says it is only an example (tested on one line of at most
+// 200 characters, so its backtracking is bounded).
 const EXAMPLE_CUE = /\b(for example|for instance|e\.g\.|example|sample|such as|would look like|might look like|looks like|look like|format would be|hypothetical)\b[^.\n]*[:.]?\s*$/i;
-
-/** The prose just before `at` (past whitespace and a fence opener) says what follows is an example. */
-function isExample(text: string, at: number): boolean {
-  const before = text.slice(Math.max(0, at - 200), at).replace(/\s*(```[\w+-]*)?\s*$/, '');
-  return EXAMPLE_CUE.test(before);
-}
+const EXAMPLE_WINDOW = 200;
+const FENCE_OPENER = /```[\w+-]*[ \t]*\n/g;
+const LINE_START_JSON = /(^|\n)[ \t]*(?=[{[])/g;
+const AFTER_COLON_JSON = /[:=][ \t]*(?=\{)/g;
 
 interface Region {
   start: number;
@@ -98,76 +108,201 @@ interface Region {
   calls: TextCall[];
 }
 
+/** One extraction over one text: the candidate positions, what is known about each, the regions taken. */
+class Extraction {
+  readonly json: TextJson;
+  readonly regions: Region[] = [];
+  private readonly covered: Uint8Array;
+  private readonly callsMemo = new Map<number, TextCall[] | null>();
+  /** Per value start: 0 unknown, else 1 + 2 × end of the run it begins + 1 when every value of it is a call. */
+  private readonly runMemo: Int32Array;
+  private gtFrom = 0;
+  private gtAt = -2;
+
+  constructor(
+    readonly text: string,
+    readonly resolve: (n: unknown) => string | undefined,
+  ) {
+    this.json = new TextJson(text);
+    this.covered = new Uint8Array(text.length + 1);
+    this.runMemo = new Int32Array(text.length + 1);
+  }
+
+  taken(i: number): boolean {
+    return this.covered[i] === 1;
+  }
+
+  add(region: Region): void {
+    this.regions.push(region);
+    this.covered.fill(1, region.start, region.end);
+  }
+
+  /** The calls the JSON value starting exactly at `at` stands for, or null (remembered per position). */
+  callsAt(at: number): TextCall[] | null {
+    let c = this.callsMemo.get(at);
+    if (c === undefined) {
+      const v = this.json.jsonAt(at);
+      c = v && v.start === at ? (asCalls(v.value, this.resolve) ?? null) : null;
+      this.callsMemo.set(at, c);
+    }
+    return c;
+  }
+
+  /**
+   * The run of consecutive values starting at `at` (a value start): where it ends and whether all of
+   * its values are calls. Followed iteratively once; every start on the way is remembered.
+   */
+  run(at: number): { end: number; allCalls: boolean } | undefined {
+    const chain: number[] = [];
+    let tail = 0; // the encoded run of the first remembered start met, 0 when the run ended first
+    for (let s = at; ; ) {
+      tail = this.runMemo[s]!;
+      if (tail !== 0) break;
+      const v = this.json.jsonAt(s);
+      if (!v || v.start !== s) break;
+      chain.push(s);
+      s = this.json.nextInRun(v.end);
+    }
+    for (let k = chain.length - 1; k >= 0; k--) {
+      const s = chain[k]!;
+      const isCall = this.callsAt(s) !== null;
+      const end = tail !== 0 ? (tail - 1) >> 1 : this.json.jsonAt(s)!.end;
+      const allCalls = isCall && (tail === 0 || (tail - 1) % 2 === 1);
+      tail = 1 + 2 * end + (allCalls ? 1 : 0);
+      this.runMemo[s] = tail;
+    }
+    return tail === 0 ? undefined : { end: (tail - 1) >> 1, allCalls: (tail - 1) % 2 === 1 };
+  }
+
+  /** The calls of every value of the run starting at `at`, in order (only when all are calls). */
+  runCalls(at: number): TextCall[] {
+    const out: TextCall[] = [];
+    for (let v = this.json.jsonAt(at); v; v = this.json.jsonAt(this.json.nextInRun(v.end))) out.push(...this.callsAt(v.start)!);
+    return out;
+  }
+
+  /** The first `>` at or after `from` (-1: none), remembered so that ascending questions scan once. */
+  nextGt(from: number): number {
+    if (from < this.gtFrom || this.gtAt === -2 || (this.gtAt >= 0 && from > this.gtAt)) {
+      this.gtFrom = from;
+      this.gtAt = this.text.indexOf('>', from);
+    }
+    return this.gtAt;
+  }
+
+  /** End of an XML declaration `<?xml … ?>` opening at `at`, or -1 (as /<\?xml[^>]*\?>/ reads it). */
+  xmlDeclEnd(at: number): number {
+    const gt = this.nextGt(at + 5);
+    return gt >= at + 6 && this.text[gt - 1] === '?' ? gt + 1 : -1;
+  }
+
+  /** Past whitespace and one closing tag right after a call (`</tool_call>`, `<|im_end|>`, `<?xml …>`). */
+  closerEnd(end: number): number {
+    let i = end;
+    while (i < this.text.length && isSpaceCode(this.text.charCodeAt(i))) i++;
+    for (const c of CLOSERS) if (this.text.startsWith(c, i)) return i + c.length;
+    if (this.text.startsWith('<?xml', i)) {
+      const gt = this.nextGt(i + 5);
+      if (gt >= 0) return gt + 1;
+    }
+    return end;
+  }
+
+  /** The prose just before `at` (past whitespace and a fence opener) says what follows is an example. */
+  isExample(at: number): boolean {
+    const from = Math.max(0, at - EXAMPLE_WINDOW);
+    const t = this.text;
+    // Strip the longest tail of the form \s* (```[\w+-]*)? \s*.
+    let i = at;
+    while (i > from && isSpaceCode(t.charCodeAt(i - 1))) i--;
+    let w = i;
+    while (w > from && /[\w+-]/.test(t[w - 1]!)) w--;
+    if (w - 3 >= from && t.startsWith('```', w - 3)) {
+      i = w - 3;
+      while (i > from && isSpaceCode(t.charCodeAt(i - 1))) i--;
+    }
+    // The cue and what follows it lie on one line, so only the last line is read.
+    const lineStart = Math.max(from, t.lastIndexOf('\n', i - 1) + 1);
+    return EXAMPLE_CUE.test(t.slice(lineStart, i));
+  }
+
+  /** The region a run of calls from `from` would make, starting at `regionStart`; undefined when it is not one. */
+  candidate(from: number, regionStart: number, tagged: boolean): Region | undefined {
+    let at = from;
+    while (at < this.text.length && isSpaceCode(this.text.charCodeAt(at))) at++;
+    const run = this.run(at);
+    if (!run || !run.allCalls) return undefined;
+    if (!tagged && this.isExample(regionStart)) return undefined;
+    return { start: regionStart, end: this.closerEnd(run.end), calls: this.runCalls(at) };
+  }
+
+  tryRun(from: number, regionStart: number, tagged: boolean): boolean {
+    const r = this.candidate(from, regionStart, tagged);
+    if (r) this.add(r);
+    return r !== undefined;
+  }
+}
+
 export function extractTextCalls(
   text: string,
   toolset: readonly ToolSpec[],
 ): { calls: TextCall[]; visibleText: string } {
-  const resolve = toolResolver(toolset);
-  const regions: Region[] = [];
-  const taken = (i: number) => regions.some((r) => i >= r.start && i < r.end);
-
-  const tryRun = (from: number, regionStart: number, tagged: boolean): boolean => {
-    const run = jsonRun(text, from);
-    if (run.length === 0) return false;
-    const calls: TextCall[] = [];
-    for (const v of run) {
-      const c = asCalls(v.value, resolve);
-      if (!c) return false;
-      calls.push(...c);
-    }
-    if (!tagged && isExample(text, regionStart)) return false;
-    let end = run[run.length - 1]!.end;
-    const close = CLOSERS.exec(text.slice(end));
-    if (close) end += close[0].length;
-    regions.push({ start: regionStart, end, calls });
-    return true;
-  };
+  // Longer than any reply a model writes: not searched, shown as it is.
+  if (text.length > MAX_TEXT_CALL_CHARS) return { calls: [], visibleText: text };
+  const x = new Extraction(text, toolResolver(toolset));
+  const { json, resolve } = x;
 
   // 1. Tagged forms.
-  for (const m of text.matchAll(TAG_OPENERS)) {
-    const at = m.index!;
-    if (taken(at)) continue;
-    tryRun(at + m[0].length, at, true);
+  TAG_OPENERS.lastIndex = 0;
+  for (let m = TAG_OPENERS.exec(text); m; m = TAG_OPENERS.exec(text)) {
+    const at = m.index;
+    let end = at + m[0].length;
+    if (m[0] === '<?xml') {
+      end = x.xmlDeclEnd(at);
+      if (end < 0) continue;
+      TAG_OPENERS.lastIndex = end;
+    }
+    if (x.taken(at)) continue;
+    x.tryRun(end, at, true);
   }
   // 2. Code fences: ```json, ``` or another language holding a call.
-  for (const m of text.matchAll(/```[\w+-]*[ \t]*\n/g)) {
+  for (const m of text.matchAll(FENCE_OPENER)) {
     const at = m.index!;
-    if (taken(at)) continue;
-    const closeAt = text.indexOf('```', at + m[0].length);
-    const inner = jsonRun(text, at + m[0].length);
-    if (inner.length === 0) continue;
-    const innerEnd = inner[inner.length - 1]!.end;
+    if (x.taken(at)) continue;
+    const bodyAt = at + m[0].length;
+    const closeAt = text.indexOf('```', bodyAt);
+    let first = bodyAt;
+    while (first < text.length && isSpaceCode(text.charCodeAt(first))) first++;
+    const inner = x.run(first);
+    if (!inner) continue;
     // The fence must hold the JSON and nothing else.
-    if (closeAt >= 0 && text.slice(innerEnd, closeAt).trim() !== '') continue;
-    if (tryRun(at + m[0].length, at, false)) {
-      const r = regions[regions.length - 1]!;
-      if (closeAt >= 0) r.end = closeAt + 3;
-    }
+    if (closeAt >= 0 && text.slice(inner.end, closeAt).trim() !== '') continue;
+    const r = x.candidate(bodyAt, at, false);
+    if (!r) continue;
+    if (closeAt >= 0) r.end = closeAt + 3;
+    x.add(r);
   }
   // 3. A JSON value at the start of a line (bare JSON, prose then JSON), or a tool name on its own
   //    line with the arguments object on the next.
-  for (const m of text.matchAll(/(^|\n)[ \t]*(?=[{[])/g)) {
+  for (const m of text.matchAll(LINE_START_JSON)) {
     const at = m.index! + m[0].length;
-    if (taken(at)) continue;
-    if (tryRun(at, at, false)) continue;
-    const lineStart = m.index! + (m[1] ? 1 : 0);
-    const prev = previousLine(text, lineStart);
-    if (!prev) continue;
-    const name = resolve(prev.line.trim().replace(/[:(]\s*$/, ''));
-    const v = jsonAt(text, at);
-    if (name && v && isObj(v.value) && !asCalls(v.value, resolve)) {
-      regions.push({ start: prev.start, end: v.end, calls: [{ name, arguments: v.value }] });
-    }
+    if (x.taken(at)) continue;
+    if (x.tryRun(at, at, false)) continue;
+    const v = json.jsonAt(at);
+    if (!v || !isObj(v.value) || x.callsAt(v.start) !== null) continue;
+    const prev = previousLine(text, m.index! + (m[1] ? 1 : 0));
+    const name = prev && resolve(prev.line.trim().replace(/[:(]\s*$/, ''));
+    if (prev && name) x.add({ start: prev.start, end: v.end, calls: [{ name, arguments: v.value }] });
   }
   // 4. JSON in the same line after a colon ("Here is the call: {...}") or an assignment in a
   //    snippet (`data = {"name": …, "arguments": …}`).
-  for (const m of text.matchAll(/[:=][ \t]*(?=\{)/g)) {
+  for (const m of text.matchAll(AFTER_COLON_JSON)) {
     const at = m.index! + m[0].length;
-    if (taken(at)) continue;
-    tryRun(at, at, false);
+    if (x.taken(at)) continue;
+    x.tryRun(at, at, false);
   }
 
-  regions.sort((a, b) => a.start - b.start);
+  const regions = [...x.regions].sort((a, b) => a.start - b.start);
   const calls = regions.flatMap((r) => r.calls);
   let visibleText = text;
   if (regions.length > 0) {
@@ -179,7 +314,7 @@ export function extractTextCalls(
     }
     visibleText = tidy(out + text.slice(i));
   } else {
-    visibleText = stripEchoedResult(text);
+    visibleText = stripEchoedResult(text, json);
   }
   return { calls, visibleText };
 }
@@ -200,10 +335,10 @@ function tidy(s: string): string {
 }
 
 /** A reply that opens by echoing a tool result as JSON, then speaks: the reader sees the speech. */
-function stripEchoedResult(text: string): string {
+function stripEchoedResult(text: string, json: TextJson): string {
   const lead = /^\s*/.exec(text)![0].length;
   if (text[lead] !== '{') return text;
-  const v: JsonSpan | undefined = jsonAt(text, lead);
+  const v = json.jsonAt(lead);
   if (!v || !isObj(v.value)) return text;
   const rest = text.slice(v.end).trim();
   return rest === '' ? text : rest;

@@ -1,48 +1,15 @@
 // Finding JSON values inside free text: where a balanced `{…}` / `[…]` starts and ends (strings and
-// escapes respected), then parsing it strictly or with the few repairs a model's hand-written JSON
-// needs (trailing commas, Python literals). Nothing here guesses at a truncated value: an unbalanced
-// value is simply not found.
-
-/** Index just past the bracket that closes the one at `start`, or -1. */
-export function balancedEnd(text: string, start: number): number {
-  const open = text[start];
-  if (open !== '{' && open !== '[') return -1;
-  const stack: string[] = [];
-  let inStr = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i]!;
-    if (inStr) {
-      if (c === '\\') i++;
-      else if (c === '"') inStr = false;
-      continue;
-    }
-    if (c === '"') inStr = true;
-    else if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
-    else if (c === '}' || c === ']') {
-      if (stack.pop() !== c) return -1;
-      if (stack.length === 0) return i + 1;
-    }
-  }
-  return -1;
-}
-
-export function parseLoose(src: string): unknown {
-  try {
-    return JSON.parse(src);
-  } catch {
-    // fall through to the repairs below
-  }
-  const fixed = src
-    .replace(/,\s*([}\]])/g, '$1')
-    .replace(/(?<=[:\[,]\s*)True\b/g, 'true')
-    .replace(/(?<=[:\[,]\s*)False\b/g, 'false')
-    .replace(/(?<=[:\[,]\s*)None\b/g, 'null');
-  try {
-    return JSON.parse(fixed);
-  } catch {
-    return undefined;
-  }
-}
+// escapes respected), and its value, read strictly or with the few repairs a model's hand-written JSON
+// needs (trailing commas, Python's True/False/None). Nothing here guesses at a truncated value: an
+// unbalanced value is simply not found.
+//
+// Extraction asks about many start positions in one text (every `{` at a line start, after a colon, in
+// a fence…), often nested in one another. So one `TextJson` per text remembers, for every bracket a
+// scan has passed, where it closes, how deep it nests and what it parses to: a later question about a
+// bracket already seen is answered without reading its span again, and the whole extraction stays
+// linear in the text. Values nested deeper than the depth cap are not found at all (nothing
+// downstream then has to walk them).
+import { MAX_NESTING_DEPTH } from './limits.ts';
 
 export interface JsonSpan {
   start: number;
@@ -50,26 +17,254 @@ export interface JsonSpan {
   value: unknown;
 }
 
-/** The JSON value starting at `start` (after optional whitespace), if there is a complete one. */
-export function jsonAt(text: string, start: number): JsonSpan | undefined {
-  let i = start;
-  while (i < text.length && /\s/.test(text[i]!)) i++;
-  const end = balancedEnd(text, i);
-  if (end < 0) return undefined;
-  const value = parseLoose(text.slice(i, end));
-  return value === undefined ? undefined : { start: i, end, value };
+const UNKNOWN = -2;
+const FAIL = Symbol('not JSON');
+const MAX_HEIGHT = 255;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/** JSON's own whitespace (space, tab, line feed, carriage return). */
+const isJsonSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+/** JavaScript's `\s` (what the regex-based reading this replaced accepted between values). */
+export function isSpaceCode(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const closerOf = (c: number) => (c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET);
+
+export class TextJson {
+  /** Index just past a bracket's matching close, -1 when it never closes, UNKNOWN before a scan. */
+  private readonly close: Int32Array;
+  /** Nesting depth of the value a bracket opens (`{}` is 1), capped at MAX_HEIGHT. */
+  private readonly height: Uint8Array;
+  /** What each container read so far holds (its end is `close`), or FAIL. */
+  private readonly parsed = new Map<number, unknown>();
+  private readonly openStack: number[] = [];
+  private readonly innerStack: number[] = [];
+
+  constructor(
+    readonly text: string,
+    readonly maxDepth: number = MAX_NESTING_DEPTH,
+  ) {
+    this.close = new Int32Array(text.length).fill(UNKNOWN);
+    this.height = new Uint8Array(text.length);
+  }
+
+  /**
+   * Index just past the bracket that closes the one at `start`, or -1. One left-to-right scan that
+   * records the close of every bracket it opens and jumps over brackets an earlier scan resolved.
+   */
+  balancedEnd(start: number): number {
+    const t = this.text;
+    const first = t.charCodeAt(start);
+    if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return -1;
+    if (this.close[start] !== UNKNOWN) return this.close[start]!;
+    const open = this.openStack;
+    const inner = this.innerStack; // deepest child height per open bracket
+    open.length = 0;
+    inner.length = 0;
+    let inString = false;
+    for (let i = start; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      if (inString) {
+        if (c === BACKSLASH) i++;
+        else if (c === QUOTE) inString = false;
+        continue;
+      }
+      if (c === QUOTE) inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        const known = this.close[i]!;
+        if (known === UNKNOWN) {
+          open.push(i);
+          inner.push(0);
+        } else if (known < 0) {
+          break; // it never closes on its own, so nothing around it does either
+        } else {
+          const top = inner.length - 1;
+          if (this.height[i]! > inner[top]!) inner[top] = this.height[i]!;
+          i = known - 1;
+        }
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        const o = open[open.length - 1]!;
+        if (closerOf(t.charCodeAt(o)) !== c) break;
+        open.pop();
+        const h = Math.min(MAX_HEIGHT, inner.pop()! + 1);
+        this.close[o] = i + 1;
+        this.height[o] = h;
+        if (open.length === 0) return i + 1;
+        if (h > inner[inner.length - 1]!) inner[inner.length - 1] = h;
+      }
+    }
+    // A mismatched closer or the end of the text: every bracket still open fails the same way.
+    for (const o of open) this.close[o] = -1;
+    return -1;
+  }
+
+  /** The JSON value starting at `start` (after optional whitespace), if there is a complete one. */
+  jsonAt(start: number): JsonSpan | undefined {
+    let i = start;
+    while (i < this.text.length && isSpaceCode(this.text.charCodeAt(i))) i++;
+    const end = this.balancedEnd(i);
+    if (end < 0 || this.height[i]! > this.maxDepth) return undefined;
+    const r = this.containerAt(i);
+    return r === FAIL ? undefined : { start: i, end, value: r.value };
+  }
+
+  /** Where the next value of a run may start after a value ending at `end`: past whitespace, `,` and `;`. */
+  nextInRun(end: number): number {
+    let i = end;
+    for (let c = this.text.charCodeAt(i); c === COMMA || c === 0x3b || isSpaceCode(c); c = this.text.charCodeAt(++i));
+    return i;
+  }
+
+  /** Consecutive JSON values from `start`, separated by whitespace, commas or semicolons only. */
+  jsonRun(start: number): JsonSpan[] {
+    const out: JsonSpan[] = [];
+    for (let v = this.jsonAt(start); v; v = this.jsonAt(this.nextInRun(v.end))) out.push(v);
+    return out;
+  }
+
+  // ---- reading a balanced span: JSON, plus trailing commas and True/False/None -------------------
+  // A small recursive-descent reader instead of JSON.parse over a rewritten copy, so that each
+  // container is read once however many spans contain it (results are remembered by position), and
+  // the repairs never touch string contents. Recursion is bounded: only spans no deeper than maxDepth
+  // are read.
+
+  private containerAt(at: number): { value: unknown; end: number } | typeof FAIL {
+    if (this.parsed.has(at)) {
+      const value = this.parsed.get(at);
+      return value === FAIL ? FAIL : { value, end: this.close[at]! };
+    }
+    const r = this.readContainer(at);
+    this.parsed.set(at, r === FAIL ? FAIL : r.value);
+    return r;
+  }
+
+  private skipJsonSpace(i: number): number {
+    while (i < this.text.length && isJsonSpace(this.text.charCodeAt(i))) i++;
+    return i;
+  }
+
+  /** After a comma: the index of the container's closer when only whitespace lies between (a trailing comma). */
+  private trailingCloser(i: number, closer: number): number {
+    let j = i;
+    while (j < this.text.length && isSpaceCode(this.text.charCodeAt(j))) j++;
+    return this.text.charCodeAt(j) === closer ? j : -1;
+  }
+
+  private readContainer(at: number): { value: unknown; end: number } | typeof FAIL {
+    const t = this.text;
+    const opener = t.charCodeAt(at);
+    const closer = closerOf(opener);
+    const isObject = opener === OPEN_BRACE;
+    const out: unknown[] | Record<string, unknown> = isObject ? {} : [];
+    let i = this.skipJsonSpace(at + 1);
+    if (t.charCodeAt(i) === closer) return { value: out, end: i + 1 };
+    if (t.charCodeAt(i) === COMMA) {
+      // `[,]` / `{,}`: a lone comma before the closer reads as empty.
+      const j = this.trailingCloser(i + 1, closer);
+      return j < 0 ? FAIL : { value: out, end: j + 1 };
+    }
+    for (;;) {
+      let key = '';
+      if (isObject) {
+        if (t.charCodeAt(i) !== QUOTE) return FAIL;
+        const k = this.readString(i);
+        if (k === FAIL) return FAIL;
+        key = k.value;
+        i = this.skipJsonSpace(k.end);
+        if (t.charCodeAt(i) !== COLON) return FAIL;
+        i = this.skipJsonSpace(i + 1);
+      }
+      const v = this.readValue(i);
+      if (v === FAIL) return FAIL;
+      if (isObject) setKey(out as Record<string, unknown>, key, v.value);
+      else (out as unknown[]).push(v.value);
+      i = this.skipJsonSpace(v.end);
+      const c = t.charCodeAt(i);
+      if (c === closer) return { value: out, end: i + 1 };
+      if (c !== COMMA) return FAIL;
+      const trailing = this.trailingCloser(i + 1, closer);
+      if (trailing >= 0) return { value: out, end: trailing + 1 };
+      i = this.skipJsonSpace(i + 1);
+    }
+  }
+
+  private readValue(i: number): { value: unknown; end: number } | typeof FAIL {
+    const t = this.text;
+    const c = t.charCodeAt(i);
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) return this.containerAt(i);
+    if (c === QUOTE) return this.readString(i);
+    if (c === 0x2d || isDigit(c)) return this.readNumber(i);
+    for (const [word, value] of LITERALS) if (t.startsWith(word, i)) return { value, end: i + word.length };
+    return FAIL;
+  }
+
+  private readString(i: number): { value: string; end: number } | typeof FAIL {
+    const t = this.text;
+    for (let j = i + 1; j < t.length; j++) {
+      const c = t.charCodeAt(j);
+      if (c === BACKSLASH) j++;
+      else if (c === QUOTE) {
+        try {
+          return { value: JSON.parse(t.slice(i, j + 1)) as string, end: j + 1 };
+        } catch {
+          return FAIL; // a control character or a bad escape
+        }
+      }
+    }
+    return FAIL;
+  }
+
+  /** JSON's number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)? */
+  private readNumber(i: number): { value: number; end: number } | typeof FAIL {
+    const t = this.text;
+    let j = i;
+    if (t.charCodeAt(j) === 0x2d) j++;
+    if (t.charCodeAt(j) === 0x30) j++;
+    else if (isDigit(t.charCodeAt(j))) while (isDigit(t.charCodeAt(j))) j++;
+    else return FAIL;
+    if (t.charCodeAt(j) === 0x2e) {
+      j++;
+      if (!isDigit(t.charCodeAt(j))) return FAIL;
+      while (isDigit(t.charCodeAt(j))) j++;
+    }
+    if (t.charCodeAt(j) === 0x65 || t.charCodeAt(j) === 0x45) {
+      j++;
+      if (t.charCodeAt(j) === 0x2b || t.charCodeAt(j) === 0x2d) j++;
+      if (!isDigit(t.charCodeAt(j))) return FAIL;
+      while (isDigit(t.charCodeAt(j))) j++;
+    }
+    return { value: Number(t.slice(i, j)), end: j };
+  }
 }
 
-/** Consecutive JSON values from `start`, separated by whitespace, commas or newlines only. */
-export function jsonRun(text: string, start: number): JsonSpan[] {
-  const out: JsonSpan[] = [];
-  let i = start;
-  for (;;) {
-    const v = jsonAt(text, i);
-    if (!v) break;
-    out.push(v);
-    i = v.end;
-    while (i < text.length && /[\s,;]/.test(text[i]!)) i++;
-  }
-  return out;
+// JSON's literals and Python's, which a model writing JSON by hand uses (True → true …).
+const LITERALS: [string, unknown][] = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+  ['True', true],
+  ['False', false],
+  ['None', null],
+];
+
+/** Like JSON.parse: a `__proto__` key is an own property, never the prototype. */
+function setKey(o: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  else o[key] = value;
+}
+
+/** The balanced end of the bracket at `start` in `text`, for a single question (see TextJson for many). */
+export function balancedEnd(text: string, start: number): number {
+  return new TextJson(text).balancedEnd(start);
 }
