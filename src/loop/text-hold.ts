@@ -1,43 +1,156 @@
 // Text deltas go to the client as they arrive, except from the point where the text may be a tool
 // call written into the reply (a ```json fence, <tool_call>, a JSON object at the start of a line).
 // From there it is held until the completion ends, so that an extracted call is not also shown.
-const TRIGGER = /(?:^|\n)[ \t]*(?:\{|\[[ \t\r\n]*\{)|```|<tool_call|<\||\{"/;
-// A tail that may be the start of a trigger still being streamed ("`", "``", "<tool", "\n  [").
-const PARTIAL = /(?:`{1,2}|<(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l)?)?)?)?)?)?)?)?|\{|(?:^|\n)[ \t]*\[?[ \t\r\n]*)$/;
+//
+// A trigger is the first match in the whole text of
+//   /(?:^|\n)[ \t]*(?:\{|\[[ \t\r\n]*\{)|```|<tool_call|<\||\{"/
+// and a tail that may still become one is held back until the next delta decides it:
+//   /(?:`{1,2}|<(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l)?)?)?)?)?)?)?)?|\{|(?:^|\n)[ \t]*\[?[ \t\r\n]*)$/
+// Both are found by one pass over each delta with a few numbers of state, never by rescanning what
+// came before, so a long reply (or a long run of blank lines) costs time linear in its length. What is
+// shown does not depend on how the text was cut into deltas: after every delta it is the longest
+// prefix of the text so far in which neither a trigger nor a possible trigger starts.
+
+const FIXED_TRIGGERS = ['```', '<tool_call', '<|', '{"'];
+/** Characters of the text before a delta that a fixed trigger or a held tag can still start in. */
+const CARRY = 9;
+const TAG = '<tool_call';
+
+const isBlank = (c: string) => c === ' ' || c === '\t';
+const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
+const minStart = (a: number, b: number) => (a < 0 ? b : b < 0 ? a : Math.min(a, b));
 
 export class TextHold {
-  private text = '';
+  private readonly parts: string[] = [];
+  private joined: string | undefined = '';
+  private length = 0;
+  /** Index up to which the text has been shown. */
   private emitted = 0;
+  /** The text from `emitted` to the end, while not holding. */
+  private pending = '';
   private holding = false;
+  /** The last CARRY characters of the text. */
+  private carry = '';
+  // State of the text so far, as the patterns above need it (indexes into the whole text):
+  /** The last character ('' before any). */
+  private last = '';
+  /** Start of the trailing run of spaces and tabs, and the character before it ('' at the start). */
+  private blankStart = 0;
+  private beforeBlank = '';
+  /** Start of the trailing run of spaces, tabs, CR and LF (= length when there is none), its first LF or -1. */
+  private wsStart = 0;
+  private wsFirstNewline = -1;
+  /** When the last character that is not whitespace is a `[` opening a line: where that line opening starts. */
+  private bracketLine = -1;
 
   /** Adds a delta; returns the part that can be shown now. */
   push(delta: string): string {
-    this.text += delta;
+    if (delta === '') return '';
+    this.parts.push(delta);
+    this.joined = undefined;
+    const base = this.length;
+    this.length += delta.length;
     if (this.holding) return '';
-    const rest = this.text.slice(this.emitted);
-    const trigger = TRIGGER.exec(rest);
-    let upTo: number;
-    if (trigger) {
-      this.holding = true;
-      upTo = this.emitted + trigger.index;
-    } else {
-      const partial = PARTIAL.exec(rest);
-      upTo = this.emitted + (partial ? partial.index : rest.length);
+
+    // The earliest fixed trigger that ends in this delta (it may start in the carried characters).
+    const window = this.carry + delta;
+    const windowStart = base - this.carry.length;
+    let trigger = -1;
+    for (const t of FIXED_TRIGGERS) {
+      const at = window.indexOf(t);
+      if (at >= 0) trigger = minStart(trigger, windowStart + at);
     }
-    const out = this.text.slice(this.emitted, upTo);
+    // The line-start trigger, one character at a time.
+    for (let k = 0; k < delta.length; k++) {
+      const i = base + k;
+      // A line-start trigger completing at a `{` may start before a fixed trigger found at that `{`.
+      if (trigger >= 0 && i > trigger) break;
+      const c = delta[k]!;
+      if (c === '{') {
+        const h = minStart(this.lineOpening(i), this.bracketLine);
+        if (h >= 0) {
+          trigger = minStart(trigger, h);
+          break;
+        }
+      }
+      this.advance(c, i);
+    }
+    this.carry = window.slice(-CARRY);
+
+    let upTo: number;
+    if (trigger >= 0) {
+      this.holding = true;
+      upTo = trigger;
+    } else {
+      upTo = this.heldTail();
+    }
+    if (upTo <= this.emitted) {
+      this.pending += delta;
+      return '';
+    }
+    const text = this.pending + delta;
+    const out = text.slice(0, upTo - this.emitted);
+    this.pending = this.holding ? '' : text.slice(upTo - this.emitted);
     this.emitted = upTo;
     return out;
   }
 
   get full(): string {
-    return this.text;
+    this.joined ??= this.parts.join('');
+    return this.joined;
   }
 
   /** At the end of the completion: what is still to be shown, given the text the client should end up seeing. */
-  release(visible: string = this.text): string {
-    const shown = this.text.slice(0, this.emitted);
+  release(visible: string = this.full): string {
+    const shown = this.full.slice(0, this.emitted);
     const out = visible.startsWith(shown) ? visible.slice(shown.length) : '';
-    this.emitted = this.text.length;
+    this.emitted = this.length;
+    this.pending = '';
     return out;
+  }
+
+  /** Updates the state for character `c` at index `i`. */
+  private advance(c: string, i: number): void {
+    if (isBlank(c) && !isBlank(this.last)) {
+      this.blankStart = i;
+      this.beforeBlank = this.last;
+    }
+    if (isSpace(c)) {
+      if (!isSpace(this.last)) {
+        this.wsStart = i;
+        this.wsFirstNewline = -1;
+      }
+      if (c === '\n' && this.wsFirstNewline < 0) this.wsFirstNewline = i;
+    } else {
+      this.bracketLine = c === '[' ? this.lineOpening(i) : -1;
+      this.wsStart = i + 1;
+      this.wsFirstNewline = -1;
+    }
+    this.last = c;
+  }
+
+  /** Where `(?:^|\n)[ \t]*` ending just before index `i` starts (its `\n`, or 0), or -1 when there is none. */
+  private lineOpening(i: number): number {
+    const blanks = isBlank(this.last);
+    const from = blanks ? this.blankStart : i;
+    if (from === 0) return 0;
+    return (blanks ? this.beforeBlank : this.last) === '\n' ? from - 1 : -1;
+  }
+
+  /** Where the held tail starts: the earliest start of a possible trigger at the end of the text. */
+  private heldTail(): number {
+    const n = this.length;
+    let tail = n;
+    // (?:^|\n)[ \t]*\[?[ \t\r\n]*$
+    if (this.wsStart === 0) tail = 0;
+    if (this.wsFirstNewline >= 0) tail = Math.min(tail, this.wsFirstNewline);
+    if (this.bracketLine >= 0) tail = Math.min(tail, this.bracketLine);
+    // `{1,2} | <, <t, … <tool_cal | {
+    const c = this.carry;
+    if (c.endsWith('``')) tail = Math.min(tail, n - 2);
+    else if (c.endsWith('`') || c.endsWith('{')) tail = Math.min(tail, n - 1);
+    const lt = c.lastIndexOf('<');
+    if (lt >= 0 && TAG.startsWith(c.slice(lt))) tail = Math.min(tail, n - (c.length - lt));
+    return tail;
   }
 }

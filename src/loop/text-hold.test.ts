@@ -1,0 +1,121 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TextHold } from './text-hold.ts';
+
+// The rule, written as the two patterns it is defined by (see text-hold.ts), applied to the whole text
+// so far. The class must show exactly this much after every delta, however the text is cut.
+const TRIGGER = /(?:^|\n)[ \t]*(?:\{|\[[ \t\r\n]*\{)|```|<tool_call|<\||\{"/;
+const PARTIAL = /(?:`{1,2}|<(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l)?)?)?)?)?)?)?)?|\{|(?:^|\n)[ \t]*\[?[ \t\r\n]*)$/;
+function shownBy(text: string): number {
+  const trigger = TRIGGER.exec(text);
+  if (trigger) return trigger.index;
+  return PARTIAL.exec(text)?.index ?? text.length;
+}
+
+/** Feeds `chunks`; returns what each push showed and what release() added. */
+function feed(chunks: string[], visible?: string): { pushed: string[]; released: string } {
+  const hold = new TextHold();
+  const pushed = chunks.map((c) => hold.push(c));
+  return { pushed, released: hold.release(visible) };
+}
+
+/** Cuts `text` at the given points (sorted, deduplicated, inside the text). */
+function cut(text: string, points: number[]): string[] {
+  const at = [...new Set(points.map((p) => p % (text.length + 1)))].sort((a, b) => a - b);
+  const out: string[] = [];
+  let from = 0;
+  for (const p of at) {
+    out.push(text.slice(from, p));
+    from = p;
+  }
+  out.push(text.slice(from));
+  return out;
+}
+
+// Text made of the characters the patterns care about, so that triggers and near-misses are common.
+const pieces = ['\n', ' ', '\t', '\r', '[', '{', '"', '`', '<', '|', 'tool_call', '<tool_cal', 'a', 'Hi. ', '{"', '```', '\n  [\n {', 'é', '😀'];
+const textArb = fc.oneof(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((p) => p.join('')), fc.string({ unit: 'grapheme', maxLength: 40 }));
+
+describe('TextHold', () => {
+  it('shows prose as it arrives', () => {
+    const hold = new TextHold();
+    expect(hold.push('The file ')).toBe('The file ');
+    expect(hold.push('is ready.')).toBe('is ready.');
+    expect(hold.release()).toBe('');
+  });
+
+  it('holds from a call written into the text until the completion ends', () => {
+    const hold = new TextHold();
+    expect(hold.push('Let me check.\n<tool_call>\n{"name"')).toBe('Let me check.\n');
+    expect(hold.push(': "read_file"}</tool_call>')).toBe('');
+    expect(hold.full).toBe('Let me check.\n<tool_call>\n{"name": "read_file"}</tool_call>');
+    // The loop releases what remains of the visible text once the call is extracted.
+    expect(hold.release('Let me check.')).toBe('');
+  });
+
+  it('holds a JSON object at a line start, a fence and an opening {" anywhere', () => {
+    expect(feed(['Here:\n  {"a": 1}']).pushed).toEqual(['Here:']);
+    expect(feed(['Code: ```json']).pushed).toEqual(['Code: ']);
+    expect(feed(['x = {"a": 1}']).pushed).toEqual(['x = ']);
+    expect(feed(['calls:\n[\n  {']).pushed).toEqual(['calls:']);
+  });
+
+  it('keeps back a tail that may still become a trigger, and shows it once it does not', () => {
+    const hold = new TextHold();
+    expect(hold.push('Run <too')).toBe('Run ');
+    expect(hold.push('k> now`')).toBe('<took> now');
+    expect(hold.push('x` and {')).toBe('`x` and ');
+    expect(hold.push('curly}\n')).toBe('{curly}');
+    expect(hold.push('  \n')).toBe('');
+    expect(hold.push('Done')).toBe('\n  \nDone');
+    expect(hold.release()).toBe('');
+  });
+
+  it('releases what was held when no call was extracted', () => {
+    const r = feed(['Example:\n', '{"a": 1}\n', 'end']);
+    expect(r.pushed.join('') + r.released).toBe('Example:\n{"a": 1}\nend');
+  });
+
+  it('releases nothing more when the visible text no longer starts with what was shown', () => {
+    expect(feed(['Hello\n{"name": "x"}'], 'Bye').released).toBe('');
+  });
+
+  it('shows exactly what the patterns allow after every delta, however the text is cut', () => {
+    fc.assert(
+      fc.property(textArb, fc.array(fc.nat(), { maxLength: 8 }), (text, points) => {
+        const chunks = cut(text, points);
+        const hold = new TextHold();
+        let shown = '';
+        let sofar = '';
+        for (const c of chunks) {
+          shown += hold.push(c);
+          sofar += c;
+          expect(shown).toBe(sofar.slice(0, shownBy(sofar)));
+        }
+        expect(hold.full).toBe(text);
+        expect(shown + hold.release()).toBe(text);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('gives the same output one character at a time as in one piece', () => {
+    fc.assert(
+      fc.property(textArb, (text) => {
+        const whole = feed([text]);
+        const chars = feed([...text]);
+        expect(chars.pushed.join('')).toBe(whole.pushed.join(''));
+        expect(chars.released).toBe(whole.released);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('reads a long run of blank lines in chunks without holding prose before it', () => {
+    const hold = new TextHold();
+    let shown = hold.push('Intro.');
+    for (let i = 0; i < 10_000; i++) shown += hold.push('\n \t');
+    expect(shown).toBe('Intro.');
+    expect(hold.push('Next.')).toBe('\n \t'.repeat(10_000) + 'Next.');
+  });
+});
