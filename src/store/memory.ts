@@ -14,12 +14,15 @@ import {
 } from './types.ts';
 import type { ChatMessage } from '../vocabulary.ts';
 import { interruptedMessages } from './interrupted.ts';
+import { afterSeqArg, type TurnEventRow, type TurnEventStore } from './turn-events.ts';
 
 class MemorySessions implements SessionStore {
   private sessions = new Map<string, { userId: string | null; messages: ChatMessage[] }>();
   private turns = new Map<string, TurnRecord>();
   /** The running turns and when each was claimed (ms): what closeInterrupted looks at. */
   private running = new Map<string, number>();
+  /** Turns a stop was asked for (agent_turns.stop_requested_at). */
+  private stopping = new Set<string>();
 
   async ensureSession(userId: string | null, sessionId?: string): Promise<string> {
     if (sessionId) {
@@ -58,6 +61,21 @@ class MemorySessions implements SessionStore {
     return { ...turn };
   }
 
+  async requestStop(turnId: string): Promise<boolean> {
+    if (this.turns.get(turnId)?.status !== 'running') return false;
+    this.stopping.add(turnId);
+    return true;
+  }
+
+  async stopRequested(turnId: string): Promise<boolean> {
+    return this.stopping.has(turnId);
+  }
+
+  /** For the turn events' foreign key. */
+  hasTurn(turnId: string): boolean {
+    return this.turns.has(turnId);
+  }
+
   async closeInterrupted({ claimedBefore, sessionId, limit = 100 }: CloseInterruptedOptions): Promise<TurnRecord[]> {
     const before = Date.parse(claimedBefore);
     if (Number.isNaN(before)) throw new Error(`closeInterrupted: claimedBefore must be an ISO timestamp, got ${JSON.stringify(claimedBefore)}`);
@@ -88,6 +106,38 @@ class MemorySessions implements SessionStore {
 
   async appendMessages(sessionId: string, _turnId: string, messages: ChatMessage[]): Promise<void> {
     this.sessions.get(sessionId)?.messages.push(...messages);
+  }
+}
+
+/** agent_turn_events in memory: its key (turn_id, seq), its checks and its foreign key to the turn. */
+class MemoryTurnEvents implements TurnEventStore {
+  /** Each turn's rows by first seq. */
+  private turns = new Map<string, Map<number, TurnEventRow>>();
+
+  constructor(private hasTurn: (turnId: string) => boolean) {}
+
+  async appendEvents(rows: TurnEventRow[]): Promise<void> {
+    // Every row is checked before any is kept: one statement in SQL, all or nothing.
+    for (const row of rows) {
+      if (!this.hasTurn(row.turnId)) throw new Error(`agent_turn_events: turn ${row.turnId} does not exist; create the turn before logging its events`);
+      if (!Number.isSafeInteger(row.seq) || row.seq < 1 || !Number.isSafeInteger(row.lastSeq) || row.lastSeq < row.seq) {
+        throw new RangeError(`agent_turn_events: a row needs whole numbers 1 ≤ seq ≤ lastSeq, got seq ${row.seq} and lastSeq ${row.lastSeq} (turn ${row.turnId})`);
+      }
+    }
+    for (const row of rows) {
+      let turn = this.turns.get(row.turnId);
+      if (!turn) this.turns.set(row.turnId, (turn = new Map()));
+      // A row already there (a retried write that did land) is kept as it was: on conflict do nothing.
+      if (!turn.has(row.seq)) turn.set(row.seq, structuredClone(row));
+    }
+  }
+
+  async eventsAfter(turnId: string, afterSeq: number): Promise<TurnEventRow[]> {
+    const after = afterSeqArg(afterSeq);
+    return [...(this.turns.get(turnId)?.values() ?? [])]
+      .filter((row) => row.lastSeq > after)
+      .sort((a, b) => a.seq - b.seq)
+      .map((row) => structuredClone(row));
   }
 }
 
@@ -136,8 +186,10 @@ export function createMemoryStorage(seed: Record<string, string> = {}): Storage 
   const workspaces = new Map<string, Map<string, WorkspaceFile>>();
   const memories = new Map<string, Memory[]>();
   const key = (scope: Scope) => `${scope.userId ?? 'local'}/${scope.sessionId}`;
+  const sessions = new MemorySessions();
   return {
-    sessions: new MemorySessions(),
+    sessions,
+    turnEvents: new MemoryTurnEvents((turnId) => sessions.hasTurn(turnId)),
     workspace(scope) {
       let files = workspaces.get(key(scope));
       if (!files) {

@@ -17,7 +17,20 @@ import {
 } from './types.ts';
 import type { ChatMessage } from '../vocabulary.ts';
 import { INTERRUPTED_NOTE } from './interrupted.ts';
-import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type MessageRow, type TurnDbRow } from './sql-rows.ts';
+import {
+  iso,
+  messageRow,
+  rowMessage,
+  toMemory,
+  toTurn,
+  toTurnEventRow,
+  turnEventDbRow,
+  type MemoryDbRow,
+  type MessageRow,
+  type TurnDbRow,
+  type TurnEventDbRow,
+} from './sql-rows.ts';
+import { afterSeqArg, type TurnEventRow, type TurnEventStore } from './turn-events.ts';
 import { decodeText, encodeDeep, encodeText } from './text-codec.ts';
 
 interface Queryable {
@@ -101,6 +114,22 @@ class SqlSessions implements SessionStore {
     await this.db.query(`update public.agent_turns set status = 'finished' where id = $1`, [turnId]);
   }
 
+  async requestStop(turnId: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `update public.agent_turns set stop_requested_at = now() where id = $1 and status = 'running' returning id`,
+      [turnId],
+    );
+    return rows.length > 0;
+  }
+
+  async stopRequested(turnId: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ stop: boolean }>(
+      'select stop_requested_at is not null as stop from public.agent_turns where id = $1',
+      [turnId],
+    );
+    return rows[0]?.stop === true;
+  }
+
   async closeInterrupted({ claimedBefore, sessionId, limit = 100 }: CloseInterruptedOptions): Promise<TurnRecord[]> {
     // agent_close_interrupted (migration 20261123000200): one statement, shared with the Supabase store.
     const { rows } = await this.db.query<TurnDbRow>('select * from public.agent_close_interrupted($1::timestamptz, $2::text, $3::text, $4::integer)', [
@@ -130,6 +159,31 @@ class SqlSessions implements SessionStore {
        order by m.n`,
       [sessionId, turnId, JSON.stringify(messages.map((m) => messageRow(m)))],
     );
+  }
+}
+
+class SqlTurnEvents implements TurnEventStore {
+  constructor(private db: Queryable) {}
+
+  async appendEvents(rows: TurnEventRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    // One statement for the batch; a row already there is a retried write that did land.
+    await this.db.query(
+      `insert into public.agent_turn_events (turn_id, seq, last_seq, event, data)
+       select r.turn_id, r.seq, r.last_seq, r.event, r.data
+       from jsonb_to_recordset($1::jsonb) as r(turn_id text, seq integer, last_seq integer, event text, data jsonb)
+       on conflict (turn_id, seq) do nothing`,
+      [JSON.stringify(rows.map(turnEventDbRow))],
+    );
+  }
+
+  async eventsAfter(turnId: string, afterSeq: number): Promise<TurnEventRow[]> {
+    const { rows } = await this.db.query<TurnEventDbRow>(
+      `select turn_id, seq, last_seq, event, data from public.agent_turn_events
+       where turn_id = $1 and last_seq > $2 order by seq`,
+      [turnId, afterSeqArg(afterSeq)],
+    );
+    return rows.map(toTurnEventRow);
   }
 }
 
@@ -209,6 +263,7 @@ class SqlMemories implements MemoryStore {
 export function createPgliteStorage(db: PgliteLike, options: SqlStorageOptions = {}): Storage {
   return {
     sessions: new SqlSessions(db, options.seed ?? {}),
+    turnEvents: new SqlTurnEvents(db),
     workspace: (scope) => new SqlWorkspace(db, scope),
     memory: (scope) => new SqlMemories(db, scope),
   };

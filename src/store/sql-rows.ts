@@ -1,9 +1,10 @@
-// Database rows <-> the store's values (messages, turns, memories), shared by the SQL stores: PGlite
+// Database rows <-> the store's values (messages, turns, memories, turn events), shared by the SQL stores: PGlite
 // returns timestamps as Date, PostgREST as ISO strings, so both are accepted. Text goes in through
 // encodeText and comes out through decodeText (text-codec.ts: NUL and lone surrogates).
 import { decodeDeep, decodeText, encodeDeep } from './text-codec.ts';
 import type { ChatMessage } from '../vocabulary.ts';
 import type { Memory, TurnRecord } from './types.ts';
+import type { TurnEventRow } from './turn-events.ts';
 
 export const iso = (v: string | Date): string => (v instanceof Date ? v : new Date(v)).toISOString();
 
@@ -73,3 +74,29 @@ export function rowMessage(stored: MessageRow): ChatMessage {
     }
   }
 }
+
+export interface TurnEventDbRow {
+  turn_id: string;
+  seq: number;
+  last_seq: number;
+  event: string;
+  data: unknown;
+}
+
+/** The agent_turn_events row to insert, the text in its data encoded (a text delta may hold anything). */
+export const turnEventDbRow = (r: TurnEventRow): TurnEventDbRow => ({
+  turn_id: r.turnId,
+  seq: r.seq,
+  last_seq: r.lastSeq,
+  event: r.event,
+  data: encodeDeep(r.data),
+});
+
+/** The row a stored one holds, its data decoded: exactly what turnEventDbRow was given. */
+export const toTurnEventRow = (r: TurnEventDbRow): TurnEventRow => ({
+  turnId: r.turn_id,
+  seq: r.seq,
+  lastSeq: r.last_seq,
+  event: r.event as TurnEventRow['event'],
+  data: decodeDeep(r.data),
+});

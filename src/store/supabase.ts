@@ -1,8 +1,21 @@
 // Storage on Supabase through supabase-js with the service role (RLS is bypassed, so every query that
 // can be scoped filters by the user id taken from the verified JWT). Same semantics as memory.ts.
-import type { DataClient } from '../activity/sinks/supabase.ts';
+import type { DataClient } from './data-client.ts';
 import { INTERRUPTED_NOTE } from './interrupted.ts';
-import { iso, messageRow, rowMessage, toMemory, toTurn, type MemoryDbRow, type MessageRow, type TurnDbRow } from './sql-rows.ts';
+import {
+  iso,
+  messageRow,
+  rowMessage,
+  toMemory,
+  toTurn,
+  toTurnEventRow,
+  turnEventDbRow,
+  type MemoryDbRow,
+  type MessageRow,
+  type TurnDbRow,
+  type TurnEventDbRow,
+} from './sql-rows.ts';
+import { afterSeqArg, type TurnEventRow, type TurnEventStore } from './turn-events.ts';
 import { decodeText, encodeText } from './text-codec.ts';
 import {
   SessionForbiddenError,
@@ -25,7 +38,7 @@ export interface SupabaseStorageOptions {
 }
 
 const TURN_COLUMNS = 'id, session_id, user_id, message, status, created_at';
-/** PostgREST on Supabase caps a response at 1000 rows by default; history pages through it. */
+/** PostgREST on Supabase caps a response at 1000 rows by default; history and turn events page through it. */
 const PAGE = 1000;
 
 function check<T>(result: { data: T; error: { message: string } | null }, what: string): T {
@@ -124,6 +137,25 @@ class SupabaseSessions implements SessionStore {
     check(await this.db.from('agent_turns').update({ status: 'finished' }).eq('id', turnId), 'agent_turns finish');
   }
 
+  async requestStop(turnId: string): Promise<boolean> {
+    // PATCH … WHERE status = 'running' RETURNING: one statement, so a turn finishing meanwhile is not marked.
+    const rows = rowsOf(
+      await this.db
+        .from('agent_turns')
+        .update({ stop_requested_at: new Date().toISOString() })
+        .eq('id', turnId)
+        .eq('status', 'running')
+        .select('id'),
+      'agent_turns stop',
+    );
+    return rows.length > 0;
+  }
+
+  async stopRequested(turnId: string): Promise<boolean> {
+    const row = check(await this.db.from('agent_turns').select('stop_requested_at').eq('id', turnId).maybeSingle(), 'agent_turns read');
+    return (row as { stop_requested_at: string | null } | null)?.stop_requested_at != null;
+  }
+
   async closeInterrupted({ claimedBefore, sessionId, limit = 100 }: CloseInterruptedOptions): Promise<TurnRecord[]> {
     // agent_close_interrupted (migration 20261123000200): one statement, shared with the PGlite store.
     const rows = rowsOf(
@@ -157,6 +189,42 @@ class SupabaseSessions implements SessionStore {
       await this.db.from('agent_messages').insert(messages.map((m) => ({ session_id: sessionId, turn_id: turnId, ...messageRow(m) }))),
       'agent_messages insert',
     );
+  }
+}
+
+class SupabaseTurnEvents implements TurnEventStore {
+  constructor(private db: DataClient) {}
+
+  async appendEvents(rows: TurnEventRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    // ignoreDuplicates: on conflict do nothing, so a retried write that did land changes nothing.
+    check(
+      await this.db.from('agent_turn_events').upsert(rows.map(turnEventDbRow), { onConflict: 'turn_id,seq', ignoreDuplicates: true }),
+      'agent_turn_events insert',
+    );
+  }
+
+  async eventsAfter(turnId: string, afterSeq: number): Promise<TurnEventRow[]> {
+    const after = afterSeqArg(afterSeq);
+    const out: TurnEventRow[] = [];
+    // Keyset pages (seq > the last one read): rows are only ever appended after the last, so none is
+    // skipped or read twice while the turn writes on.
+    for (let cursor = 0; ; ) {
+      const rows = rowsOf(
+        await this.db
+          .from('agent_turn_events')
+          .select('turn_id, seq, last_seq, event, data')
+          .eq('turn_id', turnId)
+          .gt('last_seq', after)
+          .gt('seq', cursor)
+          .order('seq')
+          .limit(PAGE),
+        'agent_turn_events read',
+      ) as TurnEventDbRow[];
+      out.push(...rows.map(toTurnEventRow));
+      if (rows.length < PAGE) return out;
+      cursor = rows.at(-1)!.seq;
+    }
   }
 }
 
@@ -250,6 +318,7 @@ class SupabaseMemories implements MemoryStore {
 export function createSupabaseStorage(client: DataClient, options: SupabaseStorageOptions = {}): Storage {
   return {
     sessions: new SupabaseSessions(client, options.seed ?? {}),
+    turnEvents: new SupabaseTurnEvents(client),
     workspace: (scope) => new SupabaseWorkspace(client, scope),
     memory: (scope) => new SupabaseMemories(client, scope),
   };

@@ -54,3 +54,17 @@ export function unpackEvents(rows: TurnEventRow[], afterSeq: number): LoggedEven
   }
   return out;
 }
+
+/** The largest seq agent_turn_events can hold (integer columns). */
+const MAX_SEQ = 2 ** 31 - 1;
+
+/**
+ * eventsAfter's position as every store compares it: a whole number ≥ 0 (0 for the whole turn), else a
+ * RangeError that says so. A position past any storable seq is clamped (it matches nothing either way).
+ */
+export function afterSeqArg(afterSeq: number): number {
+  if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
+    throw new RangeError(`eventsAfter: afterSeq must be a whole number ≥ 0 (the last seq the reader has, 0 for the whole turn), got ${String(afterSeq)}`);
+  }
+  return Math.min(afterSeq, MAX_SEQ);
+}

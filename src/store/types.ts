@@ -1,6 +1,7 @@
 // Persistence the HTTP layer and the tools need, behind interfaces so that the same app runs on an
 // in-memory store (tests), embedded PGlite (npm start) and Supabase through supabase-js (the edge).
 import type { ChatMessage } from '../vocabulary.ts';
+import type { TurnEventStore } from './turn-events.ts';
 
 export interface SessionRecord {
   id: string;
@@ -32,6 +33,14 @@ export interface SessionStore {
   /** Atomically moves a pending turn to running. Returns null when it is not pending (already run or running). */
   claimTurn(turnId: string): Promise<TurnRecord | null>;
   finishTurn(turnId: string): Promise<void>;
+  /**
+   * Asks a running turn to stop, wherever its producer runs (it polls stopRequested). Sets the turn's
+   * stop_requested_at when its status is running, in one conditional update; returns whether it was
+   * running (false for a pending, finished or unknown turn). Asking again is harmless.
+   */
+  requestStop(turnId: string): Promise<boolean>;
+  /** Whether a stop has been asked for the turn (false for an unknown turn). */
+  stopRequested(turnId: string): Promise<boolean>;
   /**
    * Closes turns a killed process left `running` (src/store/interrupted.ts says when): each turn claimed
    * before `claimedBefore` and still running becomes finished with outcome `interrupted`, and its session
@@ -96,6 +105,8 @@ export interface Scope {
 /** Everything persistent, opened for one scope. */
 export interface Storage {
   sessions: SessionStore;
+  /** Each turn's event log (src/store/turn-events.ts), for readers on other instances. */
+  turnEvents: TurnEventStore;
   workspace(scope: Scope): WorkspaceStore;
   memory(scope: Scope): MemoryStore;
 }
