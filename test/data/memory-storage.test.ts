@@ -2,7 +2,7 @@
 // reference the SQL stores are held to, so it has to pass it too.
 import { describe, it } from 'vitest';
 import { createMemoryStorage } from '../../src/store/memory.ts';
-import { checkLosslessText, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+import { checkLosslessText, checkRequestStop, checkSeed, checkStorageContract, checkTurnEvents, SEED } from './storage-contract.ts';
 
 describe('in-memory storage', () => {
   it('has the storage contract semantics', async () => {
@@ -20,5 +20,14 @@ describe('in-memory storage', () => {
   it('gives back every text exactly: NUL, lone surrogates, the escape character, emoji', async () => {
     await checkLosslessText(createMemoryStorage(), 'user-lossless');
     await checkLosslessText(createMemoryStorage(), null);
+  });
+
+  it("keeps each turn's event log: replay from any seq, idempotent appends, any text, another turn's rows apart", async () => {
+    await checkTurnEvents(createMemoryStorage(), 'user-log');
+    await checkTurnEvents(createMemoryStorage(), null);
+  });
+
+  it('records a stop asked for a running turn, and only for a running one', async () => {
+    await checkRequestStop(createMemoryStorage(), 'user-stop');
   });
 });

@@ -11,7 +11,7 @@ import { applyMigrations } from '../../src/store/sql-migrate.ts';
 import { checkLosslessActivity, checkPoisonRow, type ActivityDb } from './activity-checks.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows } from './fixture.ts';
-import { checkCloseInterrupted, checkLosslessText, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+import { checkCloseInterrupted, checkLosslessText, checkRequestStop, checkSeed, checkStorageContract, checkTurnEvents, SEED } from './storage-contract.ts';
 
 let db: PGlite;
 
@@ -39,7 +39,10 @@ describe('migrations on PGlite', () => {
       `select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`,
     );
     expect(rows).toEqual(
-      ['agent_activity', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turns', 'workspace_files'].map((relname) => ({ relname, relrowsecurity: true })),
+      ['agent_activity', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turn_events', 'agent_turns', 'workspace_files'].map((relname) => ({
+        relname,
+        relrowsecurity: true,
+      })),
     );
   });
 
@@ -76,6 +79,15 @@ describe('PGlite storage', () => {
 
   it('gives back every text exactly: NUL, lone surrogates, the escape character, emoji', async () => {
     await checkLosslessText(createPgliteStorage(db), 'user-lossless');
+  });
+
+  it("keeps each turn's event log: replay from any seq, idempotent appends, any text, another turn's rows apart", async () => {
+    await checkTurnEvents(createPgliteStorage(db), 'user-log');
+    await checkTurnEvents(createPgliteStorage(db), null);
+  });
+
+  it('records a stop asked for a running turn, and only for a running one', async () => {
+    await checkRequestStop(createPgliteStorage(db), 'user-stop');
   });
 
   it('closes turns a killed process left running: once, by age, as outcome interrupted', async () => {

@@ -1,9 +1,10 @@
 // The semantics every Storage must share with src/store/memory.ts, run against each SQL implementation.
 import { expect } from 'vitest';
 import { SessionForbiddenError, type Storage } from '../../src/store/types.ts';
-import type { ChatMessage } from '../../src/vocabulary.ts';
 import { ESCAPE } from '../../src/store/text-codec.ts';
 import { INTERRUPTED_NOTE } from '../../src/store/interrupted.ts';
+import { packEvents, unpackEvents, type TurnEventRow } from '../../src/store/turn-events.ts';
+import type { ChatMessage, LoggedEvent, TurnEvent } from '../../src/vocabulary.ts';
 
 export async function checkStorageContract(storage: Storage, users: { a: string | null; b: string }): Promise<void> {
   const { sessions } = storage;
@@ -219,4 +220,142 @@ export async function checkCloseInterrupted(storage: Storage, userId: string | n
   expect(await sessions.history(sessionId)).toEqual([...earlier, ...note('the turn that was killed'), ...note('still running')]);
   expect((await sessions.getTurn(pending))?.status).toBe('pending');
   return { closed: [zombieElsewhere, zombie, young] };
+}
+
+/**
+ * A turn's event log (agent_turn_events): rows come back as appended, a run of text deltas as one row;
+ * a replay from every position gives exactly the events after it; a re-append (a retried write that
+ * did land) changes nothing, even with other data; another turn's rows never show; any text survives;
+ * more rows than one PostgREST response holds come back whole; a bad position is refused by name.
+ */
+export async function checkTurnEvents(storage: Storage, userId: string | null): Promise<void> {
+  const { sessions, turnEvents } = storage;
+  const sessionId = await sessions.ensureSession(userId);
+  const newTurn = async () => (await sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId, message: 'log me' })).id;
+  const turnId = await newTurn();
+  const otherTurn = await newTurn();
+
+  const text = (s: string): TurnEvent => ({ event: 'text_delta', data: { text: s } });
+  const events: TurnEvent[] = [
+    { event: 'turn_start', data: { turnId, sessionId, model: 'm', demo: false } },
+    ...NASTY_STRINGS.slice(0, 6).map(text),
+    { event: 'tool_call', data: { id: `call ${NASTY_STRINGS[0]}`, name: 'write_file', arguments: JSON.stringify({ content: NASTY_STRINGS.at(-1) }), iteration: 1 } },
+    {
+      event: 'tool_result',
+      data: {
+        id: `call ${NASTY_STRINGS[0]}`,
+        name: 'write_file',
+        verdict: 'blocked',
+        category: 'placeholder_content',
+        ok: false,
+        result: Object.fromEntries(NASTY_STRINGS.map((s, i) => [s, [i, s, { nested: s }]])),
+        error: NASTY_STRINGS.join(' | '),
+        suggestions: NASTY_STRINGS,
+        durationMs: 3,
+      },
+    },
+    ...NASTY_STRINGS.slice(6).map(text),
+    text(''),
+    { event: 'forced_summary', data: { reason: 'iteration_limit' } },
+    text('summary'),
+    { event: 'agent_error', data: { message: `upstream said ${NASTY_STRINGS[2]}`, retryable: true } },
+    { event: 'done', data: { reason: 'completed', iterations: 2, usage: { promptTokens: 10, completionTokens: 20 } } },
+  ];
+  const logged: LoggedEvent[] = events.map((event, i) => ({ seq: i + 1, event }));
+  // Two writes, the second starting inside a run of text deltas (as the writer's timer cuts them).
+  const cut = 4;
+  const rows = [...packEvents(turnId, logged.slice(0, cut)), ...packEvents(turnId, logged.slice(cut))];
+  expect(rows.length).toBeLessThan(events.length);
+  expect(rows.filter((r) => r.event === 'text_delta').map((r) => [r.seq, r.lastSeq])).toEqual([
+    [2, 4],
+    [5, 7],
+    [10, 15],
+    [17, 17],
+  ]);
+  await turnEvents.appendEvents(rows.slice(0, 2));
+  await turnEvents.appendEvents([]);
+  await turnEvents.appendEvents(rows.slice(2));
+  expect(await turnEvents.eventsAfter(turnId, 0)).toEqual(rows);
+
+  // Replay from every position, as a reconnect with Last-Event-ID = seq: exactly the events after it.
+  for (let seq = 0; seq <= events.length; seq++) {
+    const after = await turnEvents.eventsAfter(turnId, seq);
+    expect(after.every((r) => r.lastSeq > seq)).toBe(true);
+    expect(unpackEvents(after, seq)).toEqual(logged.slice(seq));
+  }
+  expect(await turnEvents.eventsAfter(turnId, events.length + 100)).toEqual([]);
+  expect(await turnEvents.eventsAfter(turnId, Number.MAX_SAFE_INTEGER)).toEqual([]);
+
+  // Idempotent: the same rows again, or a row with the same (turn, seq) and other data, change nothing.
+  await turnEvents.appendEvents(rows);
+  await turnEvents.appendEvents([{ ...rows[1]!, lastSeq: rows[1]!.lastSeq + 5, data: { texts: ['rewritten'] } }, rows.at(-1)!]);
+  expect(await turnEvents.eventsAfter(turnId, 0)).toEqual(rows);
+
+  // Another turn's rows, at the same seqs, stay its own; an unknown turn has none; a turn must exist.
+  const others = packEvents(otherTurn, [
+    { seq: 1, event: text('other') },
+    { seq: 2, event: { event: 'done', data: { reason: 'aborted', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 } } } },
+  ]);
+  await turnEvents.appendEvents(others);
+  expect(await turnEvents.eventsAfter(otherTurn, 0)).toEqual(others);
+  expect(await turnEvents.eventsAfter(turnId, 0)).toEqual(rows);
+  expect(await turnEvents.eventsAfter(`no-such-turn-${crypto.randomUUID()}`, 0)).toEqual([]);
+  await expect(turnEvents.appendEvents(packEvents(`no-such-turn-${crypto.randomUUID()}`, logged.slice(0, 1)))).rejects.toThrow();
+
+  // A bad position is a caller's bug, refused with what was wrong.
+  for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+    await expect(turnEvents.eventsAfter(turnId, bad)).rejects.toThrow(/afterSeq must be a whole number ≥ 0/);
+  }
+
+  // More rows than one response holds (PostgREST caps at 1000): all of them, in order, from any position.
+  const longTurn = await newTurn();
+  const many: TurnEventRow[] = Array.from({ length: 2345 }, (_, i) => ({
+    turnId: longTurn,
+    seq: 2 * i + 1,
+    lastSeq: 2 * i + 2,
+    event: 'text_delta',
+    data: { texts: [`a${i}`, `b${i}`] },
+  }));
+  for (let i = 0; i < many.length; i += 500) await turnEvents.appendEvents(many.slice(i, i + 500));
+  expect(await turnEvents.eventsAfter(longTurn, 0)).toEqual(many);
+  expect(await turnEvents.eventsAfter(longTurn, 3001)).toEqual(many.slice(1500));
+  expect(unpackEvents(await turnEvents.eventsAfter(longTurn, 3001), 3001).map((e) => e.seq)).toEqual(Array.from({ length: 4690 - 3001 }, (_, i) => 3002 + i));
+}
+
+/**
+ * A stop asked for on one instance reaches the producer on another through the turn row: asked of a
+ * running turn it sticks and says so; of a pending, finished or unknown turn it says not; it touches
+ * no other turn; asking twice is harmless.
+ */
+export async function checkRequestStop(storage: Storage, userId: string | null): Promise<void> {
+  const { sessions } = storage;
+  const sessionId = await sessions.ensureSession(userId);
+  const turn = async () => (await sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId, message: 'stop me' })).id;
+  const running = await turn();
+  const neighbour = await turn();
+  const pending = await turn();
+  const finished = await turn();
+  for (const id of [running, neighbour, finished]) expect(await sessions.claimTurn(id)).not.toBeNull();
+  await sessions.finishTurn(finished);
+
+  expect(await sessions.stopRequested(running)).toBe(false);
+  expect(await sessions.requestStop(running)).toBe(true);
+  expect(await sessions.stopRequested(running)).toBe(true);
+  expect(await sessions.requestStop(running)).toBe(true);
+  expect(await sessions.stopRequested(running)).toBe(true);
+  expect((await sessions.getTurn(running))?.status).toBe('running');
+  expect(await sessions.stopRequested(neighbour)).toBe(false);
+
+  expect(await sessions.requestStop(pending)).toBe(false);
+  expect(await sessions.stopRequested(pending)).toBe(false);
+  expect(await sessions.requestStop(finished)).toBe(false);
+  expect(await sessions.stopRequested(finished)).toBe(false);
+  const unknown = `no-such-turn-${crypto.randomUUID()}`;
+  expect(await sessions.requestStop(unknown)).toBe(false);
+  expect(await sessions.stopRequested(unknown)).toBe(false);
+
+  // Once the turn has finished, the request stays on record; a new one is refused.
+  await sessions.finishTurn(running);
+  expect(await sessions.stopRequested(running)).toBe(true);
+  expect(await sessions.requestStop(running)).toBe(false);
 }

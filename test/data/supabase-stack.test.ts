@@ -13,7 +13,8 @@ import { migrate, startPostgres, type PostgresCluster } from '../support/postgre
 import { edgeClient, restRootFetch, startPostgrest, supabaseClient, type PostgrestServer } from '../support/postgrest.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows, USER_A, USER_B } from './fixture.ts';
-import { checkCloseInterrupted, checkLosslessText, checkSeed, checkStorageContract, SEED } from './storage-contract.ts';
+import { checkCloseInterrupted, checkLosslessText, checkRequestStop, checkSeed, checkStorageContract, checkTurnEvents, SEED } from './storage-contract.ts';
+import { packEvents } from '../../src/store/turn-events.ts';
 import { checkLosslessActivity, checkPoisonRow, type ActivityDb } from './activity-checks.ts';
 
 let pg: PostgresCluster;
@@ -28,7 +29,8 @@ beforeAll(async () => {
   pg = await startPostgres();
   const applied = await migrate(pg.url, readMigrations());
   expect(applied).toEqual(readMigrations().map((m) => m.name));
-  rest = await startPostgrest({ dbUri: pg.authenticatorUrl });
+  // Capped at 1000 rows a response, as on Supabase: the stores must page past it.
+  rest = await startPostgrest({ dbUri: pg.authenticatorUrl, maxRows: 1000 });
   keys = { anon: await anonKey(), service: await serviceKey(), a: await userToken(USER_A), b: await userToken(USER_B) };
   anon = supabaseClient(rest.url, keys.anon);
   service = supabaseClient(rest.url, keys.service);
@@ -47,7 +49,7 @@ describe('migrations on PostgreSQL 15', () => {
   it('created every table with RLS and recorded every version', async () => {
     const tables = await pg.sql`select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`;
     expect(tables.map((t) => [t.relname, t.relrowsecurity])).toEqual(
-      ['agent_activity', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turns', 'workspace_files'].map((t) => [t, true]),
+      ['agent_activity', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turn_events', 'agent_turns', 'workspace_files'].map((t) => [t, true]),
     );
     const versions = await pg.sql`select version from supabase_migrations.schema_migrations order by version`;
     expect(versions).toHaveLength(readMigrations().length);
@@ -82,7 +84,7 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
   it('anon: insert refused, select sees nothing, RPC refused', async () => {
     const insert = await anon.from('agent_activity').insert({ ...activityRows()[0]!, id: 'anon-row' });
     expect(insert.error?.code).toBe('42501');
-    for (const table of ['agent_activity', 'agent_turns', 'agent_sessions', 'agent_messages', 'workspace_files', 'agent_memories', 'dashboard_categories']) {
+    for (const table of ['agent_activity', 'agent_turns', 'agent_turn_events', 'agent_sessions', 'agent_messages', 'workspace_files', 'agent_memories', 'dashboard_categories']) {
       const { data, error } = await anon.from(table).select('*');
       expect(data ?? []).toEqual([]);
       expect(error?.code).toBe('42501');
@@ -142,6 +144,16 @@ describe('Supabase storage (service role through PostgREST)', () => {
     await checkLosslessText(createSupabaseStorage(service), crypto.randomUUID());
   });
 
+  it("keeps each turn's event log: replay from any seq, idempotent appends, any text, another turn's rows apart, past the 1000-row cap", async () => {
+    await checkTurnEvents(createSupabaseStorage(service), crypto.randomUUID());
+    // The edge's own client (the PostgREST query builder) too.
+    await checkTurnEvents(createSupabaseStorage(edgeClient(rest.url, keys.service)), crypto.randomUUID());
+  });
+
+  it('records a stop asked for a running turn, and only for a running one', async () => {
+    await checkRequestStop(createSupabaseStorage(service), crypto.randomUUID());
+  });
+
   it('closes turns a killed process left running: once, by age, as outcome interrupted, even when callers race', async () => {
     const { closed } = await checkCloseInterrupted(createSupabaseStorage(service), crypto.randomUUID());
     const rows = await pg.sql`select outcome, status, finished_at from agent_turns where id = any(${closed})`;
@@ -157,6 +169,68 @@ describe('Supabase storage (service role through PostgREST)', () => {
     await storage.sessions.appendMessages(sessionId, 't', [{ role: 'user', content: 'mine' }]);
     expect((await userA.from('agent_messages').select('content').eq('session_id', sessionId)).data).toEqual([{ content: 'mine' }]);
     expect((await userB.from('agent_messages').select('content').eq('session_id', sessionId)).data).toEqual([]);
+  });
+});
+
+describe('turn events under RLS (user, anon and service-role JWTs through PostgREST)', () => {
+  const done = { event: 'done' as const, data: { reason: 'completed' as const, iterations: 1, usage: { promptTokens: 1, completionTokens: 2 } } };
+  /** A turn of `userId` with a few logged events, written by the server (service role). */
+  async function loggedTurn(userId: string) {
+    const storage = createSupabaseStorage(service);
+    const sessionId = await storage.sessions.ensureSession(userId);
+    const turnId = crypto.randomUUID();
+    await storage.sessions.createTurn({ id: turnId, sessionId, userId, message: 'log me' });
+    const rows = packEvents(turnId, [
+      { seq: 1, event: { event: 'turn_start', data: { turnId, sessionId, model: 'm', demo: false } } },
+      { seq: 2, event: { event: 'text_delta', data: { text: 'hel' } } },
+      { seq: 3, event: { event: 'text_delta', data: { text: 'lo' } } },
+      { seq: 4, event: done },
+    ]);
+    await storage.turnEvents.appendEvents(rows);
+    return { turnId, rows };
+  }
+  const seqs = (result: { data: Array<{ seq: number }> | null; error: unknown }) => (expect(result.error).toBeNull(), result.data?.map((r) => r.seq));
+
+  it("the owner reads their turn's events, the other user none of them, anon is refused", async () => {
+    const a = await loggedTurn(USER_A);
+    const b = await loggedTurn(USER_B);
+    expect(seqs(await userA.from('agent_turn_events').select('seq').eq('turn_id', a.turnId).order('seq'))).toEqual([1, 2, 4]);
+    expect(seqs(await userB.from('agent_turn_events').select('seq').eq('turn_id', a.turnId))).toEqual([]);
+    expect(seqs(await userA.from('agent_turn_events').select('seq').eq('turn_id', b.turnId))).toEqual([]);
+    // Unfiltered, each sees only turns of their own.
+    const visible = async (client: SupabaseClient) => new Set((await client.from('agent_turn_events').select('turn_id')).data?.map((r) => r.turn_id));
+    expect((await visible(userA)).has(b.turnId)).toBe(false);
+    expect((await visible(userB)).has(a.turnId)).toBe(false);
+    expect((await visible(userB)).has(b.turnId)).toBe(true);
+    // The store on a user's client reads through the same policy.
+    expect(await createSupabaseStorage(userA).turnEvents.eventsAfter(a.turnId, 0)).toEqual(a.rows);
+    expect(await createSupabaseStorage(userB).turnEvents.eventsAfter(a.turnId, 0)).toEqual([]);
+    const anonRead = await anon.from('agent_turn_events').select('*');
+    expect(anonRead.error?.code).toBe('42501');
+    expect(anonRead.data ?? []).toEqual([]);
+  });
+
+  it('an authenticated user cannot insert, update or delete events, nor ask for a stop; anon cannot write', async () => {
+    const a = await loggedTurn(USER_A);
+    const row = { turn_id: a.turnId, seq: 10, last_seq: 10, event: 'agent_error', data: { message: 'forged', retryable: false } };
+    expect((await userA.from('agent_turn_events').insert(row)).error?.code).toBe('42501');
+    expect((await anon.from('agent_turn_events').insert(row)).error?.code).toBe('42501');
+    expect((await userA.from('agent_turn_events').update({ data: { texts: ['forged'] } }).eq('turn_id', a.turnId).select()).error?.code).toBe('42501');
+    expect((await userA.from('agent_turn_events').delete().eq('turn_id', a.turnId).select()).error?.code).toBe('42501');
+    expect((await userA.from('agent_turns').update({ stop_requested_at: new Date().toISOString() }).eq('id', a.turnId).select()).error?.code).toBe('42501');
+    expect(await createSupabaseStorage(service).turnEvents.eventsAfter(a.turnId, 0)).toEqual(a.rows);
+    expect((await pg.sql`select stop_requested_at from agent_turns where id = ${a.turnId}`)[0]?.stop_requested_at).toBeNull();
+  });
+
+  it('the service role inserts, updates and deletes events', async () => {
+    const a = await loggedTurn(USER_A);
+    const row = { turn_id: a.turnId, seq: 10, last_seq: 10, event: 'agent_error', data: { message: 'late', retryable: false } };
+    expect((await service.from('agent_turn_events').insert(row)).error).toBeNull();
+    const updated = await service.from('agent_turn_events').update({ data: { message: 'later', retryable: true } }).eq('turn_id', a.turnId).eq('seq', 10).select('seq');
+    expect(seqs(updated)).toEqual([10]);
+    const deleted = await service.from('agent_turn_events').delete().eq('turn_id', a.turnId).select('seq');
+    expect(seqs(deleted)?.sort((x, y) => x - y)).toEqual([1, 2, 4, 10]);
+    expect((await pg.sql`select count(*)::int as n from agent_turn_events where turn_id = ${a.turnId}`)[0]?.n).toBe(0);
   });
 });
 

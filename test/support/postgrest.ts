@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { createServerClient, type DataClient } from '../../src/activity/sinks/supabase.ts';
+import { createServerClient, type DataClient } from '../../src/store/data-client.ts';
 import { freePort } from './postgres.ts';
 import { TEST_JWT_SECRET } from './jwt.ts';
 
@@ -18,7 +18,15 @@ export interface PostgrestServer {
   running(): boolean;
 }
 
-export async function startPostgrest(options: { dbUri: string; jwtSecret?: string; port?: number }): Promise<PostgrestServer> {
+export interface PostgrestOptions {
+  dbUri: string;
+  jwtSecret?: string;
+  port?: number;
+  /** Caps every response at this many rows, as Supabase does (1000 by default there); unset, no cap. */
+  maxRows?: number;
+}
+
+export async function startPostgrest(options: PostgrestOptions): Promise<PostgrestServer> {
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
@@ -37,6 +45,7 @@ export async function startPostgrest(options: { dbUri: string; jwtSecret?: strin
         PGRST_SERVER_PORT: String(port),
         PGRST_DB_POOL: '5',
         PGRST_LOG_LEVEL: 'error',
+        ...(options.maxRows === undefined ? {} : { PGRST_DB_MAX_ROWS: String(options.maxRows) }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
