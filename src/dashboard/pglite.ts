@@ -11,11 +11,12 @@ export function createPgliteDashboard(db: Queryable): DashboardSource {
   return {
     async load(range: DashboardRange, userId: string | null) {
       checkRange(range);
-      const { rows } = await db.query<{ data: unknown }>('select public.agent_dashboard($1, $2, $3, $4) as data', [
+      const { rows } = await db.query<{ data: unknown }>('select public.agent_dashboard($1, $2, $3, $4, $5) as data', [
         range.from,
         range.to,
         range.bucket,
         userId,
+        range.source ?? null,
       ]);
       return toDashboardData(range, rows[0]?.data);
     },

@@ -12,4 +12,5 @@ export function toDashboardData(range: DashboardRange, raw: unknown): DashboardD
 export function checkRange(range: DashboardRange): void {
   if (Number.isNaN(Date.parse(range.from)) || Number.isNaN(Date.parse(range.to))) throw new Error('dashboard range: from/to must be ISO timestamps');
   if (range.bucket !== 'hour' && range.bucket !== 'day') throw new Error('dashboard range: bucket must be hour or day');
+  if (range.source !== undefined && range.source !== 'loop' && range.source !== 'gateway') throw new Error('dashboard range: source must be loop or gateway');
 }

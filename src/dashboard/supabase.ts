@@ -34,6 +34,7 @@ export function createSupabaseDashboard(options: SupabaseDashboardOptions): Dash
         p_to: range.to,
         p_bucket: range.bucket,
         p_user: userId,
+        p_source: range.source ?? null,
       });
       if (error) throw new Error(`agent_dashboard: ${error.message}`);
       return toDashboardData(range, data);

@@ -9,6 +9,8 @@ export interface DashboardRange {
   from: string; // ISO timestamp, inclusive
   to: string; // ISO timestamp, exclusive
   bucket: 'hour' | 'day';
+  /** Only the loop's calls or only the gateway's (agent_activity.source); absent: both. */
+  source?: 'loop' | 'gateway';
 }
 
 export interface DashboardData {

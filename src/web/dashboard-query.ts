@@ -19,19 +19,20 @@ const QuerySchema = z
     from: timestamp('from'),
     to: timestamp('to'),
     bucket: z.enum(['hour', 'day'], { error: 'bucket must be "hour" or "day"' }).optional(),
+    source: z.enum(['loop', 'gateway'], { error: 'source must be "loop" (the agent loop) or "gateway" (apps behind /v1/chat/completions)' }).optional(),
   })
   .strict();
 
 export type RangeResult = { ok: true; range: DashboardRange } | { ok: false; message: string };
 
-/** Defaults: `to` now, `from` 24 h before `to`, hourly buckets up to two days and daily beyond. */
+/** Defaults: `to` now, `from` 24 h before `to`, hourly buckets up to two days and daily beyond, calls from every source. */
 export function parseDashboardQuery(query: Record<string, string>, now = new Date()): RangeResult {
   const parsed = QuerySchema.safeParse(query);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const message =
       issue?.code === 'unrecognized_keys'
-        ? `unknown query parameter ${issue.keys.map((k) => `"${k}"`).join(', ')}: use from, to and bucket`
+        ? `unknown query parameter ${issue.keys.map((k) => `"${k}"`).join(', ')}: use from, to, bucket and source`
         : (issue?.message ?? 'invalid query');
     return { ok: false, message };
   }
@@ -51,5 +52,6 @@ export function parseDashboardQuery(query: Record<string, string>, now = new Dat
   if (bucket === 'hour' && span > MAX_HOURLY_SPAN_DAYS * 24 * HOUR) {
     return { ok: false, message: `hourly buckets cover at most ${MAX_HOURLY_SPAN_DAYS} days: use bucket=day or a shorter range` };
   }
-  return { ok: true, range: { from: from.toISOString(), to: to.toISOString(), bucket } };
+  const source = parsed.data.source;
+  return { ok: true, range: { from: from.toISOString(), to: to.toISOString(), bucket, ...(source ? { source } : {}) } };
 }

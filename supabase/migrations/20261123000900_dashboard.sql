@@ -23,6 +23,10 @@
 --                    cumulative: corrected on the first or on the second retry
 --   forced summary   a turn that ended on iteration_limit or time_budget
 --   interrupted      a turn whose process died while it ran, closed later (src/store/interrupted.ts)
+--   source           'loop' (Rebound's own agent loop) or 'gateway' (an app calling POST /v1/chat/completions);
+--                    a gateway row's turn is its request and its iteration the attempt, so the gateway's
+--                    own retries count as retries. Turns are the loop's only: filtered to the gateway,
+--                    the turn figures are empty.
 
 -- One row per call with the derived columns every dashboard query needs.
 create or replace view public.agent_activity_facts with (security_invoker = true) as
@@ -32,7 +36,8 @@ select
   a.duration_ms, a.created_at,
   coalesce(a.tool_resolved, a.tool_requested) as tool,
   a.category not in ('valid', 'execution_error') and not (a.category = 'repeated_failure' and a.verdict = 'pass') as hallucinated,
-  (a.created_at at time zone 'UTC')::date as day
+  (a.created_at at time zone 'UTC')::date as day,
+  a.source
 from public.agent_activity a;
 
 -- One row per blocked call with the verdicts of its first two retries (null: no such retry).
@@ -40,7 +45,8 @@ create or replace view public.dashboard_blocked_retries with (security_invoker =
 select
   b.id, b.turn_id, b.user_id, b.model, b.created_at, b.tool_requested,
   r.verdicts[1] as first_retry,
-  r.verdicts[2] as second_retry
+  r.verdicts[2] as second_retry,
+  b.source
 from public.agent_activity b
 left join lateral (
   select array_agg(c.verdict order by c.iteration, c.created_at, c.id) as verdicts
@@ -122,12 +128,16 @@ where outcome is not null
 group by iterations;
 
 -- Everything DashboardData holds except `range`, for calls created (turns finished) in [p_from, p_to).
--- p_user narrows to one user on top of RLS (null: every row the caller may see).
+-- p_user narrows to one user on top of RLS (null: every row the caller may see), p_source to the
+-- loop's or the gateway's calls (null: both).
+-- The four-argument version (before p_source) is dropped: PostgREST could not choose between the two.
+drop function if exists public.agent_dashboard(timestamptz, timestamptz, text, text);
 create or replace function public.agent_dashboard(
   p_from timestamptz,
   p_to timestamptz,
   p_bucket text default 'day',
-  p_user text default null
+  p_user text default null,
+  p_source text default null
 ) returns jsonb
 language sql stable security invoker
 set search_path = ''
@@ -135,15 +145,17 @@ as $$
 with calls as (
   select * from public.agent_activity_facts f
   where f.created_at >= p_from and f.created_at < p_to and (p_user is null or f.user_id = p_user)
+    and (p_source is null or f.source = p_source)
 ),
 turns as (
   select * from public.agent_turns t
   where t.outcome is not null and t.finished_at >= p_from and t.finished_at < p_to
-    and (p_user is null or t.user_id = p_user)
+    and (p_user is null or t.user_id = p_user) and (p_source is null or p_source = 'loop')
 ),
 blocked as (
   select * from public.dashboard_blocked_retries b
   where b.created_at >= p_from and b.created_at < p_to and (p_user is null or b.user_id = p_user)
+    and (p_source is null or b.source = p_source)
 )
 select jsonb_build_object(
   'totals', (
@@ -226,5 +238,5 @@ grant select on table
   public.dashboard_self_correction, public.dashboard_repair_rate, public.dashboard_turn_outcomes,
   public.dashboard_iterations_per_turn
 to authenticated, service_role;
-revoke all on function public.agent_dashboard(timestamptz, timestamptz, text, text) from public, anon;
-grant execute on function public.agent_dashboard(timestamptz, timestamptz, text, text) to authenticated, service_role;
+revoke all on function public.agent_dashboard(timestamptz, timestamptz, text, text, text) from public, anon;
+grant execute on function public.agent_dashboard(timestamptz, timestamptz, text, text, text) to authenticated, service_role;

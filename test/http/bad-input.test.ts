@@ -193,7 +193,7 @@ const rows: Row[] = [
     { name: 'over 366 days', path: `${path}?from=2020-01-01T00:00:00Z&to=2025-01-01T00:00:00Z`, headers: alice, ...err(400, 'invalid_request', /longer than 366 days: narrow from\/to/) },
     { name: 'hourly over 31 days', path: `${path}?from=2025-01-01T00:00:00Z&to=2025-03-01T00:00:00Z&bucket=hour`, headers: alice, ...err(400, 'invalid_request', /use bucket=day or a shorter range/) },
     { name: 'bucket=week', path: `${path}?bucket=week`, headers: alice, ...err(400, 'invalid_request', /bucket must be "hour" or "day"/) },
-    { name: 'an unknown parameter', path: `${path}?range=7d`, headers: alice, ...err(400, 'invalid_request', /unknown query parameter "range": use from, to and bucket/) },
+    { name: 'an unknown parameter', path: `${path}?range=7d`, headers: alice, ...err(400, 'invalid_request', /unknown query parameter "range": use from, to, bucket and source/) },
     { name: '__proto__ as a parameter', path: `${path}?__proto__=1`, headers: alice, ...err(400, 'invalid_request', /unknown query parameter "__proto__"/) },
     { name: 'no credentials for the dashboard', path, ...err(401, 'unauthorized', /Missing credentials/) },
     { name: 'the edges of the valid range', path: `${path}?from=9999-12-30T23:59:59Z&to=9999-12-31T23:59:59Z`, headers: alice, status: 200 },

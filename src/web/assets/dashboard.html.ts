@@ -36,6 +36,13 @@ export const dashboardHtml = (a: PageAssets): string => `<!doctype html>
         <option value="day">Day</option>
       </select>
     </label>
+    <label>Calls from
+      <select id="source" name="source">
+        <option value="all" selected>Everywhere</option>
+        <option value="loop">The agent loop</option>
+        <option value="gateway">Apps behind the gateway</option>
+      </select>
+    </label>
     <button type="submit" class="primary" id="refresh">Refresh</button>
   </form>
   <p id="status" class="status" role="status" aria-live="polite"></p>

@@ -4,6 +4,7 @@ export const dashboardJs = String.raw`
 const HOURS = { '1h': 1, '24h': 24, '7d': 168, '30d': 720, '90d': 2160 };
 const rangeEl = document.getElementById('range');
 const bucketEl = document.getElementById('bucket');
+const sourceEl = document.getElementById('source');
 const statusEl = document.getElementById('status');
 const view = document.getElementById('view');
 const TOKEN_KEY = 'rebound.token';
@@ -11,6 +12,7 @@ const TOKEN_KEY = 'rebound.token';
 const params = new URLSearchParams(location.search);
 if (HOURS[params.get('range')]) rangeEl.value = params.get('range');
 if (['auto', 'hour', 'day'].includes(params.get('bucket'))) bucketEl.value = params.get('bucket');
+if (['all', 'loop', 'gateway'].includes(params.get('source'))) sourceEl.value = params.get('source');
 
 let seq = 0;
 async function load() {
@@ -21,7 +23,8 @@ async function load() {
   const from = new Date(to.getTime() - hours * 3600000);
   const bucket = bucketEl.value === 'auto' ? (hours <= 48 ? 'hour' : 'day') : bucketEl.value;
   const q = new URLSearchParams({ from: from.toISOString(), to: to.toISOString(), bucket });
-  history.replaceState(null, '', location.pathname + '?' + new URLSearchParams({ range: rangeEl.value, bucket: bucketEl.value }));
+  if (sourceEl.value !== 'all') q.set('source', sourceEl.value);
+  history.replaceState(null, '', location.pathname + '?' + new URLSearchParams({ range: rangeEl.value, bucket: bucketEl.value, source: sourceEl.value }));
   statusEl.className = 'status';
   statusEl.textContent = 'Loading…';
   view.setAttribute('aria-busy', 'true');
@@ -48,5 +51,6 @@ async function load() {
 document.getElementById('controls').addEventListener('submit', (e) => { e.preventDefault(); load(); });
 rangeEl.addEventListener('change', load);
 bucketEl.addEventListener('change', load);
+sourceEl.addEventListener('change', load);
 load();
 `;
