@@ -1,9 +1,12 @@
-// bench:stream — what the loop costs on the streaming path, and how many open turns one Node
-// process holds. Ratios against a baseline measured in the same run (these machines are noisy).
+// bench:stream — what the loop costs on the streaming path, how many open turns one Node process
+// holds, and whether it still answers GET /health while they are open (latency under that load
+// against the same requests on the idle server). Ratios against a baseline measured in the same run
+// (these machines are noisy).
 //
-//   npm run bench:stream -- [--json] [--tokens 2000] [--rounds 15] [--streams 1000] [--cpu-prof DIR]
+//   npm run bench:stream -- [--json] [--tokens 2000] [--rounds 15] [--streams 2000] [--cpu-prof DIR]
 // --cpu-prof writes the server process's V8 CPU profile to DIR (open it in Chrome DevTools).
 import { fork, type ChildProcess } from 'node:child_process';
+import { Agent, get } from 'node:http';
 import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { parseSse } from '../test/support/sse-client.ts';
 
@@ -15,7 +18,9 @@ const opt = (name: string, fallback: number) => {
 const json = args.includes('--json');
 const TOKENS = opt('tokens', 2000);
 const ROUNDS = opt('rounds', 15);
-const STREAMS = opt('streams', 1000);
+const STREAMS = opt('streams', 2000);
+/** How long the streams are held open (keepalives running, /health sampled), ms. */
+const HOLD_MS = 3_000;
 
 const words = Array.from({ length: TOKENS }, (_, i) => `w${i} `).join('');
 let release: () => void = () => {};
@@ -85,6 +90,32 @@ const proxyWall = median(sides.proxy.wall);
 const loopCpu = median(sides.loop.cpu);
 const proxyCpu = median(sides.proxy.cpu);
 
+// GET /health on one kept-alive connection, one request every 10 ms (a probe, not a load of its own):
+// the latency a load balancer's health check sees. Sampled for `ms` (at least 50 requests), on the
+// idle server and again under load.
+const healthAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+function health(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    get(`${base}/health`, { agent: healthAgent }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`GET /health answered ${res.statusCode}`))));
+    }).on('error', reject);
+  });
+}
+async function sampleHealth(ms: number): Promise<number[]> {
+  const latencies: number[] = [];
+  const until = performance.now() + ms;
+  while (performance.now() < until || latencies.length < 50) {
+    const next = performance.now() + 10;
+    latencies.push(await health());
+    await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+  }
+  return latencies;
+}
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+const healthIdle = await sampleHealth(1_000);
+
 // Part 2: STREAMS turns open at once (the upstream holds every answer back), keepalives running.
 stallMode = true;
 released = new Promise<void>((r) => (release = r));
@@ -110,7 +141,8 @@ const turns = Array.from({ length: STREAMS }, async () => {
   return parseSse(raw);
 });
 await allOpenP;
-await new Promise((r) => setTimeout(r, 2_500)); // let keepalives run on every stream
+// Keepalives run on every stream meanwhile; /health is asked throughout.
+const healthLoaded = await sampleHealth(HOLD_MS);
 const memOpen = await ask<NodeJS.MemoryUsage>(server, 'mem');
 release();
 const streams = await Promise.all(turns);
@@ -144,6 +176,11 @@ const result = {
   rssPerStreamKB: round(rssDelta / STREAMS / 1024, 1),
   keepalivesPerStream: round(keepalives / STREAMS, 1),
   lostEvents,
+  healthRequests: healthLoaded.length,
+  healthP50Ms: round(percentile(healthLoaded, 50), 2),
+  healthP99Ms: round(percentile(healthLoaded, 99), 2),
+  healthIdleP50Ms: round(percentile(healthIdle, 50), 2),
+  healthIdleP99Ms: round(percentile(healthIdle, 99), 2),
 };
 
 console.log(`loop overhead, ${TOKENS} tokens, median of ${ROUNDS} interleaved rounds`);
@@ -151,8 +188,10 @@ console.log(`  wall  loop ${result.loopWallMs} ms   proxy ${result.proxyWallMs} 
 console.log(`  cpu   loop ${result.loopCpuUsPerToken} us/token   proxy ${result.proxyCpuUsPerToken} us/token   ratio ${result.cpuRatio}x (target <= 1.5)`);
 console.log(`concurrency: ${result.openStreams}/${STREAMS} streams open at once, ${result.keepalivesPerStream} keepalives each`);
 console.log(`  memory per open stream: ${result.memPerStreamKB} KB heap+external, ${result.rssPerStreamKB} KB RSS; lost events: ${lostEvents}`);
+console.log(`GET /health with ${result.openStreams} streams open: p50 ${result.healthP50Ms} ms, p99 ${result.healthP99Ms} ms over ${result.healthRequests} requests (idle server: p50 ${result.healthIdleP50Ms} ms, p99 ${result.healthIdleP99Ms} ms)`);
 if (json) console.log(JSON.stringify(result));
 
+healthAgent.destroy();
 server.send({ type: 'exit' });
 await upstream.close();
 process.exit(0);
