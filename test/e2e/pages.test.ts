@@ -88,6 +88,12 @@ describe('dashboard page (fixed data)', () => {
     await page.waitForFunction(() => location.search.includes('range=30d'));
     await page.waitForFunction(() => document.getElementById('view')?.getAttribute('aria-busy') === 'false');
     expect(await page.locator('#rates').textContent()).toContain('Per day');
+    // The source filter: the gateway's calls only, in the request and in the page's URL.
+    const asked = page.waitForRequest((r) => r.url().includes('/v1/dashboard/view?') && new URL(r.url()).searchParams.get('source') === 'gateway');
+    await page.selectOption('#source', 'gateway');
+    await asked;
+    await page.waitForFunction(() => location.search.includes('source=gateway'));
+    await page.waitForFunction(() => document.getElementById('view')?.getAttribute('aria-busy') === 'false');
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.locator('#rates .narrow-only svg').isVisible()).toBe(true);
     expect(await page.locator('#rates .wide-only svg').isVisible()).toBe(false);
