@@ -1,9 +1,8 @@
 // Dashboard on Supabase: the agent_dashboard RPC (security invoker) called with the user's own JWT and
 // the anon key, so RLS limits it to the user's rows. Without a token it falls back to the service client
 // filtered by user id, and refuses an unscoped (null user) request unless allowAll is set.
-import { AuthError } from '../http/deps.ts';
-import type { DataClient } from '../activity/sinks/supabase.ts';
-import { createServerClient } from '../activity/sinks/supabase.ts';
+import { AuthError } from '../auth-error.ts';
+import { createServerClient, type DataClient } from '../store/data-client.ts';
 import { checkRange, toDashboardData } from './sql-result.ts';
 import type { DashboardRange, DashboardSource } from './types.ts';
 

@@ -2,7 +2,8 @@
 // platform's env: config, the model (the demo model when no key is set, so a fresh deploy answers at
 // once), storage and activity, and auth. Platform-neutral: the entries pass env and waitUntil in.
 import { MemoryActivityWriter } from '../activity/memory-writer.ts';
-import { createServerClient, createSupabaseSink } from '../activity/sinks/supabase.ts';
+import { createSupabaseSink } from '../activity/sinks/supabase.ts';
+import { createServerClient } from '../store/data-client.ts';
 import { createActivityWriter } from '../activity/writer.ts';
 import { loadConfig, type Env } from '../config.ts';
 import { createSupabaseDashboard } from '../dashboard/supabase.ts';

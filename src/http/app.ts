@@ -2,7 +2,8 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppDeps } from './deps.ts';
-import { AuthError, noAuth } from './deps.ts';
+import { noAuth } from './deps.ts';
+import { AuthError } from '../auth-error.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import { TurnTokens } from './turn-token.ts';
 import { LiveTurns } from '../turns/live-turns.ts';
@@ -10,7 +11,7 @@ import { turnRoutes } from './routes/turns.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { AuthConfigError } from './auth-env.ts';
-import { webRoutes } from '../web/routes.ts';
+import { webRoutes } from './routes/web.ts';
 import { hostGuard } from './middleware/host-guard.ts';
 import { originGuard } from './middleware/origin-guard.ts';
 

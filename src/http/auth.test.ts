@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { createJwtAuthenticator, AuthUnavailableError } from './auth.ts';
 import { authFromEnv, AuthConfigError, isLoopbackRequest } from './auth-env.ts';
-import { AuthError } from './deps.ts';
+import { AuthError } from '../auth-error.ts';
 import { createApp } from './app.ts';
 import { loadConfig } from '../config.ts';
 import { createModel } from '../model/index.ts';

@@ -2,7 +2,8 @@
 // Authorization header, so verify_jwt is off and this is the only check). Legacy projects sign with
 // the HS256 JWT secret; projects on signing keys use ES256/RS256 published in the project's JWKS.
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
-import { AuthError, type Authenticator, type Principal } from './deps.ts';
+import { AuthError } from '../auth-error.ts';
+import type { Authenticator, Principal } from './deps.ts';
 import { ApiError } from './errors.ts';
 
 export interface JwtAuthOptions {

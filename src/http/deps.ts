@@ -11,19 +11,9 @@ export interface Principal {
   userId: string | null;
 }
 
-/** Verifies the caller of a POST route. Throws `AuthError` for a missing or bad credential. */
+/** Verifies the caller of a POST route. Throws `AuthError` (src/auth-error.ts) for a missing or bad credential. */
 export interface Authenticator {
   authenticate(request: Request): Promise<Principal>;
-}
-
-export class AuthError extends Error {
-  constructor(
-    message: string,
-    readonly status: 401 | 403 = 401,
-  ) {
-    super(message);
-    this.name = 'AuthError';
-  }
 }
 
 /** Local mode: everybody is the same anonymous local user. Only for servers bound to loopback. */

@@ -8,7 +8,8 @@
 // default) that header is the client's own upstream key, passed on instead of OPENAI_API_KEY, and the
 // gateway credential, where one is needed, moves to `X-Rebound-Authorization: Bearer …`.
 import { AuthConfigError } from './auth-env.ts';
-import { AuthError, type Authenticator } from './deps.ts';
+import { AuthError } from '../auth-error.ts';
+import type { Authenticator } from './deps.ts';
 
 export const GATEWAY_AUTH_HEADER = 'x-rebound-authorization';
 

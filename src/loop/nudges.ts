@@ -1,6 +1,5 @@
 // What the loop tells the model between iterations. Models stall in two ways: they narrate the
 // next step instead of taking it, and they ignore a tool's explicit follow-up. Both get a nudge.
-import { isSummaryRequest } from './summary.ts';
 
 /** The chaining directive a tool result may carry: `{"_next_action": {"instruction": "…"}}`. */
 export function nextActionOf(toolResultContent: string): string | null {
@@ -41,9 +40,4 @@ export function isNarratedAction(text: string): boolean {
   if (!INTENT.test(tail)) return false;
   // A question back to the user is a legitimate stop, not narration.
   return !/\?\s*$/.test(trimmed);
-}
-
-/** True for a user-role message the loop wrote (a nudge or the summary request), not the user. */
-export function isLoopMessage(content: string): boolean {
-  return content === CONTINUE || content === NARRATION_NUDGE || content.startsWith('MANDATORY NEXT STEP: ') || isSummaryRequest(content);
 }

@@ -9,10 +9,6 @@ export function summaryRequest(reason: SummaryReason): string {
   return `You have reached ${what} for this turn. ${SUMMARY_INSTRUCTION}`;
 }
 
-export function isSummaryRequest(content: string): boolean {
-  return content.startsWith('You have reached ') && content.endsWith(SUMMARY_INSTRUCTION);
-}
-
 /** When the summary call itself fails: an honest fixed text built from what the loop knows. */
 export function fallbackSummary(reason: SummaryReason, stats: { calls: number; failed: number }): string {
   const what = reason === 'iteration_limit' ? 'the step limit' : 'the time budget';

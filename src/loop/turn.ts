@@ -7,7 +7,7 @@ import { extractTextCalls } from '../gate/text-calls.ts';
 import type { GateContext, ProposedCall, ToolSpec, Verdict } from '../gate/types.ts';
 import type { ActivityWriter } from '../activity/types.ts';
 import { streamWithRetry } from '../model/retry.ts';
-import { ModelError, type AssembledToolCall, type ModelClient } from '../model/types.ts';
+import { ModelError, type AssembledToolCall, type ModelClient, type ModelRequest } from '../model/types.ts';
 import type { MemoryStore, WorkspaceStore } from '../store/types.ts';
 import type { Tool } from '../tools/types.ts';
 import { activityRow, type CallContext } from './activity-row.ts';
@@ -59,6 +59,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
   const userMessage: ChatMessage = { role: 'user', content: input.message };
   const persisted: ChatMessage[] = [userMessage];
   const prompt: ChatMessage[] = [{ role: 'system', content: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT }, ...input.history, userMessage];
+  const turnStart = prompt.length - 1;
   let iteration = 0;
   let narrationNudged = false;
   let gateContext: GateContext | null = null;
@@ -87,7 +88,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
 
       let completion: Completion;
       try {
-        completion = await streamCompletion(deps.model, prompt, breaker.offered(), 'auto', budget.signal, deps.limits.modelRetries, emit, usage);
+        completion = await streamCompletion(deps.model, { messages: prompt, tools: breaker.offered(), toolChoice: 'auto', signal: budget.signal, turnStart }, { retries: deps.limits.modelRetries, emit, usage });
       } catch (err) {
         if (signal.aborted) return finish('aborted');
         if (budget.signal.aborted) return await forcedSummary('time_budget');
@@ -195,7 +196,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
     const request: ChatMessage[] = [...prompt, { role: 'user', content: summaryRequest(reason) }];
     let text = '';
     try {
-      const completion = await streamCompletion(deps.model, request, breaker.offered(), 'none', controller.signal, 0, emit, usage);
+      const completion = await streamCompletion(deps.model, { messages: request, tools: breaker.offered(), toolChoice: 'none', signal: controller.signal, turnStart }, { retries: 0, emit, usage });
       text = completion.text;
     } catch {
       if (signal.aborted) return finish('aborted');
@@ -220,19 +221,11 @@ interface Completion {
   embedded: boolean;
 }
 
-async function streamCompletion(
-  model: ModelClient,
-  messages: ChatMessage[],
-  tools: ToolSpec[],
-  toolChoice: 'auto' | 'none',
-  signal: AbortSignal,
-  retries: number,
-  emit: Emit,
-  usage: Usage,
-): Promise<Completion> {
+async function streamCompletion(model: ModelClient, request: ModelRequest, { retries, emit, usage }: { retries: number; emit: Emit; usage: Usage }): Promise<Completion> {
+  const { tools, toolChoice, signal } = request;
   const hold = new TextHold();
   let toolCalls: AssembledToolCall[] = [];
-  for await (const event of streamWithRetry(model, { messages, tools, toolChoice, signal }, { retries })) {
+  for await (const event of streamWithRetry(model, request, { retries })) {
     if (event.type === 'text') {
       const shown = hold.push(event.text);
       if (shown) emit({ event: 'text_delta', data: { text: shown } });

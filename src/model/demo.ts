@@ -1,7 +1,6 @@
 // The built-in demo model, used when no API key is configured. It is deterministic but not a
 // replay: each step is chosen from the tool results it actually receives in this turn, and every
 // correction comes from the gate's own suggestion (the first entry of `suggestions`).
-import { isLoopMessage } from '../loop/nudges.ts';
 import type { ChatMessage } from '../vocabulary.ts';
 import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 
@@ -92,7 +91,7 @@ export class DemoModel implements ModelClient {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
-    const { userText, outcomes } = readTurn(request.messages);
+    const { userText, outcomes } = readTurn(request.messages, request.turnStart);
     const step: Step =
       request.toolChoice === 'none'
         ? { say: summary(outcomes) }
@@ -111,10 +110,12 @@ export class DemoModel implements ModelClient {
   }
 }
 
-/** The user's request and the tool outcomes since it: the demo's only state. */
-function readTurn(messages: ChatMessage[]): { userText: string; outcomes: ToolOutcome[] } {
-  let start = messages.length - 1;
-  while (start >= 0 && !(messages[start]!.role === 'user' && !isLoopMessage(messages[start]!.content as string))) start--;
+/**
+ * The user's request and the tool outcomes since it: the demo's only state. The turn starts where the
+ * loop says; without that (a bare request), at the last user message.
+ */
+function readTurn(messages: ChatMessage[], turnStart?: number): { userText: string; outcomes: ToolOutcome[] } {
+  const start = turnStart ?? messages.findLastIndex((m) => m.role === 'user');
   const turn = messages.slice(Math.max(start, 0));
   const first = turn[0];
   const userText = first?.role === 'user' ? first.content : '';

@@ -8,6 +8,12 @@ export interface ModelRequest {
   tools: ToolSpec[];
   toolChoice: 'auto' | 'none';
   signal: AbortSignal;
+  /**
+   * Where the turn begins in `messages`: the index of the user's message. What follows is the turn's own
+   * work (the model's replies, tool results, the loop's nudges). Set by the loop; an adapter that sends
+   * the messages upstream ignores it, the demo model reads its turn from there.
+   */
+  turnStart?: number;
 }
 
 export interface AssembledToolCall {

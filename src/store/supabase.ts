@@ -1,6 +1,6 @@
 // Storage on Supabase through supabase-js with the service role (RLS is bypassed, so every query that
 // can be scoped filters by the user id taken from the verified JWT). Same semantics as memory.ts.
-import type { DataClient } from '../activity/sinks/supabase.ts';
+import type { DataClient } from './data-client.ts';
 import { INTERRUPTED_NOTE } from './interrupted.ts';
 import {
   iso,

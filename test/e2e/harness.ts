@@ -1,24 +1,34 @@
-// A stand-in for the real app while it is being written: the same routes and SSE protocol, with
-// scripted turns. Used by the harness suite so the pages are tested against the protocol itself.
+// A stand-in for the real app: the same routes and SSE protocol, with scripted turns. Used by the
+// harness suite so the pages are tested against the protocol itself. A turn here is durable as in
+// the real app: it runs detached from any connection, appending numbered events to its log; every
+// stream is a reader that replays after Last-Event-ID (header or ?lastEventId=) and then follows;
+// POST …/stop ends it with done{aborted}.
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ChatMessage, TurnEvent } from '../../src/vocabulary.ts';
 import { noAuth, type AppDeps } from '../../src/http/deps.ts';
-import { webRoutes } from '../../src/web/routes.ts';
+import { webRoutes } from '../../src/http/routes/web.ts';
 import { fakeDashboard } from './fake-dashboard.ts';
 
+/** `hangUp` drops every reader's connection (a network drop as the server sees it); the turn goes on. */
 type Step = TurnEvent | { wait: number } | { keepalive: true } | { hangUp: true };
+
+const USAGE = { promptTokens: 120, completionTokens: 40 };
 
 function script(turnId: string, sessionId: string, message: string): Step[] {
   const start: Step = { event: 'turn_start', data: { turnId, sessionId, model: 'rebound-demo', demo: true } };
   const words = (text: string): Step[] => text.split(/(?<= )/).flatMap((t) => [{ event: 'text_delta', data: { text: t } } as Step, { wait: 30 }]);
+  const done: Step = { event: 'done', data: { reason: 'completed', iterations: 1, usage: USAGE } };
   if (/pause/i.test(message)) {
-    // Silent but alive (keepalives only), then the connection drops without `done`.
+    // Silent but alive (keepalives only), then the connection drops mid-turn; the turn goes on without it.
     const quiet = Array.from({ length: 6 }, (): Step[] => [{ wait: 1000 }, { keepalive: true }]).flat();
-    return [start, ...words('Thinking hard. '), ...quiet, ...words('Almost '), { hangUp: true }];
+    return [start, ...words('Thinking hard. '), ...quiet, ...words('Almost '), { hangUp: true }, ...words('there, and done.'), done];
+  }
+  if (/drop/i.test(message)) {
+    return [start, ...words('One two three '), { hangUp: true }, ...words('four five six.'), done];
   }
   if (/slow/i.test(message)) {
-    return [start, ...Array.from({ length: 200 }, (_, i) => words(`word${i} `)).flat()];
+    return [start, ...Array.from({ length: 200 }, (_, i) => words(`word${i} `)).flat(), done];
   }
   return [
     start,
@@ -42,15 +52,77 @@ function script(turnId: string, sessionId: string, message: string): Step[] {
       },
     },
     ...words('The bug was an off-by-one <b>in</b> the tokenizer. I fixed it.'),
-    { event: 'done', data: { reason: 'completed', iterations: 3, usage: { promptTokens: 120, completionTokens: 40 } } },
+    { event: 'done', data: { reason: 'completed', iterations: 3, usage: USAGE } },
   ];
 }
 
-export function harnessApp(): Hono {
+interface HarnessTurn {
+  sessionId: string;
+  message: string;
+  log: Array<{ seq: number; event: string; data: string }>;
+  finished: boolean;
+  keepalives: number;
+  stop: AbortController;
+  /** Readers waiting for something to write (an event, a keepalive, the end, a hang-up). */
+  waiting: Set<() => void>;
+  /** One per open reader: ends its connection. */
+  readers: Set<() => void>;
+}
+
+export interface Harness {
+  app: Hono;
+  /** What the server saw, for assertions: stop requests by turn id, and every stream request's Last-Event-ID. */
+  seen: { stops: string[]; resumes: Array<{ turnId: string; lastEventId: string | undefined }> };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+}
+
+export function harness(): Harness {
   const app = new Hono();
   const sessions = new Map<string, ChatMessage[]>();
-  const turns = new Map<string, { sessionId: string; message: string; state: 'pending' | 'running' | 'finished' }>();
+  const turns = new Map<string, HarnessTurn>();
+  const seen: Harness['seen'] = { stops: [], resumes: [] };
   const deps = { auth: noAuth, dashboard: fakeDashboard() } as unknown as AppDeps;
+
+  const wake = (turn: HarnessTurn) => {
+    for (const w of turn.waiting) w();
+    turn.waiting.clear();
+  };
+  const append = (turn: HarnessTurn, event: TurnEvent) => {
+    turn.log.push({ seq: turn.log.length + 1, event: event.event, data: JSON.stringify(event.data) });
+    wake(turn);
+  };
+
+  // The producer: runs the script whether or not anyone reads; done goes out after the history is saved.
+  async function produce(turnId: string, turn: HarnessTurn) {
+    const signal = turn.stop.signal;
+    let text = '';
+    const save = () => sessions.get(turn.sessionId)!.push({ role: 'user', content: turn.message }, { role: 'assistant', content: text });
+    for (const step of script(turnId, turn.sessionId, turn.message)) {
+      if (signal.aborted) break;
+      if ('wait' in step) await sleep(step.wait, signal);
+      else if ('keepalive' in step) {
+        turn.keepalives++;
+        wake(turn);
+      } else if ('hangUp' in step) for (const hangUp of turn.readers) hangUp();
+      else {
+        if (step.event === 'text_delta') text += step.data.text;
+        if (step.event === 'done') save();
+        append(turn, step);
+      }
+    }
+    if (signal.aborted) {
+      save();
+      append(turn, { event: 'done', data: { reason: 'aborted', iterations: 1, usage: USAGE } });
+    }
+    turn.finished = true;
+    wake(turn);
+  }
 
   app.get('/health', (c) => c.json({ ok: true, demo: true, model: 'rebound-demo' }));
 
@@ -59,39 +131,58 @@ export function harnessApp(): Hono {
     const sessionId = body.sessionId ?? crypto.randomUUID();
     if (!sessions.has(sessionId)) sessions.set(sessionId, []);
     const turnId = crypto.randomUUID();
-    turns.set(turnId, { sessionId, message: body.message, state: 'pending' });
-    return c.json({ turnId, sessionId, streamUrl: `/v1/turns/${turnId}/stream?token=t` });
+    const turn: HarnessTurn = {
+      sessionId, message: body.message, log: [], finished: false, keepalives: 0,
+      stop: new AbortController(), waiting: new Set(), readers: new Set(),
+    };
+    turns.set(turnId, turn);
+    void produce(turnId, turn);
+    return c.json({ turnId, sessionId, streamUrl: `/v1/turns/${turnId}/stream?token=t` }, 201);
+  });
+
+  app.post('/v1/turns/:id/stop', (c) => {
+    const turnId = c.req.param('id');
+    const turn = turns.get(turnId);
+    if (!turn) return c.json({ error: { status: 404, code: 'not_found', message: 'no such turn' } }, 404);
+    seen.stops.push(turnId);
+    if (turn.finished) return c.json({ error: { status: 409, code: 'conflict', message: 'The turn has already finished.' } }, 409);
+    turn.stop.abort();
+    return c.json({ turnId, status: 'stopping' }, 202);
   });
 
   app.get('/v1/turns/:id/stream', (c) => {
-    const turn = turns.get(c.req.param('id'));
+    const turnId = c.req.param('id');
+    const turn = turns.get(turnId);
     if (!turn) return c.json({ error: { status: 404, code: 'not_found', message: 'no such turn' } }, 404);
-    if (turn.state !== 'pending') return c.body(null, 204);
-    turn.state = 'running';
+    const lastEventId = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
+    seen.resumes.push({ turnId, lastEventId });
+    const after = Number(lastEventId ?? 0);
+    if (turn.finished && after >= turn.log.length) return c.body(null, 204);
+    // "overlap": a server that repeats the last two events on a resume, which the page must not draw twice.
+    let next = Math.max(0, /overlap/i.test(turn.message) ? after - 2 : after);
     return streamSSE(c, async (stream) => {
-      let aborted = false;
-      stream.onAbort(() => {
-        aborted = true;
-      });
+      let open = true;
+      const hangUp = () => {
+        open = false;
+        wake(turn);
+      };
+      turn.readers.add(hangUp);
+      stream.onAbort(hangUp);
       await stream.write(': keepalive\n\n');
-      let seq = 0;
-      let text = '';
-      for (const step of script(c.req.param('id'), turn.sessionId, turn.message)) {
-        if (aborted) break;
-        if ('wait' in step) {
-          await stream.sleep(step.wait);
-          continue;
+      let keepalives = turn.keepalives;
+      while (open) {
+        while (open && next < turn.log.length) {
+          const e = turn.log[next++]!;
+          await stream.writeSSE({ event: e.event, id: String(e.seq), data: e.data });
         }
-        if ('keepalive' in step) {
+        if (keepalives !== turn.keepalives) {
+          keepalives = turn.keepalives;
           await stream.write(': keepalive\n\n');
-          continue;
         }
-        if ('hangUp' in step) break;
-        if (step.event === 'text_delta') text += step.data.text;
-        await stream.writeSSE({ event: step.event, id: String(++seq), data: JSON.stringify(step.data) });
+        if (!open || (turn.finished && next >= turn.log.length)) break;
+        await new Promise<void>((resolve) => turn.waiting.add(resolve));
       }
-      turn.state = 'finished';
-      sessions.get(turn.sessionId)!.push({ role: 'user', content: turn.message }, { role: 'assistant', content: text });
+      turn.readers.delete(hangUp);
     });
   });
 
@@ -102,5 +193,5 @@ export function harnessApp(): Hono {
   });
 
   app.route('/', webRoutes(deps));
-  return app;
+  return { app, seen };
 }

@@ -3,13 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { collectPageErrors, launchBrowser, screenshot, type BrowserSession } from '../support/browser.ts';
 import { listen, type RunningServer } from '../support/browser-server.ts';
-import { harnessApp } from './harness.ts';
+import { harness, type Harness } from './harness.ts';
 
 let server: RunningServer;
 let session: BrowserSession;
+let stub: Harness;
 
 beforeAll(async () => {
-  server = await listen(harnessApp().fetch);
+  stub = harness();
+  server = await listen(stub.app.fetch);
   session = await launchBrowser();
 });
 afterAll(async () => {
@@ -48,21 +50,103 @@ describe('chat page (harness)', () => {
   });
 });
 
-describe('connection indicator (harness)', () => {
-  it('stays connected through keepalive-only silence, then ends the turn when a reconnect gets 204', async () => {
+const answerOf = (page: Page) => page.locator('.msg.assistant').last().locator('.answer').allTextContents().then((t) => t.join(''));
+const turnIdOf = (page: Page) => page.evaluate(() => (JSON.parse(localStorage.getItem('rebound.turn') ?? 'null') as { turnId: string } | null)?.turnId);
+const notLoadErrors = (errors: string[]) => errors.filter((e) => !e.includes('Failed to load resource'));
+
+async function sendMessage(page: Page, text: string) {
+  await page.fill('#message', text);
+  await page.press('#message', 'Enter');
+}
+
+describe('connection indicator and resume (harness)', () => {
+  it('stays connected through keepalive-only silence, shows a dropped connection as reconnecting, then resumes where it stopped', async () => {
     const { page, errors } = await open('/');
-    await page.fill('#message', 'pause for a while');
-    await page.click('#send');
+    await sendMessage(page, 'pause for a while');
     await page.locator('.msg.assistant.streaming .answer').waitFor();
+    const turnId = await turnIdOf(page);
+    expect(turnId).toMatch(/^[0-9a-f-]{36}$/);
     await page.waitForFunction(() => document.getElementById('conn')?.dataset.state === 'quiet', null, { timeout: 8_000 });
     expect(await page.locator('#conn').textContent()).toBe('connected · waiting');
     await screenshot(page, 'harness-quiet');
-    // The server hangs up without `done`; EventSource reconnects, gets 204 and stops: the page ends the turn.
-    await page.locator('.msg.assistant').last().locator('.notice.error').waitFor({ timeout: 15_000 });
-    expect(await page.locator('.notice.error').textContent()).toContain('stream closed before the turn finished');
+    // The server drops the connection mid-turn; the turn goes on. EventSource reconnects on its own.
+    await page.waitForFunction(() => document.getElementById('conn')?.dataset.state === 'reconnecting', null, { timeout: 15_000 });
+    expect(await page.locator('#conn').textContent()).toBe('reconnecting…');
+    expect(await page.locator('.notice.error').count()).toBe(0); // a reconnect is not an error
+    await screenshot(page, 'harness-reconnecting');
+    await page.locator('.turn-end').waitFor({ timeout: 15_000 });
+    expect(await answerOf(page)).toBe('Thinking hard. Almost there, and done.');
+    expect(await page.locator('.turn-end').textContent()).toMatch(/^done · /);
+    expect(await page.locator('.notice').count()).toBe(0);
     expect(await page.locator('#conn').getAttribute('data-state')).toBe('idle');
     expect(await page.locator('#send').isEnabled()).toBe(true);
-    expect(errors.filter((e) => !e.includes('Failed to load resource'))).toEqual([]);
+    // The same EventSource reconnected with Last-Event-ID: the events it had (turn_start + 2 words + "Almost ").
+    expect(stub.seen.resumes.filter((r) => r.turnId === turnId).map((r) => r.lastEventId)).toEqual([undefined, '4']);
+    expect(await turnIdOf(page)).toBeUndefined(); // forgotten at done
+    expect(notLoadErrors(errors)).toEqual([]);
+    await page.close();
+  });
+
+  it('draws an event the server repeats on resume only once', async () => {
+    const { page, errors } = await open('/');
+    await sendMessage(page, 'drop, then overlap');
+    await page.locator('.turn-end').waitFor({ timeout: 15_000 });
+    expect(await answerOf(page)).toBe('One two three four five six.');
+    expect(notLoadErrors(errors)).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('stop and reload (harness)', () => {
+  it('Stop asks the server, and the done{aborted} it sends ends the turn', async () => {
+    const { page, errors } = await open('/');
+    await sendMessage(page, 'slow');
+    await page.waitForFunction(() => (document.querySelector('.msg.assistant.streaming .answer')?.textContent ?? '').includes('word5 '));
+    const turnId = await turnIdOf(page);
+    await page.click('#stop');
+    await page.locator('.turn-end').waitFor();
+    expect(stub.seen.stops).toContain(turnId);
+    expect(await page.locator('.turn-end').textContent()).toMatch(/^aborted · /);
+    expect(await page.locator('.notice.stopped').textContent()).toBe('Stopped. The turn was cancelled on the server.');
+    expect(await answerOf(page)).not.toContain('word199');
+    expect(await page.locator('#send').isEnabled()).toBe(true);
+    expect(await page.locator('#stop').isDisabled()).toBe(true);
+    expect(notLoadErrors(errors)).toEqual([]);
+    await page.close();
+  });
+
+  it('a reload mid-turn re-attaches: the whole turn replays, then follows live, and it shows once', async () => {
+    const { page, errors } = await open('/');
+    await page.click('#new-session');
+    await sendMessage(page, 'slow');
+    await page.waitForFunction(() => (document.querySelector('.msg.assistant.streaming .answer')?.textContent ?? '').includes('word10 '));
+    const turnId = await turnIdOf(page);
+    await page.reload();
+    await page.locator('.msg.assistant.streaming').waitFor();
+    expect(await page.locator('#stop').isEnabled()).toBe(true);
+    await page.locator('.turn-end').waitFor({ timeout: 15_000 });
+    const whole = Array.from({ length: 200 }, (_, i) => `word${i} `).join('');
+    expect(await answerOf(page)).toBe(whole);
+    expect(await page.locator('.msg.user').allTextContents()).toEqual(['Youslow']);
+    expect(stub.seen.resumes.filter((r) => r.turnId === turnId).map((r) => r.lastEventId)).toEqual([undefined, undefined]);
+
+    // A tab closed mid-turn and opened after it ended: the history has the turn, and its replay is not drawn twice.
+    const remembered = { turnId, sessionId: await page.evaluate(() => localStorage.getItem('rebound.sessionId')), streamUrl: `/v1/turns/${turnId}/stream?token=t`, message: 'slow' };
+    await page.evaluate((r) => localStorage.setItem('rebound.turn', JSON.stringify(r)), remembered);
+    await page.reload();
+    await expect.poll(() => turnIdOf(page)).toBeUndefined();
+    await expect.poll(() => page.locator('.msg.user').count()).toBe(1);
+    expect(await page.locator('.msg.assistant').count()).toBe(1);
+    expect(await page.locator('.msg.assistant').textContent()).toContain('word199');
+
+    // A remembered turn the server does not know (404) is forgotten without an error.
+    await page.evaluate((r) => localStorage.setItem('rebound.turn', JSON.stringify(r)), { ...remembered, turnId: crypto.randomUUID(), streamUrl: `/v1/turns/${crypto.randomUUID()}/stream?token=t` });
+    await page.reload();
+    await expect.poll(() => turnIdOf(page)).toBeUndefined();
+    expect(await page.locator('.msg.user').count()).toBe(1);
+    expect(await page.locator('.notice').count()).toBe(0);
+    expect(await page.locator('#send').isEnabled()).toBe(true);
+    expect(notLoadErrors(errors)).toEqual([]);
     await page.close();
   });
 });

@@ -1,12 +1,12 @@
 // The edge entries bundle src/ and functions/ for workerd and Deno, so nothing in them may reach for a
 // Node builtin: only the Node entry (src/entries/ minus the edge entries) and tests may. A `node:`
 // import type-checks fine and only fails at deploy time, hence this check.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { root, sources, specifiers } from './source-scan.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 const scanned = ['src', 'functions', 'supabase/functions'];
 // Edge entries are checked like everything else; other files in src/entries/ belong to the Node
 // entry (node.ts and its helpers, e.g. reading migrations from disk). The reachability test below
@@ -15,36 +15,8 @@ const edgeEntries = ['src/entries/worker.ts', 'src/entries/deno.ts', 'supabase/f
 const allowed = (path: string) =>
   (/^src\/entries\/[^/]+\.ts$/.test(path) && !edgeEntries.includes(path)) || /\.test\.ts$/.test(path);
 
-function* sources(dir: string): Generator<string> {
-  let entries;
-  try {
-    entries = readdirSync(join(root, dir), { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory()) yield* sources(path);
-    else if (/\.(m?[jt]s|tsx)$/.test(e.name)) yield path;
-  }
-}
-
 const builtins = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]!]));
 const isNodeBuiltin = (spec: string) => spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]!);
-
-/** Every module specifier in a file: static imports/exports, side-effect imports, dynamic import() and require(). */
-function specifiers(code: string): string[] {
-  const stripped = code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
-  const found: string[] = [];
-  const patterns = [
-    /\b(?:import|export)\s[^'"`;]*?\sfrom\s*['"]([^'"]+)['"]/g,
-    /\bimport\s*['"]([^'"]+)['"]/g,
-    /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g,
-    /\brequire\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g,
-  ];
-  for (const re of patterns) for (const m of stripped.matchAll(re)) found.push(m[1]!);
-  return found;
-}
 
 /** Node-only globals that would throw a ReferenceError on workerd (without nodejs_compat) or behave differently on Deno. */
 const nodeGlobals = /(?<![.\w$])(process\.(?:env|argv|exit|cwd|on|stdout|stderr|nextTick|hrtime|memoryUsage)|Buffer\.|__dirname|__filename|require\.resolve)\b/;

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { createServerClient, type DataClient } from '../../src/activity/sinks/supabase.ts';
+import { createServerClient, type DataClient } from '../../src/store/data-client.ts';
 import { freePort } from './postgres.ts';
 import { TEST_JWT_SECRET } from './jwt.ts';
 

@@ -5,7 +5,8 @@
 import { Hono, type Context } from 'hono';
 import { ChatCompletionsBody, GatewayError, openAIError, runGateway, toGatewayRequest, type GatewayResponse } from '../../gateway/index.ts';
 import { readJson } from '../body.ts';
-import { AuthError, type AppDeps } from '../deps.ts';
+import { AuthError } from '../../auth-error.ts';
+import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { authenticateGateway } from '../gateway-auth.ts';
 import { waitUntilFor } from '../run-turn-stream.ts';

@@ -12,8 +12,15 @@ const newBtn = $('new-session');
 const connEl = $('conn');
 const SESSION_KEY = 'rebound.sessionId';
 const TOKEN_KEY = 'rebound.token';
+// The running turn, so a reload can re-attach to it: {turnId, sessionId, streamUrl, message}.
+const TURN_KEY = 'rebound.turn';
+// After Stop, how long to wait for done{aborted} on the stream before closing it anyway.
+const STOP_FALLBACK_MS = 5000;
 
-let current = null; // the running turn: { view, source, controller, done }
+// The running turn: { id, streamUrl, view, userNode, source, controller, lastSeq, everOpen, stopping,
+// stopTimer, reattached, historyCount }. lastSeq is the id of the last event rendered: the server
+// resumes after it on EventSource's own reconnect, and anything at or below it is a duplicate.
+let current = null;
 
 function authHeaders() {
   const token = localStorage.getItem(TOKEN_KEY);
@@ -49,6 +56,7 @@ fetch('health').then((r) => (r.ok ? r.json() : null)).then((h) => { if (h) setMo
 // connection OPEN through proxies while the model is silent. So the indicator reads readyState on
 // a timer, and events tell it the server is actively sending.
 let lastEvent = 0;
+const RECONNECT_TITLE = 'connection lost; the turn goes on on the server and the stream resumes where it stopped';
 function setConn(state, text, title) {
   if (connEl.dataset.state !== state || connEl.textContent !== text) {
     connEl.dataset.state = state;
@@ -59,12 +67,14 @@ function setConn(state, text, title) {
 setInterval(() => {
   const source = current && current.source;
   if (!source) return;
+  if (current.stopping && source.readyState !== EventSource.CONNECTING) return setConn('connecting', 'stopping…');
   const quiet = Math.round((Date.now() - lastEvent) / 1000);
   if (source.readyState === EventSource.OPEN) {
     if (quiet < 4) setConn('live', 'connected', 'events arriving');
     else setConn('quiet', 'connected · waiting', 'stream open, no event for ' + quiet + ' s (keepalives hold it open)');
   } else if (source.readyState === EventSource.CONNECTING) {
-    setConn('connecting', 'reconnecting…');
+    if (current.everOpen) setConn('reconnecting', 'reconnecting…', RECONNECT_TITLE);
+    else setConn('connecting', 'connecting…');
   }
 }, 1000);
 
@@ -82,11 +92,14 @@ function hideHint() {
 
 function addUser(text) {
   hideHint();
+  let node = null;
   stickToBottom(() => {
     const m = el('div', 'msg user');
     m.append(el('div', 'who', 'You'), document.createTextNode(text));
     transcript.append(m);
+    node = m;
   });
+  return node;
 }
 
 function prettyArgs(raw) {
@@ -215,22 +228,74 @@ function AssistantView() {
 }
 
 // --- one turn -----------------------------------------------------------------------------------
+// A turn lives on the server, not in this page: the stream is only a reader of its event log. A
+// dropped connection is EventSource's to repair (it reconnects on its own with Last-Event-ID and the
+// server resumes after that event), Stop is a request to the server, and a reload re-attaches.
 function setBusy(busy) {
   sendBtn.disabled = busy;
   stopBtn.disabled = !busy;
   newBtn.disabled = busy;
 }
 
-function finishTurn(text) {
+function rememberTurn(turn, sessionId) {
+  try {
+    localStorage.setItem(TURN_KEY, JSON.stringify({ turnId: turn.id, sessionId, streamUrl: turn.streamUrl, message: turn.message }));
+  } catch (e) {
+    // Storage full or blocked: the turn still runs, a reload just cannot re-attach to it.
+  }
+}
+
+function rememberedTurn() {
+  const raw = localStorage.getItem(TURN_KEY);
+  if (raw === null) return null;
+  try {
+    const r = JSON.parse(raw);
+    if (r && typeof r.turnId === 'string' && typeof r.streamUrl === 'string' && typeof r.message === 'string') return r;
+  } catch (e) {
+    // Not ours or corrupt: forgotten below.
+  }
+  localStorage.removeItem(TURN_KEY);
+  return null;
+}
+
+function forgetTurn(turn) {
+  const r = rememberedTurn();
+  if (r && r.turnId === turn.id) localStorage.removeItem(TURN_KEY);
+}
+
+// Ends the turn here. \`keep\`: the turn may still be running on the server, so a reload re-attaches.
+function finishTurn(text, keep) {
   const turn = current;
   if (!turn) return;
   current = null;
   if (turn.source) turn.source.close();
+  clearTimeout(turn.stopTimer);
+  if (!keep) forgetTurn(turn);
   turn.view.streaming(false);
   turn.view.end(text);
   setBusy(false);
   setConn('idle', 'idle');
   if (!document.activeElement || document.activeElement === document.body || document.activeElement === stopBtn) input.focus();
+}
+
+// A re-attached turn that is not there any more (204, an expired token, an unknown turn): the user's
+// message and the empty answer drawn for it go, without an error; the history above is what happened.
+function dropReattached(turn) {
+  turn.userNode.remove();
+  turn.view.root.remove();
+  finishTurn();
+}
+
+// A re-attached turn replays from its first event; when it had already finished before the history was
+// read, the history holds it too. It is saved before its done is sent, so by then the history has
+// grown by its messages unless it held them already: then the replayed copy goes.
+async function dedupeReattached(turn) {
+  if (turn.historyCount === null) return;
+  const count = await historyCount();
+  if (count === turn.historyCount) {
+    turn.userNode.remove();
+    turn.view.root.remove();
+  }
 }
 
 const DONE_TEXT = {
@@ -241,23 +306,40 @@ const DONE_TEXT = {
   error: 'ended with an error',
 };
 
-function openStream(turn, url) {
-  const source = new EventSource(url);
+function openStream(turn) {
+  const source = new EventSource(turn.streamUrl);
   turn.source = source;
-  setConn('connecting', 'connecting…');
-  source.onopen = () => { lastEvent = Date.now(); setConn('live', 'connected'); };
+  setConn('connecting', turn.reattached ? 're-attaching…' : 'connecting…');
+  source.onopen = () => {
+    lastEvent = Date.now();
+    turn.everOpen = true;
+    setConn('live', 'connected');
+  };
   source.onerror = () => {
     if (current !== turn) return;
-    // CLOSED: the server answered 204 (turn already finished) or refused: the stream is over.
-    if (source.readyState === EventSource.CLOSED) {
-      turn.view.notice('error', 'The stream closed before the turn finished.');
-      finishTurn();
-    } else {
-      setConn('connecting', 'reconnecting…');
+    if (source.readyState !== EventSource.CLOSED) {
+      // A network drop: EventSource reconnects by itself and sends Last-Event-ID. Not an error.
+      if (turn.everOpen) setConn('reconnecting', 'reconnecting…', RECONNECT_TITLE);
+      return;
     }
+    // CLOSED: the server answered without a stream (204: nothing more to read; 401: the stream token
+    // expired; 404: the turn is unknown), so EventSource gave up. Chromium also closes it this way when
+    // the page is being unloaded, before pagehide: the turn stays remembered, so the reload re-attaches.
+    if (turn.reattached && turn.lastSeq === 0) return dropReattached(turn);
+    turn.view.notice('error', 'The stream closed before the turn finished. Reload the page to see what the turn did.');
+    finishTurn(undefined, true);
   };
   const on = (name, fn) => source.addEventListener(name, (ev) => {
     if (current !== turn) return;
+    // Every event carries its sequence number within the turn. The server resumes after the last one we
+    // saw, so a repeat should not happen; if one does, it is not drawn twice.
+    if (ev.lastEventId !== '') {
+      const seq = Number(ev.lastEventId);
+      if (Number.isFinite(seq)) {
+        if (seq <= turn.lastSeq) return;
+        turn.lastSeq = seq;
+      }
+    }
     lastEvent = Date.now();
     let data;
     try {
@@ -275,18 +357,29 @@ function openStream(turn, url) {
     (d.reason === 'time_budget' ? 'Time budget reached' : 'Iteration limit reached') + ': the agent summarises what it did instead of going on.'));
   on('agent_error', (d) => turn.view.notice('error', 'Agent error: ' + d.message + (d.retryable ? ' (temporary; try again)' : '')));
   on('done', (d) => {
+    if (d.reason === 'aborted') turn.view.notice('stopped', turn.stopping ? 'Stopped. The turn was cancelled on the server.' : 'The turn was stopped on the server.');
     const usage = d.usage ? ' · ' + d.usage.promptTokens + ' + ' + d.usage.completionTokens + ' tokens' : '';
     finishTurn((DONE_TEXT[d.reason] || d.reason) + ' · ' + d.iterations + ' iteration' + (d.iterations === 1 ? '' : 's') + usage);
+    if (turn.reattached) dedupeReattached(turn);
   });
+}
+
+function startTurn(fields) {
+  const turn = Object.assign({
+    id: null, streamUrl: null, message: '', view: null, userNode: null, source: null, controller: null,
+    lastSeq: 0, everOpen: false, stopping: false, stopTimer: 0, reattached: false, historyCount: null,
+  }, fields);
+  turn.userNode = addUser(turn.message);
+  turn.view = AssistantView();
+  turn.view.streaming(true);
+  current = turn;
+  setBusy(true);
+  return turn;
 }
 
 async function send(text) {
   if (current) return;
-  addUser(text);
-  const turn = { view: AssistantView(), source: null, controller: new AbortController() };
-  current = turn;
-  turn.view.streaming(true);
-  setBusy(true);
+  const turn = startTurn({ message: text, controller: new AbortController() });
   setConn('connecting', 'starting…');
   const sessionId = localStorage.getItem(SESSION_KEY);
   let res, body;
@@ -305,23 +398,51 @@ async function send(text) {
     }
     return;
   }
-  if (current !== turn) return; // stopped while starting
+  if (current !== turn) return;
   if (!res.ok || !body || !body.streamUrl) {
     turn.view.notice('error', 'The server refused the message: ' + errorMessage(body, res));
     finishTurn();
     return;
   }
+  turn.id = body.turnId;
+  turn.streamUrl = body.streamUrl;
   saveSession(body.sessionId);
-  openStream(turn, body.streamUrl);
+  rememberTurn(turn, body.sessionId);
+  openStream(turn);
+  if (turn.stopping) requestStop(turn); // Stop was pressed while the turn was being created
 }
 
-// Closing the EventSource is the abort: the server cancels the model and tools on disconnect.
+// Stop asks the server, which aborts the model and the tools and ends the turn with done{aborted} for
+// every reader. That done ends the turn here; if the stream is gone, the page gives up after a while.
 function stop() {
   const turn = current;
-  if (!turn) return;
-  turn.controller.abort();
-  turn.view.notice('stopped', 'Stopped. The turn was cancelled on the server.');
-  finishTurn();
+  if (!turn || turn.stopping) return;
+  turn.stopping = true;
+  stopBtn.disabled = true;
+  setConn('connecting', 'stopping…');
+  turn.stopTimer = setTimeout(() => {
+    if (current !== turn) return;
+    if (turn.controller) turn.controller.abort(); // the turn was never created, or we never heard back
+    turn.view.notice('stopped', 'Stopped here, but the server did not confirm it. Reload the page to see how the turn ended.');
+    finishTurn();
+  }, STOP_FALLBACK_MS);
+  if (turn.id) requestStop(turn); // else send() asks once the server has answered with the turn's id
+}
+
+async function requestStop(turn) {
+  let res, body;
+  try {
+    res = await fetch('v1/turns/' + encodeURIComponent(turn.id) + '/stop', { method: 'POST', headers: authHeaders() });
+    if (res.ok || res.status === 409) return; // 409: it had already finished; its done is on the stream
+    body = await res.json().catch(() => null);
+  } catch (e) {
+    body = { message: e.message };
+  }
+  if (current !== turn) return;
+  clearTimeout(turn.stopTimer);
+  turn.stopping = false;
+  stopBtn.disabled = false;
+  turn.view.notice('error', 'Could not stop the turn: ' + (res ? errorMessage(body, res) : body.message) + '. It is still running; try Stop again.');
 }
 
 // --- sessions -----------------------------------------------------------------------------------
@@ -354,21 +475,43 @@ function renderHistory(messages) {
   main.scrollTop = main.scrollHeight;
 }
 
-async function loadHistory() {
+// The session's messages, or null when there is no session to show (none, gone, not ours, offline).
+async function fetchHistory() {
   const id = localStorage.getItem(SESSION_KEY);
-  if (!id) return;
+  if (!id) return null;
   try {
     const res = await fetch('v1/sessions/' + encodeURIComponent(id) + '/messages', { headers: authHeaders() });
     if (res.status === 404 || res.status === 403) {
       localStorage.removeItem(SESSION_KEY); // gone (server restarted with memory storage) or not ours
-      return;
+      return null;
     }
-    if (!res.ok) return;
+    if (!res.ok) return null;
     const body = await res.json();
-    if (!current && body && Array.isArray(body.messages)) renderHistory(body.messages);
+    return body && Array.isArray(body.messages) ? body.messages : null;
   } catch (e) {
-    // Offline or no history route: the page still works, it just starts empty.
+    return null; // offline or no history route: the page still works, it just starts empty
   }
+}
+
+async function historyCount() {
+  const messages = await fetchHistory();
+  return messages ? messages.length : null;
+}
+
+// On load: the history, then the turn that was running when the page went away, replayed from its
+// first event and followed live (the history gets a turn's messages only when it ends).
+async function load() {
+  const messages = await fetchHistory();
+  if (current) return;
+  if (messages) renderHistory(messages);
+  const r = rememberedTurn();
+  if (!r) return;
+  if (r.sessionId && r.sessionId !== localStorage.getItem(SESSION_KEY)) {
+    localStorage.removeItem(TURN_KEY); // from a session that is no longer this page's
+    return;
+  }
+  const turn = startTurn({ id: r.turnId, streamUrl: r.streamUrl, message: r.message, reattached: true, historyCount: messages ? messages.length : null });
+  openStream(turn);
 }
 
 // --- composer -----------------------------------------------------------------------------------
@@ -393,8 +536,9 @@ form.addEventListener('submit', (e) => {
 });
 stopBtn.addEventListener('click', stop);
 newBtn.addEventListener('click', resetSession);
+// Leaving does not stop the turn: it runs on on the server, and coming back re-attaches to it.
 window.addEventListener('pagehide', () => { if (current && current.source) current.source.close(); });
 
-loadHistory();
+load();
 input.focus();
 `;

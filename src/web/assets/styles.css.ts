@@ -47,7 +47,10 @@ button.danger:not(:disabled) { border-color: var(--bad); color: var(--bad); }
 .conn { display: inline-flex; align-items: center; gap: .35rem; font-size: .85rem; color: var(--muted); }
 .conn::before { content: ""; width: .6rem; height: .6rem; border-radius: 50%; background: var(--muted); }
 .conn[data-state="live"]::before { background: var(--good); }
-.conn[data-state="connecting"]::before, .conn[data-state="quiet"]::before { background: var(--warn); }
+.conn[data-state="connecting"]::before, .conn[data-state="quiet"]::before, .conn[data-state="reconnecting"]::before { background: var(--warn); }
+.conn[data-state="reconnecting"]::before { animation: conn-pulse 1.2s ease-in-out infinite; }
+@keyframes conn-pulse { 50% { opacity: .35; } }
+@media (prefers-reduced-motion: reduce) { .conn[data-state="reconnecting"]::before { animation: none; } }
 .conn[data-state="lost"]::before { background: var(--bad); }
 
 /* Chat */

@@ -1,11 +1,13 @@
-// The pages, their assets and the dashboard API, mounted by createApp with app.route('/', …).
+// The pages, their assets and the dashboard API, mounted by createApp with app.route('/', …). The
+// pages themselves (HTML, CSS, JS, the dashboard's SVG) are built in src/web/; this is their HTTP side.
 import { Hono, type Context } from 'hono';
-import type { DashboardData } from '../dashboard/types.ts';
-import { AuthError, type AppDeps } from '../http/deps.ts';
-import { errorResponse } from '../http/errors.ts';
-import { assets, page, parseAssetFile, type Asset } from './assets.ts';
-import { parseDashboardQuery } from './dashboard-query.ts';
-import { renderDashboard } from './dashboard-view.ts';
+import type { DashboardData } from '../../dashboard/types.ts';
+import { AuthError } from '../../auth-error.ts';
+import type { AppDeps } from '../deps.ts';
+import { errorResponse } from '../errors.ts';
+import { assets, page, parseAssetFile, type Asset } from '../../web/assets.ts';
+import { parseDashboardQuery } from '../../web/dashboard-query.ts';
+import { renderDashboard } from '../../web/dashboard-view.ts';
 
 // Scripts and styles come only from this origin; the stream token travels in a URL, so no referrer.
 const PAGE_HEADERS = {

@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { fakeDashboard } from '../../test/e2e/fake-dashboard.ts';
-import { AuthError, noAuth, type AppDeps, type Authenticator } from '../http/deps.ts';
-import { assets, page } from './assets.ts';
-import { mountPrefix, webRoutes } from './routes.ts';
+import { fakeDashboard } from '../../../test/e2e/fake-dashboard.ts';
+import { AuthError } from '../../auth-error.ts';
+import { noAuth, type AppDeps, type Authenticator } from '../deps.ts';
+import { assets, page } from '../../web/assets.ts';
+import { mountPrefix, webRoutes } from './web.ts';
 
 // Only the parts webRoutes reads; the rest of AppDeps belongs to the turn routes.
 function deps(extra: Partial<AppDeps>): AppDeps {

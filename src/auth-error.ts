@@ -1,0 +1,12 @@
+// A missing or bad credential, as data the HTTP layer turns into a 401 or 403. It sits at the bottom of
+// the layers (test/runtimes/layers.test.ts) because the layers below http raise it too: the dashboard's
+// Supabase source refuses an unscoped request.
+export class AuthError extends Error {
+  constructor(
+    message: string,
+    readonly status: 401 | 403 = 401,
+  ) {
+    super(message);
+    this.name = 'AuthError';
+  }
+}
