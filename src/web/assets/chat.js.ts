@@ -263,7 +263,8 @@ function forgetTurn(turn) {
   if (r && r.turnId === turn.id) localStorage.removeItem(TURN_KEY);
 }
 
-// Ends the turn here. \`keep\`: the turn may still be running on the server, so a reload re-attaches.
+// Ends the turn in the page. With keep, the turn stays remembered: it may still run on the server,
+// and a reload re-attaches to it.
 function finishTurn(text, keep) {
   const turn = current;
   if (!turn) return;
@@ -284,6 +285,10 @@ function dropReattached(turn) {
   turn.userNode.remove();
   turn.view.root.remove();
   finishTurn();
+  if (!transcript.firstChild) {
+    transcript.append(el('p', 'empty-hint', 'Ask the agent something.'));
+    transcript.lastChild.id = 'empty-hint';
+  }
 }
 
 // A re-attached turn replays from its first event; when it had already finished before the history was
