@@ -4,19 +4,46 @@
 // scored by aligning its components with the candidate's (an edit distance over components).
 import { distance } from 'fastest-levenshtein';
 
-/** Words of a name: split on separators, camelCase and digit boundaries; lowercased. */
+const isUpper = (c: number): boolean => c >= 65 && c <= 90;
+const isLower = (c: number): boolean => c >= 97 && c <= 122;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** `\s` (ECMAScript white space and line terminators) and `_ - . @`: what separates words. */
+function isSeparator(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13) || c === 95 || c === 45 || c === 46 || c === 64;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * Words of a name: split on separators, camelCase (`fooBar`, `HTTPServer`) and digit boundaries;
+ * lowercased. One pass over the name (a regex pair did the same with a replace per boundary).
+ */
 export function words(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .split(/[\s_\-.@]+/)
-    .filter(Boolean)
-    .map((w) => w.toLowerCase());
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= name.length; i++) {
+    const c = i < name.length ? name.charCodeAt(i) : 32;
+    if (isSeparator(c)) {
+      if (start >= 0) out.push(name.slice(start, i).toLowerCase());
+      start = -1;
+      continue;
+    }
+    if (start >= 0) {
+      const p = name.charCodeAt(i - 1);
+      // `fooBar`, `v2Beta` | `HTTPServer`: a capital after a lower-case letter or digit, or the
+      // last capital of a run that a lower-case letter follows.
+      if (isUpper(c) && (isLower(p) || isDigit(p) || (isUpper(p) && isLower(name.charCodeAt(i + 1))))) {
+        out.push(name.slice(start, i).toLowerCase());
+        start = i;
+      }
+    } else start = i;
+  }
+  return out;
 }
 
 export function singular(w: string): string {
   if (w.length > 4 && w.endsWith('ies')) return w.slice(0, -3) + 'y';
-  if (w.length > 4 && /(ss|x|ch|sh)es$/.test(w)) return w.slice(0, -2);
+  if (w.length > 4 && (w.endsWith('sses') || w.endsWith('xes') || w.endsWith('ches') || w.endsWith('shes'))) return w.slice(0, -2);
   if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
   return w;
 }
@@ -38,39 +65,62 @@ export function splitExt(base: string): { stem: string; ext: string } {
 /** `a` is an abbreviation of `b`: same first letter and a subsequence of it (mgr/manager, cfg/config). */
 function abbreviates(a: string, b: string): boolean {
   if (a.length < 2 || a.length >= b.length || a[0] !== b[0]) return false;
-  let j = 0;
-  for (let i = 0; i < b.length && j < a.length; i++) if (b[i] === a[j]) j++;
-  return j === a.length;
+  // Greedy, one native search per letter of the abbreviation: cheap even when `b` is very long.
+  for (let i = 1, j = 1; j < a.length; i++, j++) if ((i = b.indexOf(a[j]!, i)) < 0) return false;
+  return true;
 }
 
-function wordSim(a: string, b: string): number {
-  if (a === b) return 1;
-  const sa = singular(a);
-  const sb = singular(b);
-  if (sa === sb) return 0.9;
-  if (abbreviates(a, b) || abbreviates(b, a)) return Math.min(a.length, b.length) >= 3 ? 0.8 : 0.65;
-  const m = Math.max(a.length, b.length);
-  if (m >= 4) {
-    const d = distance(a, b);
+/** One word with its singular, found once. */
+interface Word {
+  text: string;
+  one: string;
+}
+
+function wordSim(a: Word, b: Word): number {
+  if (a.text === b.text) return 1;
+  if (a.one === b.one) return 0.9;
+  if (abbreviates(a.text, b.text) || abbreviates(b.text, a.text)) return Math.min(a.text.length, b.text.length) >= 3 ? 0.8 : 0.65;
+  const m = Math.max(a.text.length, b.text.length);
+  // The distance is at least the difference in length: names far apart in length skip it.
+  if (m >= 4 && Math.abs(a.text.length - b.text.length) <= 2) {
+    const d = distance(a.text, b.text);
     if (d === 1) return 0.75;
     if (d === 2 && m >= 6) return 0.65;
   }
   return 0;
 }
 
-/** Similarity of two names without extensions, in [0, 1]. */
-export function stemSim(a: string, b: string): number {
-  if (a === b) return 1;
-  const al = a.toLowerCase();
-  const bl = b.toLowerCase();
+/**
+ * A stem as every comparison reads it, computed once: comparing one attempted name with many
+ * candidates then costs each candidate's length, not the attempt's again and again.
+ */
+interface Stem {
+  text: string;
+  lower: string;
+  words: Word[];
+  joined: string;
+  joinedOne: string;
+}
+
+function stemOf(text: string): Stem {
+  const ws = words(text);
+  const one = ws.map(singular);
+  return { text, lower: text.toLowerCase(), words: ws.map((w, i) => ({ text: w, one: one[i]! })), joined: ws.join(''), joinedOne: one.join('') };
+}
+
+function compareStems(a: Stem, b: Stem): number {
+  if (a.text === b.text) return 1;
+  const al = a.lower;
+  const bl = b.lower;
   if (al === bl) return 0.95;
-  const wa = words(a);
-  const wb = words(b);
-  if (wa.join('') === wb.join('')) return 0.93;
-  if (wa.map(singular).join('') === wb.map(singular).join('')) return 0.9;
+  if (a.joined === b.joined) return 0.93;
+  if (a.joinedOne === b.joinedOne) return 0.9;
   let best = 0;
+  const wa = a.words;
+  const wb = b.words;
   if (wa.length === wb.length && wa.length > 0) {
     let sum = 0;
+    let worst = 1;
     let ok = true;
     for (let i = 0; i < wa.length; i++) {
       const s = wordSim(wa[i]!, wb[i]!);
@@ -79,28 +129,68 @@ export function stemSim(a: string, b: string): number {
         break;
       }
       sum += s;
+      worst = Math.min(worst, s);
     }
     // A name is only as close as its worst word, but identical words make up for some of it.
-    if (ok) best = Math.min(0.88, 0.5 * (sum / wa.length) + 0.5 * Math.min(...wa.map((w, i) => wordSim(w, wb[i]!))));
+    if (ok) best = Math.min(0.88, 0.5 * (sum / wa.length) + 0.5 * worst);
   }
   const m = Math.max(al.length, bl.length);
-  if (m >= 4) {
+  const lim = m >= 10 ? 3 : m >= 6 ? 2 : 1;
+  if (m >= 4 && Math.abs(al.length - bl.length) <= lim) {
     const d = distance(al, bl);
-    const lim = m >= 10 ? 3 : m >= 6 ? 2 : 1;
     if (d <= lim) best = Math.max(best, 0.8 - 0.06 * d - (m < 6 ? 0.05 : 0));
   }
   return best;
 }
 
-/** Similarity of two file or folder names, extensions included. */
-export function baseSim(a: string, b: string): number {
-  if (a === b) return 1;
+/** Similarity of names without extensions to `a`, in [0, 1]; `a` is read once for all of them. */
+export function stemSimilarity(a: string): (b: string) => number {
+  const sa = stemOf(a);
+  return (b) => (a === b ? 1 : compareStems(sa, stemOf(b)));
+}
+
+export interface NameSimilarity {
+  /** The name's `nameKey` (of its stem). */
+  key: string;
+  /** Similarity of a name without extension to the stem. */
+  stem(b: string): number;
+  /** Similarity of a file or folder name, extensions included. */
+  base(b: string): number;
+  /** Looser, for a sibling in a folder that otherwise matches (short names like `mian.ts`). */
+  sibling(b: string): number;
+}
+
+/** Similarity of file or folder names to `a`; `a` is read once for all of them. */
+export function nameSimilarity(a: string): NameSimilarity {
   const pa = splitExt(a);
-  const pb = splitExt(b);
-  const s = stemSim(pa.stem, pb.stem);
-  if (pa.ext === pb.ext) return s;
-  // A missing extension (dotted module paths) costs less than a wrong one.
-  return s * (pa.ext === '' || pb.ext === '' ? 0.95 : 0.9);
+  const sa = stemOf(pa.stem);
+  const base = (b: string): number => {
+    if (a === b) return 1;
+    const pb = splitExt(b);
+    const s = compareStems(sa, stemOf(pb.stem));
+    if (pa.ext === pb.ext) return s;
+    // A missing extension (dotted module paths) costs less than a wrong one.
+    return s * (pa.ext === '' || pb.ext === '' ? 0.95 : 0.9);
+  };
+  return {
+    key: sa.joinedOne,
+    stem: (b) => (pa.stem === b ? 1 : compareStems(sa, stemOf(b))),
+    base,
+    sibling(b) {
+      const s = base(b);
+      if (s > 0) return s;
+      const pb = splitExt(b);
+      const x = sa.lower;
+      const y = pb.stem.toLowerCase();
+      const d = osaDistance(x, y);
+      const len = Math.max(x.length, y.length);
+      if (d <= 2 && d <= Math.max(1, Math.floor(len * 0.4)) && d < len) {
+        const v = 0.7 - 0.1 * d;
+        return pa.ext === pb.ext ? v : v * 0.9;
+      }
+      return 0;
+    },
+  };
 }
 
 /** An attempted folder the candidate lacks. */
@@ -108,15 +198,32 @@ const GAP = 0.3;
 /** A candidate folder the attempt left out: cheaper, models drop folders (a cwd-relative path). */
 const EXTRA = 0.15;
 
+export interface PathScoring {
+  /** Similarity of the attempt's name (its last component) to a candidate's. */
+  nameSim(b: string): number;
+  /** Similarity of an attempted folder to a candidate's, in [0, 1]. */
+  dirSim(a: string, b: string): number;
+  /** A score that cannot reach this is reported as 0 without aligning the folders. */
+  floor?: number;
+}
+
 /**
  * Score in [0, 1] of `cand` (components) as what `att` (components) meant. The last components
  * (the names) are aligned with each other; the folders are aligned by dynamic programming.
  */
-export function pathScore(att: readonly string[], cand: readonly string[], dirSim: (a: string, b: string) => number): number {
-  const nb = baseSim(att[att.length - 1]!, cand[cand.length - 1]!);
+export function pathScore(att: readonly string[], cand: readonly string[], how: PathScoring): number {
+  const nb = how.nameSim(cand[cand.length - 1]!);
   if (nb === 0) return 0;
   const A = att.length - 1;
   const C = cand.length - 1;
+  const W = 2; // the name counts as much as two folders
+  // Folders the candidate has beyond the attempt weigh half: a short attempt is often just relative.
+  const norm = A + W + 0.5 * Math.max(0, C - A);
+  // At best every folder of the shorter side is matched exactly and the rest are gaps: an attempt
+  // thousands of folders deep is over before the alignment (which costs folders × folders).
+  const m = Math.min(A, C);
+  const best = (m - GAP * (A - m) - EXTRA * (C - m) + W * nb) / norm;
+  if (how.floor !== undefined && best < how.floor - 1e-9) return 0;
   // dp over folder prefixes; rows reuse one array.
   let prev = new Float64Array(C + 1);
   for (let j = 1; j <= C; j++) prev[j] = -EXTRA * j;
@@ -124,15 +231,13 @@ export function pathScore(att: readonly string[], cand: readonly string[], dirSi
     const cur = new Float64Array(C + 1);
     cur[0] = -GAP * i;
     for (let j = 1; j <= C; j++) {
-      const s = dirSim(att[i - 1]!, cand[j - 1]!);
+      const s = how.dirSim(att[i - 1]!, cand[j - 1]!);
       cur[j] = Math.max(prev[j - 1]! + s, prev[j]! - GAP, cur[j - 1]! - EXTRA);
     }
     prev = cur;
   }
   const dirs = prev[C]!;
-  const W = 2; // the name counts as much as two folders
-  // Folders the candidate has beyond the attempt weigh half: a short attempt is often just relative.
-  return Math.max(0, (dirs + W * nb) / (A + W + 0.5 * Math.max(0, C - A)));
+  return Math.max(0, (dirs + W * nb) / norm);
 }
 
 /** Optimal-string-alignment distance (a transposition is one edit: `mian` → `main`). */
@@ -155,24 +260,4 @@ export function osaDistance(a: string, b: string): number {
     d1 = d0;
   }
   return d1[m]!;
-}
-
-/**
- * Similarity of a name to a sibling in a folder that otherwise matches: looser than `baseSim`,
- * because the rest of the path already agrees (short names like `mian.ts` deserve a match).
- */
-export function siblingSim(a: string, b: string): number {
-  const s = baseSim(a, b);
-  if (s > 0) return s;
-  const pa = splitExt(a);
-  const pb = splitExt(b);
-  const x = pa.stem.toLowerCase();
-  const y = pb.stem.toLowerCase();
-  const d = osaDistance(x, y);
-  const len = Math.max(x.length, y.length);
-  if (d <= 2 && d <= Math.max(1, Math.floor(len * 0.4)) && d < len) {
-    const v = 0.7 - 0.1 * d;
-    return pa.ext === pb.ext ? v : v * 0.9;
-  }
-  return 0;
 }

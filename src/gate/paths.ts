@@ -3,8 +3,11 @@
 // keyed lookups (the name with case, separators, plurals and extension erased; the same under its
 // parent or grandparent folder; a trigram index of names for typos and abbreviations), and only those
 // few are scored by aligning components (path-score.ts).
+// An attempt can be megabytes of slashes, dots or folders: no path longer than the longest in the
+// index can exist, so every lookup is skipped past that length, runs of components are slices of one
+// joined string (never re-joined per slash), and the time stays linear in the attempt.
 import type { PathIndex } from './types.ts';
-import { nameKey, pathScore, siblingSim, splitExt, stemSim } from './path-score.ts';
+import { nameKey, nameSimilarity, pathScore, splitExt, stemSimilarity, type NameSimilarity } from './path-score.ts';
 
 interface Entry {
   path: string;
@@ -35,22 +38,47 @@ function lastOf(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-/** Cheap pre-check before `siblingSim`: every kind of slip keeps the first letter or the length. */
+/** Cheap pre-check before comparing siblings: every kind of slip keeps the first letter or the length. */
 function maybeSimilar(a: string, b: string): boolean {
   return a[0]?.toLowerCase() === b[0]?.toLowerCase() || Math.abs(a.length - b.length) <= 2;
 }
 
-function trigrams(key: string): string[] {
+/** The distinct trigrams of `^key$`; counting stops once there are `cap`. */
+function trigrams(key: string, cap = Infinity): string[] {
   const s = `^${key}$`;
-  const out = new Set<string>();
-  for (let i = 0; i + 3 <= s.length; i++) out.add(s.slice(i, i + 3));
-  return [...out];
+  // Deduplicated by code (three UTF-16 units fit a double exactly): a long repetitive key costs
+  // no string per position.
+  const seen = new Set<number>();
+  const out: string[] = [];
+  for (let i = 0; i + 3 <= s.length && out.length < cap; i++) {
+    const code = (s.charCodeAt(i) * 65536 + s.charCodeAt(i + 1)) * 65536 + s.charCodeAt(i + 2);
+    if (seen.has(code)) continue;
+    seen.add(code);
+    out.push(s.slice(i, i + 3));
+  }
+  return out;
 }
 
 function push<K>(m: Map<K, number[]>, k: K, v: number): void {
   const a = m.get(k);
   if (a) a.push(v);
   else m.set(k, [v]);
+}
+
+/** An attempt's components joined once, so that any run of them is one slice, not a re-join. */
+interface Spans {
+  /** `comps.slice(a, b).join('/')`. */
+  text(a: number, b: number): string;
+  /** Its length, without building it. */
+  length(a: number, b: number): number;
+}
+
+function spansOf(comps: readonly string[]): Spans {
+  const joined = comps.join('/');
+  const start = [0];
+  for (const c of comps) start.push(start[start.length - 1]! + c.length + 1);
+  const length = (a: number, b: number): number => (a >= b ? 0 : start[b]! - 1 - start[a]!);
+  return { text: (a, b) => (a >= b ? '' : joined.slice(start[a], start[b]! - 1)), length };
 }
 
 export function buildPathIndex(paths: Iterable<string>): PathIndex {
@@ -89,14 +117,16 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   const byGrandName = new Map<string, number[]>();
   const byGrandExact = new Map<string, number[]>();
   const keyCache = new Map<string, string>();
+  const keyOf = (name: string): string => nameKey(splitExt(name).stem) || name.toLowerCase();
+  // Index names repeat (`index.ts`): cached. An attempt's names are not, so the cache stays the index's size.
   const key = (name: string): string => {
     let k = keyCache.get(name);
-    if (k === undefined) {
-      k = nameKey(splitExt(name).stem) || name.toLowerCase();
-      keyCache.set(name, k);
-    }
+    if (k === undefined) keyCache.set(name, (k = keyOf(name)));
     return k;
   };
+  // No path longer (in characters) than the longest indexed one can exist.
+  let maxLen = 0;
+  for (const e of entries) maxLen = Math.max(maxLen, e.path.length);
   for (let id = 0; id < entries.length; id++) {
     const c = entries[id]!.comps;
     const nk = key(c[c.length - 1]!);
@@ -110,12 +140,18 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   // Trigram index over the distinct name keys, for names that are misspelt or abbreviated.
   const nameKeys = [...byName.keys()];
   const byTrigram = new Map<string, number[]>();
+  // A key shares at most as many trigrams as it has.
+  let maxGrams = 0;
   nameKeys.forEach((k, i) => {
-    for (const g of trigrams(k)) push(byTrigram, g, i);
+    const grams = trigrams(k);
+    maxGrams = Math.max(maxGrams, grams.length);
+    for (const g of grams) push(byTrigram, g, i);
   });
 
-  function fuzzyKeys(nk: string, stem: string): string[] {
-    const grams = trigrams(nk);
+  function fuzzyKeys(nk: string, named: NameSimilarity): string[] {
+    const grams = trigrams(nk, Math.ceil(maxGrams / 0.35) + 1);
+    // A long attempt needs more shared trigrams than any key has.
+    if (Math.max(2, Math.ceil(grams.length * 0.35)) > maxGrams) return [];
     const counts = new Map<number, number>();
     for (const g of grams) {
       const list = byTrigram.get(g);
@@ -125,19 +161,20 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     const need = Math.max(2, Math.ceil(grams.length * 0.35));
     const ranked = [...counts].filter(([, n]) => n >= need).sort((a, b) => b[1] - a[1]).slice(0, 30);
     const out: string[] = [];
+    const byKey = stemSimilarity(nk);
     for (const [i] of ranked) {
       const k = nameKeys[i]!;
-      if (stemSim(stem, k) > 0 || stemSim(nk, k) > 0) out.push(k);
+      if (named.stem(k) > 0 || byKey(k) > 0) out.push(k);
     }
     return out;
   }
 
-  function candidates(att: string[]): Set<number> {
+  function candidates(att: string[], named: NameSimilarity): Set<number> {
     const out = new Set<number>();
     const name = att[att.length - 1]!;
-    const nk = key(name);
-    const pk = att.length >= 2 ? key(att[att.length - 2]!) : undefined;
-    const gk = att.length >= 3 ? key(att[att.length - 3]!) : undefined;
+    const nk = named.key || name.toLowerCase();
+    const pk = att.length >= 2 ? keyOf(att[att.length - 2]!) : undefined;
+    const gk = att.length >= 3 ? keyOf(att[att.length - 3]!) : undefined;
     const take = (k: string): void => {
       const bucket = byName.get(k);
       if (!bucket) return;
@@ -156,28 +193,33 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       }
     };
     take(nk);
-    if (out.size === 0) for (const k of fuzzyKeys(nk, splitExt(name).stem)) take(k);
+    if (out.size === 0) for (const k of fuzzyKeys(nk, named)) take(k);
     return out;
   }
 
   function scoreAll(att: string[], attDir: boolean, hits: Map<number, number>): void {
-    // Folder names repeat across candidates: memoise per attempted folder.
-    const memo = new Map<string, Map<string, number>>();
+    // Folder and file names repeat across candidates: memoise per attempted folder, and per name.
+    const memo = new Map<string, { sim: (b: string) => number; seen: Map<string, number> }>();
     const dirSim = (a: string, b: string): number => {
       let m = memo.get(a);
-      if (!m) memo.set(a, (m = new Map()));
-      let s = m.get(b);
-      if (s === undefined) {
-        s = a === b ? 1 : stemSim(a, b);
-        m.set(b, s);
-      }
+      if (!m) memo.set(a, (m = { sim: stemSimilarity(a), seen: new Map() }));
+      let s = m.seen.get(b);
+      if (s === undefined) m.seen.set(b, (s = m.sim(b)));
       return s;
     };
-    for (const id of candidates(att)) {
+    const name = att[att.length - 1]!;
+    const toName = nameSimilarity(name);
+    const names = new Map<string, number>();
+    const nameSim = (b: string): number => {
+      let s = names.get(b);
+      if (s === undefined) names.set(b, (s = toName.base(b)));
+      return s;
+    };
+    // A file was asked for and this is a folder (or the reverse): still possible, less likely.
+    const attFile = !attDir && splitExt(name).ext !== '';
+    for (const id of candidates(att, toName)) {
       const e = entries[id]!;
-      let s = pathScore(att, e.comps, dirSim);
-      // A file was asked for and this is a folder (or the reverse): still possible, less likely.
-      const attFile = !attDir && splitExt(att[att.length - 1]!).ext !== '';
+      let s = pathScore(att, e.comps, { nameSim, dirSim, floor: THRESHOLD });
       if ((attFile && e.dir) || (attDir && !e.dir)) s *= 0.85;
       if (s > (hits.get(id) ?? 0)) hits.set(id, s);
     }
@@ -188,46 +230,53 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   // folder's entries, each checked by one map lookup.
   function walk(att: string[], hits: Map<number, number>): void {
     const n = att.length;
+    const span = spansOf(att);
+    const fits = (extra: number, a: number, b: number): boolean => extra + span.length(a, b) <= maxLen;
     let k = 0;
-    while (k < n && ids.has(att.slice(0, k + 1).join('/'))) k++;
+    while (k < n && fits(0, 0, k + 1) && ids.has(span.text(0, k + 1))) k++;
     if (k === n) return;
-    const join = (parts: string[]): string => parts.join('/');
     const put = (p: string, s: number): void => {
       const id = ids.get(p);
       if (id !== undefined && s > (hits.get(id) ?? 0)) hits.set(id, s);
     };
     // Written relative to another base (a working folder repeated in front): a tail that exists.
-    for (let s = 1; s < n; s++) put(join(att.slice(s)), 1.05 + 0.01 * (n - s));
+    for (let s = n - 1; s >= 1 && fits(0, s, n); s--) put(span.text(s, n), 1.05 + 0.01 * (n - s));
     for (let L = 0; L <= k; L++) {
-      const folder = join(att.slice(0, L));
+      const folder = span.text(0, L);
       const pre = folder === '' ? '' : `${folder}/`;
-      const rest = join(att.slice(L + 1));
       const isName = L === n - 1;
       // The more of the attempt that survives after the edit, the more telling the match.
       const kept = 0.02 * (n - L - 1);
+      let similar: NameSimilarity | undefined;
+      const sim = (b: string): number => (similar ??= nameSimilarity(att[L]!)).sibling(b);
       if (isName) {
         // The folder is right, the name is not: a similar sibling.
         for (const c of children.get(folder) ?? []) {
-          const sim = c === att[L] || !maybeSimilar(att[L]!, c) ? 0 : siblingSim(att[L]!, c);
-          if (sim > 0) put(pre + c, 1 + 0.5 * sim + kept);
+          const s = c === att[L] || !maybeSimilar(att[L]!, c) ? 0 : sim(c);
+          if (s > 0) put(pre + c, 1 + 0.5 * s + kept);
         }
       } else {
+        const rest = fits(pre.length, L + 1, n) ? span.text(L + 1, n) : undefined;
         // Folder att[L] dropped.
-        put(pre + rest, 1.2 + kept);
+        if (rest !== undefined) put(pre + rest, 1.2 + kept);
         // Folder att[L] replaced by a sibling: folder/*/att[L+1]/… exists.
         // Unlike siblings all tie; a few of them are as good as a thousand.
         let unlike = 0;
-        for (const id of byGrandExact.get(`${folder}\u0000${att[L + 1]}`) ?? []) {
+        for (const id of rest === undefined ? [] : (byGrandExact.get(`${folder}\u0000${att[L + 1]}`) ?? [])) {
           const sib = entries[id]!.comps[L]!;
           if (sib === att[L]) continue;
-          const sim = maybeSimilar(att[L]!, sib) ? siblingSim(att[L]!, sib) : 0;
-          if (sim === 0 && ++unlike > 24) continue;
-          put(`${pre}${sib}/${rest}`, sim > 0 ? 1 + 0.5 * sim + kept : 1.1 + kept);
+          const s = maybeSimilar(att[L]!, sib) ? sim(sib) : 0;
+          if (s === 0 && ++unlike > 24) continue;
+          if (fits(pre.length + sib.length + 1, L + 1, n)) put(`${pre}${sib}/${rest}`, s > 0 ? 1 + 0.5 * s + kept : 1.1 + kept);
         }
       }
       // A folder left out before att[L]: folder/*/att[L]/… exists.
-      const here = join(att.slice(L));
-      for (const id of byGrandExact.get(`${folder}\u0000${att[L]}`) ?? []) put(`${parentOf(entries[id]!.path)}/${here}`, 1.25 + kept);
+      if (!fits(2, L, n)) continue;
+      const here = span.text(L, n);
+      for (const id of byGrandExact.get(`${folder}\u0000${att[L]}`) ?? []) {
+        const parent = parentOf(entries[id]!.path);
+        if (fits(parent.length + 1, L, n)) put(`${parent}/${here}`, 1.25 + kept);
+      }
     }
   }
 
@@ -266,8 +315,16 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
         .map(([id]) => entries[id]!.path + (entries[id]!.dir ? '/' : ''));
     },
     nearestListing(path: string): { folder: string; entries: string[] } {
-      let folder = normalizePath(path).path;
-      while (folder !== '' && !(children.has(folder) && entries[ids.get(folder)!]?.dir)) folder = parentOf(folder);
+      // Every folder above an existing folder exists: walk down from the root while the prefix is a
+      // folder, instead of up from the end (a hash of the whole remaining path per slash).
+      const p = normalizePath(path).path;
+      let folder = '';
+      for (let end = p.indexOf('/'); ; end = p.indexOf('/', end + 1)) {
+        const prefix = p.slice(0, end < 0 ? p.length : end);
+        if (prefix === '' || prefix.length > maxLen || !(children.has(prefix) && entries[ids.get(prefix)!]?.dir)) break;
+        folder = prefix;
+        if (end < 0) break;
+      }
       const names = [...(children.get(folder) ?? [])].sort();
       return { folder, entries: names.map((c) => c + (entries[ids.get(folder === '' ? c : `${folder}/${c}`)!]!.dir ? '/' : '')) };
     },
