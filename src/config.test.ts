@@ -44,3 +44,56 @@ describe('loadConfig', () => {
     expect(loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins).toEqual(['https://a.example', 'https://b.example']);
   });
 });
+
+describe('MCP_SERVERS', () => {
+  const server = { name: 'crm', url: 'https://crm.example/mcp' };
+  const load = (value: unknown) => loadConfig({ MCP_SERVERS: typeof value === 'string' ? value : JSON.stringify(value) });
+  const problem = (value: unknown): string => {
+    try {
+      load(value);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it('is empty by default and reads servers with headers and an allowlist', () => {
+    expect(loadConfig({}).mcp).toEqual({ servers: [], toolsTtlMs: 300_000 });
+    const c = loadConfig({ MCP_SERVERS: JSON.stringify([server, { name: 'docs_2', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer x' }, tools: ['search'] }]), MCP_TOOLS_TTL_S: '0' });
+    expect(c.mcp).toEqual({
+      servers: [
+        { name: 'crm', url: 'https://crm.example/mcp', headers: {} },
+        { name: 'docs_2', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer x' }, tools: ['search'] },
+      ],
+      toolsTtlMs: 0,
+    });
+  });
+
+  it('refuses text that is not JSON without quoting it (headers hold credentials)', () => {
+    const message = problem('[{"name":"crm","headers":{"authorization":"Bearer sk-secret"}');
+    expect(message).toMatch(/MCP_SERVERS: not valid JSON .*write a JSON array such as/);
+    expect(message).not.toContain('sk-secret');
+  });
+
+  it.each([
+    [{ ...server }, 'must be a JSON array'],
+    [[{ ...server, name: 'a__b' }], 'MCP_SERVERS[0].name: must be 1–24 letters'],
+    [[{ ...server, name: 'crm_' }], 'MCP_SERVERS[0].name'],
+    [[{ ...server, name: 'x'.repeat(25) }], 'MCP_SERVERS[0].name'],
+    [[{ ...server, name: 'has space' }], 'MCP_SERVERS[0].name'],
+    [[server, { ...server }], 'MCP_SERVERS[1].name: "crm" is used by an earlier server'],
+    [[{ ...server, url: 'ftp://crm.example/mcp' }], 'MCP_SERVERS[0].url: must be the http(s) URL'],
+    [[{ name: 'crm' }], 'MCP_SERVERS[0].url'],
+    [[{ ...server, headers: { authorization: 42 } }], 'MCP_SERVERS[0].headers: must be an object of string values'],
+    [[{ ...server, tools: [] }], 'MCP_SERVERS[0].tools: must be a non-empty array'],
+    [[{ ...server, tool: ['x'] }], 'MCP_SERVERS[0].tool: unknown field'],
+    [['crm'], 'MCP_SERVERS[0]: must be an object with name and url'],
+  ])('refuses %j with a message naming the field', (value, expected) => {
+    expect(problem(value)).toContain(expected);
+  });
+
+  it('reports MCP_SERVERS together with the other bad variables', () => {
+    expect(() => loadConfig({ PORT: 'eighty', MCP_SERVERS: '{}' })).toThrow(/PORT="eighty"[\s\S]*MCP_SERVERS: must be a JSON array/);
+  });
+});

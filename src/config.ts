@@ -45,6 +45,7 @@ const EnvSchema = z.object({
     .string()
     .default('')
     .refine((v) => splitList(v).every((pair) => /^[^=\s]+=[^=\s]+$/.test(pair)), 'write the mapping as client=upstream pairs, comma-separated ("*=upstream" for every other model)'),
+  MCP_TOOLS_TTL_S: int(0, 86_400).default(300),
 });
 
 function splitList(v: string): string[] {
@@ -79,6 +80,24 @@ export interface Config {
   onDisconnect: 'continue' | 'abort';
   maxMessageChars: number;
   gateway: GatewayConfig;
+  mcp: McpConfig;
+}
+
+/** MCP servers whose tools the model may call (src/tools/mcp/): MCP_SERVERS and MCP_TOOLS_TTL_S. */
+export interface McpConfig {
+  servers: McpServerConfig[];
+  /** How long an isolate reuses a server's tool list before listing it again (0: every turn). */
+  toolsTtlMs: number;
+}
+
+export interface McpServerConfig {
+  /** Prefix of the server's tools as the model sees them: `<name>__<tool>`. */
+  name: string;
+  url: string;
+  /** Sent with every request to the server (e.g. authorization); never logged. */
+  headers: Record<string, string>;
+  /** Only these tools (the server's own names) are offered; absent: all of them. */
+  tools?: string[];
 }
 
 /** POST /v1/chat/completions: Rebound as an OpenAI-compatible gateway in front of `openai`. */
@@ -97,13 +116,68 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** A server name: letters, digits, `-` and single `_`, so that `__` in a tool's name marks where the server ends. */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
+export const MCP_SERVER_NAME_MAX = 24;
+const MCP_EXAMPLE = 'write a JSON array such as [{"name":"crm","url":"https://crm.example/mcp","headers":{"authorization":"Bearer …"},"tools":["find_customer"]}]';
+
+/**
+ * MCP_SERVERS, checked entry by entry. Its messages never quote the value: headers hold credentials.
+ * Returns the problems as lines (empty when valid) next to what could be read.
+ */
+export function parseMcpServers(text: string | undefined): { servers: McpServerConfig[]; problems: string[] } {
+  if (text === undefined || text.trim() === '') return { servers: [], problems: [] };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // The parser's message quotes the text, and the text holds credentials: say only what to do.
+    return { servers: [], problems: [`MCP_SERVERS: not valid JSON (check the quotes, commas and brackets); ${MCP_EXAMPLE}`] };
+  }
+  if (!Array.isArray(json)) return { servers: [], problems: [`MCP_SERVERS: must be a JSON array of servers; ${MCP_EXAMPLE}`] };
+  const servers: McpServerConfig[] = [];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  json.forEach((entry: unknown, i) => {
+    const at = `MCP_SERVERS[${i}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return problems.push(`${at}: must be an object with name and url; ${MCP_EXAMPLE}`);
+    const { name, url, headers, tools, ...rest } = entry as Record<string, unknown>;
+    const before = problems.length;
+    for (const key of Object.keys(rest)) problems.push(`${at}.${key}: unknown field (use name, url, headers, tools)`);
+    if (typeof name !== 'string' || !MCP_SERVER_NAME.test(name) || name.length > MCP_SERVER_NAME_MAX || name.endsWith('_')) {
+      problems.push(`${at}.name: must be 1–${MCP_SERVER_NAME_MAX} letters, digits, "-" or single "_" (not at the end), e.g. "crm"; it prefixes the tool names as <name>__<tool>`);
+    } else if (seen.has(name)) problems.push(`${at}.name: "${name}" is used by an earlier server; names must be unique`);
+    if (typeof name === 'string') seen.add(name);
+    if (typeof url !== 'string' || !isHttpUrl(url)) problems.push(`${at}.url: must be the http(s) URL of the server's Streamable HTTP endpoint, e.g. https://crm.example/mcp`);
+    if (headers !== undefined && (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string'))) {
+      problems.push(`${at}.headers: must be an object of string values, e.g. {"authorization":"Bearer …"}`);
+    }
+    if (tools !== undefined && (!Array.isArray(tools) || tools.length === 0 || tools.some((t) => typeof t !== 'string' || t === ''))) {
+      problems.push(`${at}.tools: must be a non-empty array of the server's tool names (leave it out to offer every tool)`);
+    }
+    if (problems.length > before) return;
+    servers.push({ name: name as string, url: url as string, headers: { ...(headers as Record<string, string> | undefined) }, ...(tools ? { tools: [...(tools as string[])] } : {}) });
+  });
+  return { servers, problems };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 export function loadConfig(env: Env): Config {
   // Empty strings mean "unset" (a blank line in .dev.vars or a shell export).
   const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in EnvSchema.shape && v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}=${JSON.stringify(cleaned[String(i.path[0])])}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  const mcp = parseMcpServers(env.MCP_SERVERS);
+  if (!parsed.success || mcp.problems.length > 0) {
+    const lines = (parsed.error?.issues ?? []).map((i) => `  ${i.path.join('.')}=${JSON.stringify(cleaned[String(i.path[0])])}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${[...lines, ...mcp.problems.map((p) => `  ${p}`)].join('\n')}`);
   }
   const e = parsed.data;
   // A stream URL must outlive the turn it opens, so a reconnect late in the turn is still authorised.
@@ -135,5 +209,6 @@ export function loadConfig(env: Env): Config {
       forwardClientKey: e.GATEWAY_FORWARD_CLIENT_KEY,
       models: Object.fromEntries(splitList(e.GATEWAY_MODELS).map((pair) => pair.split('=') as [string, string])),
     },
+    mcp: { servers: mcp.servers, toolsTtlMs: e.MCP_TOOLS_TTL_S * 1000 },
   };
 }
