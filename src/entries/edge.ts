@@ -23,8 +23,7 @@ export interface EdgePlatform {
 
 export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
   const get = (k: string) => env[k]?.trim() || undefined;
-  // Stream tokens must verify in any isolate; without a configured secret they only work in this one.
-  const turnSecret = get('TURN_TOKEN_SECRET') ?? randomHex(32);
+  const turnSecret = get('TURN_TOKEN_SECRET') ?? derivedTurnSecret(env) ?? randomHex(32);
   const config = loadConfig({ ...env, TURN_TOKEN_SECRET: turnSecret });
   const auth = authFromEnv(env, { local: platform.local });
   const model = createModel(config);
@@ -32,7 +31,7 @@ export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
   console.log(
     `rebound on ${platform.name}: model ${model.demo ? 'DEMO (no OPENAI_API_KEY)' : model.model}; ${auth.description}; ` +
       `data: ${data ? 'Supabase' : 'in memory (per isolate; set SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY)'}` +
-      (get('TURN_TOKEN_SECRET') ? '' : '; TURN_TOKEN_SECRET unset: stream URLs only work on the isolate that issued them'),
+      (get('TURN_TOKEN_SECRET') || derivedTurnSecret(env) ? '' : '; TURN_TOKEN_SECRET unset: stream URLs only work on the isolate that issued them'),
   );
   return {
     config,
@@ -46,11 +45,26 @@ export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
   };
 }
 
+/** Whether sessions and turns live in the project's Postgres (readable from every isolate) rather than in this one's memory. */
+export function sharedStorage(env: Env): boolean {
+  return Boolean(env.SUPABASE_URL?.trim() && env.SUPABASE_SERVICE_ROLE_KEY?.trim());
+}
+
+/**
+ * Stream tokens must verify on any isolate (and, on Workers, in the turn's Durable Object, which is
+ * another app than the Worker that issued the token). Without TURN_TOKEN_SECRET, a deployment with
+ * shared storage keys them with its service-role key, a secret every isolate already has (the
+ * "rebound-turn-v1" payload keeps the signatures to this one use); otherwise none is shared.
+ */
+function derivedTurnSecret(env: Env): string | undefined {
+  return sharedStorage(env) ? `rebound-turn-token:${env.SUPABASE_SERVICE_ROLE_KEY!.trim()}` : undefined;
+}
+
 /** Sessions, workspace, memories and activity in the project's Postgres, when the service key is there. */
 function supabaseData(env: Env): Pick<AppDeps, 'storage' | 'activity' | 'dashboard'> | undefined {
-  const url = env.SUPABASE_URL?.trim();
-  const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY?.trim();
-  if (!url || !serviceKey) return undefined;
+  if (!sharedStorage(env)) return undefined;
+  const url = env.SUPABASE_URL!.trim();
+  const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY!.trim();
   const client = createServerClient(url, serviceKey);
   const anonKey = env.SUPABASE_ANON_KEY?.trim();
   return {

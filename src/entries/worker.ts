@@ -1,9 +1,14 @@
-// Cloudflare Worker entry (wrangler.toml `main`). Env bindings only exist inside fetch, so the
-// dependencies are built on the first request and kept for the isolate's life.
+// Cloudflare Worker entry (wrangler.toml `main`). Turns run in a Durable Object (TurnObject, bound as
+// TURNS) so that they outlive their clients; turn-routing.ts says which requests go there. Env
+// bindings only exist inside fetch, so the Worker's own app is built on the first request and kept for
+// the isolate's life.
 import type { ExecutionContext, Hono } from 'hono';
 import { createApp } from '../http/app.ts';
 import { isLoopbackRequest } from '../http/auth-env.ts';
-import { edgeDeps, stringEnv } from './edge.ts';
+import { edgeDeps, sharedStorage, stringEnv } from './edge.ts';
+import { dispatch, type ObjectNamespace } from './turn-routing.ts';
+
+export { TurnObject } from './turn-object.ts';
 
 let app: Hono | undefined;
 
@@ -13,6 +18,19 @@ export default {
     // `wrangler dev` on this machine: the only place the Worker may run without auth settings.
     // The activity flush goes to this request's ctx.waitUntil (Hono's c.executionCtx).
     app ??= createApp(edgeDeps(stringEnv(env), { name: 'Cloudflare Workers', local: isLoopbackRequest }));
-    return app.fetch(request, env, ctx);
+    const serve = (r: Request) => app!.fetch(r, env, ctx);
+    const objects = env.TURNS as ObjectNamespace | undefined;
+    if (!objects) {
+      warnNotDurable();
+      return serve(request);
+    }
+    return dispatch(request, { storage: sharedStorage(stringEnv(env)) ? 'shared' : 'isolate', serve, objects });
   },
 };
+
+let warned = false;
+function warnNotDurable(): void {
+  if (warned) return;
+  warned = true;
+  console.warn('rebound: no TURNS Durable Object binding: turns run in the Worker and end about 30 s after their client leaves. Bind TurnObject as wrangler.toml does.');
+}

@@ -1,7 +1,8 @@
 // The Worker entry's own wiring, in-process: the activity flush of a turn goes to that request's
-// ctx.waitUntil, and without auth settings only loopback requests (wrangler dev) are served.
+// ctx.waitUntil, and without auth settings only loopback requests (wrangler dev) are served. With the
+// TURNS binding, turns run in the Durable Object instead (turn-routing.ts says which requests).
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/entries/worker.ts';
+import worker, { TurnObject } from '../../src/entries/worker.ts';
 
 function ctx() {
   const waited: Array<Promise<unknown>> = [];
@@ -32,4 +33,36 @@ describe('src/entries/worker.ts', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('auth_not_configured');
     expect((await worker.fetch(new Request('https://rebound.example.workers.dev/health'), env, b.ctx)).status).toBe(200);
   });
+});
+
+describe('src/entries/worker.ts with the TURNS binding', () => {
+  it('sends /v1/ to the one object that holds in-memory storage and keeps /health in the Worker', async () => {
+    const alarms: number[] = [];
+    const state = { storage: { getAlarm: async () => alarms.at(-1) ?? null, setAlarm: async (at: number) => void alarms.push(at) } };
+    const named: string[] = [];
+    const objects = new Map<string, TurnObject>();
+    const env = {
+      TURN_TOKEN_SECRET: 'worker-entry-test-secret',
+      KEEPALIVE_MS: '1000',
+      TURNS: {
+        idFromName: (name: string) => (named.push(name), name),
+        get: (name: string) => {
+          const object = objects.get(name) ?? new TurnObject(state, envWithoutBinding);
+          objects.set(name, object);
+          return { fetch: (r: Request) => Promise.resolve(object.fetch(r)) };
+        },
+      },
+    };
+    const envWithoutBinding = { TURN_TOKEN_SECRET: env.TURN_TOKEN_SECRET, KEEPALIVE_MS: env.KEEPALIVE_MS };
+    const c = ctx();
+    expect((await worker.fetch(new Request('http://127.0.0.1:8787/health'), env, c.ctx)).status).toBe(200);
+    expect(named).toEqual([]);
+    const res = await worker.fetch(chat('http://127.0.0.1:8787'), env, c.ctx);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('event: done');
+    expect(named).toEqual(['local']);
+    // The turn ran in the object, which armed its heartbeat, not in the Worker's request.
+    expect(alarms).toHaveLength(1);
+    expect(c.waited).toEqual([]);
+  }, 20_000);
 });

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { HEARTBEAT_MS, TurnObject, type ObjectState } from './turn-object.ts';
+
+/** A DurableObjectState's alarm, as workerd keeps it: one scheduled time or none. */
+function alarmState() {
+  const set: number[] = [];
+  let alarm: number | null = null;
+  const state: ObjectState = {
+    storage: {
+      getAlarm: async () => alarm,
+      setAlarm: async (at) => {
+        alarm = at;
+        set.push(at);
+      },
+    },
+  };
+  /** What workerd does when the alarm is due: clear it, then call alarm(). */
+  const fire = async (object: TurnObject) => {
+    alarm = null;
+    await object.alarm();
+  };
+  return { state, set, fire, current: () => alarm };
+}
+
+const env = { KEEPALIVE_MS: '10000', TURN_TOKEN_SECRET: 'turn-object-test-secret-0123456789' };
+const chat = () => new Request('http://127.0.0.1:8787/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) });
+
+describe('TurnObject', () => {
+  it('keeps a heartbeat alarm armed while a turn runs, and lets it lapse once everything has settled', async () => {
+    const alarm = alarmState();
+    const object = new TurnObject(alarm.state, env);
+    const before = Date.now();
+    const res = await object.fetch(chat());
+    expect(res.status).toBe(200);
+    // The turn was handed to the object's waitUntil: one alarm, a heartbeat away.
+    expect(object.pendingWork).toBeGreaterThan(0);
+    expect(alarm.set).toHaveLength(1);
+    expect(alarm.set[0]!).toBeGreaterThanOrEqual(before + HEARTBEAT_MS);
+    // Its reader leaves at once; the heartbeat keeps the object while the turn runs on.
+    await res.body!.cancel();
+    expect(object.pendingWork).toBeGreaterThan(0); // the demo model takes seconds to answer
+    await alarm.fire(object);
+    expect(alarm.current()).not.toBeNull();
+    // The turn ends on its own; then the next alarm lets the object go.
+    for (let i = 0; i < 200 && object.pendingWork > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(object.pendingWork).toBe(0);
+    await alarm.fire(object);
+    expect(alarm.current()).toBeNull();
+  }, 20_000);
+
+  it('serves every request of its turns from one app: a reconnect after the end replays the turn from memory', async () => {
+    const alarm = alarmState();
+    const object = new TurnObject(alarm.state, env);
+    const created = await object.fetch(new Request('http://127.0.0.1:8787/v1/turns', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) }));
+    expect(created.status).toBe(201);
+    const { streamUrl } = (await created.json()) as { streamUrl: string };
+    const first = await (await object.fetch(new Request(`http://127.0.0.1:8787${streamUrl}`))).text();
+    const again = await (await object.fetch(new Request(`http://127.0.0.1:8787${streamUrl}`))).text();
+    const ids = (body: string) => [...body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids(first).length).toBeGreaterThan(3);
+    expect(ids(again)).toEqual(ids(first));
+    const last = ids(first).at(-1)!;
+    expect((await object.fetch(new Request(`http://127.0.0.1:8787${streamUrl}`, { headers: { 'last-event-id': String(last) } }))).status).toBe(204);
+  }, 20_000);
+});
