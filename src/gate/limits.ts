@@ -37,14 +37,5 @@ export function gateLimits(overrides: Partial<GateLimits> = {}): GateLimits {
   return limits;
 }
 
-/** Whether `value` nests objects/arrays more than `max` levels deep. Never recurses past `max + 1`. */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (max <= 0) return true;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  for (const child of children) if (nestsDeeperThan(child, max - 1)) return true;
-  return false;
-}
-
 /** 1234567 → "1,234,567": sizes in messages read at a glance. */
 export const formatCount = (n: number): string => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');

@@ -62,17 +62,29 @@ export function unwrapWrapper(args: Record<string, unknown>, schema: JSONSchema,
   return { ...inner, ...rest };
 }
 
+/** A parameter name as the comparison reads it: its key and its words, worked out once per name. */
+interface NameForm {
+  key: string;
+  tokens: string[];
+}
+
+const formOf = (name: string): NameForm => ({ key: nameKey(name), tokens: nameTokens(name) });
+
 /** How plainly `written` names the declared parameter `declared`, in [0, 1]. */
 export function paramSimilarity(written: string, declared: string): number {
-  const a = nameKey(written);
-  const b = nameKey(declared);
+  return formSimilarity(formOf(written), formOf(declared));
+}
+
+function formSimilarity(written: NameForm, declared: NameForm): number {
+  const a = written.key;
+  const b = declared.key;
   if (a === '' || b === '') return 0;
   if (a === b) return 1;
   const sa = SYNONYMS.get(a);
   if (sa !== undefined && sa === SYNONYMS.get(b)) return 0.9;
   const lev = 1 - distance(a, b) / Math.max(a.length, b.length);
-  const ta = nameTokens(written);
-  const tb = nameTokens(declared);
+  const ta = written.tokens;
+  const tb = declared.tokens;
   // gradeDict / grades, start_date / date_start: the same words, one trimmed or reordered.
   const shared = ta.filter((t) => tb.some((u) => u === t || (t.length >= 4 && u.length >= 4 && (u.startsWith(t) || t.startsWith(u))))).length;
   const tok = ta.length + tb.length === 0 ? 0 : (2 * shared) / (ta.length + tb.length);
@@ -94,9 +106,11 @@ export function renameUnknown(args: Record<string, unknown>, schema: JSONSchema)
   const missingRequired = required.filter((r) => !Object.hasOwn(args, r));
   type Pair = { from: string; to: string; score: number };
   const pairs: Pair[] = [];
+  const absentForms = absent.map(formOf);
   for (const u of unknown) {
+    const form = formOf(u);
     const scored = absent
-      .map((p) => ({ from: u, to: p, score: paramSimilarity(u, p) }))
+      .map((p, i) => ({ from: u, to: p, score: formSimilarity(form, absentForms[i]!) }))
       .filter((x) => x.score > 0.3)
       .sort((x, y) => y.score - x.score);
     result.near[u] = scored.slice(0, 3).map((x) => x.to);

@@ -8,7 +8,8 @@
 // through one TextJson that remembers every bracket (text-json.ts), runs of consecutive values are
 // followed once, and no pattern here can backtrack over more than a bounded window. A reply longer
 // than MAX_TEXT_CALL_CHARS is not searched at all, and nothing here throws, whatever the text.
-import { MAX_NESTING_DEPTH, MAX_TEXT_CALL_CHARS, nestsDeeperThan } from './limits.ts';
+import { nestsDeeperThan } from './arguments-text.ts';
+import { MAX_NESTING_DEPTH, MAX_TEXT_CALL_CHARS } from './limits.ts';
 import { isSpaceCode, TextJson } from './text-json.ts';
 import type { ToolSpec } from './types.ts';
 
@@ -59,13 +60,13 @@ function asCall(v: unknown, resolve: (n: unknown) => string | undefined): TextCa
   if (keys.some((k) => !CALL_KEYS.has(k))) return undefined;
   let args: unknown = argKey ? v[argKey] : {};
   if (typeof args === 'string') {
+    // Arguments encoded as a string escaped the depth check of the text around them.
+    if (nestsDeeperThan(args, MAX_NESTING_DEPTH)) return undefined;
     try {
       args = JSON.parse(args);
     } catch {
       return undefined;
     }
-    // Arguments encoded as a string escaped the depth check of the text around them.
-    if (nestsDeeperThan(args, MAX_NESTING_DEPTH)) return undefined;
   }
   if (args === null || args === undefined) args = {};
   if (!isObj(args)) return undefined;
@@ -113,7 +114,9 @@ class Extraction {
   readonly json: TextJson;
   readonly regions: Region[] = [];
   private readonly covered: Uint8Array;
-  private readonly callsMemo = new Map<number, TextCall[] | null>();
+  /** Per position: 0 not asked yet, 1 no call there, 2 calls (in `calls`). */
+  private readonly callState: Uint8Array;
+  private readonly calls = new Map<number, TextCall[]>();
   /** Per value start: 0 unknown, else 1 + 2 × end of the run it begins + 1 when every value of it is a call. */
   private readonly runMemo: Int32Array;
   private gtFrom = 0;
@@ -126,6 +129,7 @@ class Extraction {
     this.json = new TextJson(text);
     this.covered = new Uint8Array(text.length + 1);
     this.runMemo = new Int32Array(text.length + 1);
+    this.callState = new Uint8Array(text.length + 1);
   }
 
   taken(i: number): boolean {
@@ -139,13 +143,12 @@ class Extraction {
 
   /** The calls the JSON value starting exactly at `at` stands for, or null (remembered per position). */
   callsAt(at: number): TextCall[] | null {
-    let c = this.callsMemo.get(at);
-    if (c === undefined) {
-      const v = this.json.jsonAt(at);
-      c = v && v.start === at ? (asCalls(v.value, this.resolve) ?? null) : null;
-      this.callsMemo.set(at, c);
+    if (this.callState[at] === 0) {
+      const c = this.json.endAt(at) >= 0 ? asCalls(this.json.valueAt(at), this.resolve) : undefined;
+      this.callState[at] = c ? 2 : 1;
+      if (c) this.calls.set(at, c);
     }
-    return c;
+    return this.callState[at] === 2 ? this.calls.get(at)! : null;
   }
 
   /**
@@ -158,15 +161,15 @@ class Extraction {
     for (let s = at; ; ) {
       tail = this.runMemo[s]!;
       if (tail !== 0) break;
-      const v = this.json.jsonAt(s);
-      if (!v || v.start !== s) break;
+      const end = this.json.endAt(s);
+      if (end < 0) break;
       chain.push(s);
-      s = this.json.nextInRun(v.end);
+      s = this.json.nextInRun(end);
     }
     for (let k = chain.length - 1; k >= 0; k--) {
       const s = chain[k]!;
       const isCall = this.callsAt(s) !== null;
-      const end = tail !== 0 ? (tail - 1) >> 1 : this.json.jsonAt(s)!.end;
+      const end = tail !== 0 ? (tail - 1) >> 1 : this.json.endAt(s);
       const allCalls = isCall && (tail === 0 || (tail - 1) % 2 === 1);
       tail = 1 + 2 * end + (allCalls ? 1 : 0);
       this.runMemo[s] = tail;
@@ -177,7 +180,7 @@ class Extraction {
   /** The calls of every value of the run starting at `at`, in order (only when all are calls). */
   runCalls(at: number): TextCall[] {
     const out: TextCall[] = [];
-    for (let v = this.json.jsonAt(at); v; v = this.json.jsonAt(this.json.nextInRun(v.end))) out.push(...this.callsAt(v.start)!);
+    for (let s = at, end = this.json.endAt(s); end >= 0; s = this.json.nextInRun(end), end = this.json.endAt(s)) out.push(...this.callsAt(s)!);
     return out;
   }
 
@@ -288,11 +291,12 @@ export function extractTextCalls(
     const at = m.index! + m[0].length;
     if (x.taken(at)) continue;
     if (x.tryRun(at, at, false)) continue;
-    const v = json.jsonAt(at);
-    if (!v || !isObj(v.value) || x.callsAt(v.start) !== null) continue;
+    const end = json.endAt(at);
+    const value = end < 0 ? undefined : json.valueAt(at);
+    if (!isObj(value) || x.callsAt(at) !== null) continue;
     const prev = previousLine(text, m.index! + (m[1] ? 1 : 0));
     const name = prev && resolve(prev.line.trim().replace(/[:(]\s*$/, ''));
-    if (prev && name) x.add({ start: prev.start, end: v.end, calls: [{ name, arguments: v.value }] });
+    if (prev && name) x.add({ start: prev.start, end, calls: [{ name, arguments: value }] });
   }
   // 4. JSON in the same line after a colon ("Here is the call: {...}") or an assignment in a
   //    snippet (`data = {"name": …, "arguments": …}`).

@@ -46,8 +46,9 @@ export class TextJson {
   private readonly close: Int32Array;
   /** Nesting depth of the value a bracket opens (`{}` is 1), capped at MAX_HEIGHT. */
   private readonly height: Uint8Array;
-  /** What each container read so far holds (its end is `close`), or FAIL. */
-  private readonly parsed = new Map<number, unknown>();
+  /** Per position: 0 not read yet, else 1 + the index in `values` of what the container there holds (or FAIL). */
+  private readonly slot: Int32Array;
+  private readonly values: unknown[] = [];
   private readonly openStack: number[] = [];
   private readonly innerStack: number[] = [];
 
@@ -57,6 +58,7 @@ export class TextJson {
   ) {
     this.close = new Int32Array(text.length).fill(UNKNOWN);
     this.height = new Uint8Array(text.length);
+    this.slot = new Int32Array(text.length);
   }
 
   /**
@@ -113,10 +115,20 @@ export class TextJson {
   jsonAt(start: number): JsonSpan | undefined {
     let i = start;
     while (i < this.text.length && isSpaceCode(this.text.charCodeAt(i))) i++;
-    const end = this.balancedEnd(i);
-    if (end < 0 || this.height[i]! > this.maxDepth) return undefined;
-    const r = this.containerAt(i);
-    return r === FAIL ? undefined : { start: i, end, value: r.value };
+    const end = this.endAt(i);
+    return end < 0 ? undefined : { start: i, end, value: this.valueAt(i) };
+  }
+
+  /** End of the complete JSON value (object or array, within the depth cap) starting exactly at `at`, or -1. */
+  endAt(at: number): number {
+    const end = this.balancedEnd(at);
+    if (end < 0 || this.height[at]! > this.maxDepth) return -1;
+    return this.containerAt(at) === FAIL ? -1 : end;
+  }
+
+  /** The value of the container at `at`; only after endAt(at) ≥ 0. */
+  valueAt(at: number): unknown {
+    return this.values[this.slot[at]! - 1];
   }
 
   /** Where the next value of a run may start after a value ending at `end`: past whitespace, `,` and `;`. */
@@ -137,16 +149,14 @@ export class TextJson {
   // A small recursive-descent reader instead of JSON.parse over a rewritten copy, so that each
   // container is read once however many spans contain it (results are remembered by position), and
   // the repairs never touch string contents. Recursion is bounded: only spans no deeper than maxDepth
-  // are read.
+  // are read. Each read returns the value (or FAIL) and leaves the index after it in `pos`.
 
-  private containerAt(at: number): { value: unknown; end: number } | typeof FAIL {
-    if (this.parsed.has(at)) {
-      const value = this.parsed.get(at);
-      return value === FAIL ? FAIL : { value, end: this.close[at]! };
-    }
-    const r = this.readContainer(at);
-    this.parsed.set(at, r === FAIL ? FAIL : r.value);
-    return r;
+  private pos = 0;
+
+  private containerAt(at: number): unknown {
+    if (this.slot[at] === 0) this.slot[at] = this.values.push(this.readContainer(at));
+    this.pos = this.close[at]!;
+    return this.values[this.slot[at]! - 1];
   }
 
   private skipJsonSpace(i: number): number {
@@ -161,62 +171,66 @@ export class TextJson {
     return this.text.charCodeAt(j) === closer ? j : -1;
   }
 
-  private readContainer(at: number): { value: unknown; end: number } | typeof FAIL {
+  /** The container at `at`, read up to its closer, which must be the one balancedEnd found. */
+  private readContainer(at: number): unknown {
     const t = this.text;
     const opener = t.charCodeAt(at);
     const closer = closerOf(opener);
     const isObject = opener === OPEN_BRACE;
     const out: unknown[] | Record<string, unknown> = isObject ? {} : [];
+    const end = this.close[at]! - 1; // a read that closes anywhere else is not this container
     let i = this.skipJsonSpace(at + 1);
-    if (t.charCodeAt(i) === closer) return { value: out, end: i + 1 };
-    if (t.charCodeAt(i) === COMMA) {
-      // `[,]` / `{,}`: a lone comma before the closer reads as empty.
-      const j = this.trailingCloser(i + 1, closer);
-      return j < 0 ? FAIL : { value: out, end: j + 1 };
-    }
+    if (t.charCodeAt(i) === closer) return i === end ? out : FAIL;
+    if (t.charCodeAt(i) === COMMA) return this.trailingCloser(i + 1, closer) === end ? out : FAIL; // `[,]` reads as empty
     for (;;) {
       let key = '';
       if (isObject) {
         if (t.charCodeAt(i) !== QUOTE) return FAIL;
         const k = this.readString(i);
         if (k === FAIL) return FAIL;
-        key = k.value;
-        i = this.skipJsonSpace(k.end);
+        key = k;
+        i = this.skipJsonSpace(this.pos);
         if (t.charCodeAt(i) !== COLON) return FAIL;
         i = this.skipJsonSpace(i + 1);
       }
       const v = this.readValue(i);
       if (v === FAIL) return FAIL;
-      if (isObject) setKey(out as Record<string, unknown>, key, v.value);
-      else (out as unknown[]).push(v.value);
-      i = this.skipJsonSpace(v.end);
+      if (isObject) setKey(out as Record<string, unknown>, key, v);
+      else (out as unknown[]).push(v);
+      i = this.skipJsonSpace(this.pos);
       const c = t.charCodeAt(i);
-      if (c === closer) return { value: out, end: i + 1 };
+      if (c === closer) return i === end ? out : FAIL;
       if (c !== COMMA) return FAIL;
       const trailing = this.trailingCloser(i + 1, closer);
-      if (trailing >= 0) return { value: out, end: trailing + 1 };
+      if (trailing >= 0) return trailing === end ? out : FAIL;
       i = this.skipJsonSpace(i + 1);
     }
   }
 
-  private readValue(i: number): { value: unknown; end: number } | typeof FAIL {
+  private readValue(i: number): unknown {
     const t = this.text;
     const c = t.charCodeAt(i);
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) return this.containerAt(i);
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) return this.close[i]! < 0 ? FAIL : this.containerAt(i);
     if (c === QUOTE) return this.readString(i);
     if (c === 0x2d || isDigit(c)) return this.readNumber(i);
-    for (const [word, value] of LITERALS) if (t.startsWith(word, i)) return { value, end: i + word.length };
+    for (const [word, value] of LITERALS) {
+      if (t.startsWith(word, i)) {
+        this.pos = i + word.length;
+        return value;
+      }
+    }
     return FAIL;
   }
 
-  private readString(i: number): { value: string; end: number } | typeof FAIL {
+  private readString(i: number): string | typeof FAIL {
     const t = this.text;
     for (let j = i + 1; j < t.length; j++) {
       const c = t.charCodeAt(j);
       if (c === BACKSLASH) j++;
       else if (c === QUOTE) {
+        this.pos = j + 1;
         try {
-          return { value: JSON.parse(t.slice(i, j + 1)) as string, end: j + 1 };
+          return JSON.parse(t.slice(i, j + 1)) as string;
         } catch {
           return FAIL; // a control character or a bad escape
         }
@@ -226,7 +240,7 @@ export class TextJson {
   }
 
   /** JSON's number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)? */
-  private readNumber(i: number): { value: number; end: number } | typeof FAIL {
+  private readNumber(i: number): number | typeof FAIL {
     const t = this.text;
     let j = i;
     if (t.charCodeAt(j) === 0x2d) j++;
@@ -244,7 +258,8 @@ export class TextJson {
       if (!isDigit(t.charCodeAt(j))) return FAIL;
       while (isDigit(t.charCodeAt(j))) j++;
     }
-    return { value: Number(t.slice(i, j)), end: j };
+    this.pos = j;
+    return Number(t.slice(i, j));
   }
 }
 
