@@ -1,24 +1,40 @@
 // npm run bench:gate -- --corpus <file.jsonl> [--corpus <file.jsonl> …] [--json] [--paths-100k]
-// Dispatches each corpus, by the name of its file, to bench/gate/<corpus>.ts and prints its tables.
+//                       [--adversarial [--family <substring>] [--max-size <chars>]]
+// Dispatches each corpus, by the name of its file, to bench/gate/<corpus>.ts and prints its tables;
+// --adversarial times every layer on pathological inputs of growing size (bench/gate/adversarial.ts).
 // With --json the last line printed is one JSON object holding every figure.
 import { basename } from 'node:path';
+import { printAdversarial, runAdversarial } from './gate/adversarial.ts';
 import { printReport, readJsonl, type CorpusModule, type CorpusReport } from './gate/common.ts';
 
 const KINDS = ['tool-calls', 'text-calls', 'paths', 'content'] as const;
 
-function parseArgs(argv: string[]): { corpora: string[]; json: boolean; paths100k: boolean } {
-  const corpora: string[] = [];
-  let json = false;
-  let paths100k = false;
+interface Args {
+  corpora: string[];
+  json: boolean;
+  paths100k: boolean;
+  adversarial: boolean;
+  family?: string;
+  maxSize?: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { corpora: [], json: false, paths100k: false, adversarial: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--corpus') corpora.push(argv[++i] ?? '');
-    else if (a.startsWith('--corpus=')) corpora.push(a.slice('--corpus='.length));
-    else if (a === '--json') json = true;
-    else if (a === '--paths-100k') paths100k = true;
-    else if (a !== '--') throw new Error(`unknown argument ${a}`);
+    if (a === '--corpus') args.corpora.push(argv[++i] ?? '');
+    else if (a.startsWith('--corpus=')) args.corpora.push(a.slice('--corpus='.length));
+    else if (a === '--json') args.json = true;
+    else if (a === '--paths-100k') args.paths100k = true;
+    else if (a === '--adversarial') args.adversarial = true;
+    else if (a === '--family') args.family = argv[++i] ?? '';
+    else if (a === '--max-size') {
+      args.maxSize = Number(argv[++i]);
+      if (!Number.isFinite(args.maxSize) || args.maxSize <= 0) throw new Error(`--max-size needs a positive number of characters, got ${argv[i]}`);
+    } else if (a !== '--') throw new Error(`unknown argument ${a}`);
   }
-  return { corpora: corpora.filter(Boolean), json, paths100k };
+  args.corpora = args.corpora.filter(Boolean);
+  return args;
 }
 
 function kindOf(file: string): (typeof KINDS)[number] {
@@ -29,9 +45,9 @@ function kindOf(file: string): (typeof KINDS)[number] {
 }
 
 async function main(): Promise<void> {
-  const { corpora, json, paths100k } = parseArgs(process.argv.slice(2));
-  if (corpora.length === 0 && !paths100k) {
-    console.error('usage: npm run bench:gate -- --corpus <file.jsonl> [--json] [--paths-100k]');
+  const { corpora, json, paths100k, adversarial, family, maxSize } = parseArgs(process.argv.slice(2));
+  if (corpora.length === 0 && !paths100k && !adversarial) {
+    console.error('usage: npm run bench:gate -- --corpus <file.jsonl> [--json] [--paths-100k] [--adversarial [--family <substring>] [--max-size <chars>]]');
     process.exit(2);
   }
   const reports: Record<string, CorpusReport> = {};
@@ -51,6 +67,11 @@ async function main(): Promise<void> {
     const figures = await mod.paths100k({ corpora });
     console.log('\npathIndex100k', figures);
     extra = { pathIndex100k: figures };
+  }
+  if (adversarial) {
+    const report = await runAdversarial({ family, maxSize });
+    printAdversarial(report);
+    extra = { ...extra, adversarial: report };
   }
   if (json) {
     const values = Object.values(reports);
