@@ -1,8 +1,9 @@
 // The words the layers share: the chat messages the model reads and the store keeps, token usage,
-// the events of a turn (the SSE protocol in the README) and how a turn ends. It sits at the bottom of
+// the events of a turn (the SSE protocol in the README), how a turn ends, and what the model reads as
+// a tool's result. It sits at the bottom of
 // the layers (test/runtimes/layers.test.ts), beside the gate, and imports nothing but the gate's types,
 // so model/, store/, loop/, turns/ and http/ can all speak it without importing one another.
-import type { Category, Repair } from './gate/types.ts';
+import type { Category, JSONSchema, Repair } from './gate/types.ts';
 
 /** A message in OpenAI chat-completions shape, as stored in agent_messages and sent upstream. */
 export type ChatMessage =
@@ -16,6 +17,26 @@ export interface AssistantToolCall {
   type: 'function';
   function: { name: string; arguments: string };
 }
+
+/**
+ * What the model reads as the result of one tool call (the tool message's content, as JSON): one shape
+ * for every outcome. `ok: true`: the tool ran, `result` is what it returned (a string holding the start
+ * of its JSON when it was too long, with `truncated` saying so). `ok: false`: `error` says what went
+ * wrong; a call the gate blocked adds its `suggestions` (and, for a path, the nearest folder's
+ * `listing`), a run that failed the tool's `hint`, and a repeated failure the tool's `schema` and a
+ * valid `example` (src/loop/loop-breaker.ts).
+ */
+export type ToolResultPayload =
+  | { ok: true; result: unknown; truncated?: string }
+  | {
+      ok: false;
+      error: string;
+      hint?: string;
+      suggestions?: string[];
+      listing?: { folder: string; entries: string[] };
+      schema?: JSONSchema;
+      example?: unknown;
+    };
 
 export interface Usage {
   promptTokens: number;

@@ -15,5 +15,9 @@ export interface RequestContext {
 
 export function recordAttempt(activity: ActivityWriter, ctx: RequestContext, attempt: number, calls: readonly GatedCall[]): void {
   const call = { turnId: ctx.requestId, sessionId: ctx.requestId, userId: ctx.userId, iteration: attempt, model: ctx.model, source: 'gateway' as const };
-  for (const g of calls) activity.recordCall(activityRow(call, g.proposed, { verdict: g.verdict, execution: null, durationMs: g.gateMs }));
+  for (const g of calls) {
+    const gated = { call: g.proposed, durationMs: g.gateMs };
+    // A call that passed is handed on to the client, which runs it; a blocked one is re-asked.
+    activity.recordCall(activityRow(call, g.verdict.verdict === 'blocked' ? { kind: 'blocked', ...gated, verdict: g.verdict, escalation: null } : { kind: 'handed_on', ...gated, verdict: g.verdict }));
+  }
 }

@@ -1,7 +1,8 @@
-// Builds the agent_activity row for one call from what the gate, the tool and the loop breaker said.
+// Builds the agent_activity row for one call from its outcome (call-outcome.ts): what the gate, the
+// tool and the loop breaker said. The gateway's calls, gated and handed on unrun, get rows the same way.
 import type { ActivityRow, ActivitySource } from '../activity/types.ts';
-import type { ProposedCall, Verdict } from '../gate/types.ts';
-import type { Execution } from './execute.ts';
+import type { ProposedCall } from '../gate/types.ts';
+import { categoryOf, errorOf, type CallOutcome, type PassedVerdict } from './call-outcome.ts';
 import type { Escalation } from './loop-breaker.ts';
 
 const MAX_ARGUMENT_CHARS = 4_000;
@@ -16,19 +17,16 @@ export interface CallContext {
   source?: ActivitySource;
 }
 
-export type CallOutcome =
-  | {
-      verdict: Verdict;
-      /** Null when the gate blocked the call. */
-      execution: Execution | null;
-      /** When the call repeated an earlier failure of the turn: its category becomes repeated_failure. */
-      escalation?: Escalation | null;
-      durationMs: number;
-    }
-  /** Neither gated nor run: its tool was withheld by the loop breaker. `withheld` is what the model was told. */
-  | { withheld: string; durationMs: number };
+/** A call that passed the gate and was handed on to run elsewhere (the gateway's client runs it). */
+export interface HandedOn {
+  kind: 'handed_on';
+  call: ProposedCall;
+  verdict: PassedVerdict;
+  durationMs: number;
+}
 
-export function activityRow(ctx: CallContext, call: ProposedCall, outcome: CallOutcome): ActivityRow {
+export function activityRow(ctx: CallContext, outcome: CallOutcome | HandedOn): ActivityRow {
+  const { call } = outcome;
   const common = {
     id: crypto.randomUUID(),
     turn_id: ctx.turnId,
@@ -43,7 +41,7 @@ export function activityRow(ctx: CallContext, call: ProposedCall, outcome: CallO
     created_at: new Date().toISOString(),
     source: ctx.source ?? 'loop',
   };
-  if ('withheld' in outcome) {
+  if (outcome.kind === 'withheld') {
     return {
       ...common,
       tool_resolved: null,
@@ -53,26 +51,37 @@ export function activityRow(ctx: CallContext, call: ProposedCall, outcome: CallO
       repairs: [],
       suggestions: [],
       invented_params: [],
-      error: outcome.withheld,
+      error: outcome.refusal,
     };
   }
-  const { verdict, execution, escalation } = outcome;
-  const failed = execution !== null && !execution.ok;
-  // A call that passed the gate and then threw is an execution error; a repaired one keeps what was wrong.
-  const category = failed && verdict.verdict === 'pass' ? 'execution_error' : verdict.category;
+  if (outcome.kind === 'handed_on') {
+    const { verdict } = outcome;
+    return {
+      ...common,
+      tool_resolved: verdict.call.name,
+      verdict: verdict.verdict,
+      category: verdict.category,
+      problems: [],
+      repairs: verdict.verdict === 'repaired' ? verdict.repairs : [],
+      suggestions: [],
+      invented_params: verdict.invented,
+      error: null,
+    };
+  }
+  const { verdict, escalation } = outcome;
   const problems = verdict.verdict === 'blocked' ? verdict.problems.map((p) => `${p.path}: ${p.message}`) : [];
-  const error = verdict.verdict === 'blocked' ? verdict.message : failed ? execution.error : null;
+  // The original problems stay, with one more line saying what failed again.
+  const repeated = outcome.kind === 'executed' && !outcome.execution.ok ? 'execution_error' : verdict.category;
   return {
     ...common,
     tool_resolved: verdict.verdict === 'blocked' ? null : verdict.call.name,
     verdict: verdict.verdict,
-    // A repeat is its own category; the original problems stay, with one more line saying what was repeated.
-    category: escalation ? 'repeated_failure' : category,
-    problems: escalation ? [...problems, `$: ${repeatedProblem(failed ? 'execution_error' : category, escalation)}`] : problems,
+    category: categoryOf(outcome),
+    problems: escalation ? [...problems, `$: ${repeatedProblem(repeated, escalation)}`] : problems,
     repairs: verdict.verdict === 'repaired' ? verdict.repairs : [],
     suggestions: verdict.verdict === 'blocked' ? verdict.suggestions : [],
     invented_params: verdict.invented,
-    error: escalation && error !== null ? `${error}\n${escalation.note}` : error,
+    error: errorOf(outcome),
   };
 }
 

@@ -1,12 +1,11 @@
 // Running one tool: a tool that throws, hangs past its timeout or returns something that cannot be
-// serialised becomes an {error, hint} result for the model. Nothing a tool does ends the turn.
+// serialised becomes an error with a hint for the model. Nothing a tool does ends the turn.
 import type { Tool, ToolContext } from '../tools/types.ts';
 
 export type Execution =
-  | { ok: true; result: unknown; content: string }
-  | { ok: false; error: string; hint: string; content: string; timedOut: boolean };
-
-const MAX_RESULT_CHARS = 40_000;
+  /** `json` is the result as JSON text (a tool returning nothing gives "null"). */
+  | { ok: true; result: unknown; json: string }
+  | { ok: false; error: string; hint: string; timedOut: boolean };
 
 export async function executeTool(
   tool: Tool,
@@ -45,17 +44,15 @@ export async function executeTool(
 }
 
 function success(result: unknown): Execution {
-  let content: string;
+  let json: string | undefined;
   try {
-    content = typeof result === 'string' ? result : JSON.stringify(result ?? null);
+    json = JSON.stringify(result ?? null);
   } catch (err) {
     return failure(`the tool returned a result that cannot be serialised (${(err as Error).message})`, 'Report this to the user; the tool itself is faulty.');
   }
-  if (content === undefined) content = 'null'; // JSON.stringify(() => {}) is undefined
-  if (content.length > MAX_RESULT_CHARS) content = `${content.slice(0, MAX_RESULT_CHARS)}\n[truncated: ${content.length} characters in all]`;
-  return { ok: true, result, content };
+  return { ok: true, result, json: json ?? 'null' }; // JSON.stringify(() => {}) is undefined
 }
 
 function failure(error: string, hint: string, timedOut = false): Execution {
-  return { ok: false, error, hint, content: JSON.stringify({ error, hint }), timedOut };
+  return { ok: false, error, hint, timedOut };
 }

@@ -1,16 +1,10 @@
 // What the loop tells the model between iterations. Models stall in two ways: they narrate the
 // next step instead of taking it, and they ignore a tool's explicit follow-up. Both get a nudge.
 
-/** The chaining directive a tool result may carry: `{"_next_action": {"instruction": "…"}}`. */
-export function nextActionOf(toolResultContent: string): string | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(toolResultContent);
-  } catch {
-    return null; // not JSON: tolerated, nothing to chain
-  }
-  if (typeof parsed !== 'object' || parsed === null) return null;
-  const next = (parsed as { _next_action?: unknown })._next_action;
+/** The chaining directive a tool's result may carry: `{"_next_action": {"instruction": "…"}}`. */
+export function nextActionOf(result: unknown): string | null {
+  if (typeof result !== 'object' || result === null) return null; // text, a number…: tolerated, nothing to chain
+  const next = (result as { _next_action?: unknown })._next_action;
   if (typeof next !== 'object' || next === null) return null;
   const instruction = (next as { instruction?: unknown }).instruction;
   return typeof instruction === 'string' && instruction.trim() ? instruction.trim() : null;

@@ -10,10 +10,11 @@ import { streamWithRetry } from '../model/retry.ts';
 import { ModelError, type AssembledToolCall, type ModelClient, type ModelRequest } from '../model/types.ts';
 import type { MemoryStore, WorkspaceStore } from '../store/types.ts';
 import type { Tool } from '../tools/types.ts';
-import { activityRow, type CallContext } from './activity-row.ts';
+import { activityRow } from './activity-row.ts';
+import { toolMessage, toolResultEvent, type CallOutcome } from './call-outcome.ts';
 import type { ChatMessage, DoneReason, Emit, Usage } from '../vocabulary.ts';
-import { executeTool, type Execution } from './execute.ts';
-import { LoopBreaker, type Escalation } from './loop-breaker.ts';
+import { executeTool } from './execute.ts';
+import { LoopBreaker } from './loop-breaker.ts';
 import { NARRATION_NUDGE, continuationNudge, isNarratedAction, nextActionOf } from './nudges.ts';
 import { DEFAULT_SYSTEM_PROMPT } from './prompt.ts';
 import { fallbackSummary, summaryRequest, type SummaryReason } from './summary.ts';
@@ -117,12 +118,19 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
       for (const call of toolCalls) {
         if (signal.aborted) return finish('aborted');
         if (needsPaths && !gateContext) gateContext = { paths: buildPathIndex((await deps.workspace.list()).map((f) => f.path)) };
-        const { content, executed } = await handleCall(call, embedded, { turnId: input.turnId, sessionId: input.sessionId, userId: input.userId, iteration, model: deps.model.model }, gateContext ?? {});
-        // A tool that ran may have changed the workspace: rebuild the path index before the next gate.
-        if (executed) gateContext = null;
-        push({ role: 'tool', tool_call_id: call.id, content });
-        const directive = nextActionOf(content);
-        if (directive) directives.push(directive);
+        emit({ event: 'tool_call', data: { id: call.id, name: call.name, arguments: call.arguments, iteration } });
+        stats.calls++;
+        const outcome = await handleCall(call, embedded, gateContext ?? {});
+        if (outcome.kind !== 'executed' || !outcome.execution.ok) stats.failed++;
+        emit(toolResultEvent(outcome));
+        deps.activity.recordCall(activityRow({ turnId: input.turnId, sessionId: input.sessionId, userId: input.userId, iteration, model: deps.model.model }, outcome));
+        push(toolMessage(outcome));
+        if (outcome.kind === 'executed') {
+          // A tool that ran may have changed the workspace: rebuild the path index before the next gate.
+          gateContext = null;
+          const directive = outcome.execution.ok ? nextActionOf(outcome.execution.result) : null;
+          if (directive) directives.push(directive);
+        }
       }
       if (signal.aborted) return finish('aborted');
       push({ role: 'user', content: continuationNudge(directives) }, false);
@@ -132,59 +140,24 @@ export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, sign
     signal.removeEventListener('abort', onClientAbort);
   }
 
-  async function handleCall(call: ProposedCall, embedded: boolean, ctx: CallContext, context: GateContext): Promise<{ content: string; executed: boolean }> {
-    emit({ event: 'tool_call', data: { id: call.id, name: call.name, arguments: call.arguments, iteration: ctx.iteration } });
+  /** Gates the call and runs it when it passes, unless the loop breaker withholds its tool. */
+  async function handleCall(call: ProposedCall, embedded: boolean, context: GateContext): Promise<CallOutcome> {
     const t0 = performance.now();
-    stats.calls++;
     let verdict: Verdict = gate(call, specs, context);
     if (embedded && verdict.verdict !== 'blocked') {
       // The call was valid but written into the text: record that, run it anyway.
       verdict = { ...verdict, verdict: 'repaired', category: 'text_embedded_call', repairs: [{ kind: 'extracted_from_text', path: '$', category: 'text_embedded_call' }, ...(verdict.verdict === 'repaired' ? verdict.repairs : [])] };
     }
     const target = verdict.verdict === 'blocked' ? call.name : verdict.call.name;
-    if (breaker.isWithheld(target)) {
-      stats.failed++;
-      const error = breaker.refusal(target);
-      const durationMs = performance.now() - t0;
-      emit({ event: 'tool_result', data: { id: call.id, name: call.name, verdict: 'blocked', category: 'repeated_failure', ok: false, error, suggestions: [], durationMs: Math.round(durationMs) } });
-      deps.activity.recordCall(activityRow(ctx, call, { withheld: error, durationMs }));
-      return { content: JSON.stringify({ ok: false, error }), executed: false };
-    }
+    if (breaker.isWithheld(target)) return { kind: 'withheld', call, refusal: breaker.refusal(target), durationMs: performance.now() - t0 };
     if (verdict.verdict === 'blocked') {
-      stats.failed++;
       const escalation = breaker.failed({ tool: call.name, category: verdict.category, args: call.arguments });
-      const error = escalation ? `${verdict.message}\n${escalation.note}` : verdict.message;
-      const content = JSON.stringify({ ok: false, error, suggestions: verdict.suggestions, ...(verdict.listing ? { listing: verdict.listing } : {}), ...escalation?.shown });
-      const durationMs = performance.now() - t0;
-      emit({ event: 'tool_result', data: { id: call.id, name: call.name, verdict: 'blocked', category: escalation ? 'repeated_failure' : verdict.category, ok: false, error, suggestions: verdict.suggestions, durationMs: Math.round(durationMs) } });
-      deps.activity.recordCall(activityRow(ctx, call, { verdict, execution: null, escalation, durationMs }));
-      return { content, executed: false };
+      return { kind: 'blocked', call, verdict, escalation, durationMs: performance.now() - t0 };
     }
     const tool = byName.get(verdict.call.name)!;
-    const execution: Execution = await executeTool(tool, verdict.call.args, { scope: { userId: input.userId, sessionId: input.sessionId, turnId: input.turnId }, workspace: deps.workspace, memory: deps.memory }, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget.signal });
-    let escalation: Escalation | null = null;
-    if (!execution.ok) {
-      stats.failed++;
-      escalation = breaker.failed({ tool: tool.name, category: 'execution_error', args: verdict.call.args });
-    }
-    const durationMs = performance.now() - t0;
-    emit({
-      event: 'tool_result',
-      data: {
-        id: call.id,
-        name: verdict.call.name,
-        verdict: verdict.verdict,
-        category: escalation ? 'repeated_failure' : !execution.ok && verdict.verdict === 'pass' ? 'execution_error' : verdict.category,
-        ok: execution.ok,
-        ...(execution.ok ? { result: execution.result } : { error: escalation ? `${execution.error}\n${escalation.note}` : execution.error }),
-        ...(verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {}),
-        durationMs: Math.round(durationMs),
-      },
-    });
-    deps.activity.recordCall(activityRow(ctx, call, { verdict, execution, escalation, durationMs }));
-    // A repeated failure's hint is the escalation: the usual "correct the arguments and call again" no longer holds.
-    const content = !execution.ok && escalation ? JSON.stringify({ error: execution.error, hint: escalation.note, ...escalation.shown }) : execution.content;
-    return { content, executed: true };
+    const execution = await executeTool(tool, verdict.call.args, { scope: { userId: input.userId, sessionId: input.sessionId, turnId: input.turnId }, workspace: deps.workspace, memory: deps.memory }, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget.signal });
+    const escalation = execution.ok ? null : breaker.failed({ tool: tool.name, category: 'execution_error', args: verdict.call.args });
+    return { kind: 'executed', call, verdict, execution, escalation, durationMs: performance.now() - t0 };
   }
 
   async function forcedSummary(reason: SummaryReason): Promise<TurnResult> {

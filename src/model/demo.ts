@@ -1,7 +1,7 @@
 // The built-in demo model, used when no API key is configured. It is deterministic but not a
 // replay: each step is chosen from the tool results it actually receives in this turn, and every
 // correction comes from the gate's own suggestion (the first entry of `suggestions`).
-import type { ChatMessage } from '../vocabulary.ts';
+import type { ChatMessage, ToolResultPayload } from '../vocabulary.ts';
 import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 
 export const DEMO_MODEL_NAME = 'rebound-demo';
@@ -125,8 +125,8 @@ function readTurn(messages: ChatMessage[], turnStart?: number): { userText: stri
 
 function parseOutcome(content: string): ToolOutcome {
   try {
-    const value = JSON.parse(content) as { ok?: boolean; error?: unknown; suggestions?: unknown };
-    const failed = value !== null && typeof value === 'object' && (value.ok === false || typeof value.error === 'string');
+    const value = JSON.parse(content) as Partial<Extract<ToolResultPayload, { ok: false }>> | null;
+    const failed = value?.ok === false;
     const suggestions = Array.isArray(value?.suggestions) ? value.suggestions.filter((s): s is string => typeof s === 'string') : [];
     return { ok: !failed, suggestion: suggestions[0], raw: content };
   } catch {

@@ -61,7 +61,7 @@ describe('a turn', () => {
     expect(call).toMatchObject({ name: 'echo', arguments: '{"text": "split across many chunks"}', iteration: 1 });
     const result = res.events.find((e) => e.event === 'tool_result')!.data;
     expect(result).toMatchObject({ id: call.id, verdict: 'pass', category: 'valid', ok: true, result: { echoed: 'split across many chunks' } });
-    expect(lastToolResult(upstream.requests[1]!)).toEqual({ echoed: 'split across many chunks' });
+    expect(lastToolResult(upstream.requests[1]!)).toEqual({ ok: true, result: { echoed: 'split across many chunks' } });
     const assistant = upstream.requests[1]!.messages.find((m) => m.role === 'assistant')!;
     expect(assistant.tool_calls).toEqual([{ id: call.id, type: 'function', function: { name: 'echo', arguments: '{"text": "split across many chunks"}' } }]);
     expect(app.activity.calls).toHaveLength(1);
@@ -141,7 +141,8 @@ describe('error-as-result', () => {
     const res = await chat(app.url, { message: 'x' });
     const result = res.events.find((e) => e.event === 'tool_result')!.data;
     expect(result).toMatchObject({ verdict: 'pass', category: 'execution_error', ok: false });
-    const sent = lastToolResult(upstream.requests[1]!) as { error: string; hint: string };
+    const sent = lastToolResult(upstream.requests[1]!) as { ok: boolean; error: string; hint: string };
+    expect(sent.ok).toBe(false);
     expect(sent.error).toContain('disk on fire');
     expect(sent.hint).toBeTruthy();
     expect(textOf(res.events)).toBe('I saw the error.');
