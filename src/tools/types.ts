@@ -13,6 +13,15 @@ export interface ToolContext {
 }
 
 export interface Tool extends ToolSpec {
+  /** Where the tool lives when it is not one of this app's own (functions/): an MCP server and its name there. */
+  origin?: ToolOrigin;
   /** Receives arguments the gate has already validated (and repaired) against `parameters`. */
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+}
+
+export interface ToolOrigin {
+  /** The MCP server's configured name (MCP_SERVERS). */
+  server: string;
+  /** The tool's name on that server, which may differ from `name` (src/tools/mcp/names.ts). */
+  tool: string;
 }

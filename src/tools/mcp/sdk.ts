@@ -1,0 +1,59 @@
+// The only module that imports the MCP SDK. The tool source loads it with import() when a configured
+// server is first contacted, so an app without MCP_SERVERS never evaluates the SDK (its protocol schemas
+// are hundreds of zod objects) and a Worker's startup does not pay for it. Streamable HTTP only: it is
+// plain fetch, so the same client runs on Node, workerd and Deno.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { JSONSchema } from '../../gate/types.ts';
+import type { McpSession, McpToolInfo, OpenSession } from './session.ts';
+import { gateSchemaValidator } from './validator.ts';
+
+const CLIENT_INFO = { name: 'rebound', version: '0.1.0' };
+/** Pages of tools/list read at most: a server that keeps sending cursors is not followed forever. */
+const MAX_PAGES = 20;
+const CLOSE_TIMEOUT_MS = 2_000;
+
+export const openSession: OpenSession = async (server, { signal, timeoutMs, onToolsChanged }) => {
+  const client = new Client(CLIENT_INFO, {
+    jsonSchemaValidator: gateSchemaValidator,
+    listChanged: {
+      tools: { autoRefresh: true, onChanged: (error, tools) => onToolsChanged(error || !tools ? null : tools.map(toolInfo)) },
+    },
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
+  try {
+    await client.connect(transport, { signal, timeout: timeoutMs });
+  } catch (err) {
+    await client.close().catch(() => {});
+    throw err;
+  }
+  const session: McpSession = {
+    async listTools(options) {
+      const tools: McpToolInfo[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const result = await client.listTools(cursor ? { cursor } : undefined, { signal: options.signal, timeout: options.timeoutMs });
+        tools.push(...result.tools.map(toolInfo));
+        cursor = result.nextCursor;
+        if (!cursor) break;
+      }
+      return tools;
+    },
+    async callTool(name, args, options) {
+      // The caller's signal carries TOOL_TIMEOUT_MS and the turn's abort; the SDK's own timeout only backs it up.
+      return client.callTool({ name, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs + 1_000 });
+    },
+    async close() {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS)));
+      await Promise.race([transport.terminateSession().catch(() => {}), giveUp]);
+      clearTimeout(timer);
+      await client.close().catch(() => {});
+    },
+  };
+  return session;
+};
+
+function toolInfo(tool: { name: string; description?: string; inputSchema: object; execution?: { taskSupport?: string } }): McpToolInfo {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as JSONSchema, taskSupport: tool.execution?.taskSupport };
+}

@@ -1,0 +1,165 @@
+// The source's bookkeeping against an in-memory server (the real SDK client against a real server is
+// tested in test/mcp/): caching per isolate, list_changed, the allowlist, failures as data.
+import { describe, expect, it } from 'vitest';
+import type { McpServerConfig } from '../../config.ts';
+import type { ToolContext } from '../types.ts';
+import { createMcpToolSource } from './source.ts';
+import type { McpSession, McpToolInfo, OpenSession, SessionOptions } from './session.ts';
+
+const sum: McpToolInfo = { name: 'get-sum', description: 'Returns the sum', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } };
+const echo: McpToolInfo = { name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } };
+const task: McpToolInfo = { name: 'research', inputSchema: { type: 'object' }, taskSupport: 'required' };
+
+/** A pretend server: counts what it was asked, can be switched off, can announce a new list. */
+function fakeServer(tools: McpToolInfo[]) {
+  const state = { up: true, opened: 0, closed: 0, lists: 0, calls: [] as Array<{ name: string; args: unknown }>, tools, changed: [] as SessionOptions['onToolsChanged'][] };
+  const open: OpenSession = async (_server, options) => {
+    if (!state.up) throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
+    state.opened++;
+    state.changed.push(options.onToolsChanged);
+    const session: McpSession = {
+      async listTools() {
+        state.lists++;
+        return state.tools;
+      },
+      async callTool(name, args) {
+        if (!state.up) throw new TypeError('fetch failed');
+        state.calls.push({ name, args });
+        if (name === 'echo') return { isError: true, content: [{ type: 'text', text: 'echo is broken today' }] };
+        return { content: [{ type: 'text', text: `The sum is ${(args.a as number) + (args.b as number)}.` }] };
+      },
+      async close() {
+        state.closed++;
+      },
+    };
+    return session;
+  };
+  return { state, open };
+}
+
+const ctx = (signal = new AbortController().signal) => ({ signal }) as ToolContext;
+const server = (extra: Partial<McpServerConfig> = {}): McpServerConfig => ({ name: 'everything', url: 'http://127.0.0.1:9/mcp?key=secret', headers: {}, ...extra });
+const signal = () => new AbortController().signal;
+
+describe('createMcpToolSource', () => {
+  it('offers <server>__<tool> with the inputSchema unchanged, leaving out task-only tools', async () => {
+    const { open } = fakeServer([sum, echo, task]);
+    const source = createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, openSession: open });
+    const set = await source.open({ signal: signal() });
+    expect(set.tools.map((t) => [t.name, t.origin])).toEqual([
+      ['everything__get-sum', { server: 'everything', tool: 'get-sum' }],
+      ['everything__echo', { server: 'everything', tool: 'echo' }],
+    ]);
+    expect(set.tools[0]!.parameters).toBe(sum.inputSchema);
+    expect(set.sources).toEqual([{ server: 'everything', url: 'http://127.0.0.1:9', ok: true, tools: 2, cached: false }]);
+    await set.close();
+  });
+
+  it('calls the server under its own tool name; isError and a lost server become thrown errors', async () => {
+    const { open, state } = fakeServer([sum, echo]);
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    const [sumTool, echoTool] = set.tools;
+    expect(await sumTool!.run({ a: 2, b: 3 }, ctx())).toBe('The sum is 5.');
+    await expect(echoTool!.run({ message: 'hi' }, ctx())).rejects.toThrow('echo is broken today');
+    expect(state.calls).toEqual([{ name: 'get-sum', args: { a: 2, b: 3 } }, { name: 'echo', args: { message: 'hi' } }]);
+    expect(state.opened).toBe(1); // one session for the turn: the listing's
+    state.up = false;
+    await expect(sumTool!.run({ a: 1, b: 1 }, ctx())).rejects.toThrow(/the MCP server "everything" did not answer/);
+    await expect(sumTool!.run({ a: 1, b: 1 }, ctx())).rejects.toThrow(/could not be reached \(fetch failed: connect ECONNREFUSED/);
+    await set.close();
+  });
+
+  it('keeps a list for the TTL, connecting only when a turn calls, and closes what the turn opened', async () => {
+    let t = 0;
+    const { open, state } = fakeServer([sum]);
+    const source = createMcpToolSource({ servers: [server()], ttlMs: 1_000, timeoutMs: 1_000, openSession: open, now: () => t });
+    await (await source.open({ signal: signal() })).close();
+    expect([state.lists, state.opened, state.closed]).toEqual([1, 1, 1]);
+
+    t = 500;
+    const second = await source.open({ signal: signal() });
+    expect(second.sources[0]).toMatchObject({ ok: true, cached: true });
+    expect(state.opened).toBe(1); // nothing to ask the server yet
+    await second.tools[0]!.run({ a: 1, b: 2 }, ctx());
+    expect(state.opened).toBe(2);
+    await second.close();
+    expect(state.closed).toBe(2);
+
+    t = 1_000;
+    await (await source.open({ signal: signal() })).close();
+    expect(state.lists).toBe(2);
+  });
+
+  it('takes a list announced by notifications/tools/list_changed for the next turn, or relists when it could not be fetched', async () => {
+    const { open, state } = fakeServer([sum]);
+    const source = createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, openSession: open });
+    const first = await source.open({ signal: signal() });
+    state.changed[0]!([sum, echo]);
+    expect(first.tools.map((t) => t.name)).toEqual(['everything__get-sum']); // this turn keeps its tools
+    await first.close();
+    const second = await source.open({ signal: signal() });
+    expect(second.tools.map((t) => t.name)).toEqual(['everything__get-sum', 'everything__echo']);
+    expect(state.lists).toBe(1);
+    await second.close();
+
+    const third = await source.open({ signal: signal() });
+    await third.tools[0]!.run({ a: 1, b: 1 }, ctx());
+    state.changed.at(-1)!(null);
+    await third.close();
+    await (await source.open({ signal: signal() })).close();
+    expect(state.lists).toBe(2);
+  });
+
+  it('an allowlist offers only its tools and reports the ones the server lacks', async () => {
+    const { open } = fakeServer([sum, echo, task]);
+    const set = await createMcpToolSource({ servers: [server({ tools: ['echo', 'research', 'add'] })], ttlMs: 0, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    expect(set.tools.map((t) => t.name)).toEqual(['everything__echo']);
+    expect(set.sources[0]).toMatchObject({ ok: true, tools: 1, notOffered: ['research', 'add'] });
+    await set.close();
+  });
+
+  it('an unreachable server is left out with one log line (no secrets), the others still work', async () => {
+    const down = fakeServer([echo]);
+    down.state.up = false;
+    const up = fakeServer([sum]);
+    const lines: string[] = [];
+    const open: OpenSession = (s, o) => (s.name === 'down' ? down.open(s, o) : up.open(s, o));
+    const source = createMcpToolSource({
+      servers: [server({ name: 'down', url: 'https://down.example/mcp?token=sk-secret', headers: { authorization: 'Bearer sk-secret' } }), server()],
+      ttlMs: 60_000,
+      timeoutMs: 1_000,
+      openSession: open,
+      log: (l) => lines.push(l),
+    });
+    const set = await source.open({ signal: signal() });
+    expect(set.tools.map((t) => t.name)).toEqual(['everything__get-sum']);
+    expect(set.sources[0]).toEqual({ server: 'down', url: 'https://down.example', ok: false, error: 'fetch failed: connect ECONNREFUSED 127.0.0.1:9' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/MCP server "down" \(https:\/\/down\.example\) could not list its tools: fetch failed.*left out of this turn/);
+    expect(lines.join()).not.toContain('sk-secret');
+    await set.close();
+    // The failure is not kept: the next turn tries again.
+    down.state.up = true;
+    const next = await source.open({ signal: signal() });
+    expect(next.tools.map((t) => t.name).sort()).toEqual(['down__echo', 'everything__get-sum']);
+    await next.close();
+  });
+
+  it('serverOf names the server of a tool, and of an invented name with a server prefix', async () => {
+    const { open } = fakeServer([sum]);
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    expect(set.serverOf('everything__get-sum')).toBe('everything');
+    expect(set.serverOf('everything__add')).toBe('everything');
+    expect(set.serverOf('crm__find')).toBeNull();
+    expect(set.serverOf('read_file')).toBeNull();
+    await set.close();
+  });
+
+  it('sanitises descriptions', async () => {
+    const { open } = fakeServer([{ ...sum, description: `Adds\u0000\u202e numbers. ${'x'.repeat(5_000)}` }]);
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    expect(set.tools[0]!.description!.startsWith('Adds numbers. xxx')).toBe(true);
+    expect(set.tools[0]!.description!.length).toBe(1_000);
+    await set.close();
+  });
+});

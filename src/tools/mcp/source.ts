@@ -1,0 +1,188 @@
+// Tools from MCP servers (MCP_SERVERS) as ordinary `Tool`s, resolved at the start of each turn.
+//
+// Tool lists are kept per isolate for MCP_TOOLS_TTL_S, so a turn usually starts without contacting any
+// server; a notifications/tools/list_changed received while a turn's session is open replaces the kept
+// list (or marks it stale when the new one could not be fetched). Connections are per turn: a session
+// is opened when the turn first needs the server (to list, or to call) and closed when the turn ends,
+// because workerd does not let one request's I/O serve another's. A server that cannot be listed is left
+// out of that turn with one line in the log; the others work. A call that fails (the server went down,
+// answered an error, timed out) is thrown as an Error, which the loop turns into a result the model reads.
+import type { McpServerConfig } from '../../config.ts';
+import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
+import type { Tool } from '../types.ts';
+import { sanitiseDescription } from './description.ts';
+import { exposedNames, serverPrefix } from './names.ts';
+import { mapCallResult } from './result.ts';
+import { isProtocolError, type McpSession, type McpToolInfo, type OpenSession } from './session.ts';
+
+export interface McpSourceOptions {
+  servers: McpServerConfig[];
+  /** How long a tool list is reused (MCP_TOOLS_TTL_S); 0 lists at every turn. */
+  ttlMs: number;
+  /** Bounds the handshake and the listing at turn start, and each call (TOOL_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Default: the official SDK client, imported on first use (sdk.ts). */
+  openSession?: OpenSession;
+  log?: (line: string) => void;
+  now?: () => number;
+}
+
+/** One server's tools as offered to the model, kept per isolate. */
+interface Listing {
+  tools: Array<{ name: string; description: string; info: McpToolInfo }>;
+  /** Allowlisted names the server does not offer (or only as tasks). */
+  notOffered: string[];
+  at: number;
+  stale: boolean;
+}
+
+const loadSdk: OpenSession = async (server, options) => (await import('./sdk.ts')).openSession(server, options);
+
+export function createMcpToolSource(options: McpSourceOptions): ToolSource {
+  const listings = new Map<string, Listing>();
+  const now = options.now ?? Date.now;
+  const log = options.log ?? ((line) => console.warn(line));
+  const open = options.openSession ?? loadSdk;
+  const configured = new Set(options.servers.map((s) => s.name));
+
+  const remember = (server: McpServerConfig, infos: McpToolInfo[]): Listing => {
+    const allowed = server.tools ? new Set(server.tools) : null;
+    const callable = infos.filter((t) => t.taskSupport !== 'required' && (!allowed || allowed.has(t.name)));
+    const names = exposedNames(server.name, callable.map((t) => t.name));
+    const tools = callable.flatMap((info) => {
+      const name = names.get(info.name);
+      return name ? [{ name, description: sanitiseDescription(info.description), info }] : [];
+    });
+    const offered = new Set(tools.map((t) => t.info.name));
+    const listing: Listing = { tools, notOffered: (server.tools ?? []).filter((t) => !offered.has(t)), at: now(), stale: false };
+    listings.set(server.name, listing);
+    return listing;
+  };
+
+  const fresh = (listing: Listing | undefined): listing is Listing => !!listing && !listing.stale && now() - listing.at < options.ttlMs;
+
+  return {
+    async open({ signal }): Promise<ToolSet> {
+      const sessions = new TurnSessions(open, options.timeoutMs, (server, tools) => {
+        if (tools) remember(server, tools);
+        else {
+          const kept = listings.get(server.name);
+          if (kept) kept.stale = true;
+        }
+      });
+      const byName = new Map<string, string>();
+      const results = await Promise.all(
+        options.servers.map(async (server): Promise<{ status: ToolSourceStatus; tools: Tool[] }> => {
+          let listing = listings.get(server.name);
+          const cached = fresh(listing);
+          if (!cached) {
+            try {
+              const session = await sessions.get(server, signal);
+              listing = remember(server, await session.listTools({ signal, timeoutMs: options.timeoutMs }));
+            } catch (err) {
+              const error = describeError(err);
+              log(`rebound: MCP server "${server.name}" (${where(server.url)}) could not list its tools: ${error}. Its tools are left out of this turn.`);
+              return { status: { server: server.name, url: where(server.url), ok: false, error }, tools: [] };
+            }
+          }
+          const tools = listing!.tools.map(({ name, description, info }): Tool => {
+            byName.set(name, server.name);
+            return {
+              name,
+              description,
+              parameters: info.inputSchema,
+              origin: { server: server.name, tool: info.name },
+              run: (args, ctx) => sessions.call(server, info.name, args, ctx.signal),
+            };
+          });
+          const notOffered = listing!.notOffered;
+          return { status: { server: server.name, url: where(server.url), ok: true, tools: tools.length, cached, ...(notOffered.length ? { notOffered } : {}) }, tools };
+        }),
+      );
+      return {
+        tools: results.flatMap((r) => r.tools),
+        sources: results.map((r) => r.status),
+        serverOf: (toolName) => {
+          const named = byName.get(toolName);
+          if (named) return named;
+          const prefix = serverPrefix(toolName);
+          return prefix && configured.has(prefix) ? prefix : null;
+        },
+        close: () => sessions.close(),
+      };
+    },
+  };
+}
+
+/** The sessions one turn opened, one per server, opened on first use. */
+class TurnSessions {
+  private readonly sessions = new Map<string, Promise<McpSession>>();
+  private closed = false;
+
+  constructor(
+    private readonly open: OpenSession,
+    private readonly timeoutMs: number,
+    private readonly onToolsChanged: (server: McpServerConfig, tools: McpToolInfo[] | null) => void,
+  ) {}
+
+  get(server: McpServerConfig, signal: AbortSignal): Promise<McpSession> {
+    if (this.closed) return Promise.reject(new Error('the turn has ended'));
+    let session = this.sessions.get(server.name);
+    if (!session) {
+      session = this.open(server, { signal, timeoutMs: this.timeoutMs, onToolsChanged: (tools) => this.onToolsChanged(server, tools) });
+      this.sessions.set(server.name, session);
+      // A failed handshake is forgotten, so the next call tries again (the server may be back).
+      session.catch(() => this.forget(server, session!));
+    }
+    return session;
+  }
+
+  async call(server: McpServerConfig, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    let session: McpSession;
+    try {
+      session = await this.get(server, signal);
+    } catch (err) {
+      throw new Error(`the MCP server "${server.name}" could not be reached (${describeError(err)}). Continue without this tool, or try it again later.`);
+    }
+    let result;
+    try {
+      result = await session.callTool(tool, args, { signal, timeoutMs: this.timeoutMs });
+    } catch (err) {
+      if (isProtocolError(err)) throw new Error(`the MCP server "${server.name}" refused the call: ${describeError(err)}`);
+      // The connection is gone: drop the session so that the next call connects afresh.
+      this.forget(server, this.sessions.get(server.name));
+      void session.close();
+      throw new Error(`the MCP server "${server.name}" did not answer (${describeError(err)}). Continue without this tool, or try it again later.`);
+    }
+    const mapped = mapCallResult(result);
+    if (!mapped.ok) throw new Error(mapped.error);
+    return mapped.value;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const open = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(open.map(async (s) => (await s).close()));
+  }
+
+  private forget(server: McpServerConfig, session: Promise<McpSession> | undefined): void {
+    if (session && this.sessions.get(server.name) === session) this.sessions.delete(server.name);
+  }
+}
+
+/** The server's origin only: a URL's path or query may carry a key. */
+function where(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'an invalid URL';
+  }
+}
+
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  // fetch's "fetch failed" hides the reason (ECONNREFUSED, …) in `cause`.
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return `${err.message}${cause}`.slice(0, 500);
+}
