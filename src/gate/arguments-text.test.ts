@@ -1,5 +1,16 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseArgumentsText } from './arguments-text.ts';
+import { nestsDeeperThan, parseArgumentsText, unfence } from './arguments-text.ts';
+import { MAX_ARGUMENTS_CHARS, MAX_NESTING_DEPTH } from './limits.ts';
+
+// The fence as a regex reads it (cubic on a long unclosed fence): unfence must read the same.
+const FENCE = /^```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;
+const fenceish = fc.array(fc.constantFrom('```', '`', 'json', 'a-b_1', ' ', '\t', '\r', '\n', '{}', '"x"', 'é'), { maxLength: 14 }).map((p) => p.join('').trim());
+const codeUnits = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 80 }).map((u) => String.fromCharCode(...u));
+const argumentish = fc
+  .array(fc.constantFrom('{', '}', '[', ']', '"', "'", '\\', ',', ':', ' ', '\n', '//', '/*', '*/', '...', '…', 'True', 'None', 'constructor', '__proto__', '1', '```json\n', '```'), { maxLength: 40 })
+  .map((p) => p.join(''));
+const depthOf = (v: unknown): number => (typeof v === 'object' && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0);
 
 const value = (raw: string) => {
   const r = parseArgumentsText(raw);
@@ -61,5 +72,79 @@ describe('parseArgumentsText', () => {
     expect(parseArgumentsText('{"p": 1/6}')).toMatchObject({ ok: false, reason: 'syntax' });
     expect(parseArgumentsText('{"x": data["sales"]}')).toMatchObject({ ok: false, reason: 'syntax' });
     expect(parseArgumentsText('def f(n):\n    return n')).toMatchObject({ ok: false });
+  });
+
+  it('blocks arguments over the size cap unread, saying the size and the limit', () => {
+    const atCap = `{"a": "${'x'.repeat(MAX_ARGUMENTS_CHARS - 9)}"}`;
+    expect(atCap.length).toBe(MAX_ARGUMENTS_CHARS);
+    expect(parseArgumentsText(atCap).ok).toBe(true);
+    const r = parseArgumentsText(`${atCap} `);
+    expect(r).toMatchObject({ ok: false, reason: 'too_large' });
+    if (!r.ok) expect(r.message).toMatch(/1,000,001 characters long, over the limit of 1,000,000/);
+  });
+
+  it('blocks arguments nested past the depth cap, however deep, before parsing them', () => {
+    const nest = (d: number) => `{"a": ${'['.repeat(d - 1)}${']'.repeat(d - 1)}}`;
+    expect(parseArgumentsText(nest(MAX_NESTING_DEPTH)).ok).toBe(true);
+    expect(parseArgumentsText(nest(MAX_NESTING_DEPTH + 1))).toMatchObject({ ok: false, reason: 'too_deep' });
+    const r = parseArgumentsText(nest(20_000));
+    expect(r).toMatchObject({ ok: false, reason: 'too_deep' });
+    if (!r.ok) expect(r.message).toContain(`more than ${MAX_NESTING_DEPTH} levels`);
+    // Also unclosed, inside a fence, or encoded as a string: still too deep, never a stack overflow.
+    expect(parseArgumentsText('{"a":' + '['.repeat(100_000))).toMatchObject({ reason: 'too_deep' });
+    expect(parseArgumentsText('```json\n' + nest(200) + '\n```')).toMatchObject({ reason: 'too_deep' });
+    expect(parseArgumentsText(JSON.stringify(nest(200)))).toMatchObject({ reason: 'too_deep' });
+  });
+
+  it('takes other caps from the caller, and says plainly when one is not a positive integer', () => {
+    expect(parseArgumentsText('{"a": [[1]]}', { maxNestingDepth: 2 })).toMatchObject({ reason: 'too_deep' });
+    expect(parseArgumentsText('{"a": 1}', { maxArgumentsChars: 5 })).toMatchObject({ reason: 'too_large' });
+    expect(() => parseArgumentsText('{}', { maxNestingDepth: 0 })).toThrow(/maxNestingDepth must be a positive integer, got 0/);
+  });
+
+  it('reads a code fence as the regex does', () => {
+    fc.assert(
+      fc.property(fenceish, (text) => {
+        expect(unfence(text)).toBe(FENCE.exec(text)?.[1]!.trim());
+      }),
+      { numRuns: 3000 },
+    );
+    expect(unfence('```json\n{"a": 1}\n```')).toBe('{"a": 1}');
+  });
+
+  it('measures nesting as the parsed value has it', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.nat({ max: 7 }), (value, max) => {
+        expect(nestsDeeperThan(JSON.stringify(value), max)).toBe(depthOf(value) > max);
+      }),
+      { numRuns: 1000 },
+    );
+    // Brackets in strings and comments do not count.
+    expect(nestsDeeperThan(`{"a": "[[[[", 'b': '{{{{' /* [[[[ */ // {{{{\n}`, 1)).toBe(false);
+  });
+
+  it('passes any JSON document through unchanged', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 5 })), fc.array(fc.jsonValue({ maxDepth: 5 }))), (doc) => {
+        const r = value(JSON.stringify(doc));
+        expect(r.value).toEqual(JSON.parse(JSON.stringify(doc)));
+        expect(r.repairs).toEqual([]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('never throws, and every refusal has a reason and a message', () => {
+    fc.assert(
+      fc.property(fc.oneof(codeUnits, argumentish, fc.string()), (raw) => {
+        const r = parseArgumentsText(raw);
+        if (r.ok) expect(Array.isArray(r.repairs)).toBe(true);
+        else {
+          expect(['truncated', 'elided', 'syntax', 'too_large', 'too_deep']).toContain(r.reason);
+          expect(r.message.length).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
