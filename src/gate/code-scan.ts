@@ -34,6 +34,7 @@ export function scanBrackets(src: string, lang: Lang): BracketReport {
   let i = 0;
   const n = src.length;
   let prevSignificant = ''; // last non-space char outside strings/comments, for regex detection
+  let regexEnd: ((i: number) => number) | undefined;
 
   const skipTo = (end: string, from: number): number => {
     const k = src.indexOf(end, from);
@@ -146,9 +147,9 @@ export function scanBrackets(src: string, lang: Lang): BracketReport {
       continue;
     }
     if (js && c === '/' && regexAllowedAfter(prevSignificant)) {
-      const m = /^\/(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n[])+\/[a-z]*/.exec(src.slice(i, i + 400));
-      if (m) {
-        i += m[0].length;
+      const end = (regexEnd ??= regexLiterals(src))(i);
+      if (end >= 0) {
+        i = end;
         prevSignificant = 'a';
         continue;
       }
@@ -194,6 +195,71 @@ export function scanBrackets(src: string, lang: Lang): BracketReport {
     }
     return -1;
   }
+}
+
+/** What `.` in a pattern does not match: an escape cannot be followed by one. */
+const isLineBreak = (c: number): boolean => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+
+/** The longest JS regex literal worth looking for (`/re/flags` within this many characters). */
+const REGEX_SPAN = 400;
+
+/**
+ * Ends of JS regex literals in `src`: `end(i)` is the index after the `/…/flags` that starts at `i`
+ * (a `/`), or -1. No line break inside, escapes (`\/`) and classes (`[/]`) skipped, at most
+ * `REGEX_SPAN` characters. Scans from different slashes that reach one character in the same state
+ * (in a class or not) go on alike, so each is scanned once: linear in `src` however many slashes
+ * start a scan (`(/[(/[(/[…` rescanned up to 400 characters per slash).
+ */
+export function regexLiterals(src: string): (i: number) => number {
+  const n = src.length;
+  // By 2·position + in-class: 0 not scanned yet, -1 no closing slash, else closing slash + 1.
+  let closing: Int32Array | undefined;
+  const visited: number[] = [];
+  const closeFrom = (from: number): number => {
+    closing ??= new Int32Array(2 * n + 2);
+    visited.length = 0;
+    let j = from;
+    let inClass = 0;
+    let found = -1;
+    while (j < n) {
+      const known = closing[2 * j + inClass]!;
+      if (known !== 0) {
+        found = known > 0 ? known - 1 : -1;
+        break;
+      }
+      visited.push(2 * j + inClass);
+      const c = src.charCodeAt(j);
+      if (c === 92) {
+        // `\x`: an escape, never of a line break
+        if (j + 1 >= n || isLineBreak(src.charCodeAt(j + 1))) break;
+        j += 2;
+      } else if (c === 10) {
+        break;
+      } else if (inClass) {
+        if (c === 93) inClass = 0; // `]`
+        j++;
+      } else if (c === 91) {
+        inClass = 1; // `[`
+        j++;
+      } else if (c === 47) {
+        found = j; // `/`
+        break;
+      } else {
+        j++;
+      }
+    }
+    for (const k of visited) closing[k] = found >= 0 ? found + 1 : -1;
+    return found;
+  };
+  return (i) => {
+    if (src.charCodeAt(i + 1) === 47) return -1; // `//` is a comment, not an empty pattern
+    const end = Math.min(n, i + REGEX_SPAN);
+    const close = closeFrom(i + 1);
+    if (close < 0 || close >= end) return -1;
+    let j = close + 1;
+    while (j < end && src.charCodeAt(j) >= 97 && src.charCodeAt(j) <= 122) j++; // flags
+    return j;
+  };
 }
 
 function regexAllowedAfter(prev: string): boolean {

@@ -34,17 +34,18 @@ export interface MarkerLine {
 export function findMarkerLines(content: string, lang: Lang): MarkerLine[] {
   const style = commentStyle(lang);
   const lines = content.split('\n');
-  const isComment = lines.map((l) => commentText(l, style) !== undefined);
+  const bodies = lines.map((l) => commentText(l, style));
+  const isComment = (k: number): boolean => bodies[k] !== undefined;
   const out: MarkerLine[] = [];
   for (let k = 0; k < lines.length; k++) {
     const raw = lines[k]!;
     const t = raw.trim();
     if (t === '') continue;
-    const body = commentText(raw, style);
+    const body = bodies[k];
     let hit = false;
     if (body !== undefined) {
       // A comment paragraph or commented-out example mentions "..." for other reasons.
-      const boxed = (isComment[k - 1] ?? false) && (isComment[k + 1] ?? false);
+      const boxed = isComment(k - 1) && isComment(k + 1);
       hit = !boxed && isElisionComment(body);
     } else if ((t === '...' || t === '…') && !bareEllipsisIsCode(lang)) {
       hit = true;
@@ -64,7 +65,8 @@ function truncation(content: string, lang: Lang): string | undefined {
   // imbalance is more often our lexer being wrong than the file.
   // One bracket left open by a body that still ends on a closing line is more often conditional
   // compilation or a template than a cut: it takes two, or an ending mid-statement.
-  const lastLine = content.trimEnd().split('\n').pop()?.trim() ?? '';
+  const body = content.trimEnd();
+  const lastLine = body.slice(body.lastIndexOf('\n') + 1).trim();
   const endsClosed = /[)\]}];?$|^end\b/.test(lastLine);
   if (r.open.length >= 1 && r.stray === 0 && (r.open.length >= 2 || !endsClosed)) {
     const first = r.open[0]!;
