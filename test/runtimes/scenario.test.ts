@@ -1,7 +1,10 @@
-// One scenario, three runtimes: the app under workerd (`wrangler dev`), under Deno (the Supabase
-// entry) and under Node (the Node entry), each fed by the same scripted OpenAI-compatible server and
-// authenticated with a real Supabase-style JWT. The normalised SSE transcripts must be identical.
-// A runtime that does not start fails the suite with its log; nothing is skipped.
+// One scenario, three runtimes: the app under workerd (`wrangler dev`, the turns in the Durable
+// Object), under Deno (the Supabase entry) and under Node (the Node entry), each fed by the same
+// scripted OpenAI-compatible server and authenticated with a real Supabase-style JWT. The normalised
+// SSE transcripts must be identical. Then durable turns on each: resume after a drop with
+// Last-Event-ID, completion with no reader, stop, two readers, and what a disconnect does by default
+// and with ON_DISCONNECT=abort (a second server per runtime). A runtime that does not start fails the
+// suite with its log; nothing is skipped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { startScriptedOpenAI, type ChatRequest, type Reply, type ScriptedServer } from '../support/scripted-openai.ts';
@@ -14,7 +17,9 @@ const ISSUER = 'http://127.0.0.1:54321/auth/v1';
 const KEEPALIVE_MS = 100;
 const TIME_BUDGET_MS = 4_000;
 
-const userText = (req: ChatRequest) => [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+const STORY_ANSWER = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+/** The turn's message: the first user message (each turn here has a session of its own; the loop's nudges come later). */
+const userText = (req: ChatRequest) => req.messages.find((m) => m.role === 'user')?.content ?? '';
 const iteration = (req: ChatRequest) => req.messages.filter((m) => m.role === 'assistant' && m.tool_calls?.length).length;
 
 /** Stateless, keyed on the conversation, so that the three runtimes can share the server concurrently. */
@@ -27,6 +32,16 @@ function script(req: ChatRequest): Reply {
   if (text.startsWith('SLOW')) {
     // Silent far beyond the time budget: only the budget can end this turn.
     return { stallMs: 4 * TIME_BUDGET_MS, text: 'Too late.' };
+  }
+  if (text.startsWith('STORY')) {
+    // Text, a tool call, then a long answer: a turn that can be cut at any of its ~50 events.
+    return iteration(req) === 0
+      ? { text: 'Let me look. ', toolCalls: [{ id: 'call_story', name: 'list_files', arguments: '{}' }], delayMs: 15 }
+      : { text: STORY_ANSWER, delayMs: 15 };
+  }
+  if (text.startsWith('TALK')) {
+    // Slow enough that only a stop ends it early.
+    return { text: STORY_ANSWER, delayMs: 250 };
   }
   if (text.startsWith('DISCONNECT')) {
     // A slow model that keeps calling tools: only a disconnect or the budgets end it.
@@ -46,6 +61,8 @@ function script(req: ChatRequest): Reply {
 
 let model: ScriptedServer;
 const servers = new Map<RuntimeName, RuntimeServer>();
+/** The same runtimes with ON_DISCONNECT=abort: a reader leaving aborts the turn, as before durable turns. */
+const abortServers = new Map<RuntimeName, RuntimeServer>();
 let jwt: string;
 
 beforeAll(async () => {
@@ -72,17 +89,22 @@ beforeAll(async () => {
     SUPABASE_JWT_ISSUER: ISSUER,
   };
   // In parallel: startup dominates the suite. allSettled so that every failure is reported, then throw.
-  const started = await Promise.allSettled(RUNTIMES.map((name) => starters[name](vars)));
+  const wanted = [
+    ...RUNTIMES.map((name) => ({ name, into: servers, vars })),
+    ...RUNTIMES.map((name) => ({ name, into: abortServers, vars: { ...vars, ON_DISCONNECT: 'abort' } })),
+  ];
+  const started = await Promise.allSettled(wanted.map((w) => starters[w.name](w.vars)));
   const failures: string[] = [];
   started.forEach((r, i) => {
-    if (r.status === 'fulfilled') servers.set(RUNTIMES[i]!, r.value);
-    else failures.push(`${RUNTIMES[i]}: ${(r.reason as Error).message}`);
+    const w = wanted[i]!;
+    if (r.status === 'fulfilled') w.into.set(w.name, r.value);
+    else failures.push(`${w.name}${w.into === abortServers ? ' (ON_DISCONNECT=abort)' : ''}: ${(r.reason as Error).message}`);
   });
   if (failures.length) throw new Error(`runtime(s) failed to start:\n${failures.join('\n\n')}`);
-}, 150_000);
+}, 180_000);
 
 afterAll(async () => {
-  await Promise.all([...servers.values()].map((s) => s.stop()));
+  await Promise.all([...servers.values(), ...abortServers.values()].map((s) => s.stop()));
   await model?.close();
 });
 
@@ -136,11 +158,59 @@ async function runScenario(name: RuntimeName): Promise<SseTranscript> {
   // streamUrl is relative to the host; under Deno it must keep the /rebound prefix.
   const origin = new URL(baseUrl).origin;
   const transcript = await readSse(`${origin}${streamUrl}`, { headers: { accept: 'text/event-stream' } }, { timeoutMs: 20_000 });
-  // EventSource reconnects on its own: a finished turn must answer 204 so it never runs twice.
-  const again = await fetch(`${origin}${streamUrl}`);
+  // EventSource reconnects on its own with the last id it saw: a finished turn it has seen to the end
+  // answers 204, which stops it for good.
+  const again = await fetch(`${origin}${streamUrl}`, { headers: { 'last-event-id': transcript.events.at(-1)?.id ?? '' } });
   expect(again.status).toBe(204);
+  // Without an id (a new page) the finished turn is replayed whole, and the stream closes.
+  const replay = await readSse(`${origin}${streamUrl}`, {}, { timeoutMs: 10_000 });
+  expect(replay.events.map((e) => [e.id, e.event, e.data])).toEqual(transcript.events.map((e) => [e.id, e.event, e.data]));
   return transcript;
 }
+
+interface CreatedTurn {
+  turnId: string;
+  sessionId: string;
+  /** Absolute. */
+  streamUrl: string;
+}
+
+async function createTurn(name: RuntimeName, message: string): Promise<CreatedTurn> {
+  const { baseUrl } = server(name);
+  const res = await fetch(`${baseUrl}/v1/turns`, { method: 'POST', headers: auth(), body: JSON.stringify({ message }) });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const created = (await res.json()) as CreatedTurn;
+  return { ...created, streamUrl: `${new URL(baseUrl).origin}${created.streamUrl}` };
+}
+
+/** Reads a turn's stream after `lastEventId`; with `keep`, drops the connection once it has that many events. */
+function readTurn(url: string, options: { lastEventId?: string; keep?: number } = {}): Promise<SseTranscript> {
+  const headers: Record<string, string> = options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId };
+  const keep = options.keep;
+  return readSse(url, { headers }, { timeoutMs: 20_000, ...(keep === undefined ? {} : { stopWhen: (_e, t) => t.events.length >= keep }) });
+}
+
+/** Events as a run of the same script shows them: what differs between two runs (ids of the turn, session, timings) left out. */
+const comparable = (events: SseEvent[]) =>
+  events.map((e) => ({ id: e.id, event: e.event, data: JSON.parse(JSON.stringify(e.data, (k, v) => (['turnId', 'sessionId', 'durationMs'].includes(k) ? undefined : v))) as unknown }));
+
+async function messages(name: RuntimeName, sessionId: string): Promise<Array<{ role: string; content?: string | null }>> {
+  const res = await fetch(`${server(name).baseUrl}/v1/sessions/${sessionId}/messages`, { headers: auth() });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { messages: Array<{ role: string; content?: string | null }> }).messages;
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const requestsFor = (message: string) => model.requests.filter((r) => userText(r) === message);
 
 describe.each(RUNTIMES)('%s', (name) => {
   it('serves /health and rejects POSTs without a valid JWT (401 JSON)', async () => {
@@ -195,6 +265,64 @@ describe.each(RUNTIMES)('%s', (name) => {
     // Keepalives kept the silent stream alive the whole time.
     expect(t.comments.filter((c) => c.text === 'keepalive').length).toBeGreaterThanOrEqual(TIME_BUDGET_MS / KEEPALIVE_MS / 2);
   }, 20_000);
+
+  it('resumes after a drop at a random event: the joined events equal an uninterrupted run, ids contiguous', async () => {
+    const reference = await readTurn((await createTurn(name, `STORY ${name}`)).streamUrl);
+    expect(reference.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
+    const total = reference.events.length;
+    expect(total).toBeGreaterThan(40);
+    const cut = 1 + Math.floor(Math.random() * (total - 1));
+    const turn = await createTurn(name, `STORY ${name}`);
+    const first = await readTurn(turn.streamUrl, { keep: cut });
+    expect(first.abandoned, `cut after ${cut} of ${total}`).toBe(true);
+    await new Promise((r) => setTimeout(r, 150)); // the turn runs on meanwhile
+    const rest = await readTurn(turn.streamUrl, { lastEventId: first.events.at(-1)!.id! });
+    const joined = [...first.events, ...rest.events];
+    expect(joined.map((e) => Number(e.id)), `cut after ${cut} of ${total}`).toEqual(joined.map((_, i) => i + 1));
+    expect(comparable(joined), `cut after ${cut} of ${total}`).toEqual(comparable(reference.events));
+  }, 30_000);
+
+  it('completes a turn while no reader is connected: done completed on replay, the answer in the history', async () => {
+    const turn = await createTurn(name, `STORY unattended ${name}`);
+    const left = await readTurn(turn.streamUrl, { keep: 2 });
+    expect(left.abandoned).toBe(true);
+    const history = await until('the answer in the history', async () => {
+      const m = await messages(name, turn.sessionId);
+      return m.at(-1)?.content === STORY_ANSWER ? m : undefined;
+    });
+    expect(history[0]).toMatchObject({ role: 'user', content: `STORY unattended ${name}` });
+    const replay = await readTurn(turn.streamUrl);
+    expect(replay.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
+    expect(replay.events.map((e) => Number(e.id))).toEqual(replay.events.map((_, i) => i + 1));
+  }, 30_000);
+
+  it('gives two readers the same events, the second joining mid-turn', async () => {
+    const turn = await createTurn(name, `STORY two readers ${name}`);
+    const early = readTurn(turn.streamUrl);
+    await until('the turn under way', () => requestsFor(`STORY two readers ${name}`).length > 0 || undefined);
+    const late = await readTurn(turn.streamUrl);
+    expect(late.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
+    expect(late.events.map((e) => [e.id, e.event, e.data])).toEqual((await early).events.map((e) => [e.id, e.event, e.data]));
+  }, 30_000);
+
+  it('stop ends the turn as aborted for every reader and aborts the upstream request; a second stop is a 409', async () => {
+    const message = `TALK ${name}`;
+    const turn = await createTurn(name, message);
+    const readers = [readTurn(turn.streamUrl), readTurn(turn.streamUrl)];
+    await until('the model request', () => requestsFor(message).length > 0 || undefined);
+    const abortedBefore = model.aborted;
+    const stop = () => fetch(`${server(name).baseUrl}/v1/turns/${turn.turnId}/stop`, { method: 'POST', headers: auth() });
+    const first = await stop();
+    expect(first.status, await first.clone().text()).toBe(202);
+    const [a, b] = await Promise.all(readers);
+    expect(a!.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'aborted' } });
+    expect(b!.events.map((e) => [e.id, e.event, e.data])).toEqual(a!.events.map((e) => [e.id, e.event, e.data]));
+    await until('the scripted server seeing its request aborted', () => model.aborted > abortedBefore || undefined, 5_000);
+    expect(requestsFor(message)).toHaveLength(1);
+    const again = await stop();
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { message: string } }).error.message).toMatch(/already finished/);
+  }, 30_000);
 });
 
 describe('across runtimes', () => {
@@ -206,28 +334,46 @@ describe('across runtimes', () => {
     for (const name of RUNTIMES) expect(normalise(budgetTranscripts.get(name)?.events ?? []), `${name} (time budget)`).toEqual(budget);
   });
 
-  // Which runtime tells the app that its client went away: observed on the scripted model server,
-  // whose in-flight completion is aborted when the app passes the disconnect on. Where the runtime
-  // does not, the loop must still end by itself on its iteration/time budget (a forced-summary call).
-  it('a client disconnect either aborts the upstream request or the turn ends on its own budgets', async () => {
+  // By default a reader leaving ends only that reader: the turn runs on to its own end, on every runtime.
+  it('a client disconnect no longer aborts: the turn runs on to its budget and is saved', async () => {
+    await Promise.all(
+      RUNTIMES.map(async (name) => {
+        const message = `DISCONNECT ${name}`;
+        const t = await readSse(`${server(name).baseUrl}/v1/chat`, { method: 'POST', headers: auth(), body: JSON.stringify({ message }) }, { stopWhen: (e) => e.event === 'text_delta', timeoutMs: 15_000 });
+        expect(t.abandoned, name).toBe(true);
+        const { sessionId } = t.events[0]!.data as { sessionId: string };
+        // The forced summary after MAX_ITERATIONS model calls: the turn outlived its only reader.
+        await until(`${name}: the forced summary`, () => requestsFor(message).some((r) => r.tool_choice === 'none') || undefined);
+        const history = await until(`${name}: the summary in the history`, async () => {
+          const m = await messages(name, sessionId);
+          return m.at(-1)?.content?.startsWith('Summary:') ? m : undefined;
+        });
+        expect(history[0], name).toMatchObject({ role: 'user', content: message });
+        expect(requestsFor(message), name).toHaveLength(4);
+      }),
+    );
+  }, 60_000);
+
+  // ON_DISCONNECT=abort: which runtime tells the app that its client went away, observed on the
+  // scripted model server, whose in-flight completion is aborted when the app passes the disconnect
+  // on. Where the runtime does not, the loop must still end by itself on its iteration/time budget.
+  it('with ON_DISCONNECT=abort a client disconnect either aborts the upstream request or the turn ends on its own budgets', async () => {
     const findings: Record<string, string> = {};
     for (const name of RUNTIMES) {
-      const { baseUrl } = server(name);
-      const message = `DISCONNECT ${name}`;
-      const mine = () => model.requests.filter((r) => userText(r) === message);
+      const message = `DISCONNECT abort ${name}`;
       const abortedBefore = model.aborted;
-      const t = await readSse(`${baseUrl}/v1/chat`, { method: 'POST', headers: auth(), body: JSON.stringify({ message }) }, { stopWhen: (e) => e.event === 'text_delta', timeoutMs: 15_000 });
+      const t = await readSse(`${abortServers.get(name)!.baseUrl}/v1/chat`, { method: 'POST', headers: auth(), body: JSON.stringify({ message }) }, { stopWhen: (e) => e.event === 'text_delta', timeoutMs: 15_000 });
       const disconnectedAt = Date.now();
       expect(t.abandoned).toBe(true);
       let outcome: string | undefined;
       while (!outcome && Date.now() - disconnectedAt < 15_000) {
         if (model.aborted > abortedBefore) outcome = `signals disconnect: upstream request aborted ${Date.now() - disconnectedAt} ms after the client left`;
-        else if (mine().some((r) => r.tool_choice === 'none')) outcome = `no disconnect signal: the turn ran on to its budget (forced summary after ${mine().length - 1} model calls)`;
+        else if (requestsFor(message).some((r) => r.tool_choice === 'none')) outcome = `no disconnect signal: the turn ran on to its budget (forced summary after ${requestsFor(message).length - 1} model calls)`;
         else await new Promise((r) => setTimeout(r, 50));
       }
-      findings[name] = outcome ?? `neither an abort nor the budget end within 15 s (${mine().length} model calls)`;
+      findings[name] = outcome ?? `neither an abort nor the budget end within 15 s (${requestsFor(message).length} model calls)`;
     }
-    console.log(`client disconnect, per runtime:\n${Object.entries(findings).map(([k, v]) => `  ${k}: ${v}`).join('\n')}`);
+    console.log(`client disconnect with ON_DISCONNECT=abort, per runtime:\n${Object.entries(findings).map(([k, v]) => `  ${k}: ${v}`).join('\n')}`);
     for (const name of RUNTIMES) expect(findings[name], name).not.toMatch(/^neither/);
     // Node passes the disconnect on: the lead's loop relies on it there.
     expect(findings.node).toMatch(/^signals/);
