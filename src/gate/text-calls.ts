@@ -127,9 +127,11 @@ class Extraction {
     readonly resolve: (n: unknown) => string | undefined,
   ) {
     this.json = new TextJson(text);
-    this.covered = new Uint8Array(text.length + 1);
-    this.runMemo = new Int32Array(text.length + 1);
-    this.callState = new Uint8Array(text.length + 1);
+    const n = text.length + 1;
+    const buffer = new ArrayBuffer(6 * n);
+    this.runMemo = new Int32Array(buffer, 0, n);
+    this.covered = new Uint8Array(buffer, 4 * n, n);
+    this.callState = new Uint8Array(buffer, 5 * n, n);
   }
 
   taken(i: number): boolean {

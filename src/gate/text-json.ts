@@ -17,7 +17,7 @@ export interface JsonSpan {
   value: unknown;
 }
 
-const UNKNOWN = -2;
+const UNKNOWN = 0; // no close is at 0: a close is the index after a bracket
 const FAIL = Symbol('not JSON');
 const MAX_HEIGHT = 255;
 
@@ -56,9 +56,12 @@ export class TextJson {
     readonly text: string,
     readonly maxDepth: number = MAX_NESTING_DEPTH,
   ) {
-    this.close = new Int32Array(text.length).fill(UNKNOWN);
-    this.height = new Uint8Array(text.length);
-    this.slot = new Int32Array(text.length);
+    // One allocation for the three tables (9 bytes per character), all starting at 0 = not known yet.
+    const n = text.length;
+    const buffer = new ArrayBuffer(9 * n);
+    this.close = new Int32Array(buffer, 0, n);
+    this.slot = new Int32Array(buffer, 4 * n, n);
+    this.height = new Uint8Array(buffer, 8 * n, n);
   }
 
   /**
@@ -210,7 +213,7 @@ export class TextJson {
   private readValue(i: number): unknown {
     const t = this.text;
     const c = t.charCodeAt(i);
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) return this.close[i]! < 0 ? FAIL : this.containerAt(i);
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) return this.close[i]! <= 0 ? FAIL : this.containerAt(i);
     if (c === QUOTE) return this.readString(i);
     if (c === 0x2d || isDigit(c)) return this.readNumber(i);
     for (const [word, value] of LITERALS) {
@@ -224,17 +227,21 @@ export class TextJson {
 
   private readString(i: number): string | typeof FAIL {
     const t = this.text;
+    let plain = true; // no escape and no control character: the characters are the value
     for (let j = i + 1; j < t.length; j++) {
       const c = t.charCodeAt(j);
-      if (c === BACKSLASH) j++;
-      else if (c === QUOTE) {
+      if (c === BACKSLASH) {
+        plain = false;
+        j++;
+      } else if (c === QUOTE) {
         this.pos = j + 1;
+        if (plain) return t.slice(i + 1, j);
         try {
           return JSON.parse(t.slice(i, j + 1)) as string;
         } catch {
           return FAIL; // a control character or a bad escape
         }
-      }
+      } else if (c < 0x20) plain = false;
     }
     return FAIL;
   }
