@@ -29,7 +29,8 @@ export interface GateLimits {
 export const DEFAULT_LIMITS: GateLimits = { maxArgumentsChars: MAX_ARGUMENTS_CHARS, maxNestingDepth: MAX_NESTING_DEPTH };
 
 /** The defaults with a caller's overrides applied; a bad override is a programming error, said plainly. */
-export function gateLimits(overrides: Partial<GateLimits> = {}): GateLimits {
+export function gateLimits(overrides?: Partial<GateLimits>): GateLimits {
+  if (overrides === undefined) return DEFAULT_LIMITS;
   const limits = { ...DEFAULT_LIMITS, ...overrides };
   for (const [key, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value < 1) throw new Error(`gate limits: ${key} must be a positive integer, got ${String(value)}`);
