@@ -2,6 +2,7 @@
 // OpenRouter, Groq, Ollama, vLLM). Normalises chunks into ModelEvents and errors into ModelError.
 import OpenAI from 'openai';
 import { ToolCallAssembler } from './assemble.ts';
+import { ContentTemplate } from './content-template.ts';
 import { SseDecoder, sseBatches, type SseMessage } from './sse-decode.ts';
 import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
 import type { Usage } from '../vocabulary.ts';
@@ -64,6 +65,7 @@ export class OpenAIModel implements ModelClient {
 
     const calls = new ToolCallAssembler();
     const decoder = new SseDecoder();
+    const template = new ContentTemplate();
     let finishReason: string | null = null;
     let usage: Usage | null = null;
     let sawChunk = false;
@@ -79,8 +81,16 @@ export class OpenAIModel implements ModelClient {
             sawDone = true;
             break;
           }
+          // A chunk that is the last content-only chunk with another string: only its text is read.
+          const content = message.event === 'error' ? undefined : template.match(message.data);
+          if (content !== undefined) {
+            sawChunk = true;
+            text += content;
+            continue;
+          }
           const chunk = parseChunk(message);
           if (!chunk) continue;
+          template.learn(message.data, chunk);
           sawChunk = true;
           if (chunk.usage) usage = validUsage(chunk.usage);
           // n > 1 is never requested; a provider that sends other choices anyway is ignored past the first.
