@@ -2,10 +2,12 @@
 // its raw and gzip size are what Cloudflare's limits count. Startup is measured three ways: evaluating
 // the bundle (what workerd does before the first request, under its startup CPU limit), the first
 // request (which builds the app from env), and `wrangler dev` from spawn to the first /health answer.
+// The bundle is also built without the MCP client (its two SDK entry points aliased to a stub,
+// bench/bundle/no-mcp.ts): the difference is what MCP_SERVERS support costs.
 //   npm run bench:bundle            figures, then one JSON line
 //   npm run bench:bundle -- --no-dev  skip the wrangler dev measurement
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -59,7 +61,8 @@ async function evalTimes(bundle: string, n: number): Promise<{ evalMs: number; f
   const samples: Array<{ evalMs: number; firstRequestMs: number }> = [];
   for (let i = 0; i < n; i++) {
     const { code, output } = await run(process.execPath, ['--input-type=module', '-e', script]);
-    const line = output.trim().split('\n').pop() ?? '';
+    // The app may log after the figures (e.g. the Worker's TURNS warning): take the JSON line.
+    const line = output.trim().split('\n').findLast((l) => l.startsWith('{"evalMs"')) ?? '';
     if (code !== 0 || !line.startsWith('{')) throw new Error(`evaluating the bundle failed:\n${output}`);
     samples.push(JSON.parse(line));
   }
@@ -100,24 +103,63 @@ async function wranglerDevReady(): Promise<{ readyMs: number; healthMs: number }
   }
 }
 
-const outdir = mkdtempSync(join(tmpdir(), 'rebound-bundle-'));
-try {
+interface Built {
+  files: string[];
+  bundle: string;
+  raw: number;
+  gzip: number;
+  packages: Array<{ name: string; kb: number }>;
+}
+
+/**
+ * `wrangler deploy --dry-run`, with extra module aliases if any. wrangler 4 ignores `--alias` on the
+ * command line here, so they go into a copy of wrangler.toml (paths made absolute) under [alias].
+ */
+async function build(outdir: string, aliases: Record<string, string> = {}): Promise<Built> {
+  mkdirSync(outdir, { recursive: true });
   const metafile = join(outdir, 'meta.json');
-  const built = await run(wrangler, ['deploy', '--dry-run', '--outdir', join(outdir, 'dist'), '--metafile', metafile]);
+  const configArgs: string[] = [];
+  if (Object.keys(aliases).length > 0) {
+    const lines = Object.entries(aliases).map(([from, to]) => `${JSON.stringify(from)} = ${JSON.stringify(to)}`);
+    let toml = readFileSync(join(root, 'wrangler.toml'), 'utf8')
+      .replace(/^main = "(.+)"$/m, (_, main: string) => `main = ${JSON.stringify(join(root, main))}`)
+      .replace(/= "\.\/([^"]+)"/g, (_, rel: string) => `= ${JSON.stringify(join(root, rel))}`);
+    toml = /^\[alias\]$/m.test(toml) ? toml.replace(/^\[alias\]$/m, `[alias]\n${lines.join('\n')}`) : `${toml}\n[alias]\n${lines.join('\n')}\n`;
+    writeFileSync(join(outdir, 'wrangler.toml'), toml);
+    configArgs.push('--config', join(outdir, 'wrangler.toml'));
+  }
+  const built = await run(wrangler, ['deploy', '--dry-run', ...configArgs, '--outdir', join(outdir, 'dist'), '--metafile', metafile]);
   if (built.code !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${built.output}`);
   const files = readdirSync(join(outdir, 'dist')).filter((f) => /\.(m?js|wasm)$/.test(f));
-  const bundle = join(outdir, 'dist', files.find((f) => /\.m?js$/.test(f))!);
-  const raw = files.reduce((n, f) => n + statSync(join(outdir, 'dist', f)).size, 0);
-  const gzip = files.reduce((n, f) => n + gzipSync(readFileSync(join(outdir, 'dist', f))).length, 0);
-  const packages = byPackage(JSON.parse(readFileSync(metafile, 'utf8')) as Metafile);
+  return {
+    files,
+    bundle: join(outdir, 'dist', files.find((f) => /\.m?js$/.test(f))!),
+    raw: files.reduce((n, f) => n + statSync(join(outdir, 'dist', f)).size, 0),
+    gzip: files.reduce((n, f) => n + gzipSync(readFileSync(join(outdir, 'dist', f))).length, 0),
+    packages: byPackage(JSON.parse(readFileSync(metafile, 'utf8')) as Metafile),
+  };
+}
+
+const NO_MCP = join(root, 'bench', 'bundle', 'no-mcp.ts');
+const outdir = mkdtempSync(join(tmpdir(), 'rebound-bundle-'));
+try {
+  const { files, bundle, raw, gzip, packages } = await build(join(outdir, 'with-mcp'));
+  const noMcp = await build(join(outdir, 'without-mcp'), {
+    '@modelcontextprotocol/sdk/client/index.js': NO_MCP,
+    '@modelcontextprotocol/sdk/client/streamableHttp.js': NO_MCP,
+  });
   const times = await evalTimes(bundle, 5);
+  const noMcpTimes = await evalTimes(noMcp.bundle, 5);
   const dev = skipDev ? null : await wranglerDevReady();
 
   const kb = (b: number) => +(b / 1024).toFixed(1);
-  console.log(`Worker bundle (${files.join(', ')}): ${kb(raw)} KB raw, ${kb(gzip)} KB gzip (target ≤ ${TARGET_GZIP_KB} KB gzip: ${kb(gzip) <= TARGET_GZIP_KB ? 'met' : 'MISSED'})`);
+  const verdict = (b: number) => (kb(b) <= TARGET_GZIP_KB ? 'met' : 'MISSED');
+  console.log(`Worker bundle (${files.join(', ')}): ${kb(raw)} KB raw, ${kb(gzip)} KB gzip (target ≤ ${TARGET_GZIP_KB} KB gzip: ${verdict(gzip)})`);
+  console.log(`  without the MCP client: ${kb(noMcp.raw)} KB raw, ${kb(noMcp.gzip)} KB gzip (${verdict(noMcp.gzip)}); MCP adds ${kb(raw - noMcp.raw)} KB raw, ${kb(gzip - noMcp.gzip)} KB gzip`);
   console.log('Largest contributors (KB in the bundle, before gzip):');
   for (const p of packages.slice(0, 10)) console.log(`  ${p.name.padEnd(32)} ${String(p.kb).padStart(7)}`);
   console.log(`Startup: bundle evaluation ${times.evalMs} ms, first request (builds the app) ${times.firstRequestMs} ms — median of 5 fresh Node processes`);
+  console.log(`  without the MCP client: bundle evaluation ${noMcpTimes.evalMs} ms, first request ${noMcpTimes.firstRequestMs} ms`);
   if (dev) console.log(`wrangler dev: ${dev.readyMs} ms from spawn to the first /health 200 (bundling + workerd start), that request ${dev.healthMs} ms`);
   console.log(
     JSON.stringify({
@@ -125,7 +167,11 @@ try {
       gzipKB: kb(gzip),
       targetGzipKB: TARGET_GZIP_KB,
       withinTarget: kb(gzip) <= TARGET_GZIP_KB,
+      noMcpRawKB: kb(noMcp.raw),
+      noMcpGzipKB: kb(noMcp.gzip),
+      mcpGzipKB: kb(gzip - noMcp.gzip),
       evalMs: times.evalMs,
+      noMcpEvalMs: noMcpTimes.evalMs,
       firstRequestMs: times.firstRequestMs,
       wranglerDevReadyMs: dev?.readyMs ?? null,
       topPackages: packages.slice(0, 6),

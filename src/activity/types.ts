@@ -29,6 +29,11 @@ export interface ActivityRow {
   created_at: string;
   /** 'loop': Rebound's own agent loop; 'gateway': an app behind POST /v1/chat/completions. */
   source: ActivitySource;
+  /**
+   * The MCP server (its MCP_SERVERS name) of the tool called, also for a blocked call to a name with that
+   * server's `<server>__` prefix; null or absent for the app's own tools (functions/).
+   */
+  tool_server?: string | null;
 }
 
 export type ActivitySource = 'loop' | 'gateway';

@@ -12,6 +12,7 @@ import type { AppDeps } from '../http/deps.ts';
 import { createModel } from '../model/index.ts';
 import { createMemoryStorage } from '../store/memory.ts';
 import { createSupabaseStorage } from '../store/supabase.ts';
+import { mcpToolSource } from '../tools/mcp/index.ts';
 import { defaultTools } from '../../functions/index.ts';
 
 export interface EdgePlatform {
@@ -40,6 +41,7 @@ export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
     activity: data?.activity ?? new MemoryActivityWriter(),
     dashboard: data?.dashboard,
     tools: defaultTools,
+    toolSource: mcpToolSource(config),
     auth: auth.auth,
     waitUntil: platform.waitUntil,
   };

@@ -13,6 +13,7 @@ import { closeAllRunning } from '../store/interrupted.ts';
 import { createPgliteStorage, openPglite } from '../store/pglite.ts';
 import type { TurnRecord } from '../store/types.ts';
 import { readMigrations } from './sql-files.ts';
+import { mcpToolSource } from '../tools/mcp/index.ts';
 import { defaultTools } from '../../functions/index.ts';
 
 export interface LocalOptions {
@@ -46,6 +47,7 @@ export async function openLocalDeps(config: Config, options: LocalOptions): Prom
     storage,
     activity,
     tools: defaultTools,
+    toolSource: mcpToolSource(config),
     auth: options.auth,
     dashboard: createPgliteDashboard(db),
   };

@@ -36,6 +36,7 @@ async function main() {
     console.log(model.demo ? '  model: DEMO (built-in scripted model; set OPENAI_API_KEY to use a real one)' : `  model: ${model.model} via ${config.openai.baseURL ?? 'https://api.openai.com/v1'}`);
     console.log(`  ${auth.description}`);
     console.log(`  database: embedded PGlite in ${dataDir}`);
+    if (config.mcp.servers.length) console.log(`  MCP servers: ${config.mcp.servers.map((s) => `${s.name} (${new URL(s.url).origin})`).join(', ')}; GET /v1/tools lists their tools`);
     if (local.interrupted.length > 0) console.log(`  closed ${local.interrupted.length} turn(s) left running by an earlier process as interrupted`);
     console.log(`  chat: http://${host}:${info.port}/   dashboard: http://${host}:${info.port}/dashboard`);
   });

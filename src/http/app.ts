@@ -12,6 +12,7 @@ import { sessionRoutes } from './routes/sessions.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { AuthConfigError } from './auth-env.ts';
 import { webRoutes } from './routes/web.ts';
+import { toolRoutes } from './routes/tools.ts';
 import { hostGuard } from './middleware/host-guard.ts';
 import { originGuard } from './middleware/origin-guard.ts';
 
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', turnRoutes(deps, tokens, turns));
   app.route('/', sessionRoutes(deps));
   app.route('/', gatewayRoutes(deps));
+  app.route('/', toolRoutes(deps));
   app.route('/', webRoutes(deps));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `No route ${c.req.method} ${c.req.path}. See the README for the API.`));

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { DashboardSource } from '../dashboard/types.ts';
 import type { ModelClient } from '../model/types.ts';
 import type { Storage } from '../store/types.ts';
+import type { ToolSource } from '../tools/source.ts';
 import type { Tool } from '../tools/types.ts';
 
 export interface Principal {
@@ -25,6 +26,8 @@ export interface AppDeps {
   storage: Storage;
   activity: ActivityWriter;
   tools: Tool[];
+  /** Tools from elsewhere (MCP servers), asked for at the start of each turn and by GET /v1/tools. */
+  toolSource?: ToolSource;
   auth: Authenticator;
   /** Keeps the isolate alive for work after the response (activity flush): ctx.waitUntil, EdgeRuntime.waitUntil. */
   waitUntil?: (promise: Promise<unknown>) => void;

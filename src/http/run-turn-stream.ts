@@ -11,6 +11,7 @@ import { followPersisted } from '../turns/follow-persisted.ts';
 import type { LiveTurn, LiveTurns } from '../turns/live-turns.ts';
 import type { AppDeps } from './deps.ts';
 import { sseResponse } from './sse.ts';
+import { withTurnTools } from './turn-tools.ts';
 
 /** The platform's waitUntil: the one handed to createApp (Supabase), else the request's execution context (Workers). */
 export function waitUntilFor(c: Context, deps: AppDeps): ((promise: Promise<unknown>) => void) | undefined {
@@ -32,19 +33,21 @@ export function startTurn(deps: AppDeps, turns: LiveTurns, turn: TurnRecord, c: 
     events: deps.storage.turnEvents,
     waitUntil,
     produce: (emit, signal) =>
-      runPersistedTurn(
-        turn,
-        {
-          storage: deps.storage,
-          model: deps.model,
-          tools: deps.tools,
-          activity: deps.activity,
-          limits: { maxIterations: config.maxIterations, timeBudgetMs: config.timeBudgetMs, toolTimeoutMs: config.toolTimeoutMs, modelRetries: config.modelRetries },
-          systemPrompt: deps.systemPrompt,
-          waitUntil,
-        },
-        emit,
-        signal,
+      withTurnTools(deps, signal, ({ tools, activity }) =>
+        runPersistedTurn(
+          turn,
+          {
+            storage: deps.storage,
+            model: deps.model,
+            tools,
+            activity,
+            limits: { maxIterations: config.maxIterations, timeBudgetMs: config.timeBudgetMs, toolTimeoutMs: config.toolTimeoutMs, modelRetries: config.modelRetries },
+            systemPrompt: deps.systemPrompt,
+            waitUntil,
+          },
+          emit,
+          signal,
+        ),
       ),
   });
   watchForStop(deps, live, turn.id);

@@ -6,15 +6,15 @@ export function insertActivitySql(rows: ActivityRow[]): { sql: string; params: u
   return {
     sql: `insert into public.agent_activity
       (id, turn_id, session_id, user_id, iteration, model, call_id, tool_requested, tool_resolved, verdict, category,
-       problems, repairs, suggestions, invented_params, arguments, error, duration_ms, created_at, source)
+       problems, repairs, suggestions, invented_params, arguments, error, duration_ms, created_at, source, tool_server)
       select id, turn_id, session_id, user_id, iteration, model, call_id, tool_requested, tool_resolved, verdict, category,
        coalesce(problems, '[]'), coalesce(repairs, '[]'), coalesce(suggestions, '[]'), coalesce(invented_params, '[]'),
-       coalesce(arguments, ''), error, coalesce(duration_ms, 0), coalesce(created_at, now()), coalesce(source, 'loop')
+       coalesce(arguments, ''), error, coalesce(duration_ms, 0), coalesce(created_at, now()), coalesce(source, 'loop'), tool_server
       from jsonb_to_recordset($1::jsonb) as r(
         id text, turn_id text, session_id text, user_id text, iteration integer, model text, call_id text,
         tool_requested text, tool_resolved text, verdict text, category text, problems jsonb, repairs jsonb,
         suggestions jsonb, invented_params jsonb, arguments text, error text, duration_ms double precision,
-        created_at timestamptz, source text)
+        created_at timestamptz, source text, tool_server text)
       on conflict (id) do nothing`,
     params: [JSON.stringify(rows)],
   };

@@ -11,7 +11,8 @@ export function tokenCount(value: unknown): number | null {
 }
 
 export function storableActivity(row: ActivityRow): ActivityRow {
-  return encodeDeep(row);
+  // Every row names the column, so that PostgREST sees one set of columns in a mixed batch.
+  return encodeDeep({ ...row, tool_server: row.tool_server ?? null });
 }
 
 export function storableTurn(row: TurnRow): TurnRow {

@@ -1,7 +1,9 @@
-// The only module that imports the MCP SDK. The tool source loads it with import() when a configured
-// server is first contacted, so an app without MCP_SERVERS never evaluates the SDK (its protocol schemas
-// are hundreds of zod objects) and a Worker's startup does not pay for it. Streamable HTTP only: it is
-// plain fetch, so the same client runs on Node, workerd and Deno.
+// The only module that imports the MCP SDK. Streamable HTTP only: it is plain fetch and web streams, so
+// the same client runs on Node, workerd and Deno. Imported statically: a dynamic import() bundled into
+// the one Worker script saves no bytes, and esbuild's lazy wrappers around the zod modules the app
+// shares with the SDK broke the bundle's evaluation ("t is not a constructor"). In the Worker, ajv (the
+// SDK's default output-schema validator, which compiles with `new Function`) is aliased to
+// ./no-ajv.ts by wrangler.toml: the gate's checker (validator.ts) is used instead.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONSchema } from '../../gate/types.ts';

@@ -13,6 +13,7 @@ import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
 import { exposedNames, serverPrefix } from './names.ts';
 import { mapCallResult } from './result.ts';
+import { openSession as sdkSession } from './sdk.ts';
 import { isProtocolError, type McpSession, type McpToolInfo, type OpenSession } from './session.ts';
 
 export interface McpSourceOptions {
@@ -21,7 +22,7 @@ export interface McpSourceOptions {
   ttlMs: number;
   /** Bounds the handshake and the listing at turn start, and each call (TOOL_TIMEOUT_MS). */
   timeoutMs: number;
-  /** Default: the official SDK client, imported on first use (sdk.ts). */
+  /** Default: the official SDK client (sdk.ts). */
   openSession?: OpenSession;
   log?: (line: string) => void;
   now?: () => number;
@@ -36,13 +37,11 @@ interface Listing {
   stale: boolean;
 }
 
-const loadSdk: OpenSession = async (server, options) => (await import('./sdk.ts')).openSession(server, options);
-
 export function createMcpToolSource(options: McpSourceOptions): ToolSource {
   const listings = new Map<string, Listing>();
   const now = options.now ?? Date.now;
   const log = options.log ?? ((line) => console.warn(line));
-  const open = options.openSession ?? loadSdk;
+  const open = options.openSession ?? sdkSession;
   const configured = new Set(options.servers.map((s) => s.name));
 
   const remember = (server: McpServerConfig, infos: McpToolInfo[]): Listing => {
