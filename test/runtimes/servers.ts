@@ -94,7 +94,12 @@ export const baseEnv = (): NodeJS.ProcessEnv => {
   return Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
 };
 
-export async function startWorkerd(vars: Record<string, string>): Promise<RuntimeServer> {
+export interface WorkerdOptions {
+  /** `log` also keeps the app's console.log lines (its startup line names the Worker or the turn object). */
+  logLevel?: 'info' | 'log';
+}
+
+export async function startWorkerd(vars: Record<string, string>, options: WorkerdOptions = {}): Promise<RuntimeServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'rebound-workerd-'));
   const envFile = join(dir, 'test.env');
@@ -102,7 +107,7 @@ export async function startWorkerd(vars: Record<string, string>): Promise<Runtim
   writeFileSync(envFile, Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n'));
   const spawned = spawnLogged(
     bin('wrangler'),
-    ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(await freePort()), '--env-file', envFile, '--persist-to', join(dir, 'state'), '--show-interactive-dev-session=false', '--log-level', 'info'],
+    ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(await freePort()), '--env-file', envFile, '--persist-to', join(dir, 'state'), '--show-interactive-dev-session=false', '--log-level', options.logLevel ?? 'info'],
     { ...baseEnv(), WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', CI: '1' },
   );
   const baseUrl = `http://127.0.0.1:${port}`;

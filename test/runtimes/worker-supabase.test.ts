@@ -1,0 +1,193 @@
+// The Worker as deployed with Supabase, under workerd (`wrangler dev`): storage in PostgreSQL 15 through
+// PostgREST, so each turn runs in a Durable Object of its own (src/entries/turn-routing.ts) while the
+// Worker creates turns and serves everything else. POST /v1/chat is created by the Worker and streamed
+// by the turn's object; resume, completion with no reader, stop and two readers go through the object;
+// the log, the history and the activity rows land in Postgres; stream tokens issued by the Worker verify
+// in the object without TURN_TOKEN_SECRET (both key them from the service-role key).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMigrations } from '../../src/entries/sql-files.ts';
+import { serviceKey, TEST_JWT_SECRET, userToken } from '../support/jwt.ts';
+import { migrate, startPostgres, type PostgresCluster } from '../support/postgres.ts';
+import { startPostgrest, type PostgrestServer } from '../support/postgrest.ts';
+import { startScriptedOpenAI, type ChatRequest, type ScriptedServer } from '../support/scripted-openai.ts';
+import { startWorkerd, type RuntimeServer } from './servers.ts';
+import { readSse, type SseEvent, type SseTranscript } from './sse-client.ts';
+
+const ALICE = 'a11ce000-0000-4000-8000-000000000001';
+const MALLORY = 'ba11ad00-0000-4000-8000-000000000002';
+const ANSWER = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+const turnMessage = (req: ChatRequest) => req.messages.find((m) => m.role === 'user')?.content ?? '';
+
+let pg: PostgresCluster;
+let rest: PostgrestServer;
+let proxy: Server;
+let model: ScriptedServer;
+let worker: RuntimeServer;
+const tokens: Record<string, string> = {};
+
+/** Supabase serves PostgREST under /rest/v1; the test's PostgREST listens at the root. */
+function restProxy(target: string): Promise<Server> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+    try {
+      const upstream = await fetch(`${target}${req.url!.replace(/^\/rest\/v1/, '')}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const body = Buffer.from(await upstream.arrayBuffer());
+      const out = Object.fromEntries([...upstream.headers].filter(([k]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(k)));
+      res.writeHead(upstream.status, out).end(body);
+    } catch (err) {
+      res.writeHead(502).end(String(err));
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+beforeAll(async () => {
+  [pg, model] = await Promise.all([
+    startPostgres(),
+    startScriptedOpenAI((req) => {
+      const message = turnMessage(req);
+      if (message.startsWith('TALK')) return { text: ANSWER, delayMs: 250 };
+      return req.messages.some((m) => m.role === 'tool')
+        ? { text: ANSWER, delayMs: 15 }
+        : { text: 'Let me look. ', toolCalls: [{ id: 'call_look', name: 'list_files', arguments: '{}' }], delayMs: 15 };
+    }),
+  ]);
+  await migrate(pg.url, readMigrations());
+  rest = await startPostgrest({ dbUri: pg.authenticatorUrl });
+  proxy = await restProxy(rest.url);
+  tokens.alice = await userToken(ALICE);
+  tokens.mallory = await userToken(MALLORY);
+  worker = await startWorkerd({
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'sk-scripted',
+    MODEL: 'scripted-model',
+    MAX_ITERATIONS: '3',
+    KEEPALIVE_MS: '200',
+    MODEL_RETRIES: '0',
+    SUPABASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    SUPABASE_SERVICE_ROLE_KEY: await serviceKey(),
+    SUPABASE_JWT_SECRET: TEST_JWT_SECRET,
+    SUPABASE_JWT_ISSUER: 'supabase',
+    // No TURN_TOKEN_SECRET: the Worker and the turn objects must still accept each other's tokens.
+  }, { logLevel: 'log' });
+}, 150_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
+  await model?.close();
+  await rest?.stop();
+  await pg?.stop();
+});
+
+const as = (user: 'alice' | 'mallory') => ({ authorization: `Bearer ${tokens[user]}`, 'content-type': 'application/json' });
+
+async function createTurn(message: string, user: 'alice' | 'mallory' = 'alice') {
+  const res = await fetch(`${worker.baseUrl}/v1/turns`, { method: 'POST', headers: as(user), body: JSON.stringify({ message }) });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const created = (await res.json()) as { turnId: string; sessionId: string; streamUrl: string };
+  return { ...created, streamUrl: `${worker.baseUrl}${created.streamUrl}` };
+}
+
+function readTurn(url: string, options: { lastEventId?: string; keep?: number } = {}): Promise<SseTranscript> {
+  const keep = options.keep;
+  return readSse(url, { headers: options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId } }, { timeoutMs: 20_000, ...(keep === undefined ? {} : { stopWhen: (_e, t) => t.events.length >= keep }) });
+}
+
+const comparable = (events: SseEvent[]) =>
+  events.map((e) => ({ id: e.id, event: e.event, data: JSON.parse(JSON.stringify(e.data, (k, v) => (['turnId', 'sessionId', 'durationMs'].includes(k) ? undefined : v))) as unknown }));
+
+async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms\n${worker.log().slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const turnRow = async (id: string) => (await pg.sql`select status, outcome from agent_turns where id = ${id}`)[0] as { status: string; outcome: string | null } | undefined;
+/** The turn objects that built their app so far: each logs one startup line. */
+const objectStarts = () => worker.log().split('\n').filter((l) => l.includes('rebound on Cloudflare Workers (turn object)')).length;
+
+describe('workerd with Supabase storage: each turn in its own Durable Object', () => {
+  it('POST /v1/chat: created by the Worker, streamed by a new turn object; log, history and activity in Postgres', async () => {
+    const objectsBefore = objectStarts();
+    const t = await readSse(`${worker.baseUrl}/v1/chat`, { method: 'POST', headers: as('alice'), body: JSON.stringify({ message: 'look around' }) }, { timeoutMs: 20_000 });
+    expect(t.status).toBe(200);
+    expect(t.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
+    expect(t.events.map((e) => Number(e.id))).toEqual(t.events.map((_, i) => i + 1));
+    const { turnId, sessionId } = t.events[0]!.data as { turnId: string; sessionId: string };
+    await until('one more turn object', () => objectStarts() > objectsBefore || undefined);
+    expect(objectStarts() - objectsBefore).toBe(1);
+    // The outcome comes with the activity flush, the log's last rows with the writer's: both just after done.
+    await until('the outcome', async () => (await turnRow(turnId))?.outcome === 'completed' || undefined);
+    expect(await turnRow(turnId)).toEqual({ status: 'finished', outcome: 'completed' });
+    const rows = await until('the whole log in Postgres', async () => {
+      const r = await pg.sql`select seq, last_seq from agent_turn_events where turn_id = ${turnId} order by seq`;
+      return r.at(-1)?.last_seq === t.events.length ? r : undefined;
+    });
+    expect(rows.map((r) => r.seq)).toEqual([1, ...rows.slice(0, -1).map((r) => r.last_seq + 1)]);
+    // Text deltas are batched into few rows.
+    expect(rows.length).toBeLessThan(t.events.length / 2);
+    const history = await (await fetch(`${worker.baseUrl}/v1/sessions/${sessionId}/messages`, { headers: as('alice') })).json();
+    expect(history.messages.at(-1)).toEqual({ role: 'assistant', content: ANSWER });
+    await until('the activity row of the call', async () => (await pg.sql`select 1 from agent_activity where turn_id = ${turnId}`).length === 1 || undefined);
+  }, 30_000);
+
+  it('resumes after a drop at a random event: the joined events equal an uninterrupted run, ids contiguous', async () => {
+    const objectsBefore = objectStarts();
+    const reference = await readTurn((await createTurn('look around')).streamUrl);
+    const total = reference.events.length;
+    expect(reference.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
+    const cut = 1 + Math.floor(Math.random() * (total - 1));
+    const turn = await createTurn('look around');
+    const first = await readTurn(turn.streamUrl, { keep: cut });
+    await new Promise((r) => setTimeout(r, 150));
+    const rest = await readTurn(turn.streamUrl, { lastEventId: first.events.at(-1)!.id! });
+    const joined = [...first.events, ...rest.events];
+    expect(joined.map((e) => Number(e.id)), `cut after ${cut} of ${total}`).toEqual(joined.map((_, i) => i + 1));
+    expect(comparable(joined), `cut after ${cut} of ${total}`).toEqual(comparable(reference.events));
+    expect((await fetch(turn.streamUrl, { headers: { 'last-event-id': String(total) } })).status).toBe(204);
+    // Four requests for two turns, each turn's served by its one object.
+    expect(objectStarts() - objectsBefore).toBe(2);
+  }, 30_000);
+
+  it('completes a turn while no reader is connected: finished in Postgres, activity written, done completed on replay', async () => {
+    const turn = await createTurn('look around unattended');
+    expect((await readTurn(turn.streamUrl, { keep: 2 })).abandoned).toBe(true);
+    await until('the turn finished', async () => (await turnRow(turn.turnId))?.outcome === 'completed' || undefined);
+    expect(await turnRow(turn.turnId)).toEqual({ status: 'finished', outcome: 'completed' });
+    await until('the activity row of the call', async () => (await pg.sql`select 1 from agent_activity where turn_id = ${turn.turnId}`).length === 1 || undefined);
+    const replay = await readTurn(turn.streamUrl);
+    expect(replay.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
+  }, 30_000);
+
+  it('stop by its owner ends the turn as aborted for both readers and aborts the upstream request; others get 403, no token 401', async () => {
+    const turn = await createTurn('TALK slowly');
+    const stopAs = (user?: 'alice' | 'mallory') => fetch(`${worker.baseUrl}/v1/turns/${turn.turnId}/stop`, { method: 'POST', headers: user ? as(user) : {} });
+    const readers = [readTurn(turn.streamUrl), readTurn(turn.streamUrl)];
+    await until('the model request', () => model.requests.some((r) => turnMessage(r) === 'TALK slowly') || undefined);
+    // Stream tokens are bound to their turn and user: none is a 401, another turn's is a 403.
+    expect((await fetch(`${worker.baseUrl}/v1/turns/${turn.turnId}/stream`)).status).toBe(401);
+    const theirs = await createTurn('not yours', 'mallory');
+    const token = new URL(theirs.streamUrl).searchParams.get('token')!;
+    expect((await fetch(`${worker.baseUrl}/v1/turns/${turn.turnId}/stream?token=${encodeURIComponent(token)}`)).status).toBe(403);
+    expect((await stopAs()).status).toBe(401);
+    expect((await stopAs('mallory')).status).toBe(403);
+    const abortedBefore = model.aborted;
+    expect((await stopAs('alice')).status).toBe(202);
+    const [a, b] = await Promise.all(readers);
+    expect(a!.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'aborted' } });
+    expect(b!.events.map((e) => [e.id, e.event, e.data])).toEqual(a!.events.map((e) => [e.id, e.event, e.data]));
+    await until('the upstream request aborted', () => model.aborted > abortedBefore || undefined, 5_000);
+    await until('the outcome', async () => (await turnRow(turn.turnId))?.outcome === 'aborted' || undefined);
+    expect(await turnRow(turn.turnId)).toEqual({ status: 'finished', outcome: 'aborted' });
+    expect((await stopAs('alice')).status).toBe(409);
+  }, 30_000);
+});
