@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gate } from './index.ts';
 import { buildPathIndex } from './paths.ts';
+import { MAX_RENAME_CANDIDATES } from './limits.ts';
 import type { ToolSpec, Verdict } from './types.ts';
 
 const call = (name: string, args: unknown) => ({ id: 'c1', name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
@@ -134,5 +135,25 @@ describe('declared defaults', () => {
     const v = blockedOf(gate(call('get_neuron_coordinates', { neuron_type: 'GABA' }), [search]));
     expect(v.category).toBe('missing_required');
     expect(v.message).toMatch(/species/);
+  });
+});
+
+describe('caps on what the gate reads', () => {
+  it('renames a misspelt parameter, but not among more unknown names than MAX_RENAME_CANDIDATES', () => {
+    expect(gate(call('biology.get_cell_info', { cell_typ: 'neuron' }), tools)).toMatchObject({ verdict: 'repaired', call: { args: { cell_type: 'neuron' } } });
+    const flood: Record<string, unknown> = { cell_typ: 'neuron' };
+    for (let i = 0; i <= MAX_RENAME_CANDIDATES; i++) flood[`extra_${i}`] = i;
+    const v = blockedOf(gate(call('biology.get_cell_info', flood), tools));
+    expect(v.category).toBe('missing_required');
+    expect(v.invented).toContain('cell_typ');
+  });
+
+  it('quotes a model value in a message only up to a bounded length', () => {
+    const index = buildPathIndex(['src/app.ts']);
+    const v = blockedOf(gate(call('read_file', { path: `src/${'a'.repeat(500_000)}.ts` }), tools, { paths: index }));
+    expect(v.category).toBe('invalid_path');
+    expect(v.problems[0]!.message.length).toBeLessThan(400);
+    const phantom = blockedOf(gate(call('x'.repeat(1_000_000), {}), tools));
+    expect(phantom.message.length).toBeLessThan(2_000);
   });
 });

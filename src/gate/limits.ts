@@ -20,6 +20,13 @@ export const MAX_NESTING_DEPTH = 64;
  */
 export const MAX_TEXT_CALL_CHARS = 2_000_000;
 
+/**
+ * Most unknown parameter names a call may have for any of them to be compared with the declared
+ * names (a rename, or a "did you mean"). A call with more is not misspelling a parameter: its unknown
+ * names are all dropped as invented, and comparing each would cost time for nothing.
+ */
+export const MAX_RENAME_CANDIDATES = 32;
+
 /** The caps a caller may override (GateContext.limits); unset fields take the defaults above. */
 export interface GateLimits {
   maxArgumentsChars: number;

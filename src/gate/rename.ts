@@ -6,6 +6,7 @@
 // because it is a feature request rather than something the tool can use.
 import { distance } from 'fastest-levenshtein';
 import { fitsAfterCoercion } from './coerce.ts';
+import { MAX_RENAME_CANDIDATES } from './limits.ts';
 import { isPlainObject } from './schema.ts';
 import { nameKey, nameTokens } from './tool-name.ts';
 import type { JSONSchema, Repair } from './types.ts';
@@ -107,7 +108,7 @@ export function renameUnknown(args: Record<string, unknown>, schema: JSONSchema)
   type Pair = { from: string; to: string; score: number };
   const pairs: Pair[] = [];
   const absentForms = absent.map(formOf);
-  for (const u of unknown) {
+  for (const u of unknown.length > MAX_RENAME_CANDIDATES ? [] : unknown) {
     const form = formOf(u);
     const scored = absent
       .map((p, i) => ({ from: u, to: p, score: formSimilarity(form, absentForms[i]!) }))
