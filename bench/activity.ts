@@ -9,7 +9,7 @@
 //   npm run bench:activity -- [--rows 20000] [--rounds 20] [--turns 4]
 import { defaultTools } from '../functions/index.ts';
 import { createSupabaseSink } from '../src/activity/sinks/supabase.ts';
-import type { ActivityRow, ActivityWriter, TurnRow } from '../src/activity/types.ts';
+import type { ActivityRow, ActivityWriter } from '../src/activity/types.ts';
 import { createActivityWriter } from '../src/activity/writer.ts';
 import { readMigrations } from '../src/entries/sql-files.ts';
 import type { TurnEvent } from '../src/vocabulary.ts';
@@ -115,7 +115,6 @@ try {
   async function oneTurn(activity: ActivityWriter, round: string, k: number): Promise<{ ms: number; events: number; calls: number }> {
     const turnId = crypto.randomUUID();
     const sessionId = `bench-${round}-${k}`;
-    const scope = { userId: null, sessionId, turnId };
     let events = 0;
     let calls = 0;
     // The SSE writer serialises every event; do the same work here.
@@ -125,24 +124,15 @@ try {
       JSON.stringify(e.data);
     };
     const started = performance.now();
-    const startedAt = new Date().toISOString();
-    const result = await runTurn(
-      { turnId, sessionId, userId: null, message: 'tidy the project', history: [] },
-      {
-        model, tools: defaultTools, activity, workspace: storage.workspace(scope), memory: storage.memory(scope),
-        limits: { maxIterations: ITERATIONS + 2, timeBudgetMs: 60_000, toolTimeoutMs: 5_000, modelRetries: 0 },
-      },
+    // The whole turn, as the server runs it: turn_start, the loop, its turn row and saved messages, done.
+    await runTurn(
+      { id: turnId, sessionId, userId: null, message: 'tidy the project' },
+      { storage, model, tools: defaultTools, activity, limits: { maxIterations: ITERATIONS + 2, timeBudgetMs: 60_000, toolTimeoutMs: 5_000, modelRetries: 0 } },
       emit,
       new AbortController().signal,
     );
     const ms = performance.now() - started;
-    const turn: TurnRow = {
-      id: turnId, session_id: sessionId, user_id: null, model: model.model, outcome: result.reason, iterations: result.iterations,
-      tool_calls: calls, prompt_tokens: result.usage.promptTokens, completion_tokens: result.usage.completionTokens,
-      duration_ms: ms, started_at: startedAt, finished_at: new Date().toISOString(),
-    };
-    activity.recordTurn(turn);
-    // As run-turn-stream does: the flush goes to waitUntil, the stream does not wait for it.
+    // runTurn hands its flush to waitUntil and does not wait for it; the bench waits for them all at the end.
     pendingFlushes.push(activity.flush());
     return { ms, events, calls };
   }

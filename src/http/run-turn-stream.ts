@@ -4,7 +4,7 @@
 // the turn runs here, from the persisted log when it runs (or ran) elsewhere.
 import type { Context } from 'hono';
 import type { LoggedEvent } from '../vocabulary.ts';
-import { runPersistedTurn } from '../loop/persisted-turn.ts';
+import { runTurn } from '../loop/turn.ts';
 import type { TurnRecord } from '../store/types.ts';
 import { unpackEvents } from '../store/turn-events.ts';
 import { followPersisted } from '../turns/follow-persisted.ts';
@@ -34,7 +34,7 @@ export function startTurn(deps: AppDeps, turns: LiveTurns, turn: TurnRecord, c: 
     waitUntil,
     produce: (emit, signal) =>
       withTurnTools(deps, signal, ({ tools, activity }) =>
-        runPersistedTurn(
+        runTurn(
           turn,
           {
             storage: deps.storage,

@@ -26,22 +26,21 @@ function scripted(completions: ModelEvent[][]): ModelClient {
 
 async function turnWith(completions: ModelEvent[][]): Promise<{ events: TurnEvent[]; reason: string }> {
   const storage = createMemoryStorage({ 'README.md': '# hi\n' });
-  const scope = { userId: null, sessionId: 's1', turnId: 't1' };
   const events: TurnEvent[] = [];
-  const result = await runTurn(
-    { turnId: 't1', sessionId: 's1', userId: null, message: 'go', history: [] },
+  await runTurn(
+    { id: 't1', sessionId: 's1', userId: null, message: 'go' },
     {
+      storage,
       model: scripted(completions),
       tools: defaultTools,
       activity: new MemoryActivityWriter(),
-      workspace: storage.workspace(scope),
-      memory: storage.memory(scope),
       limits: { maxIterations: 5, timeBudgetMs: 60_000, toolTimeoutMs: 5_000, modelRetries: 0 },
     },
     (e) => events.push(e),
     new AbortController().signal,
   );
-  return { events, reason: result.reason };
+  const done = events.at(-1);
+  return { events, reason: done?.event === 'done' ? done.data.reason : 'no done event' };
 }
 
 const toolCall = (args: string): ModelEvent[] => [{ type: 'finish', toolCalls: [{ id: 'c1', name: 'read_file', arguments: args }], finishReason: 'tool_calls', usage: null }];

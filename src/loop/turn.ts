@@ -1,234 +1,228 @@
-// One turn of the agent: model → gate → execute → nudge → … → final answer, as a stream of
-// TurnEvents. Whatever goes wrong becomes something the model or the user can act on; every turn
-// ends with a final answer and exactly one `done`.
-import { gate } from '../gate/index.ts';
-import { buildPathIndex } from '../gate/paths.ts';
-import { extractTextCalls } from '../gate/text-calls.ts';
-import type { GateContext, ProposedCall, ToolSpec, Verdict } from '../gate/types.ts';
+// One turn of the agent, owned from turn_start to done and written into a sink (the turn's log): the
+// session's history, then model → gate → execute → nudge → … → final answer, then the turn saved (its
+// outcome row, its messages, its end) and only then `done`, so a client that sends the next message as
+// soon as it sees `done` finds this turn in the history. Whatever goes wrong becomes something the
+// model or the user can act on; every turn ends with exactly one `done`. Its mutable state is a
+// TurnState (turn-state.ts); the steps below read and tell it.
 import type { ActivityWriter } from '../activity/types.ts';
-import { streamWithRetry } from '../model/retry.ts';
-import { ModelError, type AssembledToolCall, type ModelClient, type ModelRequest } from '../model/types.ts';
-import type { MemoryStore, WorkspaceStore } from '../store/types.ts';
+import { gate } from '../gate/index.ts';
+import type { GateContext, ProposedCall, ToolSpec, Verdict } from '../gate/types.ts';
+import { ModelError, type ModelClient } from '../model/types.ts';
+import type { MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
 import type { Tool } from '../tools/types.ts';
-import { activityRow } from './activity-row.ts';
+import type { ChatMessage, DoneReason, Emit } from '../vocabulary.ts';
+import { activityRow, turnRow } from './activity-row.ts';
 import { toolMessage, toolResultEvent, type CallOutcome } from './call-outcome.ts';
-import type { ChatMessage, DoneReason, Emit, Usage } from '../vocabulary.ts';
+import { streamCompletion, type Completion } from './completion.ts';
 import { executeTool } from './execute.ts';
-import { LoopBreaker } from './loop-breaker.ts';
-import { NARRATION_NUDGE, continuationNudge, isNarratedAction, nextActionOf } from './nudges.ts';
+import { NARRATION_NUDGE, continuationNudge, nextActionOf } from './nudges.ts';
 import { DEFAULT_SYSTEM_PROMPT } from './prompt.ts';
-import { fallbackSummary, summaryRequest, type SummaryReason } from './summary.ts';
-import { TextHold } from './text-hold.ts';
+import { fallbackSummary, type SummaryReason } from './summary.ts';
+import { TurnState, type TurnResult } from './turn-state.ts';
 
-export interface TurnInput {
-  turnId: string;
-  sessionId: string;
-  userId: string | null;
-  message: string;
-  history: ChatMessage[];
+/** The claimed turn: who asked what, in which session. */
+export type TurnInput = Pick<TurnRecord, 'id' | 'sessionId' | 'userId' | 'message'>;
+
+export interface TurnLimits {
+  maxIterations: number;
+  timeBudgetMs: number;
+  toolTimeoutMs: number;
+  modelRetries: number;
+  summaryTimeoutMs?: number;
 }
 
 export interface TurnDeps {
+  /** The session's history and where the turn is saved; the workspace and memory the tools use. */
+  storage: Storage;
   model: ModelClient;
   tools: Tool[];
   activity: ActivityWriter;
-  workspace: WorkspaceStore;
-  memory: MemoryStore;
-  limits: { maxIterations: number; timeBudgetMs: number; toolTimeoutMs: number; modelRetries: number; summaryTimeoutMs?: number };
+  limits: TurnLimits;
   systemPrompt?: string;
+  /** Keeps the platform alive for the activity flush after the turn (waitUntil). */
+  waitUntil?: (promise: Promise<unknown>) => void;
+  log?: (line: string) => void;
 }
 
-export interface TurnResult {
-  reason: DoneReason;
-  iterations: number;
-  usage: Usage;
-  /** What to append to the session's history: the user message, assistant messages, tool results. */
-  messages: ChatMessage[];
+/**
+ * Runs one claimed turn into `sink`, turn_start to done: how it ended is the `done` event's. `signal`
+ * stops it (done{reason:"aborted"}).
+ */
+export async function runTurn(turn: TurnInput, deps: TurnDeps, sink: Emit, signal: AbortSignal): Promise<void> {
+  const log = deps.log ?? ((line: string) => console.error(line));
+  const started = new Date();
+  sink({ event: 'turn_start', data: { turnId: turn.id, sessionId: turn.sessionId, model: deps.model.model, demo: deps.model.demo } });
+  let result: TurnResult;
+  try {
+    const history = await deps.storage.sessions.history(turn.sessionId);
+    result = await play(turn, history, deps, sink, signal);
+  } catch (err) {
+    // A bug in the loop must still end the turn properly; what it did is not saved.
+    log(`rebound: turn ${turn.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    sink({ event: 'agent_error', data: { message: 'The agent failed unexpectedly. Try again.', retryable: true } });
+    result = { reason: 'error', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 }, messages: [] };
+  }
+  deps.activity.recordTurn(turnRow({ turn, model: deps.model.model, result, started, finished: new Date() }));
+  await save(turn, result, deps.storage, sink, log);
+  sink({ event: 'done', data: { reason: result.reason, iterations: result.iterations, usage: result.usage } });
+  // The activity flush outlives the turn where the platform allows it.
+  const flushed = deps.activity.flush().then((report) => {
+    if (report.dropped > 0) log(`rebound: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
+  });
+  deps.waitUntil?.(flushed);
+}
+
+/** Appends what the turn added to the session and marks the turn finished; a failure is told, not thrown. */
+async function save(turn: TurnInput, result: TurnResult, storage: Storage, sink: Emit, log: (line: string) => void): Promise<void> {
+  try {
+    if (result.messages.length > 0) await storage.sessions.appendMessages(turn.sessionId, turn.id, result.messages);
+    await storage.sessions.finishTurn(turn.id);
+  } catch (err) {
+    log(`rebound: could not persist turn ${turn.id}: ${err instanceof Error ? err.message : String(err)}`);
+    sink({ event: 'agent_error', data: { message: 'This turn could not be saved to the session history.', retryable: false } });
+  }
+}
+
+/** What every step of a turn reads besides its state. */
+interface Run {
+  turn: TurnInput;
+  deps: TurnDeps;
+  emit: Emit;
+  /** The stop. */
+  signal: AbortSignal;
+  /** The stop or the time budget, whichever comes first: aborts whatever is in flight (model stream or tool). */
+  budget: AbortSignal;
+  state: TurnState;
+  specs: ToolSpec[];
+  tools: Map<string, Tool>;
+  workspace: WorkspaceStore;
+  memory: MemoryStore;
 }
 
 class BudgetExceeded extends Error {}
 
-export async function runTurn(input: TurnInput, deps: TurnDeps, emit: Emit, signal: AbortSignal): Promise<TurnResult> {
-  const started = Date.now();
-  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
-  const stats = { calls: 0, failed: 0 };
+/** The model loop over a fresh TurnState, within the time budget. */
+async function play(turn: TurnInput, history: ChatMessage[], deps: TurnDeps, emit: Emit, signal: AbortSignal): Promise<TurnResult> {
   const specs: ToolSpec[] = deps.tools.map(({ run: _run, ...spec }) => spec);
-  const byName = new Map(deps.tools.map((t) => [t.name, t]));
-  const needsPaths = deps.tools.some((t) => t.pathParams?.length);
-  // Repeated identical failures escalate, up to withholding the tool for the rest of the turn.
-  const breaker = new LoopBreaker(specs);
-  const userMessage: ChatMessage = { role: 'user', content: input.message };
-  const persisted: ChatMessage[] = [userMessage];
-  const prompt: ChatMessage[] = [{ role: 'system', content: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT }, ...input.history, userMessage];
-  const turnStart = prompt.length - 1;
-  let iteration = 0;
-  let narrationNudged = false;
-  let gateContext: GateContext | null = null;
-
-  // The time budget aborts whatever is in flight (model stream or tool) and leads to the summary.
-  const budget = new AbortController();
-  const budgetTimer = setTimeout(() => budget.abort(new BudgetExceeded('time budget')), deps.limits.timeBudgetMs);
-  const onClientAbort = () => budget.abort(signal.reason);
-  signal.addEventListener('abort', onClientAbort, { once: true });
-
-  const finish = (reason: DoneReason): TurnResult => {
-    emit({ event: 'done', data: { reason, iterations: iteration, usage } });
-    return { reason, iterations: iteration, usage, messages: persisted };
-  };
-  const push = (message: ChatMessage, persist = true) => {
-    prompt.push(message);
-    if (persist) persisted.push(message);
-  };
-
+  const state = new TurnState({ systemPrompt: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, history, message: turn.message, tools: specs });
+  const budget = abortAfter(deps.limits.timeBudgetMs, signal, () => new BudgetExceeded('time budget'));
+  const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
+  const run: Run = { turn, deps, emit, signal, budget: budget.signal, state, specs, tools: new Map(deps.tools.map((t) => [t.name, t])), workspace: deps.storage.workspace(scope), memory: deps.storage.memory(scope) };
   try {
-    for (;;) {
-      if (signal.aborted) return finish('aborted');
-      if (iteration >= deps.limits.maxIterations) return await forcedSummary('iteration_limit');
-      if (budget.signal.aborted) return await forcedSummary('time_budget');
-      iteration++;
-
-      let completion: Completion;
-      try {
-        completion = await streamCompletion(deps.model, { messages: prompt, tools: breaker.offered(), toolChoice: 'auto', signal: budget.signal, turnStart }, { retries: deps.limits.modelRetries, emit, usage });
-      } catch (err) {
-        if (signal.aborted) return finish('aborted');
-        if (budget.signal.aborted) return await forcedSummary('time_budget');
-        emit({ event: 'agent_error', data: { message: describeModelError(err), retryable: err instanceof ModelError && err.retryable } });
-        return finish('error');
-      }
-
-      const { text, toolCalls, embedded } = completion;
-      if (toolCalls.length === 0) {
-        if (!narrationNudged && isNarratedAction(text)) {
-          narrationNudged = true;
-          push({ role: 'assistant', content: text });
-          push({ role: 'user', content: NARRATION_NUDGE }, false);
-          continue;
-        }
-        push({ role: 'assistant', content: text });
-        return finish('completed');
-      }
-
-      push({
-        role: 'assistant',
-        content: completion.visibleText || null,
-        tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-      });
-      const directives: string[] = [];
-      for (const call of toolCalls) {
-        if (signal.aborted) return finish('aborted');
-        if (needsPaths && !gateContext) gateContext = { paths: buildPathIndex((await deps.workspace.list()).map((f) => f.path)) };
-        emit({ event: 'tool_call', data: { id: call.id, name: call.name, arguments: call.arguments, iteration } });
-        stats.calls++;
-        const outcome = await handleCall(call, embedded, gateContext ?? {});
-        if (outcome.kind !== 'executed' || !outcome.execution.ok) stats.failed++;
-        emit(toolResultEvent(outcome));
-        deps.activity.recordCall(activityRow({ turnId: input.turnId, sessionId: input.sessionId, userId: input.userId, iteration, model: deps.model.model }, outcome));
-        push(toolMessage(outcome));
-        if (outcome.kind === 'executed') {
-          // A tool that ran may have changed the workspace: rebuild the path index before the next gate.
-          gateContext = null;
-          const directive = outcome.execution.ok ? nextActionOf(outcome.execution.result) : null;
-          if (directive) directives.push(directive);
-        }
-      }
-      if (signal.aborted) return finish('aborted');
-      push({ role: 'user', content: continuationNudge(directives) }, false);
-    }
+    return state.result(await iterate(run));
   } finally {
-    clearTimeout(budgetTimer);
-    signal.removeEventListener('abort', onClientAbort);
+    budget.dispose();
   }
+}
 
-  /** Gates the call and runs it when it passes, unless the loop breaker withholds its tool. */
-  async function handleCall(call: ProposedCall, embedded: boolean, context: GateContext): Promise<CallOutcome> {
-    const t0 = performance.now();
-    let verdict: Verdict = gate(call, specs, context);
-    if (embedded && verdict.verdict !== 'blocked') {
-      // The call was valid but written into the text: record that, run it anyway.
-      verdict = { ...verdict, verdict: 'repaired', category: 'text_embedded_call', repairs: [{ kind: 'extracted_from_text', path: '$', category: 'text_embedded_call' }, ...(verdict.verdict === 'repaired' ? verdict.repairs : [])] };
-    }
-    const target = verdict.verdict === 'blocked' ? call.name : verdict.call.name;
-    if (breaker.isWithheld(target)) return { kind: 'withheld', call, refusal: breaker.refusal(target), durationMs: performance.now() - t0 };
-    if (verdict.verdict === 'blocked') {
-      const escalation = breaker.failed({ tool: call.name, category: verdict.category, args: call.arguments });
-      return { kind: 'blocked', call, verdict, escalation, durationMs: performance.now() - t0 };
-    }
-    const tool = byName.get(verdict.call.name)!;
-    const execution = await executeTool(tool, verdict.call.args, { scope: { userId: input.userId, sessionId: input.sessionId, turnId: input.turnId }, workspace: deps.workspace, memory: deps.memory }, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget.signal });
-    const escalation = execution.ok ? null : breaker.failed({ tool: tool.name, category: 'execution_error', args: verdict.call.args });
-    return { kind: 'executed', call, verdict, execution, escalation, durationMs: performance.now() - t0 };
-  }
+/** Iterations until an answer, the stop, an error or a budget (then the forced summary) ends them. */
+async function iterate(run: Run): Promise<DoneReason> {
+  const { state, deps, signal, budget } = run;
+  for (;;) {
+    if (signal.aborted) return 'aborted';
+    if (state.iteration >= deps.limits.maxIterations) return forcedSummary(run, 'iteration_limit');
+    if (budget.aborted) return forcedSummary(run, 'time_budget');
+    state.iteration++;
 
-  async function forcedSummary(reason: SummaryReason): Promise<TurnResult> {
-    emit({ event: 'forced_summary', data: { reason } });
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(new BudgetExceeded('summary timeout')), deps.limits.summaryTimeoutMs ?? 20_000);
-    const request: ChatMessage[] = [...prompt, { role: 'user', content: summaryRequest(reason) }];
-    let text = '';
+    let completion: Completion;
     try {
-      const completion = await streamCompletion(deps.model, { messages: request, tools: breaker.offered(), toolChoice: 'none', signal: controller.signal, turnStart }, { retries: 0, emit, usage });
-      text = completion.text;
-    } catch {
-      if (signal.aborted) return finish('aborted');
-    } finally {
+      completion = await streamCompletion(deps.model, state.request(budget), { retries: deps.limits.modelRetries, emit: run.emit, addUsage: (u) => state.addUsage(u) });
+    } catch (err) {
+      if (signal.aborted) return 'aborted';
+      if (budget.aborted) return forcedSummary(run, 'time_budget');
+      run.emit({ event: 'agent_error', data: { message: describeModelError(err), retryable: err instanceof ModelError && err.retryable } });
+      return 'error';
+    }
+
+    if (completion.toolCalls.length === 0) {
+      state.add({ role: 'assistant', content: completion.text });
+      if (!state.takeNarrationNudge(completion.text)) return 'completed';
+      state.nudge(NARRATION_NUDGE);
+      continue;
+    }
+
+    state.add({
+      role: 'assistant',
+      content: completion.visibleText || null,
+      tool_calls: completion.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    });
+    const directives: string[] = [];
+    for (const call of completion.toolCalls) {
+      if (signal.aborted) return 'aborted';
+      const context = await state.gateContext(async () => (await run.workspace.list()).map((f) => f.path));
+      run.emit({ event: 'tool_call', data: { id: call.id, name: call.name, arguments: call.arguments, iteration: state.iteration } });
+      const outcome = await handleCall(run, call, completion.embedded, context);
+      state.called(outcome);
+      run.emit(toolResultEvent(outcome));
+      deps.activity.recordCall(activityRow({ turnId: run.turn.id, sessionId: run.turn.sessionId, userId: run.turn.userId, iteration: state.iteration, model: deps.model.model }, outcome));
+      state.add(toolMessage(outcome));
+      const directive = outcome.kind === 'executed' && outcome.execution.ok ? nextActionOf(outcome.execution.result) : null;
+      if (directive) directives.push(directive);
+    }
+    if (signal.aborted) return 'aborted';
+    state.nudge(continuationNudge(directives));
+  }
+}
+
+/** Gates the call and runs it when it passes, unless the loop breaker withholds its tool. */
+async function handleCall({ state, specs, tools, turn, deps, workspace, memory, budget }: Run, call: ProposedCall, embedded: boolean, context: GateContext): Promise<CallOutcome> {
+  const t0 = performance.now();
+  let verdict: Verdict = gate(call, specs, context);
+  if (embedded && verdict.verdict !== 'blocked') {
+    // The call was valid but written into the text: record that, run it anyway.
+    verdict = { ...verdict, verdict: 'repaired', category: 'text_embedded_call', repairs: [{ kind: 'extracted_from_text', path: '$', category: 'text_embedded_call' }, ...(verdict.verdict === 'repaired' ? verdict.repairs : [])] };
+  }
+  const { breaker } = state;
+  const target = verdict.verdict === 'blocked' ? call.name : verdict.call.name;
+  if (breaker.isWithheld(target)) return { kind: 'withheld', call, refusal: breaker.refusal(target), durationMs: performance.now() - t0 };
+  if (verdict.verdict === 'blocked') {
+    const escalation = breaker.failed({ tool: call.name, category: verdict.category, args: call.arguments });
+    return { kind: 'blocked', call, verdict, escalation, durationMs: performance.now() - t0 };
+  }
+  const tool = tools.get(verdict.call.name)!;
+  const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
+  const execution = await executeTool(tool, verdict.call.args, { scope, workspace, memory }, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget });
+  const escalation = execution.ok ? null : breaker.failed({ tool: tool.name, category: 'execution_error', args: verdict.call.args });
+  return { kind: 'executed', call, verdict, execution, escalation, durationMs: performance.now() - t0 };
+}
+
+/** A budget ran out: one last call with no tools allowed writes the summary, or a fixed text says what is known. */
+async function forcedSummary({ state, deps, emit, signal }: Run, reason: SummaryReason): Promise<DoneReason> {
+  emit({ event: 'forced_summary', data: { reason } });
+  const timeout = abortAfter(deps.limits.summaryTimeoutMs ?? 20_000, signal, () => new BudgetExceeded('summary timeout'));
+  let text = '';
+  try {
+    text = (await streamCompletion(deps.model, state.summaryRequest(reason, timeout.signal), { retries: 0, emit, addUsage: (u) => state.addUsage(u) })).text;
+  } catch {
+    if (signal.aborted) return 'aborted';
+  } finally {
+    timeout.dispose();
+  }
+  if (!text.trim()) {
+    text = fallbackSummary(reason, state.stats);
+    emit({ event: 'text_delta', data: { text } });
+  }
+  state.add({ role: 'assistant', content: text });
+  return reason;
+}
+
+/** A signal that aborts after `ms`, or with `parent` (the stop). `dispose` clears the timer and the listener. */
+function abortAfter(ms: number, parent: AbortSignal, reason: () => Error): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(reason()), ms);
+  const onAbort = () => controller.abort(parent.reason);
+  if (parent.aborted) onAbort();
+  else parent.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
       clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    }
-    if (!text.trim()) {
-      text = fallbackSummary(reason, stats);
-      emit({ event: 'text_delta', data: { text } });
-    }
-    persisted.push({ role: 'assistant', content: text });
-    return finish(reason);
-  }
-}
-
-interface Completion {
-  text: string;
-  visibleText: string;
-  toolCalls: AssembledToolCall[];
-  /** True when the calls were extracted from the text rather than sent as tool_calls. */
-  embedded: boolean;
-}
-
-async function streamCompletion(model: ModelClient, request: ModelRequest, { retries, emit, usage }: { retries: number; emit: Emit; usage: Usage }): Promise<Completion> {
-  const { tools, toolChoice, signal } = request;
-  const hold = new TextHold();
-  let toolCalls: AssembledToolCall[] = [];
-  for await (const event of streamWithRetry(model, request, { retries })) {
-    if (event.type === 'text') {
-      const shown = hold.push(event.text);
-      if (shown) emit({ event: 'text_delta', data: { text: shown } });
-    } else {
-      toolCalls = event.toolCalls;
-      if (event.usage) {
-        usage.promptTokens += event.usage.promptTokens;
-        usage.completionTokens += event.usage.completionTokens;
-      }
-    }
-  }
-  if (signal.aborted) throw signal.reason ?? new Error('aborted');
-  const text = hold.full;
-  // A call written into the text counts only where calls are allowed (not in the forced summary).
-  if (toolCalls.length === 0 && toolChoice === 'auto' && tools.length > 0) {
-    const extracted = extractTextCalls(text, tools);
-    if (extracted.calls.length > 0) {
-      const rest = hold.release(extracted.visibleText);
-      if (rest) emit({ event: 'text_delta', data: { text: rest } });
-      const calls = extracted.calls.map((c, i) => ({ id: `text_call_${Date.now().toString(36)}_${i}`, name: c.name, arguments: JSON.stringify(c.arguments) }));
-      return { text, visibleText: extracted.visibleText, toolCalls: calls, embedded: true };
-    }
-  }
-  const rest = hold.release();
-  if (rest) emit({ event: 'text_delta', data: { text: rest } });
-  return { text, visibleText: text, toolCalls, embedded: false };
+      parent.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 function describeModelError(err: unknown): string {
   if (err instanceof ModelError) return `The model could not answer: ${err.message}. Try again in a moment.`;
   return 'The model stream failed unexpectedly. Try again in a moment.';
 }
-

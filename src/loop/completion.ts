@@ -1,0 +1,56 @@
+// One streamed completion. Text deltas go to the client as they come, except from the point where the
+// text may be a call written into the reply, which is held (TextHold) until the completion ends; the
+// calls come back, sent as tool_calls or extracted from the text, with the whole text. A failed
+// upstream call is retried only while nothing has been streamed (streamWithRetry).
+import { extractTextCalls } from '../gate/text-calls.ts';
+import { streamWithRetry } from '../model/retry.ts';
+import type { AssembledToolCall, ModelClient, ModelRequest } from '../model/types.ts';
+import type { Emit, Usage } from '../vocabulary.ts';
+import { TextHold } from './text-hold.ts';
+
+export interface Completion {
+  text: string;
+  /** The text without the calls written into it: what the assistant message keeps. */
+  visibleText: string;
+  toolCalls: AssembledToolCall[];
+  /** True when the calls were extracted from the text rather than sent as tool_calls. */
+  embedded: boolean;
+}
+
+export interface CompletionOptions {
+  retries: number;
+  emit: Emit;
+  /** Called with the usage the upstream reports, once per attempt that reports it. */
+  addUsage: (usage: Usage | null) => void;
+}
+
+/** Throws when the request's signal aborts it, and the model's errors (ModelError) once the retries are spent. */
+export async function streamCompletion(model: ModelClient, request: ModelRequest, { retries, emit, addUsage }: CompletionOptions): Promise<Completion> {
+  const { tools, toolChoice, signal } = request;
+  const hold = new TextHold();
+  let toolCalls: AssembledToolCall[] = [];
+  for await (const event of streamWithRetry(model, request, { retries })) {
+    if (event.type === 'text') {
+      const shown = hold.push(event.text);
+      if (shown) emit({ event: 'text_delta', data: { text: shown } });
+    } else {
+      toolCalls = event.toolCalls;
+      addUsage(event.usage);
+    }
+  }
+  if (signal.aborted) throw signal.reason ?? new Error('aborted');
+  const text = hold.full;
+  // A call written into the text counts only where calls are allowed (not in the forced summary).
+  if (toolCalls.length === 0 && toolChoice === 'auto' && tools.length > 0) {
+    const extracted = extractTextCalls(text, tools);
+    if (extracted.calls.length > 0) {
+      const rest = hold.release(extracted.visibleText);
+      if (rest) emit({ event: 'text_delta', data: { text: rest } });
+      const calls = extracted.calls.map((c, i) => ({ id: `text_call_${Date.now().toString(36)}_${i}`, name: c.name, arguments: JSON.stringify(c.arguments) }));
+      return { text, visibleText: extracted.visibleText, toolCalls: calls, embedded: true };
+    }
+  }
+  const rest = hold.release();
+  if (rest) emit({ event: 'text_delta', data: { text: rest } });
+  return { text, visibleText: text, toolCalls, embedded: false };
+}

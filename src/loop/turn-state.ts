@@ -1,0 +1,108 @@
+// The mutable state of one turn, in one object: what the model is sent and what the session keeps,
+// the iteration, the token usage and call counts, the gate's path index and the loop breaker (which
+// also decides the tools still offered). It does no I/O; runTurn (turn.ts) reads as a sequence of
+// steps that ask it and tell it what happened.
+import { buildPathIndex } from '../gate/paths.ts';
+import type { GateContext, ToolSpec } from '../gate/types.ts';
+import type { ModelRequest } from '../model/types.ts';
+import type { ChatMessage, DoneReason, Usage } from '../vocabulary.ts';
+import type { CallOutcome } from './call-outcome.ts';
+import { LoopBreaker } from './loop-breaker.ts';
+import { isNarratedAction } from './nudges.ts';
+import { summaryRequest, type SummaryReason } from './summary.ts';
+
+export interface TurnResult {
+  reason: DoneReason;
+  iterations: number;
+  usage: Usage;
+  /** What to append to the session's history: the user message, assistant messages, tool results. */
+  messages: ChatMessage[];
+}
+
+export interface TurnStateOptions {
+  systemPrompt: string;
+  /** The session's conversation before this turn. */
+  history: ChatMessage[];
+  /** The user's message that opens the turn. */
+  message: string;
+  tools: ToolSpec[];
+}
+
+export class TurnState {
+  /** Model calls made so far (the forced summary's excepted). */
+  iteration = 0;
+  readonly usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  readonly stats = { calls: 0, failed: 0 };
+  /** Repeated identical failures escalate, up to withholding the tool for the rest of the turn. */
+  readonly breaker: LoopBreaker;
+  /** What the model is sent: the system prompt, the history, this turn's messages and the loop's nudges. */
+  private readonly prompt: ChatMessage[];
+  /** What the session keeps of this turn: the user's message, the replies and the tool results. */
+  private readonly persisted: ChatMessage[];
+  /** Where the turn begins in `prompt`: the index of the user's message. */
+  private readonly turnStart: number;
+  private readonly needsPaths: boolean;
+  private gate: GateContext | null = null;
+  private narrationNudged = false;
+
+  constructor(options: TurnStateOptions) {
+    const userMessage: ChatMessage = { role: 'user', content: options.message };
+    this.prompt = [{ role: 'system', content: options.systemPrompt }, ...options.history, userMessage];
+    this.turnStart = this.prompt.length - 1;
+    this.persisted = [userMessage];
+    this.breaker = new LoopBreaker(options.tools);
+    this.needsPaths = options.tools.some((t) => t.pathParams?.length);
+  }
+
+  /** A message of the turn: sent to the model from now on and kept in the session. */
+  add(message: ChatMessage): void {
+    this.prompt.push(message);
+    this.persisted.push(message);
+  }
+
+  /** A user-role message for the model only: the loop's nudges are never stored in the history. */
+  nudge(content: string): void {
+    this.prompt.push({ role: 'user', content });
+  }
+
+  /** The request for the next completion, with the tools still offered. */
+  request(signal: AbortSignal): ModelRequest {
+    return { messages: this.prompt, tools: this.breaker.offered(), toolChoice: 'auto', signal, turnStart: this.turnStart };
+  }
+
+  /** The forced summary's request: the same prompt and tools (the provider's prompt cache holds), no calls allowed. */
+  summaryRequest(reason: SummaryReason, signal: AbortSignal): ModelRequest {
+    const messages: ChatMessage[] = [...this.prompt, { role: 'user', content: summaryRequest(reason) }];
+    return { messages, tools: this.breaker.offered(), toolChoice: 'none', signal, turnStart: this.turnStart };
+  }
+
+  addUsage(usage: Usage | null): void {
+    if (!usage) return;
+    this.usage.promptTokens += usage.promptTokens;
+    this.usage.completionTokens += usage.completionTokens;
+  }
+
+  /** True once per turn, for a reply that announces an action instead of calling a tool: it gets a nudge. */
+  takeNarrationNudge(text: string): boolean {
+    if (this.narrationNudged || !isNarratedAction(text)) return false;
+    this.narrationNudged = true;
+    return true;
+  }
+
+  /** What the gate consults: the workspace's path index when a tool names paths, built on first need. */
+  async gateContext(listPaths: () => Promise<string[]>): Promise<GateContext> {
+    if (this.needsPaths && !this.gate) this.gate = { paths: buildPathIndex(await listPaths()) };
+    return this.gate ?? {};
+  }
+
+  /** Counts a call by its outcome. A tool that ran may have changed the workspace: the path index is rebuilt before the next gate. */
+  called(outcome: CallOutcome): void {
+    this.stats.calls++;
+    if (outcome.kind !== 'executed' || !outcome.execution.ok) this.stats.failed++;
+    if (outcome.kind === 'executed') this.gate = null;
+  }
+
+  result(reason: DoneReason): TurnResult {
+    return { reason, iterations: this.iteration, usage: this.usage, messages: this.persisted };
+  }
+}
