@@ -1,9 +1,12 @@
 // The real app (createApp, demo model, PGlite dashboard) in Debian's Chromium: what issue 6 asks a
-// person to be able to do, done by a browser. Screenshots land in test-results/e2e/.
+// person to be able to do, done by a browser; and durable turns (issue 9) against a scripted
+// upstream, through a proxy the test can cut. Screenshots land in test-results/e2e/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { collectPageErrors, launchBrowser, screenshot, type BrowserSession } from '../support/browser.ts';
+import { startScriptedOpenAI, type ScriptedServer } from '../support/scripted-openai.ts';
 import { startRealApp, type RealApp } from './real-app.ts';
+import { startSeverableProxy, type SeverableProxy } from './severable-proxy.ts';
 
 let app: RealApp;
 let browser: BrowserSession;
@@ -71,11 +74,15 @@ describe('chat page on the real app (demo model)', () => {
     await send('keep going until the limit');
     await assistant().locator('.tool').first().waitFor();
     await page.click('#stop');
-    await assistant().locator('.notice.stopped').waitFor();
+    // Stop asks the server; the turn ends when its done{aborted} comes down the stream.
+    await assistant().locator('.turn-end').waitFor();
+    expect(await assistant().locator('.turn-end').textContent()).toMatch(/^aborted · /);
+    expect(await assistant().locator('.notice.stopped').textContent()).toBe('Stopped. The turn was cancelled on the server.');
     const tools = await assistant().locator('.tool').count();
     await page.waitForTimeout(800);
-    expect(await assistant().locator('.tool').count()).toBe(tools); // nothing arrives after Stop
+    expect(await assistant().locator('.tool').count()).toBe(tools); // nothing arrives after done
     expect(await page.locator('#send').isEnabled()).toBe(true);
+    expect(await page.evaluate(() => localStorage.getItem('rebound.turn'))).toBeNull();
     await screenshot(page, 'chat-stopped');
 
     await expect
@@ -171,5 +178,114 @@ describe('dashboard page on the real app (PGlite)', () => {
     expect(await page.locator('#rates .narrow-only svg').isVisible()).toBe(true);
     await screenshot(page, 'dashboard-phone');
     expect(errors).toEqual([]);
+  });
+});
+
+// Durable turns: the turn runs on the server whatever happens to the page's connection. The page is
+// loaded through a proxy the test can cut, because context.setOffline() leaves a connection already
+// open on loopback alone (the EventSource keeps streaming through it).
+describe('durable turns in the browser (scripted upstream, through a proxy the test cuts)', () => {
+  const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ') + '.';
+  const LONG = words(220, 'w'); // about 9 s at 40 ms a word
+  const ENDLESS = words(600, 's'); // 30 s: stopped long before its end
+  let upstream: ScriptedServer;
+  let durable: RealApp;
+  let proxy: SeverableProxy;
+  let p: Page;
+  let perrors: string[];
+
+  beforeAll(async () => {
+    upstream = await startScriptedOpenAI((request) => {
+      const last = request.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+      return /stop/i.test(last) ? { text: ENDLESS, delayMs: 50 } : { text: LONG, delayMs: 40 };
+    });
+    durable = await startRealApp({ upstream: upstream.url + '/v1' });
+    proxy = await startSeverableProxy(durable.url);
+    p = await browser.context.newPage();
+    perrors = collectPageErrors(p);
+    await p.goto(proxy.url + '/');
+    await p.evaluate(() => localStorage.clear());
+    await p.reload();
+  });
+  afterAll(async () => {
+    await p?.close();
+    await proxy?.close();
+    await durable?.close();
+    await upstream?.close();
+  });
+
+  const last = () => p.locator('.msg.assistant').last();
+  const answer = () => last().locator('.answer').allTextContents().then((t) => t.join(''));
+  const turnId = () => p.evaluate(() => (JSON.parse(localStorage.getItem('rebound.turn') ?? 'null') as { turnId: string } | null)?.turnId);
+  const until = (text: string) =>
+    p.waitForFunction((t) => (document.querySelector('.msg.assistant.streaming')?.textContent ?? '').includes(t), text);
+  async function say(text: string) {
+    await p.fill('#message', text);
+    await p.press('#message', 'Enter');
+  }
+  async function history(): Promise<Array<{ role: string; content: string | null }>> {
+    const sessionId = await p.evaluate(() => localStorage.getItem('rebound.sessionId'));
+    const res = await fetch(`${durable.url}/v1/sessions/${sessionId}/messages`);
+    return ((await res.json()) as { messages: Array<{ role: string; content: string | null }> }).messages;
+  }
+
+  it('offline, then online, mid-turn: the page shows the complete answer exactly once', async () => {
+    await say('tell me a long story');
+    await until('w20 ');
+    const before = proxy.connections;
+    proxy.offline = true; // the open stream is cut, and every reconnect attempt too, until online again
+    await p.waitForFunction(() => document.getElementById('conn')?.dataset.state === 'reconnecting');
+    expect(await p.locator('#conn').textContent()).toBe('reconnecting…');
+    expect(await p.locator('.notice.error').count()).toBe(0);
+    await screenshot(p, 'chat-reconnecting');
+    await p.waitForTimeout(2_000);
+    expect(await p.locator('#conn').getAttribute('data-state')).toBe('reconnecting');
+    proxy.offline = false;
+    await last().locator('.turn-end').waitFor({ timeout: 30_000 });
+    expect(proxy.connections).toBeGreaterThan(before); // EventSource reconnected on its own
+    expect(await answer()).toBe(LONG);
+    expect(await last().locator('.turn-end').textContent()).toMatch(/^done · 1 iteration/);
+    expect(await p.locator('.notice').count()).toBe(0);
+    expect(upstream.aborted).toBe(0); // the drop did not touch the turn on the server
+    expect((await history()).filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([LONG]);
+  });
+
+  it('Stop ends the turn as aborted on the server and aborts the model request', async () => {
+    await say('please stop me halfway');
+    await until('s10 ');
+    const id = await turnId();
+    expect(upstream.aborted).toBe(0);
+    await p.click('#stop');
+    await last().locator('.turn-end').waitFor();
+    expect(await last().locator('.turn-end').textContent()).toMatch(/^aborted · /);
+    expect(await last().locator('.notice.stopped').textContent()).toBe('Stopped. The turn was cancelled on the server.');
+    await upstream.waitForAbort();
+    const rows = await durable.db.query<{ status: string; outcome: string }>('select status, outcome from agent_turns where id = $1', [id]);
+    expect(rows.rows).toEqual([{ status: 'finished', outcome: 'aborted' }]);
+    const shown = await answer();
+    expect(shown).not.toContain('s599');
+    await p.waitForTimeout(800);
+    expect(await answer()).toBe(shown); // nothing arrives after done
+    expect(await p.locator('#send').isEnabled()).toBe(true);
+  });
+
+  it('a reload mid-turn re-attaches and shows the complete answer once', async () => {
+    await say('another long story, please');
+    await until('w20 ');
+    await p.reload();
+    await p.locator('.msg.assistant.streaming').waitFor();
+    expect(await p.locator('#stop').isEnabled()).toBe(true);
+    await last().locator('.turn-end').waitFor({ timeout: 30_000 });
+    expect(await answer()).toBe(LONG);
+    const users = await p.locator('.msg.user').allTextContents();
+    expect(users.filter((t) => t.includes('another long story'))).toHaveLength(1);
+    await screenshot(p, 'chat-reattached');
+    // Once it has ended, a reload draws it from the history, once, and re-attaches to nothing.
+    await p.reload();
+    await p.locator('.msg.user').first().waitFor();
+    expect((await p.locator('.msg.user').allTextContents()).filter((t) => t.includes('another long story'))).toHaveLength(1);
+    expect(await p.locator('.msg.assistant.streaming').count()).toBe(0);
+    expect(await p.locator('.msg.assistant').last().textContent()).toContain('w219.');
+    expect(perrors.filter((e) => !e.includes('Failed to load resource') && !e.includes('ERR_'))).toEqual([]);
   });
 });
