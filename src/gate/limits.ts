@@ -21,6 +21,12 @@ export const MAX_NESTING_DEPTH = 64;
 export const MAX_TEXT_CALL_CHARS = 2_000_000;
 
 /**
+ * Longest tool name compared with the toolset's names (characters). Real names are at most 64 (the
+ * OpenAI limit); a longer written name is no tool's misspelling: it is a phantom tool, unranked.
+ */
+export const MAX_TOOL_NAME_CHARS = 256;
+
+/**
  * Most unknown parameter names a call may have for any of them to be compared with the declared
  * names (a rename, or a "did you mean"). A call with more is not misspelling a parameter: its unknown
  * names are all dropped as invented, and comparing each would cost time for nothing.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_TOOL_NAME_CHARS } from './limits.ts';
 import { nameTokens, resolveToolName } from './tool-name.ts';
 
 describe('resolveToolName', () => {
@@ -39,5 +40,13 @@ describe('resolveToolName', () => {
 
   it('splits camelCase and separators into words', () => {
     expect(nameTokens('getHTTPResponse_v2.fetch-all')).toEqual(['get', 'http', 'response', 'v2', 'fetch', 'all']);
+  });
+});
+
+describe('a written name longer than any tool name', () => {
+  it('is no tool, and is not ranked against the toolset', () => {
+    const long = `read_file${'_'.repeat(MAX_TOOL_NAME_CHARS)}`;
+    expect(resolveToolName(long, ['read_file', 'write_file'])).toEqual({ kind: 'unknown', suggestions: [] });
+    expect(resolveToolName(long.slice(0, MAX_TOOL_NAME_CHARS), ['read_file', 'write_file']).kind).not.toBe('exact');
   });
 });

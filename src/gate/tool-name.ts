@@ -5,6 +5,7 @@
 // (index.ts) additionally requires the arguments to fit that tool before it repairs, because a model
 // that invents a tool usually invents it for a task no tool fits.
 import { distance } from 'fastest-levenshtein';
+import { MAX_TOOL_NAME_CHARS } from './limits.ts';
 
 export type NameResolution =
   | { kind: 'exact'; name: string }
@@ -94,6 +95,7 @@ const MIN_MARGIN = 0.1;
 
 export function resolveToolName(written: string, toolNames: readonly string[]): NameResolution {
   if (toolNames.includes(written)) return { kind: 'exact', name: written };
+  if (written.length > MAX_TOOL_NAME_CHARS) return { kind: 'unknown', suggestions: [] };
   const key = nameKey(stripNamespace(written));
   const same = toolNames.filter((t) => nameKey(t) === key);
   if (same.length === 1) return { kind: 'normalised', name: same[0]! };
