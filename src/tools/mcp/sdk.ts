@@ -19,7 +19,8 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
   const client = new Client(CLIENT_INFO, {
     jsonSchemaValidator: gateSchemaValidator,
     listChanged: {
-      tools: { autoRefresh: true, onChanged: (error, tools) => onToolsChanged(error || !tools ? null : tools.map(toolInfo)) },
+      // No debounce: the refresh must run while the turn's session is still open.
+      tools: { autoRefresh: true, debounceMs: 0, onChanged: (error, tools) => onToolsChanged(error || !tools ? null : tools.map(toolInfo)) },
     },
   });
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
