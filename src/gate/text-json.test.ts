@@ -146,7 +146,9 @@ describe('TextJson', () => {
     fc.assert(
       fc.property(fc.oneof(codeUnits, jsonish), (text) => {
         const json = new TextJson(text);
-        for (let i = 0; i <= text.length; i++) json.jsonRun(i);
+        for (let i = 0; i <= text.length; i++) {
+          for (let v = json.jsonAt(i); v; v = json.jsonAt(json.nextInRun(v.end))) expect(v.end).toBeGreaterThan(v.start);
+        }
       }),
       { numRuns: 300 },
     );

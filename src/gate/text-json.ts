@@ -141,13 +141,6 @@ export class TextJson {
     return i;
   }
 
-  /** Consecutive JSON values from `start`, separated by whitespace, commas or semicolons only. */
-  jsonRun(start: number): JsonSpan[] {
-    const out: JsonSpan[] = [];
-    for (let v = this.jsonAt(start); v; v = this.jsonAt(this.nextInRun(v.end))) out.push(v);
-    return out;
-  }
-
   // ---- reading a balanced span: JSON, plus trailing commas and True/False/None -------------------
   // A small recursive-descent reader instead of JSON.parse over a rewritten copy, so that each
   // container is read once however many spans contain it (results are remembered by position), and
@@ -284,9 +277,4 @@ const LITERALS: [string, unknown][] = [
 function setKey(o: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
   else o[key] = value;
-}
-
-/** The balanced end of the bracket at `start` in `text`, for a single question (see TextJson for many). */
-export function balancedEnd(text: string, start: number): number {
-  return new TextJson(text).balancedEnd(start);
 }
