@@ -47,8 +47,13 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      const write = (text: string) => {
-        if (closed) return;
+      // What one upstream read produces goes out as one write: a model streaming fast sends many
+      // chunks per read, and a socket write per chunk would cost more than the gateway's own work.
+      let pending: string[] = [];
+      const flush = () => {
+        if (closed || pending.length === 0) return;
+        const text = pending.length === 1 ? pending[0]! : pending.join('');
+        pending = [];
         try {
           controller.enqueue(encoder.encode(text));
           lastWrite = Date.now();
@@ -56,13 +61,18 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
           closed = true; // the client is gone
         }
       };
-      const delivery = new Delivery(write);
+      const delivery = new Delivery((text) => {
+        if (!closed) pending.push(text);
+      });
       keepalive = setInterval(() => {
-        if (Date.now() - lastWrite >= run.keepaliveMs) delivery.comment('keepalive');
+        if (Date.now() - lastWrite < run.keepaliveMs) return;
+        delivery.comment('keepalive');
+        flush();
       }, Math.max(25, Math.floor(run.keepaliveMs / 2)));
 
       const end = (error?: unknown) => {
         clearInterval(keepalive);
+        flush();
         if (closed) return;
         closed = true;
         try {
@@ -72,7 +82,7 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
           /* cancelled meanwhile */
         }
       };
-      attempts(run, delivery).then(
+      attempts(run, delivery, flush).then(
         (broken) => end(broken ?? undefined),
         (err) => {
           console.error('rebound gateway: stream failed', err);
@@ -89,7 +99,7 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
 }
 
 /** Runs the attempts; resolves with the error that broke the first attempt's stream, if one did. */
-async function attempts(run: StreamRun, delivery: Delivery): Promise<unknown> {
+async function attempts(run: StreamRun, delivery: Delivery, flush: () => void): Promise<unknown> {
   const { request } = run;
   const messages = [...(request.upstreamBody.messages as unknown[])];
   let response = run.first;
@@ -101,12 +111,14 @@ async function attempts(run: StreamRun, delivery: Delivery): Promise<unknown> {
     try {
       for await (const batch of sseBatches(response.body!)) {
         for (const message of batch) held.push(message);
+        flush();
         if (held.failed) break;
       }
     } catch (err) {
       broken = err;
     }
     const result: AttemptResult = held.end();
+    flush();
     run.record(result.calls, attempt);
     usage = addUsage(usage, result.usage);
     if (run.abort.signal.aborted || result.failed || (broken && attempt === 1)) {

@@ -1,0 +1,40 @@
+// The server side of bench:gateway, in its own process so that the clients and the upstream in the
+// bench process do not share its event loop and its CPU is measured apart: the real app
+// (POST /v1/chat/completions) in front of UPSTREAM_URL, no auth (loopback), activity rows counted and
+// dropped, GATEWAY_RETRIES from the env; beside it a bare pass-through proxy of the same upstream
+// (/proxy/chat/completions, the baseline for the hop itself). It answers IPC requests for its cpuUsage.
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../src/config.ts';
+import { createApp } from '../src/http/app.ts';
+import { noAuth } from '../src/http/deps.ts';
+import { createModel } from '../src/model/index.ts';
+import { createMemoryStorage } from '../src/store/memory.ts';
+import { defaultTools } from '../functions/index.ts';
+import type { ActivityWriter } from '../src/activity/types.ts';
+
+const config = loadConfig({
+  OPENAI_API_KEY: 'sk-bench',
+  OPENAI_BASE_URL: process.env.UPSTREAM_URL!,
+  GATEWAY_RETRIES: process.env.GATEWAY_RETRIES ?? '0',
+  KEEPALIVE_MS: '10000',
+});
+let rows = 0;
+const activity: ActivityWriter = { recordCall: () => void rows++, recordTurn: () => void rows++, flush: async () => ({ written: rows, dropped: 0 }) };
+const app = createApp({ config, model: createModel(config), storage: createMemoryStorage(), activity, tools: defaultTools, auth: noAuth });
+
+const outer = new Hono();
+outer.post('/proxy/chat/completions', async (c) => {
+  const res = await fetch(`${process.env.UPSTREAM_URL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: await c.req.text(), signal: c.req.raw.signal });
+  return new Response(res.body, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'text/event-stream' } });
+});
+outer.route('/', app);
+
+const server = serve({ fetch: outer.fetch, port: 0, hostname: '127.0.0.1' }, () => {
+  process.send!({ type: 'ready', port: (server.address() as AddressInfo).port });
+});
+process.on('message', (msg: { type: string }) => {
+  if (msg.type === 'cpu') process.send!({ type: 'cpu', usage: process.cpuUsage() });
+  if (msg.type === 'exit') process.exit(0);
+});

@@ -1,0 +1,320 @@
+// bench:gateway — what the gateway costs a client against calling the upstream directly (the same
+// scripted stream, one run, interleaved so drift hits both sides alike), and what it does for the
+// calls of the tool-calls corpus without a retry.
+//
+//   npm run bench:gateway -- [--json] [--tokens 2000] [--rounds 15] [--requests 300] [--calls 300]
+//                            [--corpus ../shared/bench/tool-calls.dev.jsonl]
+//
+// 1. time to first byte: the first body byte of a short streamed answer, p50 and p99 of each side.
+// 2. total time of a streamed answer of --tokens words (the request carries tools, so the text goes
+//    through the held-text check): median of --rounds, gateway / direct. Paced at 1 ms a token (about
+//    1,000 tokens/s, faster than most providers stream): the target, ≤ 1.05×. Unpaced (the scripted
+//    server as fast as it writes, ~50,000 tokens/s: no model streams so): the cost of the hop and of
+//    the gateway's work, against a bare pass-through proxy in the same server process, with the
+//    server's CPU per token.
+// 3. last argument delta → gated call: a timing upstream in this process notes when it writes a call's
+//    last argument delta (the finish chunk follows in the same write); the client, also in this
+//    process, notes when the call arrives: whole and gated through the gateway, as that last delta
+//    directly. Plus the same step inside the gateway alone (held-stream.ts fed in memory, corpus calls).
+// 4. the tool-calls corpus through the gateway over HTTP, non-streaming, GATEWAY_RETRIES=0: the share
+//    of invalid calls the client receives valid (an exact tool name, JSON arguments that fit the schema
+//    as written: the plain-schema baseline's check), and of valid calls it receives byte for byte.
+import { fork, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { plainSchemaValidate } from './baselines/tool-calls-plain-schema.ts';
+import { matchesGold, percentile, readJsonl, type GoldCall } from './gate/common.ts';
+import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
+import { Delivery } from '../src/gateway/delivery.ts';
+import { HeldStream } from '../src/gateway/held-stream.ts';
+import type { ToolSpec } from '../src/gate/types.ts';
+
+const args = process.argv.slice(2);
+const opt = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1]! : fallback;
+};
+const json = args.includes('--json');
+const TOKENS = Number(opt('tokens', '2000'));
+const ROUNDS = Number(opt('rounds', '15'));
+const PACED_ROUNDS = Number(opt('paced-rounds', '5'));
+const REQUESTS = Number(opt('requests', '300'));
+const CALLS = Number(opt('calls', '300'));
+const CORPUS = opt('corpus', new URL('../../shared/bench/tool-calls.dev.jsonl', import.meta.url).pathname);
+/** --no-corpus skips part 4 (a quick run of the latency figures). */
+const RUN_CORPUS = !args.includes('--no-corpus');
+
+interface CorpusCase {
+  tools: Array<{ name: string; description?: string; parameters: ToolSpec['parameters'] }>;
+  call: { name: string; arguments: string };
+  expect: { valid: boolean; gold: GoldCall[] | null };
+  meta: { gold_kind: string };
+}
+const corpus = readJsonl(CORPUS) as CorpusCase[];
+
+const TOOLS = [
+  { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' }, note: { type: 'string' } }, required: ['city'] } } },
+  { type: 'function', function: { name: 'write_file', parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] } } },
+];
+
+// The scripted upstream (test/support/scripted-openai.ts), chosen by the user message.
+const words = Array.from({ length: TOKENS }, (_, i) => `w${i} `).join('');
+let corpusCase: CorpusCase = corpus[0]!;
+const scripted = await startScriptedOpenAI((req) => {
+  const mode = req.messages[0]?.content;
+  if (mode === 'long') return { text: words };
+  if (mode === 'paced') return { text: words, delayMs: 1 };
+  if (mode === 'corpus') return { toolCalls: [{ id: 'call_corpus', name: corpusCase.call.name, arguments: corpusCase.call.arguments }] };
+  return { text: 'Hello there, how can I help?' };
+});
+
+// The timing upstream: one call, its arguments in 7-character deltas 1 ms apart; the moment the last
+// one is written is kept, and the finish chunk, usage and [DONE] follow in the same write.
+const ARGS = JSON.stringify({ city: 'Paris', days: 3, note: 'bring an umbrella if it rains in the afternoon' });
+let lastArgAt = 0;
+const timing: Server = createServer((req, res) => {
+  req.resume();
+  req.on('end', async () => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chunk = (delta: unknown, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-t', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+    res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_t', type: 'function', function: { name: 'get_weather', arguments: '' } }] }));
+    const pieces = ARGS.match(/.{1,7}/gs)!;
+    for (const [i, piece] of pieces.entries()) {
+      await new Promise((r) => setTimeout(r, 1));
+      const delta = chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
+      if (i < pieces.length - 1) {
+        res.write(delta);
+      } else {
+        lastArgAt = performance.now();
+        res.end(`${delta}${chunk({}, 'tool_calls')}data: ${JSON.stringify({ id: 'chatcmpl-t', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 } })}\n\ndata: [DONE]\n\n`);
+      }
+    }
+  });
+});
+await new Promise<void>((r) => timing.listen(0, '127.0.0.1', r));
+const timingUrl = `http://127.0.0.1:${(timing.address() as AddressInfo).port}/v1`;
+
+async function startGatewayServer(upstream: string): Promise<{ child: ChildProcess; url: string; proxyUrl: string }> {
+  const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, UPSTREAM_URL: upstream, GATEWAY_RETRIES: '0' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  // A failing bench must not leave its servers running.
+  process.once('exit', () => child.kill());
+  const port = await new Promise<number>((resolve) => child.once('message', (m: any) => resolve(m.port)));
+  return { child, url: `http://127.0.0.1:${port}/v1`, proxyUrl: `http://127.0.0.1:${port}/proxy` };
+}
+const gw = await startGatewayServer(scripted.url);
+const gwTiming = await startGatewayServer(timingUrl);
+
+const post = (base: string, body: unknown) =>
+  fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: JSON.stringify(body) });
+const streamBody = (mode: string, tools: boolean) => ({ model: 'bench', stream: true, messages: [{ role: 'user', content: mode }], ...(tools ? { tools: TOOLS } : {}) });
+
+/** ms to the first body byte, and to the end. */
+async function timed(base: string, mode: string): Promise<{ ttfb: number; total: number }> {
+  const t0 = performance.now();
+  const res = await post(base, streamBody(mode, true));
+  const reader = res.body!.getReader();
+  let ttfb = -1;
+  for (;;) {
+    const { done } = await reader.read();
+    if (ttfb < 0) ttfb = performance.now() - t0;
+    if (done) break;
+  }
+  return { ttfb, total: performance.now() - t0 };
+}
+
+// Warm both paths.
+for (let i = 0; i < 20; i++) {
+  await timed(gw.url, 'short');
+  await timed(scripted.url, 'short');
+}
+
+const SIDES = { gateway: gw.url, proxy: gw.proxyUrl, direct: scripted.url } as const;
+type Side = keyof typeof SIDES;
+/** The sides in a rotating order, so drift hits each alike. */
+const order = (r: number): Side[] => (['gateway', 'proxy', 'direct'] as Side[]).map((_, i, all) => all[(i + r) % all.length]!);
+
+// 1. Time to first byte.
+const ttfb = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
+for (let i = 0; i < REQUESTS; i++) for (const side of order(i)) ttfb[side].push((await timed(SIDES[side], 'short')).ttfb);
+
+// 2. A long answer, end to end: paced, then unpaced with the server's CPU.
+const cpuMs = () =>
+  new Promise<number>((resolve) => {
+    const on = (m: any) => {
+      if (m.type !== 'cpu') return;
+      gw.child.off('message', on);
+      resolve((m.usage.user + m.usage.system) / 1000);
+    };
+    gw.child.on('message', on);
+    gw.child.send({ type: 'cpu' });
+  });
+const paced = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
+for (let r = 0; r < PACED_ROUNDS; r++) for (const side of order(r)) paced[side].push((await timed(SIDES[side], 'paced')).total);
+for (const side of order(0)) await timed(SIDES[side], 'long');
+const total = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
+const cpu = { gateway: [] as number[], proxy: [] as number[] };
+for (let r = 0; r < ROUNDS; r++) {
+  for (const side of order(r)) {
+    const c0 = side === 'direct' ? 0 : await cpuMs();
+    total[side].push((await timed(SIDES[side], 'long')).total);
+    if (side !== 'direct') cpu[side].push((await cpuMs()) - c0);
+  }
+}
+
+// 3a. Last argument delta → the call at the client, over HTTP.
+async function callArrival(base: string, gated: boolean): Promise<number> {
+  const res = await post(base, { ...streamBody('call', true), stream_options: { include_usage: true } });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error('the stream ended without the call');
+    buffer += decoder.decode(value, { stream: true });
+    // Gateway: the one delta that carries the whole arguments; direct: the delta that ends them.
+    const needle = gated ? JSON.stringify(ARGS) : JSON.stringify(ARGS.match(/.{1,7}/gs)!.at(-1));
+    if (buffer.includes(`"arguments":${needle}`)) {
+      const at = performance.now();
+      await reader.cancel();
+      return (at - lastArgAt) * 1000;
+    }
+  }
+}
+const arrival = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
+for (let i = 0; i < 10; i++) {
+  await callArrival(gwTiming.url, true);
+  await callArrival(gwTiming.proxyUrl, false);
+  await callArrival(timingUrl, false);
+}
+for (let i = 0; i < CALLS; i++) {
+  arrival.gateway.push(await callArrival(gwTiming.url, true));
+  arrival.proxy.push(await callArrival(gwTiming.proxyUrl, false));
+  arrival.direct.push(await callArrival(timingUrl, false));
+}
+
+// 3b. The same step inside the gateway: a corpus call's deltas pushed into the held-call transformer,
+// timed from the finish chunk (which completes the call) to the gated call's chunk being written.
+const inMemory: number[] = [];
+{
+  const sample = corpus.filter((_, i) => i % 7 === 0).slice(0, 800);
+  for (let round = 0; round < 2; round++) {
+    for (const c of sample) {
+      let writtenAt = 0;
+      const delivery = new Delivery((text) => {
+        if (text.includes('"tool_calls"')) writtenAt = performance.now();
+      });
+      const toolset = c.tools.map((t) => ({ name: t.name, parameters: t.parameters }));
+      const held = new HeldStream({ toolset, extractTextCalls: true, first: true, last: true, delivery });
+      const chunk = (delta: unknown, finish: string | null = null) => ({ event: null, data: JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] }) });
+      held.push(chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: c.call.name, arguments: '' } }] }));
+      for (const piece of c.call.arguments.match(/.{1,7}/gs) ?? []) held.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+      const t0 = performance.now();
+      held.push(chunk({}, 'tool_calls'));
+      held.end();
+      if (round === 1 && writtenAt > 0) inMemory.push((writtenAt - t0) * 1000);
+    }
+  }
+}
+
+// 4. The corpus through the gateway, non-streaming, no retry.
+let invalid = 0;
+let invalidReachValid = 0;
+let invalidToGold = 0;
+let invalidPossible = 0;
+let valid = 0;
+let validUnchanged = 0;
+const corpusStart = performance.now();
+for (const c of RUN_CORPUS ? corpus : []) {
+  corpusCase = c;
+  const tools = c.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } }));
+  const res = await post(gw.url, { model: 'bench', messages: [{ role: 'user', content: 'corpus' }], tools });
+  if (res.status !== 200) throw new Error(`corpus request answered ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { choices: Array<{ message: { tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> };
+  const received = body.choices[0]!.message.tool_calls?.[0]?.function;
+  const check = received ? plainSchemaValidate({ id: 'x', name: received.name, arguments: received.arguments }, c.tools) : { verdict: 'blocked' as const };
+  if (c.expect.valid) {
+    valid++;
+    if (received && received.name === c.call.name && received.arguments === c.call.arguments) validUnchanged++;
+    continue;
+  }
+  invalid++;
+  if (check.verdict === 'pass') invalidReachValid++;
+  if (c.meta.gold_kind === 'possible_answer') {
+    invalidPossible++;
+    if (check.verdict === 'pass' && matchesGold(received!.name, check.args!, c.expect.gold ?? [])) invalidToGold++;
+  }
+}
+const corpusMs = performance.now() - corpusStart;
+
+const med = (xs: number[]) => percentile(xs, 50);
+const r = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const result = {
+  ttfbMs: {
+    gateway: { p50: r(percentile(ttfb.gateway, 50)), p99: r(percentile(ttfb.gateway, 99)) },
+    proxy: { p50: r(percentile(ttfb.proxy, 50)), p99: r(percentile(ttfb.proxy, 99)) },
+    direct: { p50: r(percentile(ttfb.direct, 50)), p99: r(percentile(ttfb.direct, 99)) },
+    overheadP50: r(percentile(ttfb.gateway, 50) - percentile(ttfb.direct, 50)),
+    overheadP99: r(percentile(ttfb.gateway, 99) - percentile(ttfb.direct, 99)),
+    requests: REQUESTS,
+  },
+  pacedAnswer: { tokens: TOKENS, rounds: PACED_ROUNDS, gatewayMs: r(med(paced.gateway), 1), proxyMs: r(med(paced.proxy), 1), directMs: r(med(paced.direct), 1), ratio: r(med(paced.gateway) / med(paced.direct), 3) },
+  unpacedAnswer: {
+    tokens: TOKENS,
+    rounds: ROUNDS,
+    gatewayMs: r(med(total.gateway), 1),
+    proxyMs: r(med(total.proxy), 1),
+    directMs: r(med(total.direct), 1),
+    ratioToDirect: r(med(total.gateway) / med(total.direct), 3),
+    ratioToProxy: r(med(total.gateway) / med(total.proxy), 3),
+    gatewayCpuUsPerToken: r((med(cpu.gateway) * 1000) / TOKENS, 2),
+    proxyCpuUsPerToken: r((med(cpu.proxy) * 1000) / TOKENS, 2),
+  },
+  lastArgDeltaToCallUs: {
+    httpGatewayP50: r(med(arrival.gateway), 0),
+    httpProxyP50: r(med(arrival.proxy), 0),
+    httpDirectP50: r(med(arrival.direct), 0),
+    httpOverheadP50: r(med(arrival.gateway) - med(arrival.direct), 0),
+    httpOverheadToProxyP50: r(med(arrival.gateway) - med(arrival.proxy), 0),
+    inGatewayP50: r(med(inMemory), 1),
+    inGatewayP99: r(percentile(inMemory, 99), 1),
+    calls: CALLS,
+  },
+  corpus: {
+    cases: corpus.length,
+    invalid,
+    invalidReachValidWithoutRetry: invalidReachValid,
+    shareReachValid: r(invalidReachValid / invalid, 4),
+    invalidRepairedToGold: invalidToGold,
+    invalidWithGold: invalidPossible,
+    valid,
+    validByteForByte: r(validUnchanged / valid, 4),
+    msPerRequest: r(corpusMs / corpus.length, 2),
+  },
+};
+
+console.log(`gateway vs direct, the same scripted stream (${REQUESTS} short answers, ${ROUNDS} of ${TOKENS} tokens, ${CALLS} calls; interleaved)`);
+const t = result.ttfbMs;
+console.log(`  time to first byte  gateway p50 ${t.gateway.p50} ms p99 ${t.gateway.p99} ms   bare proxy p50 ${t.proxy.p50} ms p99 ${t.proxy.p99} ms   direct p50 ${t.direct.p50} ms p99 ${t.direct.p99} ms   overhead p50 ${t.overheadP50} ms p99 ${t.overheadP99} ms`);
+const p = result.pacedAnswer;
+const u = result.unpacedAnswer;
+console.log(`  ${TOKENS}-token answer, 1 ms a token   gateway ${p.gatewayMs} ms   bare proxy ${p.proxyMs} ms   direct ${p.directMs} ms   ratio ${p.ratio}x (target <= 1.05)`);
+console.log(`  ${TOKENS}-token answer, unpaced        gateway ${u.gatewayMs} ms   bare proxy ${u.proxyMs} ms   direct ${u.directMs} ms   ratio ${u.ratioToDirect}x to direct, ${u.ratioToProxy}x to the bare proxy`);
+console.log(`    server CPU per token  gateway ${u.gatewayCpuUsPerToken} µs   bare proxy ${u.proxyCpuUsPerToken} µs`);
+const l = result.lastArgDeltaToCallUs;
+console.log(`  last argument delta → call at the client  gateway p50 ${l.httpGatewayP50} µs   bare proxy p50 ${l.httpProxyP50} µs   direct p50 ${l.httpDirectP50} µs   overhead p50 ${l.httpOverheadP50} µs (${l.httpOverheadToProxyP50} µs over the bare proxy)`);
+console.log(`  … inside the gateway (finish chunk in → gated call out, corpus calls)  p50 ${result.lastArgDeltaToCallUs.inGatewayP50} µs   p99 ${result.lastArgDeltaToCallUs.inGatewayP99} µs`);
+console.log(`tool-calls corpus through the gateway (${corpus.length} requests, non-streaming, GATEWAY_RETRIES=0, ${result.corpus.msPerRequest} ms each)`);
+console.log(`  invalid calls the client receives valid without a retry: ${invalidReachValid}/${invalid} = ${(100 * result.corpus.shareReachValid).toFixed(1)}%   (of those with gold, repaired to gold: ${invalidToGold}/${invalidPossible})`);
+console.log(`  valid calls received byte for byte: ${validUnchanged}/${valid} = ${(100 * result.corpus.validByteForByte).toFixed(1)}%`);
+if (json) console.log(JSON.stringify(result));
+
+gw.child.send({ type: 'exit' });
+gwTiming.child.send({ type: 'exit' });
+await scripted.close();
+timing.close();
+process.exit(0);
