@@ -230,6 +230,8 @@ describe('durable turns in the browser (scripted upstream, through a proxy the t
   }
 
   it('offline, then online, mid-turn: the page shows the complete answer exactly once', async () => {
+    await expect.poll(() => p.locator('#model').textContent()).toBe('model: scripted-e2e'); // from GET /health
+    expect(await p.locator('#demo').isVisible()).toBe(false); // a real model is not labelled demo
     await say('tell me a long story');
     await until('w20 ');
     const before = proxy.connections;

@@ -40,6 +40,7 @@ button.danger:not(:disabled) { border-color: var(--bad); color: var(--bad); }
   background: var(--panel); border-bottom: 1px solid var(--border); }
 .topbar h1 { font-size: 1.15rem; margin: 0; }
 .topbar nav { margin-left: auto; display: flex; gap: .75rem; align-items: center; }
+[hidden] { display: none !important; } /* a class's display must not show what the page hid */
 .badge { display: inline-block; font-size: .8rem; font-weight: 600; padding: .1rem .5rem; border-radius: 999px;
   border: 1px solid currentColor; white-space: nowrap; }
 .badge.demo { color: var(--warn); background: var(--warn-bg); }
