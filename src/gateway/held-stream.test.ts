@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolSpec } from '../gate/types.ts';
+import type { SseMessage } from '../model/sse-decode.ts';
+import { Delivery } from './delivery.ts';
+import { HeldStream, type AttemptOptions } from './held-stream.ts';
+
+const TOOLS: ToolSpec[] = [
+  { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  { name: 'search', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+];
+
+type Chunk = Record<string, unknown>;
+const data = (chunk: Chunk, event: string | null = null): SseMessage => ({ event, data: JSON.stringify(chunk) });
+const choice = (delta: Chunk, finish: string | null = null) => data({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
+const call = (tc: Chunk) => choice({ tool_calls: [tc] });
+
+function attempt(options: Partial<AttemptOptions> = {}) {
+  const out: string[] = [];
+  const delivery = new Delivery((text) => out.push(text));
+  const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: true, last: false, delivery, ...options });
+  const chunks = () => out.filter((t) => t.startsWith('data: ')).map((t) => JSON.parse(t.slice(6)) as Chunk);
+  const calls = () => chunks().flatMap((c) => ((c.choices as Array<{ delta: { tool_calls?: unknown[] } }>)[0]?.delta.tool_calls ?? []) as Array<{ index: number; id: string; function: { name: string; arguments: string } }>);
+  const text = () => chunks().map((c) => (c.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '').join('');
+  return { held, out, delivery, calls, text };
+}
+
+describe('HeldStream', () => {
+  it('passes text chunks on as their own bytes, and holds tool-call deltas until the call is complete', () => {
+    const a = attempt();
+    const hello = choice({ content: 'Hello ' });
+    a.held.push(hello);
+    expect(a.out).toEqual([`data: ${hello.data}\n\n`]);
+    a.held.push(call({ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"ci' } }));
+    a.held.push(call({ index: 0, function: { arguments: 'ty": "Oslo"}' } }));
+    expect(a.calls()).toEqual([]);
+    // The next call's first delta completes the first: it goes out, gated, before the second ends.
+    a.held.push(call({ index: 1, id: 'call_2', type: 'function', function: { name: 'search', arguments: '{"q": ' } }));
+    expect(a.calls()).toEqual([{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Oslo"}' } }]);
+    a.held.push(call({ index: 1, function: { arguments: '"rain"}' } }));
+    a.held.push(choice({}, 'tool_calls'));
+    const result = a.held.end();
+    expect(a.calls().map((c) => [c.index, c.id])).toEqual([[0, 'call_1'], [1, 'call_2']]);
+    expect(result).toMatchObject({ finishReason: 'tool_calls', failed: false, lateDeltas: 0 });
+    expect(result.calls.map((c) => c.verdict.verdict)).toEqual(['pass', 'pass']);
+  });
+
+  it('keeps a blocked call back for the retry policy', () => {
+    const a = attempt();
+    a.held.push(call({ index: 0, id: 'call_x', function: { name: 'get_weather', arguments: '{}' } }));
+    a.held.push(choice({}, 'tool_calls'));
+    const result = a.held.end();
+    expect(a.calls()).toEqual([]);
+    expect(result.calls.map((c) => [c.proposed.id, c.verdict.verdict])).toEqual([['call_x', 'blocked']]);
+  });
+
+  it('assembles calls sent without an index (Mistral) and drops a repeat under a new id (Cerebras)', () => {
+    const a = attempt();
+    a.held.push(call({ id: 'm1', function: { name: 'search', arguments: '{"q": "a"}' } }));
+    a.held.push(call({ id: 'm2', function: { name: 'get_weather', arguments: '{"city": "b"}' } }));
+    a.held.end();
+    expect(a.calls().map((c) => [c.index, c.id, c.function.name])).toEqual([[0, 'm1', 'search'], [1, 'm2', 'get_weather']]);
+
+    const b = attempt();
+    b.held.push(call({ index: 0, id: 'c1', function: { name: 'search', arguments: '{"q": "a"}' } }));
+    b.held.push(call({ index: 0, id: 'c2', function: { name: 'search', arguments: '{"q": "a"}' } }));
+    b.held.end();
+    expect(b.calls().map((c) => c.id)).toEqual(['c1']);
+  });
+
+  it('drops (and counts) a delta for a call already sent', () => {
+    const a = attempt();
+    a.held.push(call({ index: 0, id: 'c1', function: { name: 'search', arguments: '{"q": "a"}' } }));
+    a.held.push(call({ index: 1, id: 'c2', function: { name: 'search', arguments: '{"q": "b"}' } }));
+    a.held.push(call({ index: 0, function: { arguments: ' ' } }));
+    expect(a.held.end().lateDeltas).toBe(1);
+    expect(a.calls().map((c) => c.function.arguments)).toEqual(['{"q": "a"}', '{"q": "b"}']);
+  });
+
+  it('passes an error chunk on as it came and stops; garbage is passed on too', () => {
+    const a = attempt();
+    a.held.push({ event: null, data: 'not json' });
+    const error = data({ error: { message: 'overloaded' } });
+    a.held.push(error);
+    a.held.push(choice({ content: 'after' }));
+    expect(a.out).toEqual(['data: not json\n\n', `data: ${error.data}\n\n`]);
+    expect(a.held.end().failed).toBe(true);
+  });
+
+  it('gates only choice 0; the usage is held for the end', () => {
+    const a = attempt({ extractTextCalls: false, toolset: [] });
+    a.held.push(data({ id: 'x', choices: [{ index: 0, delta: { content: 'zero' } }, { index: 1, delta: { content: 'one' } }] }));
+    a.held.push(data({ id: 'x', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2 } }));
+    expect(a.text()).toBe('zero');
+    expect(a.out.join('')).not.toContain('usage":{');
+    expect(a.held.end().usage).toEqual({ prompt_tokens: 1, completion_tokens: 2 });
+  });
+
+  it('turns a call written into the text into a tool call, showing the text around it', () => {
+    const a = attempt();
+    for (const piece of ['Checking. ', '<tool_call>{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}</tool_call>']) a.held.push(choice({ content: piece }));
+    a.held.push(choice({}, 'stop'));
+    const result = a.held.end();
+    expect(a.text()).toBe('Checking. ');
+    expect(a.calls().map((c) => c.function)).toEqual([{ name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
+    expect(result.calls[0]!.embedded).toBe(true);
+  });
+
+  it('on the last attempt leaves a text call that would be blocked in the text', () => {
+    const a = attempt({ last: true });
+    const text = '{"name": "get_weather", "arguments": {"town": "Oslo"}}';
+    a.held.push(choice({ content: text }));
+    a.held.end();
+    expect(a.text()).toBe(text);
+    expect(a.calls()).toEqual([]);
+  });
+
+  it('a retry: its text is shown only when it answers without a call, its chunks wear the first id', () => {
+    const out: string[] = [];
+    const delivery = new Delivery((t) => out.push(t));
+    delivery.adopt({ id: 'chatcmpl-first', created: 1, model: 'm' });
+    const retry = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: false, last: true, delivery });
+    retry.push(data({ id: 'chatcmpl-second', choices: [{ index: 0, delta: { role: 'assistant', content: 'Sorry. ' } }] }));
+    retry.push(data({ id: 'chatcmpl-second', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c9', function: { name: 'search', arguments: '{"q": "x"}' } }] } }] }));
+    retry.end();
+    expect(out.join('')).not.toContain('Sorry');
+    expect(out.map((t) => JSON.parse(t.slice(6)).id)).toEqual(['chatcmpl-first']);
+
+    const textOnly = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: false, last: true, delivery });
+    textOnly.push(data({ id: 'chatcmpl-third', choices: [{ index: 0, delta: { content: 'I cannot do that.' } }] }));
+    textOnly.end();
+    expect(JSON.parse(out.at(-1)!.slice(6))).toMatchObject({ id: 'chatcmpl-first', choices: [{ delta: { content: 'I cannot do that.' } }] });
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { ChatCompletionsBody, toGatewayRequest } from './request.ts';
+import { GatewayError } from './errors.ts';
+
+const tool = (name: string, properties: Record<string, unknown> = { a: { type: 'string' } }) => ({ type: 'function', function: { name, parameters: { type: 'object', properties } } });
+const parse = (body: Record<string, unknown>, models: Record<string, string> = {}) =>
+  toGatewayRequest(ChatCompletionsBody.parse({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...body }), { models });
+
+describe('toGatewayRequest', () => {
+  it('gates against the tools tool_choice leaves: all, none, one, the allowed ones', () => {
+    const tools = [tool('a'), tool('b'), tool('c')];
+    expect(parse({ tools }).toolset.map((t) => t.name)).toEqual(['a', 'b', 'c']);
+    expect(parse({ tools, tool_choice: 'required' }).toolset).toHaveLength(3);
+    const none = parse({ tools, tool_choice: 'none' });
+    expect(none.toolset).toEqual([]);
+    expect(none.extractTextCalls).toBe(false);
+    expect(parse({ tools, tool_choice: { type: 'function', function: { name: 'b' } } }).toolset.map((t) => t.name)).toEqual(['b']);
+    const allowed = { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'c' } }, { type: 'function', function: { name: 'a' } }] } };
+    expect(parse({ tools, tool_choice: allowed }).toolset.map((t) => t.name)).toEqual(['a', 'c']);
+    expect(parse({}).extractTextCalls).toBe(false);
+  });
+
+  it('reads x-rebound-code as a code parameter and removes it from what goes upstream', () => {
+    const marked = tool('write', { path: { type: 'string' }, body: { type: 'string', 'x-rebound-code': true } });
+    const plain = tool('read');
+    const request = parse({ tools: [marked, plain] });
+    expect(request.toolset[0]!.codeParams).toEqual(['body']);
+    expect(request.toolset[1]!.codeParams).toBeUndefined();
+    const sent = request.upstreamBody.tools as Array<typeof marked>;
+    expect(sent[0]!.function.parameters.properties).toEqual({ path: { type: 'string' }, body: { type: 'string' } });
+    expect(sent[1]).toEqual(plain);
+    // Without the extension, the client's tools go upstream as they came.
+    const untouched = [tool('read')];
+    expect(parse({ tools: untouched }).upstreamBody.tools).toEqual(untouched);
+  });
+
+  it('maps the model, keeps every other field, and asks for usage when streaming', () => {
+    const request = parse({ model: 'gpt-4o', stream: true, temperature: 0.3, seed: 7, stream_options: { include_usage: false } }, { 'gpt-4o': 'llama', '*': 'other' });
+    expect(request.model).toBe('llama');
+    expect(request.upstreamBody).toMatchObject({ model: 'llama', temperature: 0.3, seed: 7, stream: true, stream_options: { include_usage: true } });
+    expect(request.includeUsage).toBe(false);
+    expect(parse({ model: 'x' }, { '*': 'other' }).model).toBe('other');
+    expect(parse({ model: 'x' }).upstreamBody).not.toHaveProperty('stream_options');
+  });
+
+  it('refuses what it cannot serve with the parameter named', () => {
+    const refused = (body: Record<string, unknown>) => {
+      try {
+        parse(body);
+      } catch (err) {
+        return err instanceof GatewayError ? [err.status, err.param] : err;
+      }
+      return 'accepted';
+    };
+    expect(refused({ n: 2 })).toEqual([400, 'n']);
+    expect(parse({ n: 1 }).upstreamBody.n).toBe(1);
+    expect(refused({ audio: { voice: 'alloy' } })).toEqual([400, 'audio']);
+    expect(refused({ modalities: ['audio'] })).toEqual([400, 'modalities']);
+    expect(refused({ function_call: 'auto' })).toEqual([400, 'function_call']);
+    expect(refused({ tools: [{ type: 'function' }] })).toEqual([400, 'tools[0].function']);
+  });
+});
