@@ -20,8 +20,9 @@ async function main() {
     throw err;
   }
   const auth = authFromEnv(process.env, { local: isLoopbackHost(config.host) });
-  if (auth.mode === 'refuse') {
-    console.error(`Refusing to start on ${config.host} without authentication. ${auth.description}`);
+  // Off loopback without Supabase auth, GATEWAY_KEYS alone may guard the gateway (the rest answers 503).
+  if (auth.mode === 'refuse' && config.gateway.keys.length === 0) {
+    console.error(`Refusing to start on ${config.host} without authentication (or GATEWAY_KEYS for the gateway alone). ${auth.description}`);
     process.exit(1);
   }
   const dataDir = process.env.DATA_DIR || '.data/pglite';
@@ -36,6 +37,7 @@ async function main() {
     console.log(model.demo ? '  model: DEMO (built-in scripted model; set OPENAI_API_KEY to use a real one)' : `  model: ${model.model} via ${config.openai.baseURL ?? 'https://api.openai.com/v1'}`);
     console.log(`  ${auth.description}`);
     console.log(`  database: embedded PGlite in ${dataDir}`);
+    console.log(`  gateway: POST /v1/chat/completions → ${config.openai.baseURL ?? 'https://api.openai.com/v1'} (${config.gateway.keys.length} gateway key(s), ${config.gateway.retries} retries${config.gateway.forwardClientKey ? ', client keys forwarded' : ''})`);
     if (config.mcp.servers.length) console.log(`  MCP servers: ${config.mcp.servers.map((s) => `${s.name} (${new URL(s.url).origin})`).join(', ')}; GET /v1/tools lists their tools`);
     if (local.interrupted.length > 0) console.log(`  closed ${local.interrupted.length} turn(s) left running by an earlier process as interrupted`);
     console.log(`  chat: http://${host}:${info.port}/   dashboard: http://${host}:${info.port}/dashboard`);
