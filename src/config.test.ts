@@ -96,4 +96,16 @@ describe('MCP_SERVERS', () => {
   it('reports MCP_SERVERS together with the other bad variables', () => {
     expect(() => loadConfig({ PORT: 'eighty', MCP_SERVERS: '{}' })).toThrow(/PORT="eighty"[\s\S]*MCP_SERVERS: must be a JSON array/);
   });
+
+  it('reads the gateway settings: retries, keys, forwarding off by default, the model mapping', () => {
+    expect(loadConfig({}).gateway).toEqual({ retries: 2, keys: [], forwardClientKey: false, models: {} });
+    const c = loadConfig({ GATEWAY_RETRIES: '0', GATEWAY_KEYS: ' key-aaaaaaaaaaaaaaaa , key-bbbbbbbbbbbbbbbb', GATEWAY_FORWARD_CLIENT_KEY: 'true', GATEWAY_MODELS: 'gpt-4o=llama-3.3-70b, *=qwen2.5' });
+    expect(c.gateway).toEqual({ retries: 0, keys: ['key-aaaaaaaaaaaaaaaa', 'key-bbbbbbbbbbbbbbbb'], forwardClientKey: true, models: { 'gpt-4o': 'llama-3.3-70b', '*': 'qwen2.5' } });
+  });
+
+  it('refuses short gateway keys, a mapping that is not pairs and more than 5 retries, saying what to write', () => {
+    expect(() => loadConfig({ GATEWAY_KEYS: 'short' })).toThrow(/GATEWAY_KEYS="short": every key must be at least 16 characters/);
+    expect(() => loadConfig({ GATEWAY_MODELS: 'gpt-4o' })).toThrow(/GATEWAY_MODELS="gpt-4o": write the mapping as client=upstream pairs/);
+    expect(() => loadConfig({ GATEWAY_RETRIES: '9' })).toThrow(/GATEWAY_RETRIES="9"/);
+  });
 });
