@@ -197,6 +197,19 @@ export function nameSimilarity(a: string): NameSimilarity {
 const GAP = 0.3;
 /** A candidate folder the attempt left out: cheaper, models drop folders (a cwd-relative path). */
 const EXTRA = 0.15;
+/** The name counts as much as two folders. */
+const W = 2;
+
+/**
+ * The highest score a candidate with `C` folders can get from an attempt with `A`, for a name
+ * similarity `nb`: every folder of the shorter side matched exactly, the rest gaps. It grows with
+ * `C` while `C <= A`, so an attempt thousands of folders deep is over before any alignment.
+ */
+export function bestScore(A: number, C: number, nb = 1): number {
+  const m = Math.min(A, C);
+  // Folders the candidate has beyond the attempt weigh half: a short attempt is often just relative.
+  return (m - GAP * (A - m) - EXTRA * (C - m) + W * nb) / (A + W + 0.5 * Math.max(0, C - A));
+}
 
 export interface PathScoring {
   /** Similarity of the attempt's name (its last component) to a candidate's. */
@@ -216,14 +229,8 @@ export function pathScore(att: readonly string[], cand: readonly string[], how: 
   if (nb === 0) return 0;
   const A = att.length - 1;
   const C = cand.length - 1;
-  const W = 2; // the name counts as much as two folders
-  // Folders the candidate has beyond the attempt weigh half: a short attempt is often just relative.
-  const norm = A + W + 0.5 * Math.max(0, C - A);
-  // At best every folder of the shorter side is matched exactly and the rest are gaps: an attempt
-  // thousands of folders deep is over before the alignment (which costs folders × folders).
-  const m = Math.min(A, C);
-  const best = (m - GAP * (A - m) - EXTRA * (C - m) + W * nb) / norm;
-  if (how.floor !== undefined && best < how.floor - 1e-9) return 0;
+  // The alignment costs folders × folders: skipped when even a perfect one stays below the floor.
+  if (how.floor !== undefined && bestScore(A, C, nb) < how.floor - 1e-9) return 0;
   // dp over folder prefixes; rows reuse one array.
   let prev = new Float64Array(C + 1);
   for (let j = 1; j <= C; j++) prev[j] = -EXTRA * j;
@@ -237,7 +244,7 @@ export function pathScore(att: readonly string[], cand: readonly string[], how: 
     prev = cur;
   }
   const dirs = prev[C]!;
-  return Math.max(0, (dirs + W * nb) / norm);
+  return Math.max(0, (dirs + W * nb) / (A + W + 0.5 * Math.max(0, C - A)));
 }
 
 /** Optimal-string-alignment distance (a transposition is one edit: `mian` → `main`). */

@@ -7,7 +7,7 @@
 // index can exist, so every lookup is skipped past that length, runs of components are slices of one
 // joined string (never re-joined per slash), and the time stays linear in the attempt.
 import type { PathIndex } from './types.ts';
-import { nameKey, nameSimilarity, pathScore, splitExt, stemSimilarity, type NameSimilarity } from './path-score.ts';
+import { bestScore, nameKey, nameSimilarity, pathScore, splitExt, stemSimilarity, type NameSimilarity } from './path-score.ts';
 
 interface Entry {
   path: string;
@@ -25,7 +25,9 @@ const SCORE_CAP = 200;
 export function normalizePath(p: string): { path: string; dir: boolean } {
   let s = p.trim().replace(/\\/g, '/');
   const dir = s.endsWith('/');
-  s = s.replace(/\/{2,}/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '').replace(/\/+$/, '');
+  s = s.replace(/\/{2,}/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+  // Not `/\/+$/`: unanchored, it is tried at every slash of the path.
+  while (s.endsWith('/')) s = s.slice(0, -1);
   return { path: s, dir };
 }
 
@@ -65,20 +67,29 @@ function push<K>(m: Map<K, number[]>, k: K, v: number): void {
   else m.set(k, [v]);
 }
 
-/** An attempt's components joined once, so that any run of them is one slice, not a re-join. */
-interface Spans {
+/**
+ * An attempt's components as offsets into the one `/`-joined string: any run of them is one slice,
+ * never a re-join, and a path of millions of slashes costs no string per component.
+ */
+interface Comps {
+  readonly length: number;
+  at(i: number): string;
   /** `comps.slice(a, b).join('/')`. */
   text(a: number, b: number): string;
   /** Its length, without building it. */
-  length(a: number, b: number): number;
+  textLength(a: number, b: number): number;
 }
 
-function spansOf(comps: readonly string[]): Spans {
-  const joined = comps.join('/');
-  const start = [0];
-  for (const c of comps) start.push(start[start.length - 1]! + c.length + 1);
-  const length = (a: number, b: number): number => (a >= b ? 0 : start[b]! - 1 - start[a]!);
-  return { text: (a, b) => (a >= b ? '' : joined.slice(start[a], start[b]! - 1)), length };
+function compsOf(joined: string): Comps {
+  let count = 1;
+  for (let i = 0; i < joined.length; i++) if (joined.charCodeAt(i) === 47) count++;
+  // start[i]: where component i begins; start[count] is one past the end, as if a slash followed.
+  const start = new Int32Array(count + 1);
+  for (let i = 0, k = 1; i < joined.length; i++) if (joined.charCodeAt(i) === 47) start[k++] = i + 1;
+  start[count] = joined.length + 1;
+  const text = (a: number, b: number): string => (a >= b ? '' : joined.slice(start[a], start[b]! - 1));
+  const textLength = (a: number, b: number): number => (a >= b ? 0 : start[b]! - 1 - start[a]!);
+  return { length: count, at: (i) => text(i, i + 1), text, textLength };
 }
 
 export function buildPathIndex(paths: Iterable<string>): PathIndex {
@@ -124,9 +135,15 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     if (k === undefined) keyCache.set(name, (k = keyOf(name)));
     return k;
   };
-  // No path longer (in characters) than the longest indexed one can exist.
+  // No path longer (in characters) than the longest indexed one can exist, and no attempt much
+  // deeper than the deepest one can score against it (`bestScore` grows with the candidate's depth).
   let maxLen = 0;
-  for (const e of entries) maxLen = Math.max(maxLen, e.path.length);
+  let maxFolders = 0;
+  for (const e of entries) {
+    maxLen = Math.max(maxLen, e.path.length);
+    maxFolders = Math.max(maxFolders, e.comps.length - 1);
+  }
+  const canScore = (depth: number): boolean => depth - 1 < maxFolders || bestScore(depth - 1, maxFolders) >= THRESHOLD - 1e-9;
   for (let id = 0; id < entries.length; id++) {
     const c = entries[id]!.comps;
     const nk = key(c[c.length - 1]!);
@@ -228,54 +245,54 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   // One edit away: the attempt with one component replaced by a sibling, one folder inserted, or
   // one dropped, that exists exactly. This is what most single slips look like, and it is cheap: a
   // folder's entries, each checked by one map lookup.
-  function walk(att: string[], hits: Map<number, number>): void {
+  function walk(att: Comps, hits: Map<number, number>): void {
     const n = att.length;
-    const span = spansOf(att);
-    const fits = (extra: number, a: number, b: number): boolean => extra + span.length(a, b) <= maxLen;
+    const fits = (extra: number, a: number, b: number): boolean => extra + att.textLength(a, b) <= maxLen;
     let k = 0;
-    while (k < n && fits(0, 0, k + 1) && ids.has(span.text(0, k + 1))) k++;
+    while (k < n && fits(0, 0, k + 1) && ids.has(att.text(0, k + 1))) k++;
     if (k === n) return;
     const put = (p: string, s: number): void => {
       const id = ids.get(p);
       if (id !== undefined && s > (hits.get(id) ?? 0)) hits.set(id, s);
     };
     // Written relative to another base (a working folder repeated in front): a tail that exists.
-    for (let s = n - 1; s >= 1 && fits(0, s, n); s--) put(span.text(s, n), 1.05 + 0.01 * (n - s));
+    for (let s = n - 1; s >= 1 && fits(0, s, n); s--) put(att.text(s, n), 1.05 + 0.01 * (n - s));
     for (let L = 0; L <= k; L++) {
-      const folder = span.text(0, L);
+      const folder = att.text(0, L);
+      const here = att.at(L);
       const pre = folder === '' ? '' : `${folder}/`;
       const isName = L === n - 1;
       // The more of the attempt that survives after the edit, the more telling the match.
       const kept = 0.02 * (n - L - 1);
       let similar: NameSimilarity | undefined;
-      const sim = (b: string): number => (similar ??= nameSimilarity(att[L]!)).sibling(b);
+      const sim = (b: string): number => (similar ??= nameSimilarity(here)).sibling(b);
       if (isName) {
         // The folder is right, the name is not: a similar sibling.
         for (const c of children.get(folder) ?? []) {
-          const s = c === att[L] || !maybeSimilar(att[L]!, c) ? 0 : sim(c);
+          const s = c === here || !maybeSimilar(here, c) ? 0 : sim(c);
           if (s > 0) put(pre + c, 1 + 0.5 * s + kept);
         }
       } else {
-        const rest = fits(pre.length, L + 1, n) ? span.text(L + 1, n) : undefined;
+        const rest = fits(pre.length, L + 1, n) ? att.text(L + 1, n) : undefined;
         // Folder att[L] dropped.
         if (rest !== undefined) put(pre + rest, 1.2 + kept);
         // Folder att[L] replaced by a sibling: folder/*/att[L+1]/… exists.
         // Unlike siblings all tie; a few of them are as good as a thousand.
         let unlike = 0;
-        for (const id of rest === undefined ? [] : (byGrandExact.get(`${folder}\u0000${att[L + 1]}`) ?? [])) {
+        for (const id of rest === undefined ? [] : (byGrandExact.get(`${folder}\u0000${att.at(L + 1)}`) ?? [])) {
           const sib = entries[id]!.comps[L]!;
-          if (sib === att[L]) continue;
-          const s = maybeSimilar(att[L]!, sib) ? sim(sib) : 0;
+          if (sib === here) continue;
+          const s = maybeSimilar(here, sib) ? sim(sib) : 0;
           if (s === 0 && ++unlike > 24) continue;
           if (fits(pre.length + sib.length + 1, L + 1, n)) put(`${pre}${sib}/${rest}`, s > 0 ? 1 + 0.5 * s + kept : 1.1 + kept);
         }
       }
       // A folder left out before att[L]: folder/*/att[L]/… exists.
       if (!fits(2, L, n)) continue;
-      const here = span.text(L, n);
-      for (const id of byGrandExact.get(`${folder}\u0000${att[L]}`) ?? []) {
+      const tail = att.text(L, n);
+      for (const id of byGrandExact.get(`${folder}\u0000${here}`) ?? []) {
         const parent = parentOf(entries[id]!.path);
-        if (fits(parent.length + 1, L, n)) put(`${parent}/${here}`, 1.25 + kept);
+        if (fits(parent.length + 1, L, n)) put(`${parent}/${tail}`, 1.25 + kept);
       }
     }
   }
@@ -291,16 +308,19 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       const { path: p, dir } = normalizePath(path);
       if (p === '') return [];
       const hits = new Map<number, number>();
-      const att = p.split('/');
+      const att = compsOf(p);
       const forms = [att];
       // `Service.Core.Systems.WeaponMgr`: a module path written with dots.
       if (att.length === 1) {
-        const parts = p.split('.');
-        if (parts.length >= 3 || (parts.length === 2 && splitExt(p).ext === '')) forms.push(parts);
+        const dots = compsOf(p.replaceAll('.', '/'));
+        if (dots.length >= 3 || (dots.length === 2 && splitExt(p).ext === '')) forms.push(dots);
       }
       for (const f of forms) walk(f, hits);
       // One-edit matches are strong evidence; the wider scoring only fills the remaining places.
-      if (hits.size === 0) for (const f of forms) scoreAll(f, dir, hits);
+      // An attempt far deeper than any indexed path cannot score: its components are never listed.
+      if (hits.size === 0) {
+        for (const f of forms) if (canScore(f.length)) scoreAll(Array.from({ length: f.length }, (_, i) => f.at(i)), dir, hits);
+      }
       const depth = att.length;
       return [...hits]
         .filter(([, s]) => s >= THRESHOLD)
