@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { blockedMessage, MAX_ECHO } from './message.ts';
+import { gate } from './index.ts';
+import { blockedMessage, echo, MAX_ECHO } from './message.ts';
+import { buildPathIndex } from './paths.ts';
+import type { ToolSpec } from './types.ts';
 
 describe('blockedMessage', () => {
   it('says what was wrong, how to fix it and offers at most three suggestions', () => {
@@ -29,5 +32,64 @@ describe('blockedMessage', () => {
     });
     expect(m).toContain('- $.path: "src/x.ts" does not exist.');
     expect(m).toContain('Folder "src" contains: a.ts, b.ts');
+  });
+});
+
+describe('echo', () => {
+  it('puts a value on one line and cuts it, saying how long it was', () => {
+    expect(echo('  a\n\tb   c  ')).toBe('a b c');
+    expect(echo('x'.repeat(300), 10)).toBe('xxxxxxxxxx… (300 chars)');
+    expect(echo(`${'a '.repeat(1_000_000)}`, 7)).toBe('a a a a… (2000000 chars)');
+    expect(echo(' \n ')).toBe('');
+  });
+});
+
+describe('blocked messages stay small whatever the model sent', () => {
+  const tools: ToolSpec[] = [
+    {
+      name: 'read_file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+      pathParams: ['path'],
+    },
+  ];
+  const paths = buildPathIndex(['src/a.ts', 'src/b.ts', 'README.md']);
+  // Over the default 1 MB arguments cap these would be blocked unread; the cap is raised to reach the layers.
+  const limits = { maxArgumentsChars: 20_000_000 };
+
+  it('a 10 MB path', () => {
+    const path = `src/${'z/'.repeat(5_000_000)}a.ts`;
+    const v = gate({ id: '1', name: 'read_file', arguments: JSON.stringify({ path }) }, tools, { paths, limits });
+    expect(v.verdict).toBe('blocked');
+    if (v.verdict !== 'blocked') return;
+    expect(v.category).toBe('invalid_path');
+    expect(v.message.length).toBeLessThan(2_000);
+    expect(v.message).toContain(`(${path.length} chars)`);
+    expect(v.message).toContain('Folder "src" contains: a.ts, b.ts');
+    expect(JSON.stringify(v.problems).length).toBeLessThan(2_000);
+  });
+
+  it('a 1 MB parameter name', () => {
+    const name = 'q'.repeat(1_000_000);
+    const v = gate({ id: '1', name: 'read_file', arguments: JSON.stringify({ [name]: 'x' }) }, tools, { paths, limits });
+    expect(v.verdict).toBe('blocked');
+    if (v.verdict !== 'blocked') return;
+    expect(v.message.length).toBeLessThan(2_000);
+    expect(v.message).toContain('(1000000 chars)');
+    expect(JSON.stringify(v.problems).length).toBeLessThan(2_000);
+  });
+
+  it('every part of the message at once', () => {
+    const huge = (c: string) => c.repeat(1_000_000);
+    const m = blockedMessage({
+      tool: huge('t'),
+      problems: Array.from({ length: 9 }, () => ({ category: 'unknown_parameter' as const, path: `$.${huge('p')}`, message: huge('m ') })),
+      suggestions: [huge('s'), huge('s'), huge('s'), huge('s')],
+      listing: { folder: huge('f'), entries: Array.from({ length: 50 }, () => huge('e')) },
+      invented: Array.from({ length: 9 }, () => huge('i')),
+      rawArguments: huge('r'),
+    });
+    expect(m.length).toBeLessThan(12_000);
+    expect(m).toContain('- … and 4 more');
+    expect(m).toContain(', … (50 entries)');
   });
 });
