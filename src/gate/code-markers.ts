@@ -52,8 +52,14 @@ function trailingEllipsisStart(s: string): number {
 /** What `.` in a pattern does not match. */
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
+/** `s.replace(/…\s*$/, '')`: without the ellipsis (the last one) that ends it. */
+export function withoutTrailingEllipsis(s: string): string {
+  const start = trailingEllipsisStart(s);
+  return start < 0 ? s : s.slice(0, start);
+}
+
 /** `/^…\s*(.*)$/`: the text after a leading ellipsis, or undefined. */
-function afterLeadingEllipsis(b: string): string | undefined {
+export function afterLeadingEllipsis(b: string): string | undefined {
   const e = ellipsisEnd(b, 0);
   if (e < 0) return undefined;
   const rest = b.slice(e).trimStart();
@@ -61,7 +67,7 @@ function afterLeadingEllipsis(b: string): string | undefined {
 }
 
 /** `/^(.*?)\s*…\s*$/`: the text before a trailing ellipsis, or undefined. */
-function beforeTrailingEllipsis(b: string): string | undefined {
+export function beforeTrailingEllipsis(b: string): string | undefined {
   const start = trailingEllipsisStart(b);
   if (start < 0) return undefined;
   const before = b.slice(0, start).trimEnd();
@@ -110,8 +116,7 @@ export function isElisionComment(body: string): boolean {
   const glued =
     leadEnd >= 0 && /\w/.test(b[leadEnd] ?? '') && (!(b.endsWith('...') || b.endsWith('…')) || /^\W*(and|or|but|then|so|which|that)\b/i.test(b));
   if (lead !== undefined && !glued) {
-    const cut = trailingEllipsisStart(lead);
-    const rest = cut < 0 ? lead : lead.slice(0, cut);
+    const rest = withoutTrailingEllipsis(lead);
     if (words(rest) <= 4) return true;
     if (words(rest) <= 6 && CODE_WORDS.test(rest)) return true;
   }

@@ -1,0 +1,149 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { nameKey, nameSimilarity, osaDistance, pathScore, singular, splitExt, stemSimilarity, words } from './path-score.ts';
+
+/** The regex `words` the scanner replaced (quadratic on a run of capitals): the reference on short names. */
+function wordsByRegex(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_\-.@]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+const nameChars = fc.constantFrom(...'aAbBsSxXeE19_-.@ \t\u00a0\u2028\u3000éÉ'.split(''));
+const names = fc.array(nameChars, { maxLength: 16 }).map((cs) => cs.join(''));
+
+describe('words', () => {
+  it('splits on separators, camelCase and acronyms, lowercased', () => {
+    expect(words('HTTPServer')).toEqual(['http', 'server']);
+    expect(words('XMLHttpRequest')).toEqual(['xml', 'http', 'request']);
+    expect(words('v2Beta_user-profile.ts')).toEqual(['v2', 'beta', 'user', 'profile', 'ts']);
+    expect(words('  a\u00a0b\u3000c  ')).toEqual(['a', 'b', 'c']);
+    expect(words('')).toEqual([]);
+  });
+
+  it('agrees with the regex definition on any short name', () => {
+    fc.assert(
+      fc.property(names, (n) => {
+        expect(words(n)).toEqual(wordsByRegex(n));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('reads a long run of capitals in one pass, splitting only before the last one', () => {
+    const w = words(`${'A'.repeat(50_000)}a`);
+    expect(w).toEqual(['a'.repeat(49_999), 'aa']);
+  });
+});
+
+describe('singular and nameKey', () => {
+  it('erases plurals, case and separators', () => {
+    expect(['cities', 'boxes', 'classes', 'matches', 'dishes', 'files', 'class', 'bus'].map(singular)).toEqual([
+      'city',
+      'box',
+      'class',
+      'match',
+      'dish',
+      'file',
+      'class',
+      'bus',
+    ]);
+    expect(nameKey('User_Profiles')).toBe(nameKey('userProfile'));
+  });
+
+  it('tells extensions from version numbers', () => {
+    expect(splitExt('main.rs')).toEqual({ stem: 'main', ext: 'rs' });
+    expect(splitExt('v8.3')).toEqual({ stem: 'v8.3', ext: '' });
+    expect(splitExt('.bashrc')).toEqual({ stem: '.bashrc', ext: '' });
+  });
+});
+
+describe('nameSimilarity', () => {
+  it('ranks the kinds of slip below an exact match', () => {
+    const s = nameSimilarity('WeaponMgr.lua');
+    expect(s.base('WeaponMgr.lua')).toBe(1);
+    expect(s.base('WeaponManager.lua')).toBeGreaterThan(0.5);
+    expect(s.base('WeaponManager.lua')).toBeLessThan(1);
+    expect(s.base('weaponmgr.lua')).toBe(0.95);
+    expect(s.base('WeaponMgr.ts')).toBeCloseTo(0.9);
+    expect(s.base('Inventory.lua')).toBe(0);
+    expect(s.key).toBe('weaponmgr');
+  });
+
+  it('is looser for siblings: a transposition in a short name still counts', () => {
+    expect(nameSimilarity('mian.ts').base('main.ts')).toBe(0);
+    expect(nameSimilarity('mian.ts').sibling('main.ts')).toBeCloseTo(0.6);
+  });
+
+  it('compares stems alike through either entry point, within [0, 1]', () => {
+    fc.assert(
+      fc.property(names, names, (a, b) => {
+        const s = stemSimilarity(a)(b);
+        if (a !== '') expect(nameSimilarity(`${a}.ts`).stem(b)).toBe(s);
+        expect(s).toBeGreaterThanOrEqual(0);
+        expect(s).toBeLessThanOrEqual(1);
+        expect(nameSimilarity(a).sibling(b)).toBeGreaterThanOrEqual(nameSimilarity(a).base(b));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('compares a megabyte-long name with a short one without reading it per comparison', () => {
+    const long = `manager${'x'.repeat(1_000_000)}`;
+    const s = nameSimilarity(long);
+    // An abbreviation of it (a subsequence with the same first letter) is found by indexOf.
+    expect(s.stem('mgr')).toBeGreaterThan(0);
+    expect(s.stem('mgz')).toBe(0);
+    expect(s.base('index.ts')).toBe(0);
+  });
+});
+
+describe('pathScore', () => {
+  const dirSim = (a: string, b: string): number => stemSimilarity(a)(b);
+  const score = (att: string, cand: string, floor?: number): number => {
+    const a = att.split('/');
+    return pathScore(a, cand.split('/'), { nameSim: nameSimilarity(a[a.length - 1]!).base, dirSim, floor });
+  };
+
+  it('prefers the candidate whose folders align', () => {
+    expect(score('src/utils/format.ts', 'src/utils/format.ts')).toBe(1);
+    expect(score('src/util/format.ts', 'src/utils/format.ts')).toBeGreaterThan(score('src/util/format.ts', 'lib/other/format.ts'));
+    expect(score('src/format.ts', 'src/utils/format.ts')).toBeGreaterThan(0.55);
+  });
+
+  it('skips the alignment when the floor cannot be reached, and only then', () => {
+    let aligned = 0;
+    const counting = (a: string, b: string): number => (aligned++, dirSim(a, b));
+    const deep = [...Array(5000).fill('a'), 'format.ts'];
+    const s = pathScore(deep, ['src', 'format.ts'], { nameSim: nameSimilarity('format.ts').base, dirSim: counting, floor: 0.55 });
+    expect(s).toBe(0);
+    expect(aligned).toBe(0);
+    // A score that reaches the floor is the full alignment's; one below it may read 0.
+    for (const [a, c] of [
+      ['src/util/format.ts', 'src/utils/format.ts'],
+      ['x/y/z/format.ts', 'src/format.ts'],
+      ['a/b/c/d/e/f/format.ts', 'format.ts'],
+      ['format.ts', 'a/b/c/d/format.ts'],
+    ] as const) {
+      const full = score(a, c);
+      const floored = score(a, c, 0.55);
+      if (full >= 0.55) expect(floored).toBe(full);
+      else expect([0, full]).toContain(floored);
+    }
+  });
+});
+
+describe('osaDistance', () => {
+  it('counts a transposition as one edit', () => {
+    expect(osaDistance('mian', 'main')).toBe(1);
+    expect(osaDistance('abc', 'abc')).toBe(0);
+    expect(osaDistance('kitten', 'sitting')).toBe(3);
+  });
+
+  it('answers at once for lengths far apart', () => {
+    expect(osaDistance('a', 'a'.repeat(1_000_000))).toBe(999_999);
+  });
+});
