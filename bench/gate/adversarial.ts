@@ -7,10 +7,12 @@
 // Everything goes through the public entry points: gate() with the real tools of functions/ and a
 // path index over a real repository tree (../shared/bench/trees/deno.txt), extractTextCalls(), and
 // TextHold fed in small deltas the way the loop feeds it. Each time is the fastest of several runs
-// (batched at small sizes so each sample lasts ≥ 10 ms): the least disturbed by other work on the
-// machine. A family whose next size is predicted to take longer than the budget is not run there.
+// (batched at small sizes so each sample lasts ≥ 10 ms, after a full garbage collection): the least
+// disturbed by other work on the machine. A family whose next size is predicted to take longer than the budget is not run there.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { defaultTools } from '../../functions/index.ts';
 import { gate } from '../../src/gate/index.ts';
 import { buildPathIndex } from '../../src/gate/paths.ts';
@@ -189,16 +191,22 @@ function runner(input: Input, tools: readonly ToolSpec[], context: GateContext):
   }
 }
 
+// A full collection before each sample, so that no sample pays for the garbage of the one before.
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+
 /** Fastest of several samples, in ms per run; one run only when that one is already long. */
 function time(fn: () => void): number {
+  collect();
   const t0 = performance.now();
   fn();
   const first = performance.now() - t0;
   if (first > 1_000) return first;
   const batch = Math.max(1, Math.ceil(10 / Math.max(first, 0.0005)));
-  const samples = first > 100 ? 3 : 7;
+  const samples = first > 100 ? 5 : 9;
   let best = first;
   for (let s = 0; s < samples; s++) {
+    collect();
     const t = performance.now();
     for (let b = 0; b < batch; b++) fn();
     best = Math.min(best, (performance.now() - t) / batch);
