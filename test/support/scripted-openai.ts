@@ -62,6 +62,8 @@ export interface ScriptedServer {
   sentBytes: number[];
   /** Requests whose client went away before the response ended. */
   aborted: number;
+  /** Their indices in `requests`, in the order they went away. */
+  abortedRequests: number[];
   waitForAbort(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -71,6 +73,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
   const authorizations: Array<string | null> = [];
   const sentBytes: number[] = [];
   let aborted = 0;
+  const abortedRequests: number[] = [];
   const abortWaiters: Array<() => void> = [];
   const sockets = new Set<import('node:net').Socket>();
 
@@ -87,6 +90,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
     res.on('close', () => {
       if (!finished) {
         aborted++;
+        abortedRequests.push(index);
         abortWaiters.splice(0).forEach((w) => w());
       }
     });
@@ -109,6 +113,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
     get aborted() {
       return aborted;
     },
+    abortedRequests,
     waitForAbort(timeoutMs = 5_000) {
       if (aborted > 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
