@@ -4,9 +4,11 @@
 // counted twice, a retry's text is kept only when it answers without a call, and calls still blocked
 // after the last attempt go out as the model wrote them.
 import { accepted, gateProposed, outcomeOf, sameCall, textCalls, wireCall, type GatedCall } from './gated-call.ts';
+import { openAIError } from './errors.ts';
 import { buildCompletion } from './response.ts';
 import { blockedOf, retryMessages, shouldRetry } from './retry.ts';
 import type { AttemptsRun } from './stream.ts';
+import { MAX_COMPLETION_BYTES, readBounded } from './upstream.ts';
 import { addUsage, type UsageRecord } from './usage.ts';
 
 type Json = Record<string, unknown>;
@@ -36,7 +38,16 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
   let changed = false;
 
   for (;;) {
-    const text = await response.text();
+    const text = await readBounded(response);
+    if (text === null) {
+      // Past the cap: the first is refused as an upstream failure; a retry's is ignored.
+      if (attempt === 1) {
+        run.settled({ attempts: 1, outcome: 'none', delivered: [] });
+        const error = openAIError(502, 'upstream_too_large', `The upstream's answer is larger than ${MAX_COMPLETION_BYTES / 1024 / 1024} MB; the gateway stopped reading it.`);
+        return { status: 502, body: JSON.stringify(error), contentType: 'application/json', attempts: 1 };
+      }
+      break;
+    }
     const json = parse(text);
     const message = json && choiceMessage(json);
     if (!json || !message) {
