@@ -104,7 +104,9 @@ export async function startWorkerd(vars: Record<string, string>, options: Worker
   const dir = mkdtempSync(join(tmpdir(), 'rebound-workerd-'));
   const envFile = join(dir, 'test.env');
   // --env-file replaces .dev.vars, so a developer's local secrets cannot leak into the scenario.
-  writeFileSync(envFile, Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n'));
+  // dotenv keeps \" inside double quotes as it is, so a value holding quotes (MCP_SERVERS' JSON) goes in single quotes, which are literal.
+  const quote = (v: string) => (v.includes('"') && !/['\n]/.test(v) ? `'${v}'` : JSON.stringify(v));
+  writeFileSync(envFile, Object.entries(vars).map(([k, v]) => `${k}=${quote(v)}`).join('\n'));
   const spawned = spawnLogged(
     bin('wrangler'),
     ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(await freePort()), '--env-file', envFile, '--persist-to', join(dir, 'state'), '--show-interactive-dev-session=false', '--log-level', options.logLevel ?? 'info'],
