@@ -96,6 +96,17 @@ describe('pathological attempts', () => {
     }
   });
 
+  it('knows a file with a megabyte-long path exists without indexing each of its folders', () => {
+    const deep = `${'d/'.repeat(500_000)}f.ts`;
+    const ix = buildPathIndex(['src/a.ts', deep]);
+    expect(ix.has(deep)).toBe(true);
+    expect(ix.has(`./${deep}`)).toBe(true);
+    expect(ix.has('d/d')).toBe(false);
+    expect(ix.size).toBe(2);
+    expect(ix.suggest('src/aa.ts')).toEqual(['src/a.ts']);
+    expect(ix.nearestListing(deep).folder).toBe('');
+  });
+
   it('still scores a long name against the names it could mean', () => {
     expect(repo.suggest(`src/utils/format${'_'.repeat(200_000)}.ts`)[0]).toBe('src/utils/format.ts');
     expect(repo.suggest(`src/components/${'B'.repeat(100_000)}utton.tsx`)).toEqual([]);

@@ -21,6 +21,12 @@ const THRESHOLD = 0.55;
 const BUCKET_CAP = 300;
 /** At most this many candidates are scored per attempt. */
 const SCORE_CAP = 200;
+/**
+ * Longer paths (PATH_MAX on Linux; no real file has one) are known to exist but not indexed for
+ * suggestions and listings: indexing every folder of a path costs its length squared, and a model
+ * can write a file with a megabyte-long path, which would then stall every index build.
+ */
+export const MAX_INDEXED_PATH_CHARS = 4096;
 
 export function normalizePath(p: string): { path: string; dir: boolean } {
   let s = p.trim().replace(/\\/g, '/');
@@ -97,6 +103,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   const ids = new Map<string, number>();
   // Folder → names of its direct entries (no trailing slash).
   const children = new Map<string, Set<string>>([['', new Set()]]);
+  const unindexed = new Set<string>();
 
   const add = (path: string, dir: boolean): void => {
     if (path === '' || ids.has(path)) {
@@ -116,9 +123,12 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   for (const raw of paths) {
     const { path, dir } = normalizePath(raw);
     if (path === '') continue;
+    if (path.length > MAX_INDEXED_PATH_CHARS) {
+      unindexed.add(path);
+      continue;
+    }
     // Folders are implied by the files in them.
-    const comps = path.split('/');
-    for (let i = 1; i < comps.length; i++) add(comps.slice(0, i).join('/'), true);
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) add(path.slice(0, i), true);
     add(path, dir);
   }
 
@@ -297,7 +307,10 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     }
   }
 
-  const has = (path: string): boolean => ids.has(normalizePath(path).path);
+  const has = (path: string): boolean => {
+    const p = normalizePath(path).path;
+    return ids.has(p) || unindexed.has(p);
+  };
 
   return {
     get size() {
