@@ -36,6 +36,8 @@ export interface DashboardData {
   /** One point per bucket and model. */
   ratesOverTime: Array<{ bucket: string; model: string; calls: number; hallucinated: number; rate: number }>;
   byTool: Array<{ tool: string; calls: number; hallucinated: number; rate: number }>;
+  /** Calls grouped by the MCP server of their tool (agent_activity.tool_server); `server` null: the app's own tools. */
+  byServer: Array<{ server: string | null; calls: number; hallucinated: number; rate: number; blocked: number }>;
   categories: Array<{ category: string; count: number }>;
   phantomTools: Array<{ name: string; count: number }>;
   /** Parameters models invented; `candidate` when invented 5 or more times (a feature request). */

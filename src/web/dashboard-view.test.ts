@@ -12,6 +12,7 @@ function data(repeatedFailures: number, repeatedFailureTurns: number): Dashboard
     },
     ratesOverTime: [],
     byTool: [],
+    byServer: [],
     categories: [
       { category: 'missing_required', count: 1 },
       { category: 'repeated_failure', count: repeatedFailures },
@@ -31,5 +32,20 @@ describe('renderDashboard', () => {
     const categories = renderDashboard(data(3, 2)).match(/<figure class="card" id="categories">[\s\S]*?<\/figure>/)![0];
     expect(categories).toContain('repeated failure');
     expect(categories).toContain('the 3rd loses the tool');
+  });
+
+  it('groups calls by MCP server only when some went to one', () => {
+    expect(renderDashboard({ ...data(0, 0), byServer: [{ server: null, calls: 10, hallucinated: 4, rate: 0.4, blocked: 3 }] })).not.toContain('id="by-server"');
+    const html = renderDashboard({
+      ...data(0, 0),
+      byServer: [
+        { server: null, calls: 6, hallucinated: 2, rate: 2 / 6, blocked: 1 },
+        { server: 'crm', calls: 4, hallucinated: 2, rate: 0.5, blocked: 2 },
+      ],
+    });
+    const figure = html.match(/<figure class="card" id="by-server">[\s\S]*?<\/figure>/)![0];
+    expect(figure).toContain('crm');
+    expect(figure).toContain('own tools');
+    expect(figure).toContain('50% of 4, 2 blocked');
   });
 });

@@ -154,7 +154,20 @@ export function renderDashboard(data: DashboardData): string {
     ),
   );
 
-  return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}</div>`;
+  // Only where some calls went to MCP servers: an app without MCP_SERVERS has one group, its own tools.
+  const byServer = data.byServer.some((s) => s.server !== null)
+    ? figure(
+        'by-server',
+        'Hallucination rate by MCP server',
+        bars(
+          data.byServer.map((s) => ({ label: s.server ?? 'own tools', value: s.rate, display: `${pct(s.rate)} of ${s.calls}, ${s.blocked} blocked`, tone: 'bad' as const })),
+          { title: 'Hallucination rate by MCP server', max: 1, limit: 12 },
+        ),
+        'Calls grouped by where their tool lives: an MCP server (MCP_SERVERS) or this app (own tools). A blocked name with a server\'s prefix counts for that server.',
+      )
+    : '';
+
+  return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}${byServer}</div>`;
 }
 
 const METER_LABELS = ['self-corrected, 1st retry', 'self-corrected, 2nd retry', 'repair rate', 'forced-summary rate'];

@@ -27,6 +27,9 @@
 --                    a gateway row's turn is its request and its iteration the attempt, so the gateway's
 --                    own retries count as retries. Turns are the loop's only: filtered to the gateway,
 --                    the turn figures are empty.
+--   tool server      the MCP server (its MCP_SERVERS name) whose tool a call named, also when the gate
+--                    blocked a name carrying that server's `<server>__` prefix; null for the app's own
+--                    tools (functions/). byServer groups the calls by it.
 
 -- One row per call with the derived columns every dashboard query needs.
 create or replace view public.agent_activity_facts with (security_invoker = true) as
@@ -37,7 +40,8 @@ select
   coalesce(a.tool_resolved, a.tool_requested) as tool,
   a.category not in ('valid', 'execution_error') and not (a.category = 'repeated_failure' and a.verdict = 'pass') as hallucinated,
   (a.created_at at time zone 'UTC')::date as day,
-  a.source
+  a.source,
+  a.tool_server
 from public.agent_activity a;
 
 -- One row per blocked call with the verdicts of its first two retries (null: no such retry).
@@ -195,6 +199,15 @@ select jsonb_build_object(
     from (
       select c.tool, count(*) as calls, count(*) filter (where c.hallucinated) as hallucinated
       from calls c group by c.tool
+    ) x
+  ), '[]'::jsonb),
+  'byServer', coalesce((
+    select jsonb_agg(jsonb_build_object('server', x.server, 'calls', x.calls, 'hallucinated', x.hallucinated,
+      'rate', x.hallucinated::float8 / x.calls, 'blocked', x.blocked) order by x.server nulls first)
+    from (
+      select c.tool_server as server, count(*) as calls, count(*) filter (where c.hallucinated) as hallucinated,
+        count(*) filter (where c.verdict = 'blocked') as blocked
+      from calls c group by c.tool_server
     ) x
   ), '[]'::jsonb),
   'categories', coalesce((

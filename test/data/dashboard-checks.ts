@@ -16,6 +16,9 @@ export async function checkDashboardAll(load: Load): Promise<void> {
   expect(rounded(all.totals)).toEqual(rounded(EXPECTED_ALL.totals));
   expect(rounded(all.ratesOverTime)).toEqual(rounded(EXPECTED_ALL.ratesOverTime));
   expect(rounded(all.byTool)).toEqual(rounded(EXPECTED_ALL.byTool));
+  // The fixture's calls are all to the app's own tools: one group, the totals.
+  const t = EXPECTED_ALL.totals;
+  expect(rounded(all.byServer)).toEqual(rounded([{ server: null, calls: t.calls, hallucinated: t.hallucinated, rate: t.hallucinationRate, blocked: t.blocked }]));
   expect(all.categories).toEqual(EXPECTED_ALL.categories);
   expect(all.phantomTools).toEqual(EXPECTED_ALL.phantomTools);
   expect(all.inventedParams).toEqual(EXPECTED_ALL.inventedParams);

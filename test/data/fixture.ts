@@ -56,6 +56,7 @@ export function activityRows(prefix = ''): ActivityRow[] {
     duration_ms: 1.5,
     created_at: at,
     source: 'loop',
+    tool_server: null,
   }));
 }
 

@@ -44,6 +44,7 @@ export function fixedDashboardData(range: DashboardRange): DashboardData {
       { tool: 'read_file', calls: 20, hallucinated: 6, rate: 0.3 },
       { tool: 'write_file', calls: 12, hallucinated: 3, rate: 0.25 },
     ],
+    byServer: [{ server: null, calls: 32, hallucinated: 9, rate: 9 / 32, blocked: 5 }],
     categories: [
       { category: 'valid', count: 25 },
       { category: 'invalid_path', count: 5 },
