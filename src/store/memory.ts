@@ -71,6 +71,15 @@ class MemorySessions implements SessionStore {
     return this.stopping.has(turnId);
   }
 
+  async runningTurn(sessionId: string): Promise<TurnRecord | null> {
+    let newest: { turn: TurnRecord; since: number } | null = null;
+    for (const [id, since] of this.running) {
+      const turn = this.turns.get(id)!;
+      if (turn.sessionId === sessionId && (!newest || since >= newest.since)) newest = { turn, since };
+    }
+    return newest ? { ...newest.turn } : null;
+  }
+
   /** For the turn events' foreign key. */
   hasTurn(turnId: string): boolean {
     return this.turns.has(turnId);

@@ -130,6 +130,15 @@ class SqlSessions implements SessionStore {
     return rows[0]?.stop === true;
   }
 
+  async runningTurn(sessionId: string): Promise<TurnRecord | null> {
+    const { rows } = await this.db.query<TurnDbRow>(
+      `select id, session_id, user_id, message, status, created_at from public.agent_turns
+       where session_id = $1 and status = 'running' order by coalesce(claimed_at, created_at) desc, id limit 1`,
+      [sessionId],
+    );
+    return rows[0] ? toTurn(rows[0]) : null;
+  }
+
   async closeInterrupted({ claimedBefore, sessionId, limit = 100 }: CloseInterruptedOptions): Promise<TurnRecord[]> {
     // agent_close_interrupted (migration 20261123000200): one statement, shared with the Supabase store.
     const { rows } = await this.db.query<TurnDbRow>('select * from public.agent_close_interrupted($1::timestamptz, $2::text, $3::text, $4::integer)', [

@@ -156,6 +156,21 @@ class SupabaseSessions implements SessionStore {
     return (row as { stop_requested_at: string | null } | null)?.stop_requested_at != null;
   }
 
+  async runningTurn(sessionId: string): Promise<TurnRecord | null> {
+    const rows = rowsOf(
+      await this.db
+        .from('agent_turns')
+        .select(TURN_COLUMNS)
+        .eq('session_id', sessionId)
+        .eq('status', 'running')
+        .order('claimed_at', { ascending: false, nullsFirst: false })
+        .order('created_at', { ascending: false })
+        .limit(1),
+      'agent_turns read',
+    ) as TurnDbRow[];
+    return rows[0] ? toTurn(rows[0]) : null;
+  }
+
   async closeInterrupted({ claimedBefore, sessionId, limit = 100 }: CloseInterruptedOptions): Promise<TurnRecord[]> {
     // agent_close_interrupted (migration 20261123000200): one statement, shared with the PGlite store.
     const rows = rowsOf(

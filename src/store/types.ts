@@ -41,6 +41,8 @@ export interface SessionStore {
   requestStop(turnId: string): Promise<boolean>;
   /** Whether a stop has been asked for the turn (false for an unknown turn). */
   stopRequested(turnId: string): Promise<boolean>;
+  /** The session's running turn (the newest claimed when there are several), or null: what a useChat resume reattaches to. */
+  runningTurn(sessionId: string): Promise<TurnRecord | null>;
   /**
    * Closes turns a killed process left `running` (src/store/interrupted.ts says when): each turn claimed
    * before `claimedBefore` and still running becomes finished with outcome `interrupted`, and its session

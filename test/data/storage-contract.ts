@@ -81,6 +81,38 @@ export async function checkStorageContract(storage: Storage, users: { a: string 
   expect((await mem.recall('100%')).map((m) => m.content)).toEqual(['Likes 100% coverage']);
   expect(await mem.recall('%')).toHaveLength(1);
   expect(await storage.memory({ userId: users.b, sessionId: s1, turnId }).recall()).toEqual([]);
+
+  await checkRunningTurn(storage, users.a);
+}
+
+/**
+ * A session's running turn (what a useChat resume reattaches to): none while its turns are pending or
+ * finished; the running one; the newest claimed of two; never another session's.
+ */
+export async function checkRunningTurn(storage: Storage, userId: string | null): Promise<void> {
+  const { sessions } = storage;
+  const sessionId = await sessions.ensureSession(userId);
+  const other = await sessions.ensureSession(userId);
+  const turn = async (session = sessionId) => (await sessions.createTurn({ id: crypto.randomUUID(), sessionId: session, userId, message: 'run' })).id;
+  expect(await sessions.runningTurn(sessionId)).toBeNull();
+  const first = await turn();
+  expect(await sessions.runningTurn(sessionId)).toBeNull();
+  await sessions.claimTurn(first);
+  expect(await sessions.runningTurn(sessionId)).toMatchObject({ id: first, sessionId, userId, message: 'run', status: 'running' });
+  await new Promise((resolve) => setTimeout(resolve, 5)); // claimed later, whatever the clock's resolution
+  const second = await turn();
+  await sessions.claimTurn(second);
+  expect((await sessions.runningTurn(sessionId))?.id).toBe(second);
+  await sessions.finishTurn(second);
+  expect((await sessions.runningTurn(sessionId))?.id).toBe(first);
+  await sessions.finishTurn(first);
+  expect(await sessions.runningTurn(sessionId)).toBeNull();
+  const elsewhere = await turn(other);
+  await sessions.claimTurn(elsewhere);
+  expect(await sessions.runningTurn(sessionId)).toBeNull();
+  expect((await sessions.runningTurn(other))?.id).toBe(elsewhere);
+  await sessions.finishTurn(elsewhere);
+  expect(await sessions.runningTurn(`no-such-session-${crypto.randomUUID()}`)).toBeNull();
 }
 
 /**
