@@ -3,6 +3,7 @@
 // changes. Tool-call deltas are held: a call is complete when the upstream moves on to the next call
 // (OpenAI and every provider recorded send calls one after another) or finishes; it is then gated,
 // and a call that passes (as it is, or repaired) goes out at once as one complete tool_calls delta.
+// The last call is complete with the finish chunk (or [DONE]), not only when the body ends.
 // A blocked call stays here for the retry policy. The finish and usage chunks are held too: the
 // orchestrator (stream.ts) writes them once no retry follows.
 //
@@ -73,7 +74,10 @@ export class HeldStream {
   push(message: SseMessage): void {
     if (this.failed) return;
     const d = this.options.delivery;
-    if (message.data.trim() === '[DONE]') return;
+    if (message.data.trim() === '[DONE]') {
+      if (this.open) this.close(this.open);
+      return;
+    }
     let chunk: unknown;
     try {
       chunk = JSON.parse(message.data);
@@ -113,6 +117,8 @@ export class HeldStream {
     if (!changed) d.raw(message);
     else this.rewrite(chunk, choice, delta, content);
     for (const tc of toolDeltas) if (isRecord(tc)) this.toolDelta(tc as ToolCallDelta);
+    // The answer is finished, so is its last call: it goes out now, not when the body ends.
+    if (this.finishReason !== null && this.open) this.close(this.open);
   }
 
   /** The answer ended (or broke off): the open call is complete, the text is settled. */
