@@ -38,6 +38,8 @@ describe('HeldStream', () => {
     expect(a.calls()).toEqual([{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Oslo"}' } }]);
     a.held.push(call({ index: 1, function: { arguments: '"rain"}' } }));
     a.held.push(choice({}, 'tool_calls'));
+    // The finish chunk completes the last call: it goes out before the body ends.
+    expect(a.calls()).toHaveLength(2);
     const result = a.held.end();
     expect(a.calls().map((c) => [c.index, c.id])).toEqual([[0, 'call_1'], [1, 'call_2']]);
     expect(result).toMatchObject({ finishReason: 'tool_calls', failed: false, lateDeltas: 0 });
