@@ -8,6 +8,7 @@ import { ApiError, errorResponse } from './errors.ts';
 import { TurnTokens } from './turn-token.ts';
 import { LiveTurns } from '../turns/live-turns.ts';
 import { turnRoutes } from './routes/turns.ts';
+import { uiChatRoutes } from './routes/ui-chat.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { AuthConfigError } from './auth-env.ts';
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/health', (c) => c.json({ ok: true, model: deps.model.model, demo: deps.model.demo }));
   app.route('/', turnRoutes(deps, tokens, turns));
+  app.route('/', uiChatRoutes(deps, turns));
   app.route('/', sessionRoutes(deps));
   app.route('/', gatewayRoutes(deps));
   app.route('/', toolRoutes(deps));

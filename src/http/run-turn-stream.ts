@@ -10,7 +10,7 @@ import { unpackEvents } from '../store/turn-events.ts';
 import { followPersisted } from '../turns/follow-persisted.ts';
 import type { LiveTurn, LiveTurns } from '../turns/live-turns.ts';
 import type { AppDeps } from './deps.ts';
-import { sseResponse } from './sse.ts';
+import { sseResponse, type SseOptions } from './sse.ts';
 import { withTurnTools } from './turn-tools.ts';
 
 /** The platform's waitUntil: the one handed to createApp (Supabase), else the request's execution context (Workers). */
@@ -70,27 +70,30 @@ function watchForStop(deps: AppDeps, live: LiveTurn, turnId: string): void {
 
 const STOP_POLL_MS = 1_000;
 
+/** How a stream writes the turn's events: Rebound's SSE events when absent, else its own frames and headers (ui-stream/). */
+export type StreamFormat = Pick<SseOptions, 'frame' | 'headers'>;
+
 /** A stream of a turn running in this process. */
-export function liveStream(deps: AppDeps, live: LiveTurn, afterSeq: number, c: Context): Response {
+export function liveStream(deps: AppDeps, live: LiveTurn, afterSeq: number, c: Context, format: StreamFormat = {}): Response {
   const abortOnLeave = deps.config.onDisconnect === 'abort';
-  return logResponse(deps, c, (signal) => live.log.read(afterSeq, signal), () => {
+  return logResponse(deps, c, format, (signal) => live.log.read(afterSeq, signal), () => {
     if (abortOnLeave && !live.log.finished) live.stop();
   });
 }
 
 /** A stream of a turn whose producer is elsewhere (another instance) or gone (finished before). */
-export function persistedStream(deps: AppDeps, turn: TurnRecord, afterSeq: number, c: Context): Response {
+export function persistedStream(deps: AppDeps, turn: TurnRecord, afterSeq: number, c: Context, format: StreamFormat = {}): Response {
   const store = deps.storage.turnEvents;
   if (turn.status === 'finished') {
-    return logResponse(deps, c, async function* () {
+    return logResponse(deps, c, format, async function* () {
       yield* unpackEvents(await store.eventsAfter(turn.id, afterSeq), afterSeq);
     });
   }
   const stillRunning = async () => (await deps.storage.sessions.getTurn(turn.id))?.status === 'running';
-  return logResponse(deps, c, (signal) => followPersisted({ store, turnId: turn.id, afterSeq, signal, stillRunning }));
+  return logResponse(deps, c, format, (signal) => followPersisted({ store, turnId: turn.id, afterSeq, signal, stillRunning }));
 }
 
-function logResponse(deps: AppDeps, c: Context, read: (signal: AbortSignal) => AsyncIterable<LoggedEvent>, onLeave?: () => void): Response {
+function logResponse(deps: AppDeps, c: Context, format: StreamFormat, read: (signal: AbortSignal) => AsyncIterable<LoggedEvent>, onLeave?: () => void): Response {
   return sseResponse(
     async (send, signal) => {
       let ended = false;
@@ -100,6 +103,6 @@ function logResponse(deps: AppDeps, c: Context, read: (signal: AbortSignal) => A
       }
       if (!ended && signal.aborted) onLeave?.();
     },
-    { keepaliveMs: deps.config.keepaliveMs, requestSignal: c.req.raw.signal },
+    { keepaliveMs: deps.config.keepaliveMs, requestSignal: c.req.raw.signal, ...format },
   );
 }

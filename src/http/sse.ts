@@ -15,7 +15,13 @@ export interface SseOptions {
   /** The request's own signal: some runtimes report a disconnect here rather than by cancelling the body. */
   requestSignal?: AbortSignal;
   headers?: Record<string, string>;
+  /** Writes one event as SSE text (default: `event:`, `id:` and `data:` lines); the UI message stream (ui-stream/) has its own. */
+  frame?: Frame;
 }
+
+export type Frame = (event: TurnEvent, seq: number) => string;
+
+const reboundFrame: Frame = (event, seq) => `event: ${event.event}\nid: ${seq}\ndata: ${JSON.stringify(event.data)}\n\n`;
 
 /** Writes one event; `seq` is its id in the turn's log (counted from 1 by this stream when absent). */
 export type Send = (event: TurnEvent, seq?: number) => void;
@@ -57,9 +63,11 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
         }
       };
       flushNow = flush;
+      const frame = options.frame ?? reboundFrame;
       const send: Send = (event, id) => {
         seq = id ?? seq + 1;
-        write(`event: ${event.event}\nid: ${seq}\ndata: ${JSON.stringify(event.data)}\n\n`);
+        const text = frame(event, seq);
+        if (text) write(text); // an event a frame writer drops (nothing to show) costs no write
       };
       // A first comment flushes the headers at once, so EventSource reports the connection open.
       write(': open\n\n');

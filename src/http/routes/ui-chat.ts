@@ -1,0 +1,143 @@
+// The AI SDK's UI message stream protocol, so that a `useChat` app talks to Rebound unchanged (README,
+// "From a useChat app"). POST /v1/ui/chat takes what useChat's default transport sends and streams the
+// turn as UI message chunks (ui-stream/mapper.ts); GET /v1/ui/chat/:id/stream is where
+// `useChat({resume: true})` reattaches on mount: the chat's running turn, replayed from its first
+// event, or 204. The turn is the same durable turn as POST /v1/chat's: a client that leaves (useChat's
+// stop() aborts its fetch) ends only its reader; POST /v1/turns/:id/stop ends the turn.
+import { Hono, type Context } from 'hono';
+import * as z from 'zod';
+import type { AppDeps } from '../deps.ts';
+import { readJson } from '../body.ts';
+import { ApiError } from '../errors.ts';
+import { liveStream, persistedStream, startTurn } from '../run-turn-stream.ts';
+import { chatSessionId } from '../ui-stream/chat-session.ts';
+import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
+import { SessionForbiddenError } from '../../store/types.ts';
+import { closeStaleTurns } from '../../store/interrupted.ts';
+import type { LiveTurns } from '../../turns/live-turns.ts';
+
+/**
+ * useChat sends the whole conversation with every message (tool outputs included), though only the
+ * last message is read: the history comes from the store. So the cap is higher than the API's 256 KB,
+ * and an app with long chats can send the last message alone (prepareSendMessagesRequest).
+ */
+export const MAX_UI_BODY_BYTES = 4 * 1024 * 1024;
+
+const MAX_CHAT_ID_CHARS = 256;
+
+const chatId = z
+  .string({ error: 'id (the chat id useChat sends) is required and must be a string' })
+  .min(1, 'id must not be empty')
+  .max(MAX_CHAT_ID_CHARS, `id must be at most ${MAX_CHAT_ID_CHARS} characters`);
+
+const UiChatRequest = z.object({
+  id: chatId,
+  messages: z
+    .array(
+      z.looseObject({
+        role: z.enum(['system', 'user', 'assistant'], { error: 'role must be "user", "assistant" or "system"' }),
+        parts: z.array(z.looseObject({ type: z.string({ error: 'each part needs a type' }) }), { error: 'each message needs a parts array (a UIMessage)' }),
+      }),
+      { error: 'messages must be an array of UIMessages ({id, role, parts})' },
+    )
+    .min(1, 'messages must not be empty: the last one is the user message to answer'),
+  trigger: z.enum(['submit-message', 'regenerate-message'], { error: 'trigger must be "submit-message" or "regenerate-message"' }).default('submit-message'),
+  messageId: z.string().optional(),
+});
+type UiChatBody = z.infer<typeof UiChatRequest>;
+
+export function uiChatRoutes(deps: AppDeps, turns: LiveTurns) {
+  const app = new Hono();
+  const { sessions } = deps.storage;
+
+  app.post('/v1/ui/chat', async (c) => {
+    const body = await readBody(c);
+    const typed = body.trigger === 'submit-message' ? userText(body, deps.config.maxMessageChars) : null;
+    const principal = await deps.auth.authenticate(c.req.raw);
+    const sessionId = await chatSessionId(principal.userId, body.id);
+    try {
+      await sessions.ensureSession(principal.userId, sessionId);
+    } catch (err) {
+      if (err instanceof SessionForbiddenError) throw forbidden();
+      throw err;
+    }
+    // As on every turn creation: turns a killed process left running are closed by age, this chat's first.
+    await closeStaleTurns(sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
+    // One turn at a time per chat: the next one reads the history, which holds a turn only once it has ended.
+    const running = await sessions.runningTurn(sessionId);
+    if (running) {
+      throw new ApiError(
+        409,
+        'conflict',
+        `A turn is still running in this chat (turn ${running.id}). Wait for it (GET /v1/ui/chat/{id}/stream follows it) or stop it (POST /v1/turns/${running.id}/stop), then send again.`,
+      );
+    }
+    const message = typed ?? (await lastTurnMessage(deps, sessionId));
+    const turn = await sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId: principal.userId, message });
+    const claimed = await sessions.claimTurn(turn.id);
+    if (!claimed) throw new ApiError(409, 'conflict', 'The turn was already started.');
+    return liveStream(deps, startTurn(deps, turns, claimed, c), 0, c, uiMessageStreamFormat());
+  });
+
+  app.get('/v1/ui/chat/:id/stream', async (c) => {
+    const id = chatId.safeParse(c.req.param('id'));
+    if (!id.success) throw new ApiError(400, 'invalid_request', `Invalid chat id: ${id.error.issues[0]!.message}.`);
+    const principal = await deps.auth.authenticate(c.req.raw);
+    const sessionId = await chatSessionId(principal.userId, id.data);
+    const session = await sessions.getSession(sessionId);
+    if (!session) return c.body(null, 204); // a chat that never sent a message here: nothing to resume, nothing created
+    if (session.userId !== principal.userId) throw forbidden();
+    // A turn left running by a killed process would otherwise be followed until the sweep of a later turn.
+    await closeStaleTurns(sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
+    const running = await sessions.runningTurn(sessionId);
+    if (!running) return c.body(null, 204);
+    const live = turns.get(running.id);
+    return live ? liveStream(deps, live, 0, c, uiMessageStreamFormat()) : persistedStream(deps, running, 0, c, uiMessageStreamFormat());
+  });
+
+  return app;
+}
+
+async function readBody(c: Context): Promise<UiChatBody> {
+  try {
+    return await readJson(c, UiChatRequest, MAX_UI_BODY_BYTES);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 413) {
+      throw new ApiError(
+        413,
+        'payload_too_large',
+        `The body is larger than ${MAX_UI_BODY_BYTES / (1024 * 1024)} MB. The server keeps the chat's history, so send only the last message (prepareSendMessagesRequest, see the README's "From a useChat app").`,
+      );
+    }
+    throw err;
+  }
+}
+
+/** The turn's message: the text parts of the last message, which must be the user's. */
+function userText(body: UiChatBody, maxChars: number): string {
+  const last = body.messages.at(-1)!;
+  if (last.role !== 'user') {
+    throw new ApiError(400, 'invalid_request', `Invalid request: the last message must be the user's (role "user"), not "${last.role}". Send the new user message last, or use trigger "regenerate-message" to answer the last one again.`);
+  }
+  const texts = last.parts.flatMap((p) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : []));
+  const text = texts.join('\n\n').trim();
+  if (text === '') {
+    const kinds = [...new Set(last.parts.map((p) => p.type))];
+    const had = kinds.length ? `it has only ${kinds.map((k) => `"${k}"`).join(', ')} parts` : 'it has no parts';
+    throw new ApiError(400, 'invalid_request', `Invalid request: the last message has no text (${had}). Rebound answers text parts; files and other parts are not read.`);
+  }
+  if (text.length > maxChars) throw new ApiError(400, 'invalid_request', `Invalid request: the message must be at most ${maxChars} characters (its text parts have ${text.length}).`);
+  return text;
+}
+
+/** regenerate-message runs the chat's last turn again: its message is the last user message in the stored history. */
+async function lastTurnMessage(deps: AppDeps, sessionId: string): Promise<string> {
+  const history = await deps.storage.sessions.history(sessionId);
+  const last = history.findLast((m) => m.role === 'user');
+  if (!last) throw new ApiError(400, 'invalid_request', 'Invalid request: this chat has no turn to regenerate yet. Send a message with trigger "submit-message".');
+  return last.content;
+}
+
+function forbidden(): ApiError {
+  return new ApiError(403, 'forbidden', 'This chat belongs to another user.');
+}

@@ -1,0 +1,62 @@
+// The AI SDK's UI message stream (protocol v1, what `useChat` reads), as far as Rebound writes it: the
+// chunk types and fields below are the ones every client from ai 5 to ai 7 accepts. ai 5's schema is
+// strict (an unknown field, or a chunk type it does not know, fails the whole stream), so nothing is
+// added here that ai 5 lacked: no `finishReason` on finish, no `reason` on abort. The `ai` package is
+// a devDependency only; the tests validate every chunk with its own `uiMessageChunkSchema`.
+import type { Repair } from '../../gate/types.ts';
+import type { DoneReason, TurnEvent, Usage } from '../../vocabulary.ts';
+
+/** The assistant message's metadata: what `start` carries (the turn), then what `finish` adds (how it ended). */
+export type StartMetadata = Extract<TurnEvent, { event: 'turn_start' }>['data'];
+export interface FinishMetadata {
+  reason: DoneReason;
+  iterations: number;
+  usage: Usage;
+}
+export type ReboundMessageMetadata = StartMetadata & Partial<FinishMetadata>;
+
+/** `data-rebound-verdict`: what the gate made of one call, kept in the message beside its tool part. */
+export interface VerdictData {
+  toolCallId: string;
+  /** The tool that ran (a repaired call may have been renamed), or the name the model wrote. */
+  toolName: string;
+  verdict: 'pass' | 'repaired' | 'blocked';
+  category: string;
+  /** What the gate changed (empty unless repaired). */
+  repairs: Repair[];
+  /** What the gate offered instead (blocked calls). */
+  suggestions?: string[];
+}
+
+/** `data-rebound-forced-summary` (transient: useChat hands it to onData and keeps it out of the message). */
+export interface ForcedSummaryData {
+  reason: 'iteration_limit' | 'time_budget';
+}
+
+/** Server-side tools: the client must neither run them (onToolCall) nor send their results back. */
+interface ToolFlags {
+  dynamic: true;
+  providerExecuted: true;
+}
+
+export type UiChunk =
+  | { type: 'start'; messageId: string; messageMetadata: StartMetadata }
+  | { type: 'start-step' }
+  | { type: 'finish-step' }
+  | { type: 'text-start'; id: string }
+  | { type: 'text-delta'; id: string; delta: string }
+  | { type: 'text-end'; id: string }
+  | ({ type: 'tool-input-start'; toolCallId: string; toolName: string } & ToolFlags)
+  | ({ type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown } & ToolFlags)
+  | ({ type: 'tool-input-error'; toolCallId: string; toolName: string; input: unknown; errorText: string } & ToolFlags)
+  | ({ type: 'tool-output-available'; toolCallId: string; output: unknown } & ToolFlags)
+  | ({ type: 'tool-output-error'; toolCallId: string; errorText: string } & ToolFlags)
+  | { type: 'data-rebound-verdict'; id: string; data: VerdictData }
+  | { type: 'data-rebound-forced-summary'; data: ForcedSummaryData; transient: true }
+  | { type: 'error'; errorText: string }
+  | { type: 'message-metadata'; messageMetadata: FinishMetadata }
+  | { type: 'finish'; messageMetadata: FinishMetadata }
+  | { type: 'abort' };
+
+/** The response headers of a UI message stream (besides the SSE ones every stream has). */
+export const UI_MESSAGE_STREAM_HEADERS = { 'x-vercel-ai-ui-message-stream': 'v1' } as const;

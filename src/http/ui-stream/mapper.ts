@@ -1,0 +1,155 @@
+// Rebound's turn events as UI message stream chunks: the second face of the same turn log, so a
+// `useChat` app reads a turn (live, or replayed from its first event on resume) without knowing
+// Rebound's own events. One mapper per stream; it keeps only what the protocol needs across events:
+// the open text part, the open step, and each call's name and input for its result.
+//
+//   turn_start      → start {messageId: turnId, messageMetadata: {turnId, sessionId, model, demo}}
+//   a model call    → start-step … finish-step (a call's results stay in its step)
+//   text_delta      → text-start / text-delta / text-end
+//   tool_call       → tool-input-start, tool-input-available (dynamic, run on the server)
+//   tool_result     → tool-output-available (passed, repaired), tool-input-error (blocked: the gate's
+//                     message the model received), tool-output-error (the tool failed); and for every
+//                     call a data-rebound-verdict part {toolCallId, toolName, verdict, category, repairs, suggestions?}
+//   forced_summary  → data-rebound-forced-summary (transient), before the summary's text
+//   agent_error     → error
+//   done            → finish {messageMetadata: {reason, iterations, usage}}; an aborted turn:
+//                     message-metadata with the same, then abort
+import type { Frame } from '../sse.ts';
+import type { TurnEvent } from '../../vocabulary.ts';
+import { UI_MESSAGE_STREAM_HEADERS, type UiChunk, type VerdictData } from './chunks.ts';
+
+type ToolResult = Extract<TurnEvent, { event: 'tool_result' }>['data'];
+
+const SERVER_TOOL = { dynamic: true, providerExecuted: true } as const;
+
+export class UiMessageStreamMapper {
+  /** The open step: the iteration its tool calls belong to (null before its first call), and whether a result came. */
+  private step: { iteration: number | null; hasResults: boolean } | null = null;
+  private textId: string | null = null;
+  private texts = 0;
+  private readonly calls = new Map<string, { toolName: string; input: unknown }>();
+
+  /** The chunks one event becomes (none for an empty text delta). */
+  map(event: TurnEvent): UiChunk[] {
+    const out: UiChunk[] = [];
+    switch (event.event) {
+      case 'turn_start':
+        out.push({ type: 'start', messageId: event.data.turnId, messageMetadata: { ...event.data } });
+        break;
+      case 'text_delta': {
+        if (event.data.text === '') break;
+        // Text after a step's results is the next model call's.
+        if (this.step?.hasResults) this.endStep(out);
+        this.openStep(out);
+        if (this.textId === null) {
+          this.textId = `text-${++this.texts}`;
+          out.push({ type: 'text-start', id: this.textId });
+        }
+        out.push({ type: 'text-delta', id: this.textId, delta: event.data.text });
+        break;
+      }
+      case 'tool_call': {
+        const { id, name, iteration } = event.data;
+        this.endText(out);
+        if (this.step && this.step.iteration !== null && this.step.iteration !== iteration) this.endStep(out);
+        this.openStep(out).iteration = iteration;
+        this.callStarted(out, id, name, parseInput(event.data.arguments));
+        break;
+      }
+      case 'tool_result':
+        this.toolResult(out, event.data);
+        break;
+      case 'forced_summary':
+        this.endText(out);
+        this.endStep(out);
+        out.push({ type: 'data-rebound-forced-summary', data: { reason: event.data.reason }, transient: true });
+        break;
+      case 'agent_error':
+        out.push({ type: 'error', errorText: event.data.message });
+        break;
+      case 'done': {
+        this.endText(out);
+        this.endStep(out);
+        const metadata = { reason: event.data.reason, iterations: event.data.iterations, usage: event.data.usage };
+        if (event.data.reason === 'aborted') out.push({ type: 'message-metadata', messageMetadata: metadata }, { type: 'abort' });
+        else out.push({ type: 'finish', messageMetadata: metadata });
+        break;
+      }
+    }
+    return out;
+  }
+
+  private toolResult(out: UiChunk[], result: ToolResult): void {
+    const toolCallId = result.id;
+    // A result always follows its call in a turn's log; should one come alone, its call is shown first.
+    const call = this.calls.get(toolCallId) ?? this.callStarted(out, toolCallId, result.name, null);
+    if (result.verdict === 'blocked') {
+      out.push({ type: 'tool-input-error', toolCallId, toolName: call.toolName, input: call.input, errorText: result.error ?? 'The call was blocked.', ...SERVER_TOOL });
+    } else if (result.ok) {
+      out.push({ type: 'tool-output-available', toolCallId, output: result.result ?? null, ...SERVER_TOOL });
+    } else {
+      out.push({ type: 'tool-output-error', toolCallId, errorText: result.error ?? 'The tool failed.', ...SERVER_TOOL });
+    }
+    const verdict: VerdictData = {
+      toolCallId,
+      toolName: result.name,
+      verdict: result.verdict,
+      category: result.category,
+      repairs: result.repairs ?? [],
+      ...(result.verdict === 'blocked' ? { suggestions: result.suggestions ?? [] } : {}),
+    };
+    out.push({ type: 'data-rebound-verdict', id: `verdict-${toolCallId}`, data: verdict });
+    this.openStep(out).hasResults = true;
+  }
+
+  private callStarted(out: UiChunk[], toolCallId: string, toolName: string, input: unknown) {
+    this.openStep(out);
+    const call = { toolName, input };
+    this.calls.set(toolCallId, call);
+    out.push({ type: 'tool-input-start', toolCallId, toolName, ...SERVER_TOOL }, { type: 'tool-input-available', toolCallId, toolName, input, ...SERVER_TOOL });
+    return call;
+  }
+
+  private openStep(out: UiChunk[]) {
+    if (!this.step) {
+      this.step = { iteration: null, hasResults: false };
+      out.push({ type: 'start-step' });
+    }
+    return this.step;
+  }
+
+  private endStep(out: UiChunk[]): void {
+    this.endText(out);
+    if (!this.step) return;
+    this.step = null;
+    out.push({ type: 'finish-step' });
+  }
+
+  private endText(out: UiChunk[]): void {
+    if (this.textId === null) return;
+    out.push({ type: 'text-end', id: this.textId });
+    this.textId = null;
+  }
+}
+
+/** The call's input as the model wrote it: its JSON when it parses, else the raw text (a malformed call). */
+function parseInput(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** SSE text for chunks: one `data:` line each; the stream's end (after done) is `data: [DONE]`. */
+export function uiFrames(chunks: UiChunk[], end: boolean): string {
+  let text = '';
+  for (const chunk of chunks) text += `data: ${JSON.stringify(chunk)}\n\n`;
+  return end ? `${text}data: [DONE]\n\n` : text;
+}
+
+/** How one response writes a turn as a UI message stream: a fresh mapper, its frames and its headers. */
+export function uiMessageStreamFormat(): { frame: Frame; headers: Record<string, string> } {
+  const mapper = new UiMessageStreamMapper();
+  return { frame: (event) => uiFrames(mapper.map(event), event.event === 'done'), headers: { ...UI_MESSAGE_STREAM_HEADERS } };
+}
