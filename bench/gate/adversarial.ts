@@ -86,7 +86,8 @@ function families(tree: string[]): Family[] {
   const validCall = '{"name": "read_file", "arguments": {"path": "a.ts"}}';
   return [
     // Layer 1: the arguments text.
-    { name: 'fence then spaces', layer: 'arguments', make: (n) => call('read_file', framed('```', ' ', '', n)) },
+    // The review's finding: a fence, spaces, then anything (3 KB froze the server for 4 s).
+    { name: 'fence then spaces', layer: 'arguments', make: (n) => call('read_file', framed('```', ' ', 'x', n)) },
     { name: 'repeated fences', layer: 'arguments', make: (n) => call('read_file', fill('```', n)) },
     { name: 'fenced blank lines', layer: 'arguments', make: (n) => call('read_file', framed('```json\n', ' \n\t', '\n```', n)) },
     { name: 'unclosed brackets', layer: 'arguments', make: (n) => call('read_file', framed('{"path": [', '[1], ', '', n)) },
