@@ -3,7 +3,7 @@
 // streaming path: calls that pass are kept from every attempt, a retry that repeats one is not
 // counted twice, a retry's text is kept only when it answers without a call, and calls still blocked
 // after the last attempt go out as the model wrote them.
-import { accepted, gateProposed, outcomeOf, sameCall, textCalls, wireCall, type GatedCall } from './gated-call.ts';
+import { accepted, gateProposed, outcomeOf, sameCall, textCalls, wireCall, type GatedCall, type Outcome } from './gated-call.ts';
 import { openAIError } from './errors.ts';
 import { buildCompletion } from './response.ts';
 import { blockedOf, retryMessages, shouldRetry } from './retry.ts';
@@ -20,6 +20,7 @@ export interface Completed {
   body: string;
   contentType: string;
   attempts: number;
+  outcome: Outcome;
 }
 
 export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
@@ -44,7 +45,7 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
       if (attempt === 1) {
         run.settled({ attempts: 1, outcome: 'none', delivered: [] });
         const error = openAIError(502, 'upstream_too_large', `The upstream's answer is larger than ${MAX_COMPLETION_BYTES / 1024 / 1024} MB; the gateway stopped reading it.`);
-        return { status: 502, body: JSON.stringify(error), contentType: 'application/json', attempts: 1 };
+        return { status: 502, body: JSON.stringify(error), contentType: 'application/json', attempts: 1, outcome: 'none' };
       }
       break;
     }
@@ -54,7 +55,7 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
       // Not a completion we can read: the first is passed on as it came; a retry's is ignored.
       if (attempt === 1) {
         run.settled({ attempts: 1, outcome: 'none', delivered: [] });
-        return { status: response.status, body: text, contentType: response.headers.get('content-type') ?? 'application/json', attempts: 1 };
+        return { status: response.status, body: text, contentType: response.headers.get('content-type') ?? 'application/json', attempts: 1, outcome: 'none' };
       }
       break;
     }
@@ -105,10 +106,10 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
   for (const g of blockedOf(last!.calls)) delivered.push(g);
   const outcome = outcomeOf(delivered);
   run.settled({ attempts: attempt, outcome, delivered });
-  if (!changed) return { status: 200, body: firstText, contentType: 'application/json', attempts: attempt };
+  if (!changed) return { status: 200, body: firstText, contentType: 'application/json', attempts: attempt, outcome };
   const lastSentCalls = last!.calls.some((c) => !c.embedded);
   const body = buildCompletion({ first: first!, last: last!.json, lastSentCalls, content, calls: delivered, originals, usage });
-  return { status: 200, body: JSON.stringify(body), contentType: 'application/json', attempts: attempt };
+  return { status: 200, body: JSON.stringify(body), contentType: 'application/json', attempts: attempt, outcome };
 }
 
 function parse(text: string): Json | null {

@@ -60,7 +60,6 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
   }
 
   const ctx = { requestId, userId: deps.userId, model: request.model };
-  let outcome: Settled | null = null;
   const run = {
     request,
     first: first.response,
@@ -68,7 +67,6 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
     retries: deps.retries,
     record: (calls: Parameters<typeof recordAttempt>[3], attempt: number) => recordAttempt(deps.activity, ctx, attempt, calls),
     settled: (result: Settled) => {
-      outcome = result;
       deps.signal.removeEventListener('abort', onClientAbort);
       if (result.outcome === 'blocked') {
         const names = result.delivered.filter((c) => c.verdict.verdict === 'blocked').map((c) => c.proposed.name);
@@ -89,7 +87,6 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
   }
 
   const done = await gatewayComplete(run);
-  const settled = outcome as Settled | null;
   return {
     kind: 'json',
     status: done.status,
@@ -97,7 +94,7 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
       'content-type': done.contentType,
       ...idHeader,
       'x-rebound-attempts': String(done.attempts),
-      'x-rebound-verdict': settled?.outcome ?? 'none',
+      'x-rebound-verdict': done.outcome,
     },
     body: done.body,
   };
