@@ -11,7 +11,8 @@ import type { ActivityWriter } from '../activity/types.ts';
 import { recordAttempt } from './activity.ts';
 import { gatewayComplete } from './complete.ts';
 import type { GatewayRequest } from './request.ts';
-import { gatewayStream, type Settled } from './stream.ts';
+import type { GatedCall } from './gated-call.ts';
+import { gatewayStream, type AttemptsRun, type Settled } from './stream.ts';
 import { callUpstream, type UpstreamOptions } from './upstream.ts';
 
 export { ChatCompletionsBody, toGatewayRequest, type GatewayRequest } from './request.ts';
@@ -60,12 +61,12 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
   }
 
   const ctx = { requestId, userId: deps.userId, model: request.model };
-  const run = {
+  const run: AttemptsRun = {
     request,
     first: first.response,
     ask,
     retries: deps.retries,
-    record: (calls: Parameters<typeof recordAttempt>[3], attempt: number) => recordAttempt(deps.activity, ctx, attempt, calls),
+    record: (calls: GatedCall[], attempt: number) => recordAttempt(deps.activity, ctx, attempt, calls),
     settled: (result: Settled) => {
       deps.signal.removeEventListener('abort', onClientAbort);
       if (result.outcome === 'blocked') {
