@@ -64,7 +64,8 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
       firstText = text;
     }
     const calls: GatedCall[] = [];
-    const native = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
+    // Without tools to gate against (none declared, or tool_choice "none") calls pass as they came.
+    const native = request.toolset.length > 0 && Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
     for (const [i, tc] of native.entries()) {
       const fn = isRecord(tc.function) ? tc.function : {};
       const id = typeof tc.id === 'string' && tc.id ? tc.id : `call_${i}`;

@@ -46,6 +46,14 @@ describe('HeldStream', () => {
     expect(result.calls.map((c) => c.verdict.verdict)).toEqual(['pass', 'pass']);
   });
 
+  it('without tools to gate against, passes calls on as they came', () => {
+    const a = attempt({ toolset: [], extractTextCalls: false });
+    const raw = call({ index: 0, id: 'c1', function: { name: 'anything', arguments: '{"x": ' } });
+    a.held.push(raw);
+    expect(a.out).toEqual([`data: ${raw.data}\n\n`]);
+    expect(a.held.end().calls).toEqual([]);
+  });
+
   it('keeps a blocked call back for the retry policy', () => {
     const a = attempt();
     a.held.push(call({ index: 0, id: 'call_x', function: { name: 'get_weather', arguments: '{}' } }));

@@ -97,7 +97,8 @@ export class HeldStream {
     const choice = choices.find((c): c is Chunk => isRecord(c) && (c.index ?? 0) === 0);
     if (!choice) return;
     const delta = isRecord(choice.delta) ? choice.delta : {};
-    const toolDeltas = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    // Without tools to gate against (none declared, or tool_choice "none") calls pass as they came.
+    const toolDeltas = this.options.toolset.length > 0 && Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
 
     let changed = !this.options.first || choices.length > 1 || (chunk.usage !== undefined && chunk.usage !== null) || toolDeltas.length > 0;
     let content = delta.content;

@@ -106,6 +106,16 @@ describe('non-streaming, through the openai package', () => {
     expect(gw.upstream.requests[2]!.messages.filter((m) => m.role === 'tool')).toHaveLength(2);
   });
 
+  it('has nothing to gate without tools (or with tool_choice "none"): a call passes as the upstream sent it', async () => {
+    gw = await startGateway(() => ({ toolCalls: [{ id: 'call_free', name: 'made_up', arguments: '{"x": 1}' }] }));
+    for (const extra of [{}, { tools: TOOLS, tool_choice: 'none' as const }]) {
+      const data = await gw.openai.chat.completions.create({ model: 'm', messages: ASK, ...extra });
+      expect(data.choices[0]!.message.tool_calls).toEqual([{ id: 'call_free', type: 'function', function: { name: 'made_up', arguments: '{"x": 1}' } }]);
+    }
+    expect(gw.upstream.requests).toHaveLength(2);
+    expect(gw.app.activity.calls).toEqual([]);
+  });
+
   it('writes an activity row per gated call and attempt, with source gateway', async () => {
     gw = await startGateway((_req, i) =>
       i === 0 ? { toolCalls: [{ name: 'getWeather', arguments: '{"city": "Oslo"}' }, { name: 'get_weather', arguments: '{}' }] } : { toolCalls: [{ name: 'get_weather', arguments: '{"city": "Bergen"}' }] },
