@@ -1,8 +1,9 @@
-// The call to the upstream (OPENAI_BASE_URL + /chat/completions), with the server's key or, when
-// GATEWAY_FORWARD_CLIENT_KEY is set, the client's own. Plain fetch, not the openai SDK: the gateway
-// passes the upstream's bytes on and needs its status and error body as they are. Failures are
+// The call to the upstream (OPENAI_BASE_URL + /chat/completions, sent by src/model/chat-post.ts), with the
+// server's key or, when GATEWAY_FORWARD_CLIENT_KEY is set, the client's own. The gateway passes the
+// upstream's bytes on and needs its status and error body as they are. Failures are
 // data: an error status with its body (OpenAI-shaped, passed to the client as it is), an upstream
 // that cannot be reached (502) or does not send its headers within MODEL_TIMEOUT_MS (504).
+import { postChat } from '../model/chat-post.ts';
 import { isOpenAIErrorBody, openAIError, type OpenAIErrorBody } from './errors.ts';
 
 export interface UpstreamOptions {
@@ -22,30 +23,14 @@ export type UpstreamResult =
 const PASSED_HEADERS = ['retry-after', 'retry-after-ms', 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests', 'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens'];
 
 export async function callUpstream(options: UpstreamOptions, body: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamResult> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new Error('upstream timeout')), options.timeoutMs);
-  const url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
-  let response: Response;
-  try {
-    response = await (options.fetch ?? fetch)(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: body.stream === true ? 'text/event-stream' : 'application/json',
-        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-      },
-      body: JSON.stringify(body),
-      signal: AbortSignal.any([signal, timeout.signal]),
-    });
-  } catch (err) {
-    if (signal.aborted) throw err;
-    if (timeout.signal.aborted) {
-      return failure(504, openAIError(504, 'upstream_timeout', `The upstream (${options.baseURL}) did not answer within ${options.timeoutMs} ms (MODEL_TIMEOUT_MS). Try again.`));
-    }
-    return failure(502, openAIError(502, 'upstream_unreachable', `Could not reach the upstream (${options.baseURL}): ${err instanceof Error ? err.message : String(err)}.`));
-  } finally {
-    clearTimeout(timer);
+  const posted = await postChat(options, body, signal);
+  if (posted.kind === 'timeout') {
+    return failure(504, openAIError(504, 'upstream_timeout', `The upstream (${options.baseURL}) did not answer within ${options.timeoutMs} ms (MODEL_TIMEOUT_MS). Try again.`));
   }
+  if (posted.kind === 'unreachable') {
+    return failure(502, openAIError(502, 'upstream_unreachable', `Could not reach the upstream (${options.baseURL}): ${posted.message}.`));
+  }
+  const { response } = posted;
   if (response.ok) return { ok: true, response };
 
   const headers: Record<string, string> = {};

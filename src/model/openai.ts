@@ -1,7 +1,7 @@
 // The OpenAI-compatible adapter: any server that speaks chat completions with streaming (OpenAI,
 // OpenRouter, Groq, Ollama, vLLM). Normalises chunks into ModelEvents and errors into ModelError.
-import OpenAI from 'openai';
 import { ToolCallAssembler } from './assemble.ts';
+import { postChat, readHead, type ChatEndpoint } from './chat-post.ts';
 import { ContentTemplate } from './content-template.ts';
 import { SseDecoder, sseBatches, type SseMessage } from './sse-decode.ts';
 import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
@@ -9,6 +9,7 @@ import type { Usage } from '../vocabulary.ts';
 
 export interface OpenAIModelOptions {
   apiKey: string;
+  /** Default: OpenAI's own API. */
   baseURL?: string;
   model: string;
   /** How long to wait for the upstream's response headers (ms); the stream itself is bounded by the turn's time budget. */
@@ -16,51 +17,23 @@ export interface OpenAIModelOptions {
   fetch?: typeof fetch;
 }
 
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/** How much of an error response is read to quote its message. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
 export class OpenAIModel implements ModelClient {
   readonly demo = false;
   readonly model: string;
-  private client: OpenAI;
+  private endpoint: ChatEndpoint;
 
   constructor(options: OpenAIModelOptions) {
     this.model = options.model;
-    this.client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs ?? 60_000,
-      // Retries are ours (src/model/retry.ts): they must stop once anything reached the client.
-      maxRetries: 0,
-      fetch: options.fetch,
-    });
+    // No retries here: they are ours (src/model/retry.ts), and must stop once anything reached the client.
+    this.endpoint = { apiKey: options.apiKey, baseURL: options.baseURL || OPENAI_BASE_URL, timeoutMs: options.timeoutMs ?? 60_000, fetch: options.fetch };
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
-    let response: Response;
-    try {
-      // The SDK builds and sends the request and turns HTTP errors into APIError; the body is
-      // decoded here (see sse-decode.ts for why).
-      response = await this.client.chat.completions
-        .create(
-          {
-            model: this.model,
-            messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
-            stream: true,
-            stream_options: { include_usage: true },
-            ...(request.tools.length
-              ? {
-                  tools: request.tools.map((t) => ({
-                    type: 'function' as const,
-                    function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> },
-                  })),
-                  tool_choice: request.toolChoice,
-                }
-              : {}),
-          },
-          { signal: request.signal },
-        )
-        .asResponse();
-    } catch (err) {
-      throw toModelError(err);
-    }
+    const response = await this.send(request);
     if (!response.body) throw new ModelError('the model answered without a body', true);
 
     const calls = new ToolCallAssembler();
@@ -104,7 +77,7 @@ export class OpenAIModel implements ModelClient {
         if (text) yield { type: 'text', text };
       }
     } catch (err) {
-      throw toModelError(err);
+      throw toModelError(err, request.signal);
     }
     if (request.signal.aborted) throw request.signal.reason ?? new Error('aborted');
     // A 200 with no chunk and no [DONE] (garbage, an HTML page, a non-streaming JSON answer) is not
@@ -113,6 +86,28 @@ export class OpenAIModel implements ModelClient {
     // reason but no [DONE], as some providers send, is a completion.)
     if (!sawChunk && !sawDone) throw new ModelError(describeNonStream(response.headers.get('content-type'), decoder.head), true);
     yield { type: 'finish', toolCalls: calls.result(), finishReason, usage };
+  }
+
+  /** The response to read, or a ModelError for an upstream that failed before its body (the caller's abort is thrown as it is). */
+  private async send(request: ModelRequest): Promise<Response> {
+    const body: Record<string, unknown> = {
+      model: this.model,
+      messages: request.messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (request.tools.length) {
+      body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+      body.tool_choice = request.toolChoice;
+    }
+    const posted = await postChat(this.endpoint, body, request.signal);
+    if (posted.kind === 'timeout') throw new ModelError('the model did not answer in time', true);
+    if (posted.kind === 'unreachable') throw new ModelError(`could not reach the model: ${posted.message}`, true);
+    const { response } = posted;
+    if (response.ok) return response;
+    const status = response.status;
+    const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+    throw new ModelError(`the model returned ${status}: ${errorDetail(await readHead(response, ERROR_BODY_BYTES))}`, retryable, status);
   }
 }
 
@@ -146,7 +141,12 @@ function preview(text: string, chars: number): string {
   return JSON.stringify(cut).slice(1, -1).replaceAll('\\"', '"');
 }
 
-type Chunk = Partial<OpenAI.Chat.ChatCompletionChunk> & { error?: { message?: string; code?: unknown } };
+/** What is read of a chunk, as the upstream may send it: every field is checked before use. */
+interface Chunk {
+  choices?: Array<{ index?: number; delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }>;
+  usage?: unknown;
+  error?: { message?: string; code?: unknown };
+}
 
 /** A chunk, or null for a payload that carries none (an empty `data:`, a JSON object that is not a chunk). */
 function parseChunk(message: SseMessage): Chunk | null {
@@ -169,16 +169,24 @@ function parseChunk(message: SseMessage): Chunk | null {
   return Array.isArray(c.choices) || isObject(c.usage) ? c : null;
 }
 
-export function toModelError(err: unknown): ModelError | Error {
-  if (err instanceof ModelError) return err;
-  if (err instanceof OpenAI.APIUserAbortError) return err;
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return new ModelError('the model did not answer in time', true);
-  if (err instanceof OpenAI.APIConnectionError) return new ModelError(`could not reach the model: ${err.message}`, true);
-  if (err instanceof OpenAI.APIError) {
-    const status = err.status;
-    const retryable = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
-    return new ModelError(`the model returned ${status ?? 'an error'}: ${err.message}`, retryable, status);
+/** The message of an error response: OpenAI's `{error: {message}}`, or the body as it came. */
+function errorDetail(body: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    parsed = undefined;
   }
-  if (err instanceof Error && err.name === 'AbortError') return err;
+  const error = isObject(parsed) ? (parsed as { error?: unknown }).error : undefined;
+  const message = isObject(error) ? (error as { message?: unknown }).message : undefined;
+  if (typeof message === 'string' && message) return preview(message, 300);
+  if (error !== undefined && error !== null) return preview(JSON.stringify(error), 300);
+  return body.trim() ? preview(body.trim(), 300) : 'no body';
+}
+
+/** An error while reading the body: the caller's abort as it is, anything else a retryable ModelError. */
+function toModelError(err: unknown, signal: AbortSignal): Error {
+  if (err instanceof ModelError) return err;
+  if (signal.aborted || (err instanceof Error && err.name === 'AbortError')) return err as Error;
   return new ModelError(err instanceof Error ? err.message : String(err), true);
 }

@@ -1,0 +1,73 @@
+// The one POST to an OpenAI-compatible server's /chat/completions, shared by the model adapter
+// (openai.ts) and the gateway (src/gateway/upstream.ts). Plain fetch, not the openai SDK: all the
+// adapter used of it was this request, a headers timeout and an error mapping, and the SDK was ~29 KB
+// of the Worker's gzipped bundle. Failures are data: the response whatever its status, or why none
+// came (no headers in time, unreachable); only the caller's own abort is thrown, as it is.
+
+export interface ChatEndpoint {
+  /** Ends with /v1 or the provider's equivalent, as OPENAI_BASE_URL. */
+  baseURL: string;
+  apiKey: string | undefined;
+  /** How long to wait for the response headers (ms); reading the body is the caller's to bound. */
+  timeoutMs: number;
+  fetch?: typeof fetch;
+}
+
+export type ChatPost =
+  | { kind: 'response'; response: Response }
+  | { kind: 'timeout' }
+  | { kind: 'unreachable'; message: string };
+
+export async function postChat(endpoint: ChatEndpoint, body: Record<string, unknown>, signal: AbortSignal): Promise<ChatPost> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new Error('no response headers in time')), endpoint.timeoutMs);
+  // Called without a receiver: workerd's fetch throws "Illegal invocation" when called as a method of another object.
+  const send = endpoint.fetch ?? fetch;
+  try {
+    const response = await send(`${endpoint.baseURL.replace(/\/+$/, '')}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: body.stream === true ? 'text/event-stream' : 'application/json',
+        ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.any([signal, timeout.signal]),
+    });
+    return { kind: 'response', response };
+  } catch (err) {
+    if (signal.aborted) throw err;
+    if (timeout.signal.aborted) return { kind: 'timeout' };
+    return { kind: 'unreachable', message: describeFetchError(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Node's fetch says only "fetch failed" and keeps the reason (ECONNREFUSED, a DNS failure) in `cause`. */
+function describeFetchError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? err.cause.message : undefined;
+  return cause && cause !== err.message ? `${err.message} (${cause})` : err.message;
+}
+
+/** The first `maxBytes` of a body as text (the rest is not read): enough of an error body to quote. */
+export async function readHead(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  try {
+    while (size < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      text += decoder.decode(value.subarray(0, maxBytes - size), { stream: true });
+      size += value.byteLength;
+    }
+    await reader.cancel();
+    return text + decoder.decode();
+  } catch {
+    return text;
+  }
+}
