@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { HEARTBEAT_MS, TurnObject, type ObjectState } from './turn-object.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HEARTBEAT_MS, MEMORY_HOLD_MS, TurnObject, type ObjectState } from './turn-object.ts';
 
 /** A DurableObjectState's alarm, as workerd keeps it: one scheduled time or none. */
 function alarmState() {
@@ -25,8 +25,12 @@ function alarmState() {
 const env = { KEEPALIVE_MS: '10000', TURN_TOKEN_SECRET: 'turn-object-test-secret-0123456789' };
 const chat = () => new Request('http://127.0.0.1:8787/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) });
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('TurnObject', () => {
-  it('keeps a heartbeat alarm armed while a turn runs, and lets it lapse once everything has settled', async () => {
+  it('keeps a heartbeat alarm armed while a turn runs; holding the sessions in memory, for an hour after the last request', async () => {
     const alarm = alarmState();
     const object = new TurnObject(alarm.state, env);
     const before = Date.now();
@@ -34,6 +38,7 @@ describe('TurnObject', () => {
     expect(res.status).toBe(200);
     // The turn was handed to the object's waitUntil: one alarm, a heartbeat away.
     expect(object.pendingWork).toBeGreaterThan(0);
+    expect(object.stayingAwake).toBe(true);
     expect(alarm.set).toHaveLength(1);
     expect(alarm.set[0]!).toBeGreaterThanOrEqual(before + HEARTBEAT_MS);
     // Its reader leaves at once; the heartbeat keeps the object while the turn runs on.
@@ -41,12 +46,28 @@ describe('TurnObject', () => {
     expect(object.pendingWork).toBeGreaterThan(0); // the demo model takes seconds to answer
     await alarm.fire(object);
     expect(alarm.current()).not.toBeNull();
-    // The turn ends on its own; then the next alarm lets the object go.
+    // The turn ends on its own. The object is the only copy of the sessions, so it stays a while…
     for (let i = 0; i < 200 && object.pendingWork > 0; i++) await new Promise((r) => setTimeout(r, 25));
     expect(object.pendingWork).toBe(0);
     await alarm.fire(object);
+    expect(alarm.current()).not.toBeNull();
+    expect(object.stayingAwake).toBe(true);
+    // …and an hour after its last request the next alarm lets it go.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + MEMORY_HOLD_MS + 1);
+    await alarm.fire(object);
     expect(alarm.current()).toBeNull();
   }, 20_000);
+
+  it('with Supabase storage holds nothing of its own: with no work pending, the alarm lapses at once', async () => {
+    const alarm = alarmState();
+    const object = new TurnObject(alarm.state, { ...env, SUPABASE_URL: 'http://127.0.0.1:9', SUPABASE_SERVICE_ROLE_KEY: 'service-role-key-for-the-test' });
+    expect((await object.fetch(new Request('http://127.0.0.1:8787/health'))).status).toBe(200);
+    expect(alarm.set).toEqual([]);
+    expect(object.stayingAwake).toBe(false);
+    await alarm.fire(object);
+    expect(alarm.current()).toBeNull();
+  });
 
   it('serves every request of its turns from one app: a reconnect after the end replays the turn from memory', async () => {
     const alarm = alarmState();

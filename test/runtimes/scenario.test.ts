@@ -209,7 +209,8 @@ async function until<T>(what: string, check: () => Promise<T | undefined> | T | 
 const requestsFor = (message: string) => model.requests.filter((r) => userText(r) === message);
 
 // Each runtime's tests, and the runtimes, run side by side (a few at a time): every turn has a session
-// and a message of its own, and the scripted server tells whose request went away.
+// of its own, the script answers from the conversation alone, and the scripted server says which
+// request went away.
 describe.concurrent.each(RUNTIMES)('%s', (name) => {
   it('serves /health and rejects POSTs without a valid JWT (401 JSON)', async () => {
     const { baseUrl } = server(name);
