@@ -34,7 +34,8 @@ export async function readReply(stream: ReadableStream<UIMessageChunk>, response
   const [forCheck, forAssembly] = stream.tee();
   const collected = (async () => {
     const chunks: UIMessageChunk[] = [];
-    for await (const chunk of forCheck) chunks.push(chunk);
+    const reader = forCheck.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
     return chunks;
   })();
   const { message, errors } = await assemble(forAssembly);
