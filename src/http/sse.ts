@@ -23,6 +23,21 @@ export type Frame = (event: TurnEvent, seq: number) => string;
 
 const reboundFrame: Frame = (event, seq) => `event: ${event.event}\nid: ${seq}\ndata: ${JSON.stringify(event.data)}\n\n`;
 
+/**
+ * Runs `fn` once the current macrotask and its microtasks are done: setImmediate where the runtime has
+ * it (Node, Bun), else setTimeout 0 (at least 1 ms on some runtimes, which is what setImmediate saves).
+ */
+const nextTurn: (fn: () => void) => void = typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+
+/**
+ * Each keepalive comes after a random 75–100% of `keepaliveMs`, so a stream never waits longer than
+ * that. A fixed interval would lock the streams opened or served in one busy moment into one phase for
+ * good (timers that fire in one batch are re-armed from the same clock reading): with 2,000 streams
+ * open, every keepalive fell due in the same few milliseconds and GET /health waited behind 2,000
+ * socket writes (bench:stream). The jitter spreads them over a quarter of the interval again.
+ */
+const KEEPALIVE_JITTER = 0.25;
+
 /** Writes one event; `seq` is its id in the turn's log (counted from 1 by this stream when absent). */
 export type Send = (event: TurnEvent, seq?: number) => void;
 
@@ -31,7 +46,7 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
   const encoder = new TextEncoder();
   let seq = 0;
   let closed = false;
-  let keepalive: ReturnType<typeof setInterval> | undefined;
+  let keepalive: ReturnType<typeof setTimeout> | undefined;
   let flushNow = () => {};
 
   const onRequestAbort = () => abort.abort(new Error('client disconnected'));
@@ -40,7 +55,8 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       // Writes made in the same tick are coalesced into one chunk: a model streaming fast yields
-      // many deltas per network read, and one socket write per delta would dominate the CPU.
+      // many deltas per network read, and one socket write per delta would dominate the CPU. The
+      // chunk goes out as soon as the tick is over (nextTurn), not a timer's millisecond later.
       let pending: string[] = [];
       let scheduled = false;
       const flush = () => {
@@ -59,7 +75,7 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
         pending.push(text);
         if (!scheduled) {
           scheduled = true;
-          setTimeout(flush, 0);
+          nextTurn(flush);
         }
       };
       flushNow = flush;
@@ -71,9 +87,16 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
       };
       // A first comment flushes the headers at once, so EventSource reports the connection open.
       write(': open\n\n');
-      keepalive = setInterval(() => write(': keepalive\n\n'), options.keepaliveMs);
+      const armKeepalive = () => {
+        keepalive = setTimeout(() => {
+          if (closed) return;
+          write(': keepalive\n\n');
+          armKeepalive();
+        }, options.keepaliveMs * (1 - KEEPALIVE_JITTER * Math.random()));
+      };
+      armKeepalive();
       void run(send, abort.signal).finally(() => {
-        clearInterval(keepalive);
+        clearTimeout(keepalive);
         options.requestSignal?.removeEventListener('abort', onRequestAbort);
         flushNow();
         if (!closed) {
@@ -88,7 +111,7 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
     },
     cancel() {
       closed = true;
-      clearInterval(keepalive);
+      clearTimeout(keepalive);
       abort.abort(new Error('client disconnected'));
     },
   });

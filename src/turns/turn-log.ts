@@ -27,7 +27,9 @@ export class TurnLog {
     if (this.ended) throw new Error(`turn ${this.turnId} has ended: nothing can follow done`);
     this.events.push(event);
     if (event.event === 'done') this.ended = true;
-    for (const wake of [...this.waiting]) wake();
+    // Resolving runs nothing now (promise reactions are microtasks), so no reader re-parks during this loop.
+    for (const wake of this.waiting) wake();
+    this.waiting.clear();
     return this.events.length;
   }
 
@@ -37,29 +39,33 @@ export class TurnLog {
     return this.events.slice(from).map((event, i) => ({ seq: from + i + 1, event }));
   }
 
-  /** Replays the events after `afterSeq`, then follows live until `done` or until `signal` aborts. */
+  /**
+   * Replays the events after `afterSeq`, then follows live until `done` or until `signal` aborts. A
+   * reader parks once per append it waits for (one promise) and listens for the abort once in all.
+   */
   async *read(afterSeq: number, signal?: AbortSignal): AsyncIterable<LoggedEvent> {
     let next = Math.max(0, Math.floor(afterSeq));
-    for (;;) {
-      while (next < this.events.length) {
-        if (signal?.aborted) return;
-        next++;
-        yield { seq: next, event: this.events[next - 1]! };
+    let parked: (() => void) | undefined;
+    const onAbort = () => parked?.();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        while (next < this.events.length) {
+          if (signal?.aborted) return;
+          next++;
+          yield { seq: next, event: this.events[next - 1]! };
+        }
+        if (this.ended || signal?.aborted) return;
+        await new Promise<void>((resolve) => {
+          parked = resolve;
+          this.waiting.add(resolve);
+        });
+        this.waiting.delete(parked!); // woken by an abort rather than an append
+        parked = undefined;
       }
-      if (this.ended || signal?.aborted) return;
-      await this.nextAppend(signal);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      if (parked) this.waiting.delete(parked);
     }
-  }
-
-  private nextAppend(signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        this.waiting.delete(wake);
-        signal?.removeEventListener('abort', wake);
-        resolve();
-      };
-      this.waiting.add(wake);
-      signal?.addEventListener('abort', wake, { once: true });
-    });
   }
 }
