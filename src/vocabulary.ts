@@ -38,6 +38,22 @@ export type ToolResultPayload =
       example?: unknown;
     };
 
+/**
+ * One file a tool changed, as the page shows it (functions/workspace/diff.ts): a unified diff of its
+ * text before and after, capped. `added`/`removed` count every changed line, the cap notwithstanding.
+ */
+export interface FileDiff {
+  path: string;
+  change: 'created' | 'modified' | 'deleted';
+  added: number;
+  removed: number;
+  /** "@@ -a,b +c,d @@" headers and " ", "-", "+" lines, joined by "\n"; "" for a binary file or no change. */
+  hunks: string;
+  /** Lines of hunks left out by the cap (the diff goes on past what is shown). */
+  omitted?: number;
+  binary?: true;
+}
+
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
@@ -68,6 +84,8 @@ export type TurnEvent =
         error?: string;
         suggestions?: string[];
         repairs?: Repair[];
+        /** What the call changed in the workspace, for the page only: the model's tool message never carries it. */
+        diffs?: FileDiff[];
         durationMs: number;
       };
     }

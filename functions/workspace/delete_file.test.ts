@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { takeDiffs } from '../../src/tools/diffs.ts';
 import { call, makeContext } from '../testing.ts';
 
 describe('delete_file', () => {
   it('deletes one file and has no next action when nothing refers to it', async () => {
     const ctx = makeContext({ 'a.txt': 'x', 'b.txt': 'y' });
     const r = await call(ctx, 'delete_file', { path: './a.txt' });
-    expect(r).toEqual({ path: 'a.txt', deleted: ['a.txt'] });
+    expect(takeDiffs(r)).toEqual({
+      result: { path: 'a.txt', deleted: ['a.txt'] },
+      diffs: [{ path: 'a.txt', change: 'deleted', added: 0, removed: 1, hunks: '@@ -1 +0,0 @@\n-x' }],
+    });
     expect((await ctx.workspace.list()).map((f) => f.path)).toEqual(['b.txt']);
   });
 

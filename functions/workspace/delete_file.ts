@@ -1,9 +1,12 @@
 import * as z from 'zod';
 import { defineTool } from '../../src/tools/define.ts';
+import { withDiffs } from '../../src/tools/diffs.ts';
+import { fileDiff } from './diff.ts';
 import { normalisePath } from './paths.ts';
 import { fileText, splitLines } from './text.ts';
 import { filesWithin, isFolder, nearestListing } from './tree.ts';
 import type { WorkspaceStore } from '../../src/store/types.ts';
+import type { FileDiff } from '../../src/vocabulary.ts';
 
 export const deleteFile = defineTool({
   name: 'delete_file',
@@ -21,7 +24,13 @@ export const deleteFile = defineTool({
     if (!folder && !files.some((f) => f.path === path)) {
       throw new Error(`"${path}" does not exist, so there is nothing to delete. ${nearestListing(files, path)}`);
     }
-    for (const target of targets) await workspace.delete(target);
+    const diffs: FileDiff[] = [];
+    for (const target of targets) {
+      // What was deleted, for the page: the first MAX_DELETED_DIFFS files.
+      const before = diffs.length < MAX_DELETED_DIFFS ? await workspace.read(target) : null;
+      await workspace.delete(target);
+      if (before) diffs.push(fileDiff(target, before, null));
+    }
 
     const result: Record<string, unknown> = folder ? { path, deleted: targets, count: targets.length } : { path, deleted: [path] };
     const refs = await references(workspace, path, folder);
@@ -32,11 +41,13 @@ export const deleteFile = defineTool({
         instruction: `${refs.length} place(s) still refer to the deleted ${folder ? 'folder' : 'file'} "${path}" (${where}${refs.length > 5 ? ', …' : ''}). Update or remove those references.`,
       };
     }
-    return result;
+    return withDiffs(result, diffs);
   },
 });
 
 const MAX_REFERENCES = 20;
+/** A folder's deleted files shown as diffs; the rest are only listed in the result. */
+const MAX_DELETED_DIFFS = 10;
 
 /** Import specifiers and quoted paths in the remaining text files that point at what was deleted. */
 async function references(workspace: WorkspaceStore, path: string, folder: boolean) {

@@ -9,6 +9,9 @@ describe('patch_file', () => {
     const r = await call(ctx, 'patch_file', { path: 'm.js', search: '  return a - b;', replace: '  return a - b;\n  // checked' });
     expect(r).toMatchObject({ path: 'm.js', line: 6, removed_lines: 1, added_lines: 2, total_lines: 8 });
     expect(r.preview).toContain('7\t  // checked');
+    expect(r._diffs).toEqual([
+      { path: 'm.js', change: 'modified', added: 1, removed: 0, hunks: '@@ -4,4 +4,5 @@\n \n function sub(a, b) {\n   return a - b;\n+  // checked\n }' },
+    ]);
     expect((await ctx.workspace.read('m.js'))?.content).toBe(src.replace('  return a - b;', '  return a - b;\n  // checked'));
   });
 

@@ -1,6 +1,8 @@
 import { distance } from 'fastest-levenshtein';
 import * as z from 'zod';
 import { defineTool } from '../../src/tools/define.ts';
+import { withDiffs } from '../../src/tools/diffs.ts';
+import { fileDiff } from './diff.ts';
 import { normalisePath } from './paths.ts';
 import { fileText, splitLines } from './text.ts';
 import { requireFile } from './tree.ts';
@@ -52,7 +54,7 @@ export const patchFile = defineTool({
     await workspace.write(path, updated, 'utf-8');
     const line = lineAt(text, start);
     const added = splitLines(replace).length;
-    return {
+    const result = {
       path,
       line,
       removed_lines: splitLines(search).length,
@@ -60,6 +62,7 @@ export const patchFile = defineTool({
       total_lines: splitLines(updated).length,
       preview: preview(updated, line, Math.max(added, 1)),
     };
+    return withDiffs(result, [fileDiff(path, file, { content: updated, encoding: 'utf-8' })]);
   },
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { takeDiffs } from '../../src/tools/diffs.ts';
 import { call, makeContext } from '../testing.ts';
 
 const b64 = (bytes: number[]) => btoa(String.fromCharCode(...bytes));
@@ -7,8 +8,18 @@ describe('write_file', () => {
   it('creates a file at a normalised path and reports it', async () => {
     const ctx = makeContext();
     const r = await call(ctx, 'write_file', { path: '.\\src//new.ts', content: 'a\nb\n' });
-    expect(r).toEqual({ path: 'src/new.ts', action: 'created', size: 4, encoding: 'utf-8', total_lines: 2 });
+    // What the model reads, and beside it the diff for the page (the loop takes it off: src/loop/execute.ts).
+    expect(takeDiffs(r)).toEqual({
+      result: { path: 'src/new.ts', action: 'created', size: 4, encoding: 'utf-8', total_lines: 2 },
+      diffs: [{ path: 'src/new.ts', change: 'created', added: 2, removed: 0, hunks: '@@ -0,0 +1,2 @@\n+a\n+b' }],
+    });
     expect((await ctx.workspace.read('src/new.ts'))?.content).toBe('a\nb\n');
+  });
+
+  it('diffs an overwrite against the old content', async () => {
+    const ctx = makeContext({ 'a.txt': 'one\ntwo\n' });
+    const r = await call(ctx, 'write_file', { path: 'a.txt', content: 'one\n2\n' });
+    expect(takeDiffs(r).diffs).toEqual([{ path: 'a.txt', change: 'modified', added: 1, removed: 1, hunks: '@@ -1,2 +1,2 @@\n one\n-two\n+2' }]);
   });
 
   it('overwrites by default', async () => {

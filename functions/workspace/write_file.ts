@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { defineTool } from '../../src/tools/define.ts';
+import { withDiffs } from '../../src/tools/diffs.ts';
 import type { WorkspaceFile } from '../../src/store/types.ts';
+import { fileDiff } from './diff.ts';
 import { normalisePath, parentOf } from './paths.ts';
 import { base64ToBytes, bytesToBase64, convertLineEnds, fileBytes, splitLines } from './text.ts';
 import { isFolder } from './tree.ts';
@@ -65,7 +67,7 @@ export const writeFile = defineTool({
     const action = !existing ? 'created' : args.append ? 'appended' : 'overwritten';
     const result: Record<string, unknown> = { path, action, size: fileBytes({ content, encoding }).length, encoding };
     if (encoding === 'utf-8') result.total_lines = splitLines(content).length;
-    return result;
+    return withDiffs(result, [fileDiff(path, existing, { content, encoding })]);
   },
 });
 

@@ -55,7 +55,7 @@ export function toolResultEvent(outcome: CallOutcome): Extract<TurnEvent, { even
       name: verdict.call.name,
       verdict: verdict.verdict,
       ok: execution.ok,
-      ...(execution.ok ? { result: execution.result } : { error: errorOf(outcome)! }),
+      ...(execution.ok ? { result: execution.result, ...(execution.diffs ? { diffs: execution.diffs } : {}) } : { error: errorOf(outcome)! }),
       ...(verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {}),
     },
   };

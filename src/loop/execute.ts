@@ -1,10 +1,12 @@
 // Running one tool: a tool that throws, hangs past its timeout or returns something that cannot be
 // serialised becomes an error with a hint for the model. Nothing a tool does ends the turn.
+import { takeDiffs } from '../tools/diffs.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
+import type { FileDiff } from '../vocabulary.ts';
 
 export type Execution =
-  /** `json` is the result as JSON text (a tool returning nothing gives "null"). */
-  | { ok: true; result: unknown; json: string }
+  /** `json` is the result as JSON text (a tool returning nothing gives "null"); `diffs`, for the page only, are not in it. */
+  | { ok: true; result: unknown; json: string; diffs?: FileDiff[] }
   | { ok: false; error: string; hint: string; timedOut: boolean };
 
 export async function executeTool(
@@ -33,7 +35,10 @@ export async function executeTool(
       return failure(`${tool.name} did not finish within ${options.timeoutMs} ms`, 'Retry with a smaller request, or continue without this result.', true);
     }
     if (outcome === 'aborted') return failure(`${tool.name} was stopped: the turn ended`, 'No action needed.', true);
-    return success(outcome);
+    // Diffs are taken only from this app's own tools: an MCP server's result is passed on as it came.
+    if (tool.origin) return success(outcome, null);
+    const { result, diffs } = takeDiffs(outcome);
+    return success(result, diffs);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return failure(`${tool.name} failed: ${message}`, 'Read the error, correct the arguments and call the tool again, or choose another tool.');
@@ -43,14 +48,14 @@ export async function executeTool(
   }
 }
 
-function success(result: unknown): Execution {
+function success(result: unknown, diffs: FileDiff[] | null): Execution {
   let json: string | undefined;
   try {
     json = JSON.stringify(result ?? null);
   } catch (err) {
     return failure(`the tool returned a result that cannot be serialised (${(err as Error).message})`, 'Report this to the user; the tool itself is faulty.');
   }
-  return { ok: true, result, json: json ?? 'null' }; // JSON.stringify(() => {}) is undefined
+  return { ok: true, result, json: json ?? 'null', ...(diffs ? { diffs } : {}) }; // JSON.stringify(() => {}) is undefined
 }
 
 function failure(error: string, hint: string, timedOut = false): Execution {
