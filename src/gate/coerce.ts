@@ -6,6 +6,8 @@
 // spacing, and null (or "" for an enum) for an optional field (dropped: the default applies). 5.2 for an integer, or
 // "unknown" for an object, are left for the validator to report.
 import { parseArgumentsText } from './arguments-text.ts';
+import { bound } from './bounded.ts';
+import { MAX_ECHO } from './message.ts';
 import { fitsType, isPlainObject, schemaTypes, validate } from './schema.ts';
 import type { JSONSchema, Repair } from './types.ts';
 
@@ -14,10 +16,8 @@ const NO = Symbol('no-conversion');
 // (`\d+\.?\d*` backtracks quadratically on a long run of digits that ends in a letter).
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-const show = (v: unknown): string => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-};
+/** A value as a repair's `from`/`to` shows it: JSON, cut by `bound` when long. */
+const show = (v: unknown): string => bound(JSON.stringify(v) ?? String(v), MAX_ECHO);
 
 /** Returns the coerced value (a new object where anything changed) and appends what was done. */
 export function coerce(v: unknown, s: JSONSchema, path: string, repairs: Repair[]): unknown {

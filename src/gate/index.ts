@@ -4,8 +4,10 @@
 // A call passes untouched when nothing is wrong, is repaired when every mistake has a repair that
 // cannot change its meaning, and is blocked otherwise, with a message the model can act on.
 // Arguments over the size cap or nested past the depth cap (limits.ts) are blocked before any layer
-// reads them; every value of the model's that a message quotes is shortened with `echo`.
+// reads them; every value of the model's that a message quotes is shortened with `echo`, and every
+// string and list of the verdict is bounded on the way out (bounded.ts).
 import { parseArgumentsText } from './arguments-text.ts';
+import { boundedVerdict } from './bounded.ts';
 import { checkContent } from './content.ts';
 import { blockedMessage, echo } from './message.ts';
 import { checkArguments } from './schema-repair.ts';
@@ -47,7 +49,7 @@ function blocked(
 }
 
 export function gate(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext = {}): Verdict {
-  return gateCall(call, toolset, context);
+  return boundedVerdict(gateCall(call, toolset, context));
 }
 
 /** `writtenName`: the name the model wrote, when the gate has already substituted the tool's name. */

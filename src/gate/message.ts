@@ -9,9 +9,9 @@ export const MAX_ECHO = 200;
 const MAX_PROBLEMS = 5;
 const MAX_LISTING = 20;
 /** A problem's own text (a phantom tool's message lists up to ten tool names). */
-const MAX_PROBLEM = 1000;
+export const MAX_PROBLEM = 1000;
 /** A JSON path such as `$.options.mode`, a parameter or listing entry name. */
-const MAX_NAME = 120;
+export const MAX_NAME = 120;
 
 const FIX: Record<Problem['category'], string> = {
   phantom_tool: 'Call one of the available tools by its exact name.',

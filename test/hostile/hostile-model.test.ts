@@ -39,6 +39,8 @@ interface Row {
   stored?: {
     /** agent_turns.prompt_tokens, as text (bigint); a list when several values are acceptable. */
     promptTokens?: string | null | Array<string | null>;
+    /** Further checks on the turn's agent_activity rows, as stored. */
+    activity?: (rows: Record<string, unknown>[]) => void;
   };
 }
 
@@ -69,6 +71,40 @@ const HIGH = '\uD800';
 const LOW = '\uDC00';
 
 const toolResults = (events: SseEvent[]) => events.filter((e) => e.event === 'tool_result').map((e) => e.data);
+const KB = 1024;
+
+/** write_file arguments with `extra` beside a valid path and content: what the gate drops as invented. */
+const withExtra = (path: string, extra: string) => `{"path": "${path}", "content": "hi"${extra}}`;
+/**
+ * A call whose unknown parameter names the gate drops (and runs the call): what it echoes of those
+ * names to the client (the tool_result event), the model (the tool message) and the activity row
+ * stays a few KB, whatever their length or number.
+ */
+function boundedEchoRow(name: string, args: string, invented: (names: string[]) => void): Row {
+  return {
+    name,
+    replies: [{ toolCalls: [call('write_file', args)], argChunk: 65_536 }, done],
+    client: {
+      done: 'completed',
+      check: (events, turn) => {
+        const [result] = toolResults(events);
+        expect(result).toMatchObject({ verdict: 'repaired', ok: true, category: 'unknown_parameter' });
+        expect(JSON.stringify(result).length).toBeLessThan(4 * KB);
+        const toModel = turn.requests[1]!.messages.find((m) => m.role === 'tool')!;
+        expect(toModel.content!.length).toBeLessThan(4 * KB);
+      },
+    },
+    stored: {
+      activity: ([row]) => {
+        expect(row).toMatchObject({ verdict: 'repaired', category: 'unknown_parameter' });
+        invented(row!.invented_params as string[]);
+        // The row keeps the first 4,000 characters of the arguments; the rest of it is bounded too.
+        expect(JSON.stringify(row).length).toBeLessThan(12 * KB);
+        expect(JSON.stringify({ ...row, arguments: '' }).length).toBeLessThan(4 * KB);
+      },
+    },
+  };
+}
 const upstreamError = (what: RegExp) => new RegExp(`^The model could not answer: .*${what.source}`);
 
 const rows: Row[] = [
@@ -169,6 +205,13 @@ const rows: Row[] = [
       },
     },
   },
+  boundedEchoRow('a parameter name of 1 MB (as much as the arguments cap lets through)', withExtra('long-name.txt', `, "${'q'.repeat(999_900)}": 1`), (invented) => {
+    expect(invented).toHaveLength(1);
+    expect(invented[0]).toMatch(/^q+… \(999900 chars\)$/);
+  }),
+  boundedEchoRow('8,000 invented parameter names', withExtra('many-names.txt', Array.from({ length: 8_000 }, (_, i) => `, "invented_${i}": ${i}`).join('')), (invented) => {
+    expect(invented).toEqual(Array.from({ length: 20 }, (_, i) => `invented_${i}`));
+  }),
   {
     name: '10 MB of arguments',
     replies: [{ toolCalls: [call('write_file', `{"path": "big.txt", "content": "${'x'.repeat(10 * MB)}"}`)], argChunk: 65_536 }, done],
@@ -303,6 +346,10 @@ describe('hostile model output, through the real app on PGlite', () => {
       const byCall = new Map(activity.rows.map((r) => [decodeText(r.call_id), decodeText(r.tool_requested)]));
       expect(activity.rows).toHaveLength(toolResults(events).length);
       for (const c of scriptedCalls) expect(byCall.get(c.id!)).toBe(c.name);
+      if (row.stored?.activity) {
+        const full = await local.db.query<Record<string, unknown>>('select * from public.agent_activity where turn_id = $1 order by created_at', [turnId]);
+        row.stored.activity(full.rows);
+      }
     });
   }
 });
