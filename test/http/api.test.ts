@@ -85,6 +85,9 @@ describe('CORS', () => {
       expect(ok.status).toBe(204);
       expect(ok.headers.get('access-control-allow-origin')).toBe('https://chat.example');
       expect(ok.headers.get('access-control-allow-headers')).toMatch(/Authorization/i);
+      // Resume (EventSource's Last-Event-ID) and the gateway's own credential when the client key is forwarded.
+      expect(ok.headers.get('access-control-allow-headers')).toMatch(/Last-Event-ID/i);
+      expect(ok.headers.get('access-control-allow-headers')).toMatch(/X-Rebound-Authorization/i);
       const other = await fetch(`${corsApp.url}/v1/turns`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
     } finally {
