@@ -50,6 +50,7 @@ export async function openLocalDeps(config: Config, options: LocalOptions): Prom
     toolSource: mcpToolSource(config),
     auth: options.auth,
     dashboard: createPgliteDashboard(db),
+    singleInstance: true,
   };
   return {
     deps,

@@ -34,4 +34,10 @@ export interface AppDeps {
   systemPrompt?: string;
   /** Feeds GET /v1/dashboard; the route answers 501 when absent. */
   dashboard?: DashboardSource;
+  /**
+   * True where this process is the only one serving its storage (`npm start`: PGlite belongs to one
+   * process), so POST …/stop always finds the turn here and a running turn need not poll its row for a
+   * stop asked elsewhere (one query per turn per second: with 2,000 turns open, most of the CPU).
+   */
+  singleInstance?: boolean;
 }

@@ -50,22 +50,32 @@ export function startTurn(deps: AppDeps, turns: LiveTurns, turn: TurnRecord, c: 
         ),
       ),
   });
-  watchForStop(deps, live, turn.id);
+  if (!deps.singleInstance) watchForStop(deps, live, turn.id);
   return live;
 }
 
-/** A stop asked for on another instance reaches this producer through the turn row. */
+/**
+ * A stop asked for on another instance reaches this producer through the turn row, checked about once
+ * a second. Each check comes after a random 75–100% of STOP_POLL_MS, as keepalives do (sse.ts), so the
+ * turns started in one busy moment do not all query at the same instant ever after.
+ */
 function watchForStop(deps: AppDeps, live: LiveTurn, turnId: string): void {
   const sessions = deps.storage.sessions;
-  const timer = setInterval(() => {
-    if (live.log.finished) return clearInterval(timer);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    timer = setTimeout(check, STOP_POLL_MS * (1 - 0.25 * Math.random()));
+    (timer as { unref?: () => void }).unref?.();
+  };
+  const check = () => {
+    if (live.log.finished) return;
     void sessions.stopRequested(turnId).then(
       (asked) => asked && live.stop(),
-      () => {}, // a failed check is tried again next tick
+      () => {}, // a failed check is tried again next time
     );
-  }, STOP_POLL_MS);
-  (timer as { unref?: () => void }).unref?.();
-  void live.settled.finally(() => clearInterval(timer));
+    arm();
+  };
+  arm();
+  void live.settled.finally(() => clearTimeout(timer));
 }
 
 const STOP_POLL_MS = 1_000;
