@@ -1,14 +1,17 @@
-// bench:stream — what the loop costs on the streaming path, how many open turns one Node process
-// holds, and whether it still answers GET /health while they are open (latency under that load
-// against the same requests on the idle server). Ratios against a baseline measured in the same run
-// (these machines are noisy).
+// bench:stream — what the loop costs on the streaming path with the turn log on (as `npm start` runs
+// it: see bench/stream-server.ts), how a turn behaves when its reader leaves or comes back, how many
+// open turns one Node process holds, and whether it still answers GET /health while they are open
+// (latency under that load against the same requests on the idle server). Ratios against a baseline
+// measured in the same run (these machines are noisy).
 //
-//   npm run bench:stream -- [--json] [--tokens 2000] [--rounds 15] [--streams 2000] [--cpu-prof DIR]
-// --cpu-prof writes the server process's V8 CPU profile to DIR (open it in Chrome DevTools).
+//   npm run bench:stream -- [--json] [--tokens 2000] [--rounds 15] [--streams 2000] [--store pglite|memory] [--cpu-prof DIR]
+// --streams 0 skips the open-streams part. --store pglite persists to PGlite in a temporary directory
+// instead of the in-memory store (bench/stream-server.ts says why memory is the default). --cpu-prof
+// writes the server process's V8 CPU profile to DIR (read it with `npx tsx bench/cpu-profile.ts FILE`).
 import { fork, type ChildProcess } from 'node:child_process';
-import { Agent, get } from 'node:http';
+import { Agent, get, type ClientRequest } from 'node:http';
 import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
-import { parseSse } from '../test/support/sse-client.ts';
+import { parseBlock, parseSse, type SseEvent } from '../test/support/sse-client.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number) => {
@@ -19,27 +22,44 @@ const json = args.includes('--json');
 const TOKENS = opt('tokens', 2000);
 const ROUNDS = opt('rounds', 15);
 const STREAMS = opt('streams', 2000);
+const STORE = args.includes('--store') ? args[args.indexOf('--store') + 1]! : 'memory';
+if (STORE !== 'pglite' && STORE !== 'memory') throw new Error(`--store must be pglite or memory, not ${JSON.stringify(STORE)}`);
 /** How long the streams are held open (keepalives running, /health sampled), ms. */
 const HOLD_MS = 3_000;
+/** Resume: turns, reconnects in each, and the pause between a drop and its reconnect (ms). */
+const RESUME_TURNS = 5;
+const RESUMES_PER_TURN = 12;
+const RESUME_PAUSE_MS = 20;
+/** Unattended completion: turns whose reader leaves after the first text delta. */
+const UNATTENDED = 100;
 
+// The upstream answers by the user message: 'stream' as fast as it can, 'paced' a word every few ms
+// (a turn that is still running when its reader leaves or comes back), 'wait' not before release().
 const words = Array.from({ length: TOKENS }, (_, i) => `w${i} `).join('');
+const PACED_WORDS = 300;
+const paced = Array.from({ length: PACED_WORDS }, (_, i) => `p${i} `).join('');
+const expectedWait = 'short answer after the wait';
 let release: () => void = () => {};
 let released = new Promise<void>((r) => (release = r));
-let stallMode = false;
-const upstream = await startScriptedOpenAI(async () => {
-  if (stallMode) await released;
-  return { text: stallMode ? 'short answer after the wait' : words };
+const upstream = await startScriptedOpenAI(async (request) => {
+  const message = request.messages.findLast((m) => m.role === 'user')?.content;
+  if (message === 'wait') {
+    await released;
+    return { text: expectedWait };
+  }
+  if (message === 'paced') return { text: paced, delayMs: 4 };
+  return { text: words };
 });
 
 const server = fork(new URL('./stream-server.ts', import.meta.url).pathname, [], {
   execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096', ...(args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof') + 1]}`] : [])],
-  env: { ...process.env, UPSTREAM_URL: upstream.url, KEEPALIVE_MS: '1000' },
+  env: { ...process.env, UPSTREAM_URL: upstream.url, KEEPALIVE_MS: '1000', STORE },
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
 const port = await new Promise<number>((resolve) => server.once('message', (m: any) => resolve(m.port)));
 const base = `http://127.0.0.1:${port}`;
 
-function ask<T>(child: ChildProcess, type: string): Promise<T> {
+function ask<T>(child: ChildProcess, type: string, extra: Record<string, unknown> = {}): Promise<T> {
   return new Promise((resolve) => {
     const on = (m: any) => {
       if (m.type === type) {
@@ -48,7 +68,7 @@ function ask<T>(child: ChildProcess, type: string): Promise<T> {
       }
     };
     child.on('message', on);
-    child.send({ type });
+    child.send({ type, ...extra });
   });
 }
 
@@ -56,17 +76,32 @@ const cpuMs = async () => {
   const u = await ask<NodeJS.CpuUsage>(server, 'cpu');
   return (u.user + u.system) / 1000;
 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
-async function timed(path: 'loop' | 'proxy'): Promise<{ wallMs: number; bytes: number }> {
+/** One request through either side: its wall time, and the time to the first text of the answer. */
+async function timed(path: 'loop' | 'proxy'): Promise<{ wallMs: number; ttfbMs: number; body: string }> {
   const t0 = performance.now();
   const res =
     path === 'loop'
       ? await fetch(`${base}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'stream' }) })
       : await fetch(`${base}/proxy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'stream' }] }) });
-  const body = await res.text();
+  // The first text: a text_delta event from the loop, the first chunk with content from the proxy.
+  const marker = path === 'loop' ? 'event: text_delta' : '"content":"w';
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let body = '';
+  let ttfbMs = -1;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    body += decoder.decode(value, { stream: true });
+    if (ttfbMs < 0 && body.includes(marker)) ttfbMs = performance.now() - t0;
+  }
   const wallMs = performance.now() - t0;
   if (path === 'loop' && !body.includes('event: done')) throw new Error('the loop stream did not finish');
-  return { wallMs, bytes: body.length };
+  return { wallMs, ttfbMs, body };
 }
 
 // Part 1: overhead per token, interleaved rounds so drift hits both sides alike.
@@ -74,27 +109,141 @@ for (let i = 0; i < 3; i++) {
   await timed('loop');
   await timed('proxy');
 }
-const sides = { loop: { wall: [] as number[], cpu: [] as number[] }, proxy: { wall: [] as number[], cpu: [] as number[] } };
+const sides = { loop: { wall: [] as number[], cpu: [] as number[], ttfb: [] as number[] }, proxy: { wall: [] as number[], cpu: [] as number[], ttfb: [] as number[] } };
+let lastLoopBody = '';
 for (let r = 0; r < ROUNDS; r++) {
   for (const side of r % 2 ? (['proxy', 'loop'] as const) : (['loop', 'proxy'] as const)) {
     const c0 = await cpuMs();
-    const { wallMs } = await timed(side);
+    const { wallMs, ttfbMs, body } = await timed(side);
     const c1 = await cpuMs();
     sides[side].wall.push(wallMs);
     sides[side].cpu.push(c1 - c0);
+    sides[side].ttfb.push(ttfbMs);
+    if (side === 'loop') lastLoopBody = body;
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const loopWall = median(sides.loop.wall);
 const proxyWall = median(sides.proxy.wall);
 const loopCpu = median(sides.loop.cpu);
 const proxyCpu = median(sides.proxy.cpu);
 
+// The rows the 2,000-token turn left in agent_turn_events, once its last write has landed.
+const lastTurnId = parseSse(lastLoopBody).events[0]!.data.turnId as string;
+await sleep(500);
+const logRowsPerTurn = await ask<number>(server, 'rows', { turnId: lastTurnId });
+
+// A stream of a turn opened with node:http, so that it can be dropped at any moment.
+interface OpenStream {
+  /** Resolves with the next event, or null once the stream has ended. */
+  next(): Promise<SseEvent | null>;
+  drop(): void;
+}
+function openStream(url: string, lastEventId?: number): OpenStream {
+  const queue: Array<SseEvent | null> = [];
+  let wake: (() => void) | null = null;
+  let buffer = '';
+  const push = (e: SseEvent | null) => {
+    queue.push(e);
+    wake?.();
+  };
+  const req: ClientRequest = get(`${base}${url}`, { headers: lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) } }, (res) => {
+    res.on('error', () => push(null)); // a dropped stream
+    if (res.statusCode !== 200) {
+      res.resume();
+      return push(null);
+    }
+    res.setEncoding('utf8');
+    res.on('data', (text: string) => {
+      buffer += text;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const { event } = parseBlock(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (event) push(event);
+      }
+    });
+    res.on('end', () => push(null));
+  });
+  req.on('error', () => push(null));
+  return {
+    async next() {
+      while (queue.length === 0) await new Promise<void>((r) => (wake = r));
+      wake = null;
+      return queue.shift()!;
+    },
+    drop: () => req.destroy(),
+  };
+}
+async function newTurn(message: string): Promise<string> {
+  const res = await fetch(`${base}/v1/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
+  if (res.status !== 201) throw new Error(`POST /v1/turns answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { streamUrl: string }).streamUrl;
+}
+
+// Part 1b: resume. A paced turn is read for a few events, dropped, and reconnected with Last-Event-ID
+// while it runs: the time from the reconnect's request to its first replayed event. The first replayed
+// event must be the one after the last seen (no gap, no duplicate).
+const resumeMs: number[] = [];
+let resumeGaps = 0;
+for (let t = 0; t < RESUME_TURNS; t++) {
+  const url = await newTurn('paced');
+  let last = 0;
+  let stream = openStream(url);
+  for (let i = 0; i < 3; i++) last = Number((await stream.next())!.id);
+  stream.drop();
+  for (let r = 0; r < RESUMES_PER_TURN; r++) {
+    await sleep(RESUME_PAUSE_MS);
+    const t0 = performance.now();
+    stream = openStream(url, last);
+    const first = await stream.next();
+    if (!first) break; // the turn ended and was seen to its end: 204
+    resumeMs.push(performance.now() - t0);
+    if (Number(first.id) !== last + 1) resumeGaps++;
+    last = Number(first.id);
+    let ended = first.event === 'done';
+    for (let i = 0; i < 2 + (r % 5) && !ended; i++) {
+      const e = await stream.next();
+      if (!e) break;
+      last = Number(e.id);
+      ended = e.event === 'done';
+    }
+    stream.drop();
+    if (ended) break;
+  }
+}
+
+// Part 1c: unattended completion. Readers leave after the first text delta; each turn is then read
+// again from its start (a reload): finished `completed`, with the whole answer?
+const urls = await Promise.all(Array.from({ length: UNATTENDED }, () => newTurn('paced')));
+let leftEarly = 0;
+await Promise.all(
+  urls.map(async (url) => {
+    const stream = openStream(url);
+    for (let e = await stream.next(); e; e = await stream.next()) {
+      if (e.event === 'text_delta') break;
+      if (e.event === 'done') return stream.drop();
+    }
+    leftEarly++;
+    stream.drop();
+  }),
+);
+const finished = await Promise.all(
+  urls.map(async (url) => {
+    const stream = openStream(url);
+    let text = '';
+    for (let e = await stream.next(); e; e = await stream.next()) {
+      if (e.event === 'text_delta') text += e.data.text;
+      if (e.event === 'done') return e.data.reason === 'completed' && text === paced;
+    }
+    return false;
+  }),
+);
+const unattendedCompletion = finished.filter(Boolean).length / UNATTENDED;
+
 // GET /health on one kept-alive connection, one request every 10 ms (a probe, not a load of its own):
 // the latency a load balancer's health check sees. Sampled for `ms` (at least 50 requests), on the
 // idle server and again under load.
-const healthAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-function health(): Promise<number> {
+function health(healthAgent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     get(`${base}/health`, { agent: healthAgent }, (res) => {
@@ -104,65 +253,70 @@ function health(): Promise<number> {
   });
 }
 async function sampleHealth(ms: number): Promise<number[]> {
+  // A connection of its own each time: one left idle between samplings is closed by the server's keep-alive timeout.
+  const healthAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const latencies: number[] = [];
   const until = performance.now() + ms;
   while (performance.now() < until || latencies.length < 50) {
     const next = performance.now() + 10;
-    latencies.push(await health());
-    await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+    latencies.push(await health(healthAgent));
+    await sleep(Math.max(0, next - performance.now()));
   }
+  healthAgent.destroy();
   return latencies;
 }
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 const healthIdle = await sampleHealth(1_000);
 
 // Part 2: STREAMS turns open at once (the upstream holds every answer back), keepalives running.
-stallMode = true;
-released = new Promise<void>((r) => (release = r));
-const memBefore = await ask<NodeJS.MemoryUsage>(server, 'mem');
 let opened = 0;
-let allOpen: () => void = () => {};
-const allOpenP = new Promise<void>((r) => (allOpen = r));
-const turns = Array.from({ length: STREAMS }, async () => {
-  const res = await fetch(`${base}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'wait' }) });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let raw = '';
-  let counted = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    raw += decoder.decode(value, { stream: true });
-    if (!counted && raw.includes('event: turn_start')) {
-      counted = true;
-      if (++opened === STREAMS) allOpen();
-    }
-  }
-  return parseSse(raw);
-});
-await allOpenP;
-// Keepalives run on every stream meanwhile; /health is asked throughout.
-const healthLoaded = await sampleHealth(HOLD_MS);
-const memOpen = await ask<NodeJS.MemoryUsage>(server, 'mem');
-release();
-const streams = await Promise.all(turns);
-
-const expectedText = 'short answer after the wait';
-let lostEvents = 0;
+let lostEvents = resumeGaps;
 let keepalives = 0;
-for (const s of streams) {
-  const ids = s.events.map((e) => Number(e.id));
-  const contiguous = ids.every((id, i) => id === i + 1);
-  const text = s.events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
-  // Deltas that arrive in one network read are merged, so count what must be there: the start,
-  // every character of the answer, the end, and no gap in the event ids.
-  lostEvents += (s.events[0]?.event === 'turn_start' ? 0 : 1) + (contiguous ? 0 : 1) + (text === expectedText ? 0 : 1) + (s.events.at(-1)?.event === 'done' ? 0 : 1);
-  keepalives += s.comments.filter((c) => c === 'keepalive').length;
+let healthLoaded: number[] = [];
+let heapDelta = 0;
+let rssDelta = 0;
+if (STREAMS > 0) {
+  const memBefore = await ask<NodeJS.MemoryUsage>(server, 'mem');
+  let allOpen: () => void = () => {};
+  const allOpenP = new Promise<void>((r) => (allOpen = r));
+  const turns = Array.from({ length: STREAMS }, async () => {
+    const res = await fetch(`${base}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'wait' }) });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let raw = '';
+    let counted = false;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      raw += decoder.decode(value, { stream: true });
+      if (!counted && raw.includes('event: turn_start')) {
+        counted = true;
+        if (++opened === STREAMS) allOpen();
+      }
+    }
+    return parseSse(raw);
+  });
+  await allOpenP;
+  // Keepalives run on every stream meanwhile; /health is asked throughout.
+  healthLoaded = await sampleHealth(HOLD_MS);
+  const memOpen = await ask<NodeJS.MemoryUsage>(server, 'mem');
+  release();
+  const streams = await Promise.all(turns);
+
+  for (const s of streams) {
+    const ids = s.events.map((e) => Number(e.id));
+    const contiguous = ids.every((id, i) => id === i + 1);
+    const text = s.events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
+    // Deltas that arrive in one network read are merged, so count what must be there: the start,
+    // every character of the answer, the end, and no gap in the event ids.
+    lostEvents += (s.events[0]?.event === 'turn_start' ? 0 : 1) + (contiguous ? 0 : 1) + (text === expectedWait ? 0 : 1) + (s.events.at(-1)?.event === 'done' ? 0 : 1);
+    keepalives += s.comments.filter((c) => c === 'keepalive').length;
+  }
+  heapDelta = memOpen.heapUsed + memOpen.external - (memBefore.heapUsed + memBefore.external);
+  rssDelta = memOpen.rss - memBefore.rss;
 }
-const heapDelta = memOpen.heapUsed + memOpen.external - (memBefore.heapUsed + memBefore.external);
-const rssDelta = memOpen.rss - memBefore.rss;
 
 const result = {
+  store: STORE,
   tokens: TOKENS,
   rounds: ROUNDS,
   loopWallMs: round(loopWall),
@@ -171,28 +325,41 @@ const result = {
   loopCpuUsPerToken: round((loopCpu * 1000) / TOKENS, 2),
   proxyCpuUsPerToken: round((proxyCpu * 1000) / TOKENS, 2),
   cpuRatio: round(loopCpu / proxyCpu, 3),
+  ttfbOverheadMs: round(median(sides.loop.ttfb) - median(sides.proxy.ttfb), 2),
+  logRowsPerTurn,
+  resumes: resumeMs.length,
+  resumeP50Ms: round(percentile(resumeMs, 50), 2),
+  resumeP99Ms: round(percentile(resumeMs, 99), 2),
+  unattendedCompletion,
+  unattendedLeftEarly: leftEarly,
   openStreams: opened,
-  memPerStreamKB: round(heapDelta / STREAMS / 1024, 1),
-  rssPerStreamKB: round(rssDelta / STREAMS / 1024, 1),
-  keepalivesPerStream: round(keepalives / STREAMS, 1),
+  memPerStreamKB: STREAMS ? round(heapDelta / STREAMS / 1024, 1) : null,
+  rssPerStreamKB: STREAMS ? round(rssDelta / STREAMS / 1024, 1) : null,
+  keepalivesPerStream: STREAMS ? round(keepalives / STREAMS, 1) : null,
   lostEvents,
   healthRequests: healthLoaded.length,
-  healthP50Ms: round(percentile(healthLoaded, 50), 2),
-  healthP99Ms: round(percentile(healthLoaded, 99), 2),
+  healthP50Ms: STREAMS ? round(percentile(healthLoaded, 50), 2) : null,
+  healthP99Ms: STREAMS ? round(percentile(healthLoaded, 99), 2) : null,
   healthIdleP50Ms: round(percentile(healthIdle, 50), 2),
   healthIdleP99Ms: round(percentile(healthIdle, 99), 2),
 };
 
-console.log(`loop overhead, ${TOKENS} tokens, median of ${ROUNDS} interleaved rounds`);
+console.log(`loop overhead, ${TOKENS} tokens, median of ${ROUNDS} interleaved rounds (store: ${STORE})`);
 console.log(`  wall  loop ${result.loopWallMs} ms   proxy ${result.proxyWallMs} ms   ratio ${result.wallRatio}x (target <= 1.10)`);
 console.log(`  cpu   loop ${result.loopCpuUsPerToken} us/token   proxy ${result.proxyCpuUsPerToken} us/token   ratio ${result.cpuRatio}x (target <= 1.5)`);
-console.log(`concurrency: ${result.openStreams}/${STREAMS} streams open at once, ${result.keepalivesPerStream} keepalives each`);
-console.log(`  memory per open stream: ${result.memPerStreamKB} KB heap+external, ${result.rssPerStreamKB} KB RSS; lost events: ${lostEvents}`);
-console.log(`GET /health with ${result.openStreams} streams open: p50 ${result.healthP50Ms} ms, p99 ${result.healthP99Ms} ms over ${result.healthRequests} requests (idle server: p50 ${result.healthIdleP50Ms} ms, p99 ${result.healthIdleP99Ms} ms)`);
+console.log(`  first text delta: ${result.ttfbOverheadMs} ms later than through the proxy (p50)`);
+console.log(`turn log: ${logRowsPerTurn} rows in agent_turn_events for the ${TOKENS}-token turn`);
+console.log(`resume with Last-Event-ID mid-turn: p50 ${result.resumeP50Ms} ms, p99 ${result.resumeP99Ms} ms to the first replayed event over ${resumeMs.length} reconnects (${resumeGaps} gaps)`);
+console.log(`unattended: ${finished.filter(Boolean).length}/${UNATTENDED} turns finished completed with the whole answer after their reader left (${leftEarly} left before done)`);
+if (STREAMS > 0) {
+  console.log(`concurrency: ${result.openStreams}/${STREAMS} streams open at once, ${result.keepalivesPerStream} keepalives each`);
+  console.log(`  memory per open stream: ${result.memPerStreamKB} KB heap+external, ${result.rssPerStreamKB} KB RSS; lost events: ${lostEvents}`);
+  console.log(`GET /health with ${result.openStreams} streams open: p50 ${result.healthP50Ms} ms, p99 ${result.healthP99Ms} ms over ${result.healthRequests} requests (idle server: p50 ${result.healthIdleP50Ms} ms, p99 ${result.healthIdleP99Ms} ms)`);
+}
 if (json) console.log(JSON.stringify(result));
 
-healthAgent.destroy();
 server.send({ type: 'exit' });
+await new Promise((r) => server.once('exit', r));
 await upstream.close();
 process.exit(0);
 
