@@ -1,7 +1,7 @@
-// Cloudflare Worker entry (wrangler.toml `main`). Turns run in a Durable Object (TurnObject, bound as
-// TURNS) so that they outlive their clients; turn-routing.ts says which requests go there. Env
-// bindings only exist inside fetch, so the Worker's own app is built on the first request and kept for
-// the isolate's life.
+// Cloudflare Worker entry: scripts/build-worker.ts builds wrangler.toml's `main` from it. Turns run in a
+// Durable Object (TurnObject, bound as TURNS) so that they outlive their clients; turn-routing.ts says
+// which requests go there. Env bindings only exist inside fetch, so the Worker's own app is built on the
+// first request and kept for the isolate's life.
 import type { ExecutionContext, Hono } from 'hono';
 import { createApp } from '../http/app.ts';
 import { isLoopbackRequest } from '../http/auth-env.ts';

@@ -1,4 +1,4 @@
-// Stands in for `ajv` and `ajv-formats` in the Worker bundle (wrangler.toml [alias]): the MCP client is
+// Stands in for `ajv` and `ajv-formats` in the Worker build (scripts/build-worker.ts): the MCP client is
 // always given the gate's validator (validator.ts), so the SDK never constructs ajv, and workerd would
 // refuse ajv's code generation anyway. Dropping it keeps ~125 KB out of the Worker.
 export default function ajvUnavailable(): never {

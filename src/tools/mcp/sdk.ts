@@ -1,9 +1,10 @@
 // The only module that imports the MCP SDK. Streamable HTTP only: it is plain fetch and web streams, so
-// the same client runs on Node, workerd and Deno. Imported statically: a dynamic import() bundled into
-// the one Worker script saves no bytes, and esbuild's lazy wrappers around the zod modules the app
-// shares with the SDK broke the bundle's evaluation ("t is not a constructor"). In the Worker, ajv (the
-// SDK's default output-schema validator, which compiles with `new Function`) is aliased to
-// ./no-ajv.ts by wrangler.toml: the gate's checker (validator.ts) is used instead.
+// the same client runs on Node, workerd and Deno. Loaded with import() on the first connection
+// (source.ts), so an app without MCP_SERVERS never evaluates it; in the Worker it is a module of its own
+// (sdk.js, split out by scripts/build-worker.ts), outside the script workerd evaluates at startup. There,
+// ajv (the SDK's default output-schema validator, which compiles with `new Function`) is aliased to
+// ./no-ajv.ts (the gate's checker, validator.ts, is used instead) and the SDK's OAuth client, which a
+// transport without an authProvider never calls, to ./no-oauth.ts.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONSchema } from '../../gate/types.ts';
@@ -20,7 +21,7 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
     jsonSchemaValidator: gateSchemaValidator,
     listChanged: {
       // No debounce: the refresh must run while the turn's session is still open.
-      tools: { autoRefresh: true, debounceMs: 0, onChanged: (error, tools) => onToolsChanged(error || !tools ? null : tools.map(toolInfo)) },
+      tools: { autoRefresh: true, debounceMs: 0, onChanged: (error: Error | null, tools: ListedTool[] | null) => onToolsChanged(error || !tools ? null : tools.map(toolInfo)) },
     },
   });
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
@@ -57,6 +58,9 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
   return session;
 };
 
-function toolInfo(tool: { name: string; description?: string; inputSchema: object; execution?: { taskSupport?: string } }): McpToolInfo {
+/** A tool as the SDK lists it, the parts read (spelt out: Deno's check does not infer the SDK's callback types). */
+type ListedTool = { name: string; description?: string; inputSchema: object; execution?: { taskSupport?: string } };
+
+function toolInfo(tool: ListedTool): McpToolInfo {
   return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as JSONSchema, taskSupport: tool.execution?.taskSupport };
 }

@@ -13,7 +13,6 @@ import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
 import { exposedNames, serverPrefix } from './names.ts';
 import { mapCallResult } from './result.ts';
-import { openSession as sdkSession } from './sdk.ts';
 import { isProtocolError, type McpSession, type McpToolInfo, type OpenSession } from './session.ts';
 
 export interface McpSourceOptions {
@@ -169,6 +168,9 @@ class TurnSessions {
     if (session && this.sessions.get(server.name) === session) this.sessions.delete(server.name);
   }
 }
+
+/** The official SDK client (sdk.ts), imported on the first connection: an app without MCP_SERVERS never loads it. */
+const sdkSession: OpenSession = async (server, options) => (await import('./sdk.ts')).openSession(server, options);
 
 /** The server's origin only: a URL's path or query may carry a key. */
 function where(url: string): string {
