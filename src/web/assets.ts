@@ -4,6 +4,7 @@ import { chatHtml } from './assets/chat.html.ts';
 import { chatJs } from './assets/chat.js.ts';
 import { dashboardHtml } from './assets/dashboard.html.ts';
 import { dashboardJs } from './assets/dashboard.js.ts';
+import { highlightLanguages } from './assets/highlight-languages.ts';
 import { iconSvg } from './assets/icon.svg.ts';
 import { stylesCss } from './assets/styles.css.ts';
 
@@ -35,6 +36,10 @@ const css = asset('styles.css', stylesCss, 'text/css; charset=utf-8');
 const chat = asset('chat.js', chatJs, 'text/javascript; charset=utf-8');
 const dashboard = asset('dashboard.js', dashboardJs, 'text/javascript; charset=utf-8');
 const icon = asset('icon.svg', iconSvg, 'image/svg+xml');
+// A code language's grammar, loaded by the chat page the first time a code block in it is drawn.
+const grammars = Object.entries(highlightLanguages).map(([name, code]) => [name, asset(`hl-${name}.js`, code, 'text/javascript; charset=utf-8')] as const);
+/** Language name → its grammar module's URL, for the chat page (data-languages on its body). */
+const languageUrls = Object.fromEntries(grammars.map(([name, a]) => [name, a.url]));
 
 /** By file name without the hash: an old hashed URL still gets the current file (just not cached). */
 export const assets = new Map<string, Asset>([
@@ -42,6 +47,7 @@ export const assets = new Map<string, Asset>([
   ['chat.js', chat],
   ['dashboard.js', dashboard],
   ['icon.svg', icon],
+  ...grammars.map(([name, a]) => [`hl-${name}.js`, a] as const),
 ]);
 
 const templates = { chat: chatHtml, dashboard: dashboardHtml };
@@ -55,7 +61,7 @@ export function page(kind: keyof typeof templates, prefix: string): Asset {
   const key = `${kind} ${prefix}`;
   let built = pageCache.get(key);
   if (!built) {
-    const html = templates[kind]({ css: css.url, js: kind === 'chat' ? chat.url : dashboard.url, icon: icon.url, base: `${prefix}/` });
+    const html = templates[kind]({ css: css.url, js: kind === 'chat' ? chat.url : dashboard.url, icon: icon.url, base: `${prefix}/`, languages: languageUrls });
     built = asset(`${kind}.html`, html, 'text/html; charset=utf-8');
     if (pageCache.size < 16) pageCache.set(key, built);
   }

@@ -1,11 +1,16 @@
-// The chat page shell. Everything dynamic is filled in by chat.js with textContent.
+// The chat page shell. Everything dynamic is filled in by chat.js (src/web/client/) with text nodes.
 export interface PageAssets {
   css: string;
   js: string;
   icon: string;
   /** Where the app is mounted, with a trailing slash: every URL in the pages is relative to it. */
   base: string;
+  /** Code language → the URL of its grammar module, which the chat page loads when a code block needs it. */
+  languages: Record<string, string>;
 }
+
+/** Text for an HTML attribute value in double quotes. */
+const attr = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 export const chatHtml = (a: PageAssets): string => `<!doctype html>
 <html lang="en">
@@ -18,7 +23,7 @@ export const chatHtml = (a: PageAssets): string => `<!doctype html>
 <link rel="icon" type="image/svg+xml" href="${a.icon}">
 <script type="module" src="${a.js}"></script>
 </head>
-<body class="chat">
+<body class="chat" data-languages="${attr(JSON.stringify(a.languages))}">
 <a class="skip-link" href="./#message">Skip to message box</a>
 <header class="topbar">
   <h1>Rebound</h1>

@@ -8,6 +8,7 @@ export const stylesCss = `
   --good-bg: #e6f4ea; --warn-bg: #fdf1dc; --bad-bg: #fbe7e5; --info-bg: #e6eefb;
   --s0: #1d5bbf; --s1: #c2410c; --s2: #15803d; --s3: #7c3aed; --s4: #be185d; --s5: #0e7490;
   --grid: #e3e6eb;
+  --code-bg: #f3f4f7; --hl-kwd: #b3125a; --hl-str: #0b6a3a; --hl-cmnt: #5f6773; --hl-num: #9a4a00; --hl-func: #6a35c2; --hl-type: #0b58a8;
   color-scheme: light dark;
 }
 @media (prefers-color-scheme: dark) {
@@ -18,6 +19,7 @@ export const stylesCss = `
     --good-bg: #16301f; --warn-bg: #33270f; --bad-bg: #3a1a18; --info-bg: #172640;
     --s0: #6ea1ff; --s1: #fb923c; --s2: #4ade80; --s3: #c4a1ff; --s4: #f472b6; --s5: #22d3ee;
     --grid: #29303a;
+    --code-bg: #14181e; --hl-kwd: #ff7ab2; --hl-str: #8fe0a6; --hl-cmnt: #9aa3af; --hl-num: #ffb86b; --hl-func: #c7a6ff; --hl-type: #8cc4ff;
   }
 }
 * { box-sizing: border-box; }
@@ -63,11 +65,58 @@ button.danger:not(:disabled) { border-color: var(--bad); color: var(--bad); }
 .msg.user { align-self: flex-end; background: var(--info-bg); white-space: pre-wrap; max-width: 85%; }
 .msg.assistant { background: var(--panel); border: 1px solid var(--border); }
 .msg .who { font-size: .75rem; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
-.answer { white-space: pre-wrap; }
+/* An answer is Markdown (src/web/client/markdown.js): blocks, inline code, code with highlighting, tables. */
+.answer { overflow-wrap: anywhere; }
 .answer:empty::after { content: "…"; color: var(--muted); }
-.streaming .answer:last-of-type::after { content: "▍"; color: var(--muted); animation: blink 1s steps(1) infinite; }
+.answer.live > p:last-child::after, .answer.live > :is(ul, ol):last-child > li:last-child::after {
+  content: "▍"; color: var(--muted); animation: blink 1s steps(1) infinite; }
 @keyframes blink { 50% { opacity: 0; } }
-@media (prefers-reduced-motion: reduce) { .streaming .answer:last-of-type::after { animation: none; } }
+@media (prefers-reduced-motion: reduce) { .answer.live > p:last-child::after, .answer.live > :is(ul, ol):last-child > li:last-child::after { animation: none; } }
+.answer > :first-child { margin-top: .25rem; }
+.answer > :last-child { margin-bottom: .25rem; }
+.answer p, .answer ul, .answer ol, .answer blockquote, .answer .table-wrap, .answer figure.code { margin: .5rem 0; }
+.answer :is(h3, h4, h5, h6) { margin: .9rem 0 .4rem; line-height: 1.3; }
+.answer h3 { font-size: 1.2rem; } .answer h4 { font-size: 1.08rem; } .answer h5, .answer h6 { font-size: 1rem; }
+.answer ul, .answer ol { padding-left: 1.5rem; }
+.answer li > :is(p, ul, ol) { margin: .2rem 0; }
+.answer li.task { list-style: none; margin-left: -1.3rem; }
+.answer li.task > input { margin: 0 .35rem 0 0; vertical-align: middle; }
+.answer blockquote { border-left: 3px solid var(--border); padding: 0 .8rem; color: var(--muted); }
+.answer hr { border: 0; border-top: 1px solid var(--border); margin: .9rem 0; }
+.answer .raw-html { white-space: pre-wrap; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .88rem; color: var(--muted); }
+.answer a { text-decoration: underline; text-underline-offset: 2px; }
+.answer .link-inert { text-decoration: underline dotted; cursor: help; }
+.answer .md-image { color: var(--muted); font-size: .92rem; }
+.answer :not(pre) > code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .88em;
+  background: var(--code-bg); border: 1px solid var(--border); border-radius: 5px; padding: .05em .3em; }
+.answer .table-wrap { overflow-x: auto; }
+.answer table { border-collapse: collapse; font-size: .92rem; }
+.answer th, .answer td { border: 1px solid var(--border); padding: .3rem .6rem; text-align: left; vertical-align: top; }
+.answer th { background: var(--bg); font-weight: 600; }
+.answer .align-center { text-align: center; } .answer .align-right { text-align: right; }
+figure.code { border: 1px solid var(--border); border-radius: 8px; overflow: hidden; background: var(--code-bg); }
+.code-bar { display: flex; align-items: center; justify-content: space-between; gap: .5rem; padding: .15rem .3rem .15rem .7rem;
+  border-bottom: 1px solid var(--border); font-size: .78rem; color: var(--muted); }
+.code-bar .copy { min-height: 32px; padding: .1rem .6rem; font-size: .78rem; }
+figure.code pre { margin: 0; padding: .6rem .8rem; overflow-x: auto; font-size: .85rem; line-height: 1.45;
+  font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; tab-size: 4; }
+.tok-kwd, .tok-deleted, .tok-err { color: var(--hl-kwd); }
+.tok-str, .tok-insert { color: var(--hl-str); }
+.tok-cmnt { color: var(--hl-cmnt); font-style: italic; }
+.tok-num, .tok-bool, .tok-class { color: var(--hl-num); }
+.tok-func, .tok-section { color: var(--hl-func); }
+.tok-type, .tok-oper, .tok-var, .tok-esc { color: var(--hl-type); }
+/* A file a tool changed: its unified diff. */
+.tool .diff { margin-top: .4rem; border: 1px solid var(--border); border-radius: 6px; background: var(--panel); }
+.tool .diff > summary { padding: .2rem .5rem; color: var(--text); font-size: .85rem; }
+.diff-path { font-family: ui-monospace, Menlo, Consolas, monospace; font-weight: 600; }
+.diff-change { color: var(--muted); }
+.diff-added { color: var(--good); font-weight: 600; } .diff-removed { color: var(--bad); font-weight: 600; }
+.tool pre.diff-lines { margin: 0; padding: .3rem 0; max-height: 24rem; white-space: pre; overflow: auto; border-top: 1px solid var(--border); }
+.diff-lines > span { display: block; padding: 0 .6rem; min-width: max-content; }
+.diff-add { background: var(--good-bg); } .diff-del { background: var(--bad-bg); }
+.diff-hunk { color: var(--info); background: var(--info-bg); }
+.diff-note { margin: 0; padding: .2rem .6rem; font-size: .8rem; color: var(--muted); }
 .tool { border: 1px solid var(--border); border-left-width: 4px; border-radius: 8px; padding: .45rem .7rem; margin: .5rem 0;
   font-size: .92rem; background: var(--bg); }
 .tool[data-verdict="pass"] { border-left-color: var(--good); }

@@ -1,0 +1,248 @@
+// @ts-check
+// One assistant message in the transcript: text segments rendered as Markdown, interleaved with tool
+// cards in the order they happened, and notices. Everything from the model, the tools and the server
+// reaches the DOM as text nodes or through markdown.js + dom.js, never as HTML.
+import { renderBlocks } from './dom.js';
+import { markdownTree } from './markdown.js';
+
+/** @typedef {import('./history.js').CardResult} CardResult */
+/** @typedef {import('../../vocabulary.ts').FileDiff} FileDiff */
+
+/** A diff longer than this many lines starts collapsed. */
+const DIFF_OPEN_LINES = 24;
+
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} [cls]
+ * @param {unknown} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+/** @param {string} summary @param {string} text */
+function details(summary, text) {
+  const d = el('details');
+  d.append(el('summary', '', summary), el('pre', '', text));
+  return d;
+}
+
+/**
+ * @param {string} cls
+ * @param {string} heading
+ * @param {Array<string | Node[]>} items
+ */
+function listBlock(cls, heading, items) {
+  const box = el('div', cls);
+  box.append(el('span', '', heading));
+  const ul = el('ul');
+  for (const item of items) {
+    const li = el('li');
+    if (Array.isArray(item)) li.append(...item);
+    else li.append(el('code', '', item));
+    ul.append(li);
+  }
+  box.append(ul);
+  return box;
+}
+
+/** @param {string} raw */
+function prettyArgs(raw) {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return String(raw);
+  }
+}
+
+/**
+ * A text segment of a message: its Markdown drawn at most once per animation frame while it streams
+ * (not once per delta), and once more, whole, when the segment ends.
+ * @param {(fn: () => void) => void} stickToBottom
+ */
+function TextSegment(stickToBottom) {
+  const node = el('div', 'answer live');
+  let text = '';
+  let live = true;
+  let frame = 0;
+  const draw = () => {
+    frame = 0;
+    stickToBottom(() => renderBlocks(node, markdownTree(text, { streaming: live }), schedule));
+  };
+  const schedule = () => {
+    if (!frame) frame = requestAnimationFrame(draw);
+  };
+  return {
+    node,
+    /** @param {string} t */
+    append(t) {
+      text += t;
+      schedule();
+    },
+    finish() {
+      if (!live) return;
+      live = false;
+      node.classList.remove('live');
+      cancelAnimationFrame(frame);
+      draw();
+    },
+  };
+}
+
+/**
+ * A file's diff: its path, the counts, and the unified diff (collapsed past DIFF_OPEN_LINES lines).
+ * @param {FileDiff} diff
+ */
+function diffView(diff) {
+  const box = el('details', 'diff');
+  box.dataset.change = diff.change;
+  const lines = diff.hunks === '' ? [] : diff.hunks.split('\n');
+  box.open = lines.length <= DIFF_OPEN_LINES;
+  const summary = el('summary');
+  summary.append(el('span', 'diff-path', diff.path), ' ', el('span', 'diff-change', diff.change));
+  if (!diff.binary) summary.append(' ', el('span', 'diff-added', `+${diff.added}`), ' ', el('span', 'diff-removed', `−${diff.removed}`));
+  box.append(summary);
+  if (diff.binary) {
+    box.append(el('p', 'diff-note', 'binary file: no line diff'));
+    return box;
+  }
+  const pre = el('pre', 'diff-lines');
+  for (const line of lines) {
+    const kind = line.startsWith('@@') ? 'hunk' : line[0] === '+' ? 'add' : line[0] === '-' ? 'del' : 'ctx';
+    pre.append(el('span', `diff-${kind}`, line + '\n'));
+  }
+  box.append(pre);
+  if (diff.omitted) box.append(el('p', 'diff-note', `${diff.omitted} more diff lines not shown`));
+  return box;
+}
+
+/**
+ * @param {{ transcript: HTMLElement, stickToBottom: (fn: () => void) => void, hideHint: () => void }} page
+ */
+export function AssistantView(page) {
+  page.hideHint();
+  const root = el('div', 'msg assistant');
+  root.append(el('div', 'who', 'Agent'));
+  page.transcript.append(root);
+  /** @type {ReturnType<typeof TextSegment> | null} */
+  let segment = null;
+  /** @type {Map<string, { card: HTMLElement, head: HTMLElement, verdict: HTMLElement }>} */
+  const tools = new Map();
+  /** @param {Node} node */
+  const add = (node) => page.stickToBottom(() => root.append(node));
+  const endSegment = () => {
+    segment?.finish();
+    segment = null;
+  };
+
+  /**
+   * @param {string} id
+   * @param {string} name
+   * @param {string} [args]
+   */
+  function toolCard(id, name, args) {
+    endSegment();
+    const card = el('div', 'tool');
+    card.dataset.verdict = 'pending';
+    const head = el('div', 'tool-head');
+    const verdict = el('span', 'verdict pending', 'checking…');
+    head.append(el('span', 'tool-name', name), verdict);
+    card.append(head);
+    if (args !== undefined) card.append(details('arguments', prettyArgs(args)));
+    const entry = { card, head, verdict };
+    tools.set(id, entry);
+    add(card);
+    return entry;
+  }
+
+  return {
+    root,
+    /** @param {boolean} on */
+    streaming(on) {
+      root.classList.toggle('streaming', on);
+      root.setAttribute('aria-busy', on ? 'true' : 'false');
+      if (!on) endSegment();
+    },
+    /** @param {string} t */
+    text(t) {
+      if (!segment) {
+        segment = TextSegment(page.stickToBottom);
+        add(segment.node);
+      }
+      segment.append(t);
+    },
+    /** Ends the current text segment now (a message from the history is whole). */
+    settle() {
+      endSegment();
+    },
+    /** @param {{ id: string, name: string, arguments?: string }} d */
+    toolCall(d) {
+      toolCard(d.id, d.name, d.arguments);
+    },
+    /** @param {CardResult} d */
+    toolResult(d) {
+      const { card, head, verdict } = tools.get(d.id) || toolCard(d.id, d.name);
+      card.dataset.verdict = d.verdict;
+      card.dataset.ok = String(d.ok);
+      const label = { pass: 'passed', repaired: 'repaired', blocked: 'blocked', ran: 'ran' }[d.verdict] || d.verdict;
+      verdict.className = 'verdict ' + d.verdict;
+      verdict.textContent = label;
+      if (d.derived) {
+        card.dataset.history = 'derived';
+        verdict.title = d.verdict === 'ran'
+          ? 'From the history: the call passed the gate and ran (whether it was repaired first is not kept there)'
+          : 'From the history: the call was refused before it ran';
+      }
+      if (d.verdict !== 'blocked' && !d.ok) head.append(el('span', 'verdict failed', 'failed'));
+      if (d.category && d.category !== 'valid') head.append(el('span', 'category', d.category.replace(/_/g, ' ')));
+      if (typeof d.durationMs === 'number') head.append(el('span', 'duration', d.durationMs + ' ms'));
+      page.stickToBottom(() => {
+        if (d.repairs && d.repairs.length) {
+          card.append(listBlock('repairs', 'Repaired before running:', d.repairs.map((r) => {
+            /** @type {Node[]} */
+            const parts = [el('code', '', r.path), document.createTextNode(' ' + String(r.kind).replace(/_/g, ' '))];
+            // A dropped value has no "to": say what became of it instead of an arrow to nothing.
+            if (r.to !== undefined) {
+              if (r.from !== undefined) parts.push(document.createTextNode(': '), el('code', '', r.from), document.createTextNode(' → '));
+              else parts.push(document.createTextNode(': '));
+              parts.push(el('code', '', r.to));
+            } else if (r.kind === 'drop_unknown') {
+              parts.push(document.createTextNode(': not a parameter of this tool; dropped and recorded as a feature request'));
+            } else if (r.from !== undefined) {
+              parts.push(document.createTextNode(': '), el('code', '', r.from), document.createTextNode(' dropped'));
+            }
+            return parts;
+          })));
+        }
+        if (d.error) card.append(el('p', 'reason', d.error));
+        if (d.suggestions && d.suggestions.length) {
+          card.append(listBlock('suggestions', 'Suggested to the model:', d.suggestions));
+        }
+        for (const diff of d.diffs ?? []) card.append(diffView(diff));
+        if (d.ok && d.result !== undefined) {
+          card.append(details('result', typeof d.result === 'string' ? d.result : JSON.stringify(d.result, null, 2)));
+        }
+      });
+    },
+    /**
+     * @param {string} kind
+     * @param {string} text
+     */
+    notice(kind, text) {
+      endSegment();
+      const n = el('div', 'notice ' + kind, text);
+      if (kind === 'error') n.setAttribute('role', 'alert');
+      add(n);
+    },
+    /** @param {string} [text] */
+    end(text) {
+      endSegment();
+      if (text) add(el('div', 'turn-end', text));
+    },
+  };
+}
