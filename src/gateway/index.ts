@@ -7,6 +7,7 @@
 //   gated-call.ts one call through the gate, what the client gets   retry.ts     the retry policy
 //   held-stream.ts the streaming transformer of one attempt         stream.ts    attempts + keepalive
 //   complete.ts / response.ts  the non-streaming path               activity.ts  the log rows
+//   models.ts    GET /v1/models: the upstream's list under the names a client can send
 import type { ActivityWriter } from '../activity/types.ts';
 import { recordAttempt } from './activity.ts';
 import { gatewayComplete } from './complete.ts';
@@ -17,6 +18,7 @@ import { callUpstream, type UpstreamOptions } from './upstream.ts';
 
 export { ChatCompletionsBody, toGatewayRequest, type GatewayRequest } from './request.ts';
 export { GatewayError, openAIError, type OpenAIErrorBody } from './errors.ts';
+export { listModels } from './models.ts';
 export type { Settled } from './stream.ts';
 
 export interface GatewayDeps {

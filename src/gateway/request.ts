@@ -72,6 +72,13 @@ export interface RequestOptions {
   models: Record<string, string>;
 }
 
+/** The model name a client's name is sent upstream as (GATEWAY_MODELS; unmapped names pass through). */
+export function upstreamModel(name: string, models: Record<string, string>): string {
+  // Own entries only: a client's "constructor" is not Object.prototype's.
+  if (Object.hasOwn(models, name)) return models[name]!;
+  return Object.hasOwn(models, '*') ? models['*']! : name;
+}
+
 /** Throws GatewayError (400) for what the gateway cannot serve. */
 export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOptions): GatewayRequest {
   refuseUnsupported(body);
@@ -84,7 +91,7 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
   });
   const specs = tools.map(toSpec);
   const toolset = narrow(specs, body.tool_choice);
-  const model = options.models[body.model] ?? options.models['*'] ?? body.model;
+  const model = upstreamModel(body.model, options.models);
   const stream = body.stream === true;
 
   const upstreamBody: Record<string, unknown> = { ...body, model };

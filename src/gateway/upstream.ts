@@ -1,9 +1,9 @@
-// The call to the upstream (OPENAI_BASE_URL + /chat/completions, sent by src/model/chat-post.ts), with the
-// server's key or, when GATEWAY_FORWARD_CLIENT_KEY is set, the client's own. The gateway passes the
-// upstream's bytes on and needs its status and error body as they are. Failures are
-// data: an error status with its body (OpenAI-shaped, passed to the client as it is), an upstream
-// that cannot be reached (502) or does not send its headers within MODEL_TIMEOUT_MS (504).
-import { postChat } from '../model/chat-post.ts';
+// The calls to the upstream (OPENAI_BASE_URL + /chat/completions, and + /models for GET /v1/models;
+// sent by src/model/chat-post.ts), with the server's key or, when GATEWAY_FORWARD_CLIENT_KEY is set,
+// the client's own. The gateway passes the upstream's bytes on and needs its status and error body as
+// they are. Failures are data: an error status with its body (OpenAI-shaped, passed to the client as it
+// is), an upstream that cannot be reached (502) or does not send its headers within MODEL_TIMEOUT_MS (504).
+import { getModels, postChat, type ChatPost } from '../model/chat-post.ts';
 import { isOpenAIErrorBody, openAIError, type OpenAIErrorBody } from './errors.ts';
 
 export interface UpstreamOptions {
@@ -23,7 +23,15 @@ export type UpstreamResult =
 const PASSED_HEADERS = ['retry-after', 'retry-after-ms', 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests', 'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens'];
 
 export async function callUpstream(options: UpstreamOptions, body: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamResult> {
-  const posted = await postChat(options, body, signal);
+  return upstreamResult(options, await postChat(options, body, signal));
+}
+
+/** GET {OPENAI_BASE_URL}/models, its failures as callUpstream's. */
+export async function listUpstreamModels(options: UpstreamOptions, signal: AbortSignal): Promise<UpstreamResult> {
+  return upstreamResult(options, await getModels(options, signal));
+}
+
+async function upstreamResult(options: UpstreamOptions, posted: ChatPost): Promise<UpstreamResult> {
   if (posted.kind === 'timeout') {
     return failure(504, openAIError(504, 'upstream_timeout', `The upstream (${options.baseURL}) did not answer within ${options.timeoutMs} ms (MODEL_TIMEOUT_MS). Try again.`));
   }

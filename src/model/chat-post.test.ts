@@ -2,7 +2,7 @@
 // SDK used to do for it (a headers timeout, status → retryable or not, the error body's message, the
 // caller's abort), now with fetch alone.
 import { describe, expect, it } from 'vitest';
-import { postChat, readHead } from './chat-post.ts';
+import { getModels, postChat, readHead } from './chat-post.ts';
 import { OpenAIModel } from './openai.ts';
 import { ModelError, type ModelEvent } from './types.ts';
 
@@ -67,6 +67,20 @@ describe('postChat', () => {
     const reason = new Error('the client left');
     setTimeout(() => controller.abort(reason), 10);
     await expect(postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 5_000, fetch: fn }, {}, controller.signal)).rejects.toBe(reason);
+  });
+});
+
+describe('getModels', () => {
+  it('gets <baseURL>/models with the key, as JSON, with the same failures as postChat', async () => {
+    const { fn, requests } = fakeFetch(json(200, { object: 'list', data: [] }));
+    const got = await getModels({ baseURL: 'http://upstream.test/v1/', apiKey: 'sk-x', timeoutMs: 1_000, fetch: fn }, new AbortController().signal);
+    expect(got.kind).toBe('response');
+    expect(requests[0]!.url).toBe('http://upstream.test/v1/models');
+    expect(requests[0]!.init.method).toBe('GET');
+    expect(requests[0]!.init.body).toBeUndefined();
+    expect(requests[0]!.init.headers).toEqual({ accept: 'application/json', authorization: 'Bearer sk-x' });
+    const never = fakeFetch('never');
+    expect(await getModels({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 20, fetch: never.fn }, new AbortController().signal)).toEqual({ kind: 'timeout' });
   });
 });
 

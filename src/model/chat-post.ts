@@ -1,8 +1,10 @@
-// The one POST to an OpenAI-compatible server's /chat/completions, shared by the model adapter
-// (openai.ts) and the gateway (src/gateway/upstream.ts). Plain fetch, not the openai SDK: all the
-// adapter used of it was this request, a headers timeout and an error mapping, and the SDK was ~29 KB
-// of the Worker's gzipped bundle. Failures are data: the response whatever its status, or why none
-// came (no headers in time, unreachable); only the caller's own abort is thrown, as it is.
+// The requests to an OpenAI-compatible server: the one POST to its /chat/completions, shared by the
+// model adapter (openai.ts) and the gateway (src/gateway/upstream.ts), and the gateway's GET of its
+// /models (src/gateway/models.ts). Plain
+// fetch, not the openai SDK: all the adapter used of it was this request, a headers timeout and an error
+// mapping, and the SDK was ~29 KB of the Worker's gzipped bundle. Failures are data: the response
+// whatever its status, or why none came (no headers in time, unreachable); only the caller's own abort
+// is thrown, as it is.
 
 export interface ChatEndpoint {
   /** Ends with /v1 or the provider's equivalent, as OPENAI_BASE_URL. */
@@ -19,19 +21,31 @@ export type ChatPost =
   | { kind: 'unreachable'; message: string };
 
 export async function postChat(endpoint: ChatEndpoint, body: Record<string, unknown>, signal: AbortSignal): Promise<ChatPost> {
+  const headers = { 'content-type': 'application/json', accept: body.stream === true ? 'text/event-stream' : 'application/json' };
+  return send(endpoint, '/chat/completions', { method: 'POST', headers, body: JSON.stringify(body) }, signal);
+}
+
+/** GET {baseURL}/models: the upstream's model list, with the same key, timeout and failures as postChat. */
+export function getModels(endpoint: ChatEndpoint, signal: AbortSignal): Promise<ChatPost> {
+  return send(endpoint, '/models', { method: 'GET', headers: { accept: 'application/json' } }, signal);
+}
+
+interface Sent {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+async function send(endpoint: ChatEndpoint, path: string, request: Sent, signal: AbortSignal): Promise<ChatPost> {
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new Error('no response headers in time')), endpoint.timeoutMs);
   // Called without a receiver: workerd's fetch throws "Illegal invocation" when called as a method of another object.
-  const send = endpoint.fetch ?? fetch;
+  const fetchFn = endpoint.fetch ?? fetch;
   try {
-    const response = await send(`${endpoint.baseURL.replace(/\/+$/, '')}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: body.stream === true ? 'text/event-stream' : 'application/json',
-        ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
-      },
-      body: JSON.stringify(body),
+    const response = await fetchFn(`${endpoint.baseURL.replace(/\/+$/, '')}${path}`, {
+      method: request.method,
+      headers: { ...request.headers, ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
+      body: request.body,
       signal: AbortSignal.any([signal, timeout.signal]),
     });
     return { kind: 'response', response };

@@ -4,7 +4,8 @@
 // across many, a finish chunk, a usage chunk with empty choices, [DONE]; one JSON completion when
 // the request does not stream), fails on demand, plays a
 // hostile upstream (raw bytes under any content-type, a line that never ends, usage of any value),
-// and records every request, the bytes sent for each, and every client disconnect.
+// answers GET /models when given a list, and records every request, the bytes sent for each, and
+// every client disconnect.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -53,6 +54,11 @@ export interface ChatRequest {
 
 export type Script = (request: ChatRequest, index: number) => Reply | Promise<Reply>;
 
+export interface ScriptedOptions {
+  /** GET /models: these model ids as the API lists them, or an error; without it, a 404. */
+  models?: string[] | { status: number; message?: string };
+}
+
 export interface ScriptedServer {
   url: string;
   requests: ChatRequest[];
@@ -65,11 +71,14 @@ export interface ScriptedServer {
   /** Their indices in `requests`, in the order they went away. */
   abortedRequests: number[];
   waitForAbort(timeoutMs?: number): Promise<void>;
+  /** The Authorization header of each GET /models (null: none). */
+  modelListAuthorizations: Array<string | null>;
   close(): Promise<void>;
 }
 
-export async function startScriptedOpenAI(script: Script): Promise<ScriptedServer> {
+export async function startScriptedOpenAI(script: Script, options: ScriptedOptions = {}): Promise<ScriptedServer> {
   const requests: ChatRequest[] = [];
+  const modelListAuthorizations: Array<string | null> = [];
   const authorizations: Array<string | null> = [];
   const sentBytes: number[] = [];
   let aborted = 0;
@@ -78,6 +87,10 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
   const sockets = new Set<import('node:net').Socket>();
 
   const server = createServer(async (req, res) => {
+    if (req.method === 'GET' && req.url?.endsWith('/models') && options.models) {
+      modelListAuthorizations.push(req.headers.authorization ?? null);
+      return listModels(res, options.models);
+    }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
       return;
@@ -114,6 +127,7 @@ export async function startScriptedOpenAI(script: Script): Promise<ScriptedServe
       return aborted;
     },
     abortedRequests,
+    modelListAuthorizations,
     waitForAbort(timeoutMs = 5_000) {
       if (aborted > 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
@@ -200,6 +214,17 @@ async function respond(res: ServerResponse, reply: Reply, model: string, sent: (
   await write(chunk([], { usage: { ...usage, total_tokens: total } }));
   if (!reply.omitDone) await write('data: [DONE]\n\n');
   res.end();
+}
+
+/** GET /models as the API answers it: {object: "list", data: [{id, object: "model", created, owned_by}]}. */
+function listModels(res: ServerResponse, models: NonNullable<ScriptedOptions['models']>): void {
+  if (!Array.isArray(models)) {
+    res.writeHead(models.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: models.message ?? `scripted error ${models.status}`, type: 'server_error', code: null } }));
+    return;
+  }
+  const data = models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'scripted' }));
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
 }
 
 /** A request without `stream: true` gets one chat.completion JSON body, as the real API answers it. */
