@@ -3,15 +3,13 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppDeps } from './deps.ts';
 import { noAuth } from './deps.ts';
-import { AuthError } from '../auth-error.ts';
-import { ApiError, errorResponse } from './errors.ts';
+import { errorResponse, onApiError } from './errors.ts';
 import { TurnTokens } from './turn-token.ts';
 import { LiveTurns } from '../turns/live-turns.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { uiChatRoutes } from './routes/ui-chat.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
-import { AuthConfigError } from './auth-env.ts';
 import { webRoutes } from './routes/web.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { hostGuard } from './middleware/host-guard.ts';
@@ -43,13 +41,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', webRoutes(deps));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `No route ${c.req.method} ${c.req.path}. See the README for the API.`));
-  app.onError((err, c) => {
-    if (err instanceof ApiError) return errorResponse(c, err.status, err.code, err.message);
-    if (err instanceof AuthConfigError) return errorResponse(c, 503, 'auth_not_configured', err.message);
-    if (err instanceof AuthError) return errorResponse(c, err.status, err.status === 401 ? 'unauthorized' : 'forbidden', err.message);
-    console.error('rebound: unhandled error', err);
-    return errorResponse(c, 500, 'internal', 'Something went wrong on our side. Try again; if it persists, check the server log.');
-  });
+  app.onError(onApiError);
   return app;
 }
 

@@ -7,6 +7,10 @@
 // The credential is the usual `Authorization: Bearer …`. With GATEWAY_FORWARD_CLIENT_KEY (off by
 // default) that header is the client's own upstream key, passed on instead of OPENAI_API_KEY, and the
 // gateway credential, where one is needed, moves to `X-Rebound-Authorization: Bearer …`.
+//
+// gatewayAuth is the gateway's middleware, as middleware/auth.ts is the other /v1 routes': it runs
+// before the body is read and leaves the caller in `c.get('caller')`.
+import { createMiddleware } from 'hono/factory';
 import { AuthConfigError } from './auth-env.ts';
 import { AuthError } from '../auth-error.ts';
 import type { Authenticator } from './deps.ts';
@@ -27,7 +31,19 @@ export interface GatewayCaller {
   upstreamKey: string | undefined;
 }
 
-export async function authenticateGateway(request: Request, options: GatewayAuthOptions): Promise<GatewayCaller> {
+/** The context variables of the gateway route. */
+export interface GatewayAuthEnv {
+  Variables: { caller: GatewayCaller };
+}
+
+export function gatewayAuth(options: GatewayAuthOptions) {
+  return createMiddleware<GatewayAuthEnv>(async function gatewayAuth(c, next) {
+    c.set('caller', await authenticateGateway(c.req.raw, options));
+    await next();
+  });
+}
+
+async function authenticateGateway(request: Request, options: GatewayAuthOptions): Promise<GatewayCaller> {
   const authorization = request.headers.get('authorization');
   const separate = request.headers.get(GATEWAY_AUTH_HEADER);
   let upstreamKey = options.serverKey;
@@ -53,9 +69,9 @@ export async function authenticateGateway(request: Request, options: GatewayAuth
   } catch (err) {
     if (options.keys.length === 0) throw err;
     if (err instanceof AuthConfigError) {
-      throw new AuthError(token === undefined ? 'Missing credentials: send "Authorization: Bearer <one of GATEWAY_KEYS>".' : 'The bearer token is not one of GATEWAY_KEYS.');
+      throw new AuthError(token === undefined ? 'Missing credentials: send "Authorization: Bearer <one of GATEWAY_KEYS>".' : 'The bearer token is not one of GATEWAY_KEYS.', { cause: err });
     }
-    if (err instanceof AuthError) throw new AuthError(`${err.message} (the gateway also accepts one of GATEWAY_KEYS as the bearer token)`, err.status);
+    if (err instanceof AuthError) throw new AuthError(`${err.message} (the gateway also accepts one of GATEWAY_KEYS as the bearer token)`, { status: err.status, cause: err });
     throw err;
   }
 }

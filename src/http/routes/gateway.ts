@@ -5,10 +5,9 @@
 import { Hono, type Context } from 'hono';
 import { ChatCompletionsBody, GatewayError, openAIError, runGateway, toGatewayRequest, type GatewayResponse } from '../../gateway/index.ts';
 import { readJson } from '../body.ts';
-import { AuthError } from '../../auth-error.ts';
 import type { AppDeps } from '../deps.ts';
-import { ApiError } from '../errors.ts';
-import { authenticateGateway } from '../gateway-auth.ts';
+import { toApiError } from '../errors.ts';
+import { gatewayAuth, type GatewayAuthEnv } from '../gateway-auth.ts';
 import { waitUntilFor } from '../run-turn-stream.ts';
 import { SSE_HEADERS } from '../sse.ts';
 
@@ -17,37 +16,36 @@ export const GATEWAY_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
-export function gatewayRoutes(deps: AppDeps): Hono {
-  const app = new Hono();
+export function gatewayRoutes(deps: AppDeps) {
+  const app = new Hono<GatewayAuthEnv>();
   const { config } = deps;
+  // Every error of these routes, the middleware's included, in the shape an OpenAI client reads.
+  app.onError((err, c) => errorResponse(c, err));
 
-  app.post('/v1/chat/completions', async (c) => {
-    try {
-      const caller = await authenticateGateway(c.req.raw, { keys: config.gateway.keys, forwardClientKey: config.gateway.forwardClientKey, auth: deps.auth, serverKey: config.openai.apiKey });
-      if (!caller.upstreamKey) {
-        throw new GatewayError(503, 'gateway_not_configured', 'The gateway has no upstream key: set OPENAI_API_KEY (any value for a server that takes none, such as Ollama) and OPENAI_BASE_URL, or GATEWAY_FORWARD_CLIENT_KEY=true to pass on each client\'s own key.');
-      }
-      const body = await readJson(c, ChatCompletionsBody, GATEWAY_MAX_BODY_BYTES);
-      const request = toGatewayRequest(body, { models: config.gateway.models });
-      const waitUntil = waitUntilFor(c, deps);
-      const result = await runGateway(request, {
-        upstream: { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs },
-        retries: config.gateway.retries,
-        keepaliveMs: config.keepaliveMs,
-        activity: deps.activity,
-        userId: caller.userId,
-        signal: c.req.raw.signal,
-        onSettled: () => {
-          const flushed = deps.activity.flush().then((report) => {
-            if (report.dropped > 0) console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
-          });
-          waitUntil?.(flushed);
-        },
-      });
-      return toResponse(result);
-    } catch (err) {
-      return errorResponse(c, err);
+  const authenticated = gatewayAuth({ keys: config.gateway.keys, forwardClientKey: config.gateway.forwardClientKey, auth: deps.auth, serverKey: config.openai.apiKey });
+  app.post('/v1/chat/completions', authenticated, async (c) => {
+    const caller = c.get('caller');
+    if (!caller.upstreamKey) {
+      throw new GatewayError(503, 'gateway_not_configured', 'The gateway has no upstream key: set OPENAI_API_KEY (any value for a server that takes none, such as Ollama) and OPENAI_BASE_URL, or GATEWAY_FORWARD_CLIENT_KEY=true to pass on each client\'s own key.');
     }
+    const body = await readJson(c, ChatCompletionsBody, GATEWAY_MAX_BODY_BYTES);
+    const request = toGatewayRequest(body, { models: config.gateway.models });
+    const waitUntil = waitUntilFor(c, deps);
+    const result = await runGateway(request, {
+      upstream: { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs },
+      retries: config.gateway.retries,
+      keepaliveMs: config.keepaliveMs,
+      activity: deps.activity,
+      userId: caller.userId,
+      signal: c.req.raw.signal,
+      onSettled: () => {
+        const flushed = deps.activity.flush().then((report) => {
+          if (report.dropped > 0) console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
+        });
+        waitUntil?.(flushed);
+      },
+    });
+    return toResponse(result);
   });
 
   app.post('/v1/responses', (c) =>
@@ -69,10 +67,12 @@ function json(c: Context, error: GatewayError): Response {
   return c.json(error.body(), error.status as 400);
 }
 
-/** Rebound's own errors in the shape an OpenAI client reads. */
+/** Rebound's own errors in the shape an OpenAI client reads: the gateway's as they are, the others as toApiError maps them. */
 function errorResponse(c: Context, err: unknown): Response {
   if (err instanceof GatewayError) return json(c, err);
-  if (err instanceof ApiError) return c.json(openAIError(err.status, err.code, err.message), err.status);
-  if (err instanceof AuthError) return c.json(openAIError(err.status, err.status === 401 ? 'invalid_api_key' : 'forbidden', err.message), err.status);
-  throw err;
+  const api = toApiError(err);
+  if (api.code === 'internal' && api.cause === err) console.error('rebound gateway: unhandled error', err);
+  // OpenAI's code for a refused credential, which its SDKs and the AI SDK recognise.
+  const code = api.code === 'unauthorized' ? 'invalid_api_key' : api.code;
+  return c.json(openAIError(api.status, code, api.message), api.status);
 }

@@ -4,11 +4,11 @@
 import { Hono } from 'hono';
 import type { Tool } from '../../tools/types.ts';
 import type { AppDeps } from '../deps.ts';
+import { authenticate } from '../middleware/auth.ts';
 
 export function toolRoutes(deps: AppDeps) {
   const app = new Hono();
-  app.get('/v1/tools', async (c) => {
-    await deps.auth.authenticate(c.req.raw);
+  app.get('/v1/tools', authenticate(deps.auth), async (c) => {
     const set = await deps.toolSource?.open({ signal: c.req.raw.signal });
     try {
       const tools = [...deps.tools, ...(set?.tools ?? [])].map(describe);

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts';
 import { liveStream, persistedStream, startTurn } from '../run-turn-stream.ts';
 import { SSE_HEADERS } from '../sse.ts';
 import type { TurnTokens } from '../turn-token.ts';
-import { SessionForbiddenError } from '../../store/types.ts';
+import { authenticate, type AuthEnv } from '../middleware/auth.ts';
 import { closeStaleTurns } from '../../store/interrupted.ts';
 import type { LiveTurns } from '../../turns/live-turns.ts';
 
@@ -30,36 +30,30 @@ function lastEventId(header: string | undefined, query: string | undefined): num
 const notFound = (id: string) => new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
 
 export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) {
-  const app = new Hono<{ Variables: { principal: Principal } }>();
+  const app = new Hono<AuthEnv>();
   const schema = TurnRequest(deps.config.maxMessageChars);
+  const authenticated = authenticate(deps.auth);
 
   async function createTurn(principal: Principal, body: z.infer<typeof schema>) {
-    let sessionId: string;
-    try {
-      sessionId = await deps.storage.sessions.ensureSession(principal.userId, body.sessionId);
-    } catch (err) {
-      if (err instanceof SessionForbiddenError) throw new ApiError(403, 'forbidden', 'This session belongs to another user. Omit sessionId to start a new session.');
-      throw err;
-    }
+    // Another user's sessionId: SessionForbiddenError, a 403 (toApiError).
+    const sessionId = await deps.storage.sessions.ensureSession(principal.userId, body.sessionId);
     // Turns a killed process left running are closed here, by age, on every runtime (src/store/interrupted.ts),
     // this session's first: its interrupted turn reaches the history before the new one does.
     await closeStaleTurns(deps.storage.sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
     return deps.storage.sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId: principal.userId, message: body.message });
   }
 
-  app.post('/v1/chat', async (c) => {
+  app.post('/v1/chat', authenticated, async (c) => {
     const body = await readJson(c, schema);
-    const principal = await deps.auth.authenticate(c.req.raw);
-    const turn = await createTurn(principal, body);
+    const turn = await createTurn(c.get('principal'), body);
     const claimed = await deps.storage.sessions.claimTurn(turn.id);
     if (!claimed) throw new ApiError(409, 'conflict', 'The turn was already started.');
     return liveStream(deps, startTurn(deps, turns, claimed, c), 0, c);
   });
 
-  app.post('/v1/turns', async (c) => {
+  app.post('/v1/turns', authenticated, async (c) => {
     const body = await readJson(c, schema);
-    const principal = await deps.auth.authenticate(c.req.raw);
-    const turn = await createTurn(principal, body);
+    const turn = await createTurn(c.get('principal'), body);
     const token = await tokens.issue(turn.id, turn.userId);
     // Relative to wherever the app is mounted (a Supabase function serves it under /<name>).
     const prefix = c.req.path.slice(0, c.req.path.length - '/v1/turns'.length);
@@ -95,13 +89,12 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) 
   });
 
   // Ends a turn early for every reader (done{reason:"aborted"}); only its owner may. Idempotent.
-  app.post('/v1/turns/:id/stop', async (c) => {
+  app.post('/v1/turns/:id/stop', authenticated, async (c) => {
     const id = c.req.param('id');
     if (!z.uuid().safeParse(id).success) throw notFound(id);
-    const principal = await deps.auth.authenticate(c.req.raw);
     const turn = await deps.storage.sessions.getTurn(id);
     if (!turn) throw notFound(id);
-    if (turn.userId !== principal.userId) throw new ApiError(403, 'forbidden', 'This turn belongs to another user.');
+    if (turn.userId !== c.get('principal').userId) throw new ApiError(403, 'forbidden', 'This turn belongs to another user.');
     const live = turns.get(id);
     if (turn.status === 'finished' || live?.log.finished) {
       throw new ApiError(409, 'conflict', 'This turn has already finished: there is nothing to stop. Its stream still replays it.');

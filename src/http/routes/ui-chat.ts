@@ -12,7 +12,7 @@ import { ApiError } from '../errors.ts';
 import { liveStream, persistedStream, startTurn } from '../run-turn-stream.ts';
 import { chatSessionId } from '../ui-stream/chat-session.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
-import { SessionForbiddenError } from '../../store/types.ts';
+import { authenticate, type AuthEnv } from '../middleware/auth.ts';
 import { closeStaleTurns } from '../../store/interrupted.ts';
 import type { LiveTurns } from '../../turns/live-turns.ts';
 
@@ -47,20 +47,16 @@ const UiChatRequest = z.object({
 type UiChatBody = z.infer<typeof UiChatRequest>;
 
 export function uiChatRoutes(deps: AppDeps, turns: LiveTurns) {
-  const app = new Hono();
+  const app = new Hono<AuthEnv>();
   const { sessions } = deps.storage;
+  const authenticated = authenticate(deps.auth);
 
-  app.post('/v1/ui/chat', async (c) => {
+  app.post('/v1/ui/chat', authenticated, async (c) => {
     const body = await readBody(c);
     const typed = body.trigger === 'submit-message' ? userText(body, deps.config.maxMessageChars) : null;
-    const principal = await deps.auth.authenticate(c.req.raw);
+    const principal = c.get('principal');
     const sessionId = await chatSessionId(principal.userId, body.id);
-    try {
-      await sessions.ensureSession(principal.userId, sessionId);
-    } catch (err) {
-      if (err instanceof SessionForbiddenError) throw forbidden();
-      throw err;
-    }
+    await sessions.ensureSession(principal.userId, sessionId); // SessionForbiddenError: a 403 (toApiError)
     // As on every turn creation: turns a killed process left running are closed by age, this chat's first.
     await closeStaleTurns(sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
     // One turn at a time per chat: the next one reads the history, which holds a turn only once it has ended.
@@ -79,14 +75,14 @@ export function uiChatRoutes(deps: AppDeps, turns: LiveTurns) {
     return liveStream(deps, startTurn(deps, turns, claimed, c), 0, c, uiMessageStreamFormat());
   });
 
-  app.get('/v1/ui/chat/:id/stream', async (c) => {
+  app.get('/v1/ui/chat/:id/stream', authenticated, async (c) => {
     const id = chatId.safeParse(c.req.param('id'));
     if (!id.success) throw new ApiError(400, 'invalid_request', `Invalid chat id: ${id.error.issues[0]!.message}.`);
-    const principal = await deps.auth.authenticate(c.req.raw);
+    const principal = c.get('principal');
     const sessionId = await chatSessionId(principal.userId, id.data);
     const session = await sessions.getSession(sessionId);
     if (!session) return c.body(null, 204); // a chat that never sent a message here: nothing to resume, nothing created
-    if (session.userId !== principal.userId) throw forbidden();
+    if (session.userId !== principal.userId) throw new ApiError(403, 'forbidden', 'This chat belongs to another user.');
     // A turn left running by a killed process would otherwise be followed until the sweep of a later turn.
     await closeStaleTurns(sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
     const running = await sessions.runningTurn(sessionId);
@@ -136,8 +132,4 @@ async function lastTurnMessage(deps: AppDeps, sessionId: string): Promise<string
   const last = history.findLast((m) => m.role === 'user');
   if (!last) throw new ApiError(400, 'invalid_request', 'Invalid request: this chat has no turn to regenerate yet. Send a message with trigger "submit-message".');
   return last.content;
-}
-
-function forbidden(): ApiError {
-  return new ApiError(403, 'forbidden', 'This chat belongs to another user.');
 }

@@ -3,12 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { fakeDashboard } from '../../../test/e2e/fake-dashboard.ts';
 import { AuthError } from '../../auth-error.ts';
 import { noAuth, type AppDeps, type Authenticator } from '../deps.ts';
+import { onApiError } from '../errors.ts';
 import { assets, page } from '../../web/assets.ts';
-import { mountPrefix, webRoutes } from './web.ts';
+import { mountPrefix, webRoutes as routes } from './web.ts';
 
 // Only the parts webRoutes reads; the rest of AppDeps belongs to the turn routes.
 function deps(extra: Partial<AppDeps>): AppDeps {
   return { auth: noAuth, ...extra } as AppDeps;
+}
+
+/** The routes with the error handler createApp gives them: errors are thrown and become responses there. */
+function webRoutes(d: AppDeps): Hono {
+  return new Hono().route('/', routes(d)).onError(onApiError);
 }
 
 describe('pages and assets', () => {

@@ -2,9 +2,9 @@
 // pages themselves (HTML, CSS, JS, the dashboard's SVG) are built in src/web/; this is their HTTP side.
 import { Hono, type Context } from 'hono';
 import type { DashboardData } from '../../dashboard/types.ts';
-import { AuthError } from '../../auth-error.ts';
 import type { AppDeps } from '../deps.ts';
-import { errorResponse } from '../errors.ts';
+import { ApiError } from '../errors.ts';
+import { authenticate, type AuthEnv } from '../middleware/auth.ts';
 import { assets, page, parseAssetFile, type Asset } from '../../web/assets.ts';
 import { parseDashboardQuery } from '../../web/dashboard-query.ts';
 import { renderDashboard } from '../../web/dashboard-view.ts';
@@ -29,8 +29,8 @@ export function mountPrefix(path: string): string {
   return path.replace(/\/(?:dashboard)?\/?$/, '');
 }
 
-export function webRoutes(deps: AppDeps): Hono {
-  const app = new Hono();
+export function webRoutes(deps: AppDeps) {
+  const app = new Hono<AuthEnv>();
 
   // Pages revalidate every time (cheap with the ETag) so a deploy shows up at once.
   app.get('/', (c) => serve(c, page('chat', mountPrefix(c.req.path)), 'no-cache'));
@@ -39,23 +39,15 @@ export function webRoutes(deps: AppDeps): Hono {
   app.get('/assets/:file', (c) => {
     const { name, hash } = parseAssetFile(c.req.param('file'));
     const asset = assets.get(name);
-    if (!asset) return errorResponse(c, 404, 'not_found', `No asset ${name}: asset URLs change with each deploy, so reload the page.`);
+    if (!asset) throw new ApiError(404, 'not_found', `No asset ${name}: asset URLs change with each deploy, so reload the page.`);
     return serve(c, asset, hash === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
   });
 
-  async function dashboardRequest(c: Context, respond: (data: DashboardData) => Response) {
-    if (!deps.dashboard) {
-      return errorResponse(c, 501, 'not_implemented', 'no dashboard source is configured on this server (it needs the activity database)');
-    }
-    let userId: string | null;
-    try {
-      userId = (await deps.auth.authenticate(c.req.raw)).userId;
-    } catch (err) {
-      if (err instanceof AuthError) return errorResponse(c, err.status, err.status === 401 ? 'unauthorized' : 'forbidden', err.message);
-      throw err;
-    }
+  async function dashboardRequest(c: Context<AuthEnv>, respond: (data: DashboardData) => Response) {
+    if (!deps.dashboard) throw new ApiError(501, 'not_implemented', 'no dashboard source is configured on this server (it needs the activity database)');
+    const { userId } = c.get('principal');
     const parsed = parseDashboardQuery(c.req.query());
-    if (!parsed.ok) return errorResponse(c, 400, 'invalid_request', parsed.message);
+    if (!parsed.ok) throw new ApiError(400, 'invalid_request', parsed.message);
     // A Supabase source queries with the caller's own JWT so row-level security applies too.
     const accessToken = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
     const data = await deps.dashboard.load(parsed.range, userId, accessToken);
@@ -65,9 +57,10 @@ export function webRoutes(deps: AppDeps): Hono {
     return res;
   }
 
-  app.get('/v1/dashboard', (c) => dashboardRequest(c, (data) => c.json(data)));
+  const authenticated = authenticate(deps.auth);
+  app.get('/v1/dashboard', authenticated, (c) => dashboardRequest(c, (data) => c.json(data)));
   // The same data drawn as server-side SVG, for the dashboard page.
-  app.get('/v1/dashboard/view', (c) => dashboardRequest(c, (data) => c.html(renderDashboard(data))));
+  app.get('/v1/dashboard/view', authenticated, (c) => dashboardRequest(c, (data) => c.html(renderDashboard(data))));
 
   return app;
 }
