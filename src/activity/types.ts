@@ -94,9 +94,9 @@ export interface RefusedRow {
  */
 export class RowsRefusedError extends Error {
   readonly code: string;
-  constructor(message: string, code: string) {
-    super(message);
+  constructor(message: string, options: { code: string; cause?: unknown }) {
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'RowsRefusedError';
-    this.code = code;
+    this.code = options.code;
   }
 }

@@ -60,7 +60,7 @@ class FakeDatabase implements ActivitySink {
       throw new Error('fetch failed');
     }
     const bad = rows.find((r) => this.poison.has(r.id));
-    if (bad) throw new RowsRefusedError(`value out of range in ${bad.id}`, '22003');
+    if (bad) throw new RowsRefusedError(`value out of range in ${bad.id}`, { code: '22003' });
     for (const r of rows) this.stored.add(r.id);
   }
   writeActivity = (rows: ActivityRow[]) => this.write(rows);

@@ -35,7 +35,7 @@ export function createSupabaseDashboard(options: SupabaseDashboardOptions): Dash
         p_user: userId,
         p_source: range.source ?? null,
       });
-      if (error) throw new Error(`agent_dashboard: ${error.message}`);
+      if (error) throw new Error(`agent_dashboard: ${error.message}`, { cause: error });
       return toDashboardData(range, data);
     },
   };

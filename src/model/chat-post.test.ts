@@ -54,10 +54,12 @@ describe('postChat', () => {
   it('is a timeout when no headers come in time, unreachable with the cause when fetch fails', async () => {
     const never = fakeFetch('never');
     expect(await postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 20, fetch: never.fn }, {}, new AbortController().signal)).toEqual({ kind: 'timeout' });
-    const refused = fakeFetch(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') }));
+    const failed = new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
+    const refused = fakeFetch(failed);
     expect(await postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 1_000, fetch: refused.fn }, {}, new AbortController().signal)).toEqual({
       kind: 'unreachable',
       message: 'fetch failed (connect ECONNREFUSED 127.0.0.1:9)',
+      cause: failed,
     });
   });
 
@@ -128,8 +130,23 @@ describe('OpenAIModel errors', () => {
 
   it('no headers within timeoutMs is a retryable timeout; an unreachable server is retryable', async () => {
     expect(await failure(model(fakeFetch('never').fn, 20))).toMatchObject({ retryable: true, message: 'the model did not answer in time' });
-    const refused = await failure(model(fakeFetch(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') })).fn));
+    const failed = new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') });
+    const refused = await failure(model(fakeFetch(failed).fn));
     expect(refused).toMatchObject({ retryable: true, message: 'could not reach the model: fetch failed (connect ECONNREFUSED)' });
+    expect((refused as ModelError).cause).toBe(failed);
+  });
+
+  it('a body that breaks off is a retryable ModelError that keeps what was thrown as its cause', async () => {
+    const reset = new TypeError('terminated', { cause: new Error('other side closed') });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n'));
+        controller.error(reset);
+      },
+    });
+    const err = await failure(model(fakeFetch(() => new Response(body, { headers: { 'content-type': 'text/event-stream' } })).fn));
+    expect(err).toBeInstanceOf(ModelError);
+    expect(err).toMatchObject({ retryable: true, message: 'terminated', cause: reset });
   });
 
   it("the caller's abort before the headers is thrown as it is, not a ModelError", async () => {

@@ -18,7 +18,7 @@ export interface ChatEndpoint {
 export type ChatPost =
   | { kind: 'response'; response: Response }
   | { kind: 'timeout' }
-  | { kind: 'unreachable'; message: string };
+  | { kind: 'unreachable'; message: string; cause: unknown };
 
 export async function postChat(endpoint: ChatEndpoint, body: Record<string, unknown>, signal: AbortSignal): Promise<ChatPost> {
   const headers = { 'content-type': 'application/json', accept: body.stream === true ? 'text/event-stream' : 'application/json' };
@@ -52,7 +52,7 @@ async function send(endpoint: ChatEndpoint, path: string, request: Sent, signal:
   } catch (err) {
     if (signal.aborted) throw err;
     if (timeout.signal.aborted) return { kind: 'timeout' };
-    return { kind: 'unreachable', message: describeFetchError(err) };
+    return { kind: 'unreachable', message: describeFetchError(err), cause: err };
   } finally {
     clearTimeout(timer);
   }

@@ -102,12 +102,12 @@ export class OpenAIModel implements ModelClient {
     }
     const posted = await postChat(this.endpoint, body, request.signal);
     if (posted.kind === 'timeout') throw new ModelError('the model did not answer in time', true);
-    if (posted.kind === 'unreachable') throw new ModelError(`could not reach the model: ${posted.message}`, true);
+    if (posted.kind === 'unreachable') throw new ModelError(`could not reach the model: ${posted.message}`, true, { cause: posted.cause });
     const { response } = posted;
     if (response.ok) return response;
     const status = response.status;
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    throw new ModelError(`the model returned ${status}: ${errorDetail(await readHead(response, ERROR_BODY_BYTES))}`, retryable, status);
+    throw new ModelError(`the model returned ${status}: ${errorDetail(await readHead(response, ERROR_BODY_BYTES))}`, retryable, { status });
   }
 }
 
@@ -188,5 +188,5 @@ function errorDetail(body: string): string {
 function toModelError(err: unknown, signal: AbortSignal): Error {
   if (err instanceof ModelError) return err;
   if (signal.aborted || (err instanceof Error && err.name === 'AbortError')) return err as Error;
-  return new ModelError(err instanceof Error ? err.message : String(err), true);
+  return new ModelError(err instanceof Error ? err.message : String(err), true, { cause: err });
 }

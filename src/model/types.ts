@@ -35,14 +35,20 @@ export interface ModelClient {
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }
 
-/** Thrown by a model client; `retryable` says whether trying again may help (429, 5xx, timeouts, garbled chunks). */
+/**
+ * Thrown by a model client; `retryable` says whether trying again may help (429, 5xx, timeouts, garbled
+ * chunks), `status` is the upstream's HTTP status when it answered one, `cause` what was thrown underneath.
+ */
 export class ModelError extends Error {
+  readonly status?: number;
+
   constructor(
     message: string,
     readonly retryable: boolean,
-    readonly status?: number,
+    options: { status?: number; cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    if (options.status !== undefined) this.status = options.status;
     this.name = 'ModelError';
   }
 }

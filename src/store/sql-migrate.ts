@@ -35,7 +35,7 @@ export async function applyMigrations(db: SqlRunner, files: SqlFile[], options: 
     // One transaction per file: a failing migration leaves nothing half-applied behind.
     await db.exec(`begin;\n${file.sql}\n;commit;`).catch(async (error: unknown) => {
       await db.exec('rollback').catch(() => {});
-      throw new Error(`migration ${file.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`migration ${file.name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
     await db.query('insert into supabase_migrations.schema_migrations (version, name) values ($1, $2)', [
       version,

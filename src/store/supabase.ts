@@ -42,7 +42,7 @@ const TURN_COLUMNS = 'id, session_id, user_id, message, status, created_at';
 const PAGE = 1000;
 
 function check<T>(result: { data: T; error: { message: string } | null }, what: string): T {
-  if (result.error) throw new Error(`${what}: ${result.error.message}`);
+  if (result.error) throw new Error(`${what}: ${result.error.message}`, { cause: result.error });
   return result.data;
 }
 
