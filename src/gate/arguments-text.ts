@@ -1,31 +1,26 @@
 // Layer 1: the raw arguments text → a JSON value.
 //
-// Only rewrites that cannot change what the model meant are accepted: a code fence around the JSON,
+// Only readings that cannot change what the model meant are accepted: a code fence around the JSON,
 // trailing commas, single-quoted strings, Python's True/False/None, `//` and `/* */` comments, a JSON
-// string holding the JSON.
+// string holding the JSON. The reader (loose-json.ts, shared with calls written into the text) reads
+// values out of the text rather than rewriting it, so no string's content is ever touched.
 // Everything else is refused, and two things in particular are never "fixed": text that stops before
 // its brackets close (the model ran out of tokens; closing it would execute half a call) and `...`
 // standing where content should be. A general JSON repairer (jsonrepair) does both silently, so this
-// layer uses a small scanner of its own instead.
+// layer uses its own reader instead.
 // Every step is one pass over the text (no backtracking pattern), and text over the size cap or
 // nested past the depth cap (limits.ts) is refused before anything else reads it.
+import { echo } from './message.ts';
 import { formatCount, gateLimits, type GateLimits } from './limits.ts';
-import { isSpaceCode } from './text-json.ts';
+import { FAIL, LooseReader, scanStructure, type Dialect } from './loose-json.ts';
 import type { Repair } from './types.ts';
 
 export type ParsedArguments =
   | { ok: true; value: unknown; repairs: Repair[] }
   | { ok: false; reason: 'truncated' | 'elided' | 'syntax' | 'too_large' | 'too_deep'; message: string };
 
-const PY_LITERALS = new Map([
-  ['True', 'true'],
-  ['False', 'false'],
-  ['None', 'null'],
-]);
-const [DQUOTE, SQUOTE, SLASH, STAR, BACKSLASH, DOT, COMMA, ELLIPSIS] = ['"', "'", '/', '*', '\\', '.', ',', '…'].map((c) => c.charCodeAt(0)) as [number, number, number, number, number, number, number, number];
-const [OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = ['{', '}', '[', ']'].map((c) => c.charCodeAt(0)) as [number, number, number, number];
-const isWordStart = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
-const isWordChar = (c: number) => isWordStart(c) || (c >= 0x30 && c <= 0x39);
+/** What a call's arguments may be written in: JSON plus single quotes and comments. */
+const ARGUMENTS: Dialect = { singleQuotes: true, comments: true };
 
 function repair(from: string, to: string): Repair {
   return { kind: 'json_syntax', path: '$', from, to, category: 'malformed_json' };
@@ -43,32 +38,52 @@ export function parseArgumentsText(raw: string, overrides?: Partial<GateLimits>)
   const text = raw.trim();
   // An empty arguments string is how several APIs stream a call without parameters.
   if (text === '') return { ok: true, value: {}, repairs: [] };
-  if (nestsDeeperThan(text, limits.maxNestingDepth)) {
+  const shape = scanStructure(text, limits.maxNestingDepth, ARGUMENTS);
+  if (shape.kind === 'too_deep') {
     return { ok: false, reason: 'too_deep', message: `nested more than ${limits.maxNestingDepth} levels deep (objects and arrays): send a flatter value` };
   }
   let strict: { value: unknown } | undefined;
   try {
     strict = { value: JSON.parse(text) };
   } catch {
-    // fall through to the lenient path, which is only ever taken for text JSON.parse refused
+    // fall through to the lenient reading, which is only ever taken for text JSON.parse refused
   }
   if (strict) return unwrapJsonString(strict.value, [], limits);
   const repairs: Repair[] = [];
-  let body = text;
-  const fenced = unfence(body);
-  if (fenced !== undefined) {
-    body = fenced;
-    repairs.push(repair('code fence', 'JSON'));
+  const fenced = unfence(text);
+  if (fenced !== undefined) repairs.push(repair('code fence', 'JSON'));
+  const body = fenced ?? text;
+  const refused = refusal(fenced === undefined ? shape : scanStructure(body, limits.maxNestingDepth, ARGUMENTS));
+  if (refused) return refused;
+  const reader = new LooseReader(body, ARGUMENTS);
+  const value = reader.readDocument();
+  if (value === FAIL) {
+    const at = reader.failAt;
+    const what = at >= body.length ? 'the end of the text' : `"${echo(body.slice(at, at + 20), 20)}"`;
+    return { ok: false, reason: 'syntax', message: `not valid JSON (unexpected ${what} at position ${at})` };
   }
-  const normalised = normalise(body, repairs);
-  if (!normalised.ok) return normalised;
-  let value: unknown;
-  try {
-    value = JSON.parse(normalised.json);
-  } catch (e) {
-    return { ok: false, reason: 'syntax', message: `not valid JSON (${(e as Error).message.split('\n')[0]})` };
-  }
+  const { slips } = reader;
+  if (slips.trailingComma) repairs.push(repair('trailing comma', 'removed'));
+  if (slips.singleQuotes) repairs.push(repair("'single quotes'", '"double quotes"'));
+  if (slips.comment) repairs.push(repair('comments', 'removed'));
+  if (slips.pyLiteral) repairs.push(repair('True/False/None', 'true/false/null'));
   return unwrapJsonString(value, repairs, limits);
+}
+
+/** What the structure alone refuses: a value cut off, or `...` standing for content. */
+function refusal(shape: ReturnType<typeof scanStructure>): Extract<ParsedArguments, { ok: false }> | undefined {
+  switch (shape.kind) {
+    case 'unterminated':
+      return { ok: false, reason: 'truncated', message: `the arguments end inside a ${shape.inside}: the JSON was cut off` };
+    case 'unbalanced':
+      return { ok: false, reason: 'syntax', message: `unbalanced brackets: unexpected "${shape.char}"` };
+    case 'elided':
+      return { ok: false, reason: 'elided', message: `"${shape.char}" stands where content should be: send the complete value` };
+    case 'unclosed':
+      return { ok: false, reason: 'truncated', message: `the arguments stop before ${shape.open} bracket(s) close: the JSON was cut off` };
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -103,141 +118,4 @@ function unwrapJsonString(value: unknown, repairs: Repair[], limits: GateLimits)
     }
   }
   return { ok: true, value, repairs };
-}
-
-/**
- * Rewrites the accepted non-JSON spellings into JSON, and refuses truncation and elision. Strings are
- * copied verbatim (so `...` inside a string value is data, not an elision). One pass: what needs no
- * rewriting is copied in slices, not character by character.
- */
-export function normalise(s: string, repairs: Repair[]): { ok: true; json: string } | Extract<ParsedArguments, { ok: false }> {
-  let out = '';
-  let copied = 0; // s[copied, i) is still to be copied as it is
-  const rewrite = (from: number, to: number, replacement: string) => {
-    out += s.slice(copied, from) + replacement;
-    copied = to;
-  };
-  const stack: number[] = [];
-  let sawTrailingComma = false;
-  let sawSingleQuotes = false;
-  let sawPyLiteral = false;
-  let sawComment = false;
-  let i = 0;
-  const n = s.length;
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    if (c === DQUOTE || c === SQUOTE) {
-      const end = stringEnd(s, i, c);
-      if (end < 0) return { ok: false, reason: 'truncated', message: 'the arguments end inside a string: the JSON was cut off' };
-      if (c === SQUOTE) {
-        sawSingleQuotes = true;
-        rewrite(i, end + 1, requote(s.slice(i + 1, end)));
-      }
-      i = end + 1;
-      continue;
-    }
-    if (c === SLASH && (s.charCodeAt(i + 1) === SLASH || s.charCodeAt(i + 1) === STAR)) {
-      // A comment the model added to explain a value: dropping it changes no value.
-      const end = commentEnd(s, i);
-      if (end < 0) return { ok: false, reason: 'truncated', message: 'the arguments end inside a comment: the JSON was cut off' };
-      sawComment = true;
-      rewrite(i, end, '');
-      i = end;
-      continue;
-    }
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) stack.push(c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET);
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (stack.pop() !== c) return { ok: false, reason: 'syntax', message: `unbalanced brackets: unexpected "${s[i]}"` };
-    } else if (c === DOT && s.startsWith('...', i)) {
-      return { ok: false, reason: 'elided', message: '"..." stands where content should be: send the complete value' };
-    } else if (c === ELLIPSIS) {
-      return { ok: false, reason: 'elided', message: '"…" stands where content should be: send the complete value' };
-    } else if (c === COMMA) {
-      let j = i + 1;
-      while (j < n && isSpaceCode(s.charCodeAt(j))) j++;
-      if (s.charCodeAt(j) === CLOSE_BRACE || s.charCodeAt(j) === CLOSE_BRACKET) {
-        sawTrailingComma = true;
-        rewrite(i, j, '');
-        i = j;
-        continue;
-      }
-    } else if (isWordStart(c)) {
-      let j = i + 1;
-      while (j < n && isWordChar(s.charCodeAt(j))) j++;
-      const literal = PY_LITERALS.get(s.slice(i, j));
-      if (literal) {
-        sawPyLiteral = true;
-        rewrite(i, j, literal);
-      }
-      i = j;
-      continue;
-    }
-    i++;
-  }
-  if (stack.length > 0) {
-    return { ok: false, reason: 'truncated', message: `the arguments stop before ${stack.length} bracket(s) close: the JSON was cut off` };
-  }
-  out += s.slice(copied);
-  if (sawTrailingComma) repairs.push(repair('trailing comma', 'removed'));
-  if (sawSingleQuotes) repairs.push(repair("'single quotes'", '"double quotes"'));
-  if (sawComment) repairs.push(repair('comments', 'removed'));
-  if (sawPyLiteral) repairs.push(repair('True/False/None', 'true/false/null'));
-  return { ok: true, json: out };
-}
-
-/**
- * Whether objects and arrays in `s` nest more than `max` levels deep, reading strings (double or
- * single quoted) and comments as normalise does. Stops at the first level past `max`, so a value
- * nested 100,000 deep costs no more than one nested 65 deep, and never reaches JSON.parse.
- */
-export function nestsDeeperThan(s: string, max: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === DQUOTE || c === SQUOTE) {
-      i = stringEnd(s, i, c);
-      if (i < 0) return false;
-    } else if (c === SLASH && (s.charCodeAt(i + 1) === SLASH || s.charCodeAt(i + 1) === STAR)) {
-      const end = commentEnd(s, i);
-      if (end < 0) return false;
-      i = end - 1;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > max) return true;
-    } else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && depth > 0) depth--;
-  }
-  return false;
-}
-
-/** End of the comment opening at `i` (`//` to the line feed, which stays; `/* … *\/`), or -1 when a block comment never closes. */
-function commentEnd(s: string, i: number): number {
-  if (s.charCodeAt(i + 1) === SLASH) {
-    const nl = s.indexOf('\n', i);
-    return nl < 0 ? s.length : nl;
-  }
-  const close = s.indexOf('*/', i + 2);
-  return close < 0 ? -1 : close + 2;
-}
-
-/** The body of a single-quoted string as a double-quoted JSON string (escapes kept as written). */
-function requote(body: string): string {
-  let out = '"';
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (c === '\\') {
-      const next = body[i + 1] ?? '';
-      out += next === "'" ? "'" : c + next;
-      i++;
-    } else out += c === '"' ? '\\"' : c;
-  }
-  return out + '"';
-}
-
-/** Index of the closing quote of the string opening at `start`, or -1 when the text ends first. */
-function stringEnd(s: string, start: number, quote: number): number {
-  for (let i = start + 1; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === BACKSLASH) i++;
-    else if (c === quote) return i;
-  }
-  return -1;
 }

@@ -8,9 +8,9 @@
 // through one TextJson that remembers every bracket (text-json.ts), runs of consecutive values are
 // followed once, and no pattern here can backtrack over more than a bounded window. A reply longer
 // than MAX_TEXT_CALL_CHARS is not searched at all, and nothing here throws, whatever the text.
-import { nestsDeeperThan } from './arguments-text.ts';
 import { MAX_NESTING_DEPTH, MAX_TEXT_CALL_CHARS } from './limits.ts';
-import { isSpaceCode, TextJson } from './text-json.ts';
+import { isSpaceCode, nestsDeeperThan } from './loose-json.ts';
+import { TextJson } from './text-json.ts';
 import type { ToolSpec } from './types.ts';
 
 export interface TextCall {

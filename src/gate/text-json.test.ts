@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_NESTING_DEPTH } from './limits.ts';
-import { isSpaceCode, TextJson } from './text-json.ts';
+import { isSpaceCode } from './loose-json.ts';
+import { TextJson } from './text-json.ts';
 
 // The definitions TextJson must keep, written the plain (quadratic) way: one scan per question, and
 // JSON.parse over a regex-rewritten copy. TextJson answers the same, remembering what it has seen.
