@@ -25,8 +25,8 @@ export interface JwtAuthOptions {
 
 /** The JWKS could not be fetched: a server-side outage, not the caller's fault, so a 503, not a 401. */
 export class AuthUnavailableError extends ApiError {
-  constructor(message: string) {
-    super(503, 'auth_unavailable', message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(503, 'auth_unavailable', message, options);
     this.name = 'AuthUnavailableError';
   }
 }
@@ -55,8 +55,8 @@ export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
       let alg: string | undefined;
       try {
         alg = decodeProtectedHeader(token).alg;
-      } catch {
-        throw new AuthError('Malformed token: the Authorization bearer value is not a JWT (header.payload.signature)');
+      } catch (err) {
+        throw new AuthError('Malformed token: the Authorization bearer value is not a JWT (header.payload.signature)', { cause: err });
       }
       let payload: JWTPayload;
       try {
@@ -89,34 +89,34 @@ function explain(err: unknown, ctx: { audience: string; issuer?: string; alg?: s
   if (err instanceof AuthError) return err;
   if (err instanceof errors.JWTExpired) {
     const exp = typeof err.payload.exp === 'number' ? ` at ${new Date(err.payload.exp * 1000).toISOString()}` : '';
-    return new AuthError(`Token expired${exp}: sign in again or refresh the session`);
+    return new AuthError(`Token expired${exp}: sign in again or refresh the session`, { cause: err });
   }
   if (err instanceof errors.JWTClaimValidationFailed) {
     const p = err.payload;
     switch (err.claim) {
       case 'nbf':
-        return new AuthError(`Token not yet valid (nbf ${typeof p.nbf === 'number' ? new Date(p.nbf * 1000).toISOString() : '?'}): check the clock`);
+        return new AuthError(`Token not yet valid (nbf ${typeof p.nbf === 'number' ? new Date(p.nbf * 1000).toISOString() : '?'}): check the clock`, { cause: err });
       case 'iat':
-        return new AuthError('Token issued in the future (iat): check the clock');
+        return new AuthError('Token issued in the future (iat): check the clock', { cause: err });
       case 'aud':
-        return new AuthError(`Wrong audience: expected "${ctx.audience}", got ${JSON.stringify(p.aud ?? null)} (anon/service keys are not user tokens)`);
+        return new AuthError(`Wrong audience: expected "${ctx.audience}", got ${JSON.stringify(p.aud ?? null)} (anon/service keys are not user tokens)`, { cause: err });
       case 'iss':
-        return new AuthError(`Wrong issuer: expected "${ctx.issuer}", got ${JSON.stringify(p.iss ?? null)} (token from another project?)`);
+        return new AuthError(`Wrong issuer: expected "${ctx.issuer}", got ${JSON.stringify(p.iss ?? null)} (token from another project?)`, { cause: err });
       default:
-        return new AuthError(`Token claim "${err.claim}" invalid: ${err.reason}`);
+        return new AuthError(`Token claim "${err.claim}" invalid: ${err.reason}`, { cause: err });
     }
   }
-  if (err instanceof errors.JWSSignatureVerificationFailed) return new AuthError('Invalid signature: the token is forged or signed with another key');
-  if (err instanceof errors.JWKSNoMatchingKey) return new AuthError('No key in the project JWKS matches this token (unknown kid): token from another project or a revoked key');
-  if (err instanceof errors.JOSEAlgNotAllowed) return new AuthError(`Algorithm ${ctx.alg ?? '?'} is not accepted`);
-  if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) return new AuthError(`Malformed token: ${err.message}`);
+  if (err instanceof errors.JWSSignatureVerificationFailed) return new AuthError('Invalid signature: the token is forged or signed with another key', { cause: err });
+  if (err instanceof errors.JWKSNoMatchingKey) return new AuthError('No key in the project JWKS matches this token (unknown kid): token from another project or a revoked key', { cause: err });
+  if (err instanceof errors.JOSEAlgNotAllowed) return new AuthError(`Algorithm ${ctx.alg ?? '?'} is not accepted`, { cause: err });
+  if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) return new AuthError(`Malformed token: ${err.message}`, { cause: err });
   if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || err instanceof TypeError) {
-    return new AuthUnavailableError(`Could not load the project JWKS to verify the token: ${(err as Error).message}`);
+    return new AuthUnavailableError(`Could not load the project JWKS to verify the token: ${(err as Error).message}`, { cause: err });
   }
   if (err instanceof errors.JOSEError) {
     // A JWKS answering non-200 surfaces as a generic JOSEError; everything else is the token's fault.
-    if (/JWKS|response/i.test(err.message)) return new AuthUnavailableError(`Could not load the project JWKS: ${err.message}`);
-    return new AuthError(`Invalid token: ${err.message}`);
+    if (/JWKS|response/i.test(err.message)) return new AuthUnavailableError(`Could not load the project JWKS: ${err.message}`, { cause: err });
+    return new AuthError(`Invalid token: ${err.message}`, { cause: err });
   }
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -18,7 +18,7 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S, maxBy
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new ApiError(400, 'malformed_json', `The body is not valid JSON (${(err as Error).message}). Send one JSON object such as {"message": "…"}.`);
+    throw new ApiError(400, 'malformed_json', `The body is not valid JSON (${(err as Error).message}). Send one JSON object such as {"message": "…"}.`, { cause: err });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;

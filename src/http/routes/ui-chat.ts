@@ -103,6 +103,7 @@ async function readBody(c: Context): Promise<UiChatBody> {
         413,
         'payload_too_large',
         `The body is larger than ${MAX_UI_BODY_BYTES / (1024 * 1024)} MB. The server keeps the chat's history, so send only the last message (prepareSendMessagesRequest, see the README's "From a useChat app").`,
+        { cause: err },
       );
     }
     throw err;

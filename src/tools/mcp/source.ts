@@ -140,17 +140,17 @@ class TurnSessions {
     try {
       session = await this.get(server, signal);
     } catch (err) {
-      throw new Error(`the MCP server "${server.name}" could not be reached (${describeError(err)}). Continue without this tool, or try it again later.`);
+      throw new Error(`the MCP server "${server.name}" could not be reached (${describeError(err)}). Continue without this tool, or try it again later.`, { cause: err });
     }
     let result;
     try {
       result = await session.callTool(tool, args, { signal, timeoutMs: this.timeoutMs });
     } catch (err) {
-      if (isProtocolError(err)) throw new Error(`the MCP server "${server.name}" refused the call: ${describeError(err)}`);
+      if (isProtocolError(err)) throw new Error(`the MCP server "${server.name}" refused the call: ${describeError(err)}`, { cause: err });
       // The connection is gone: drop the session so that the next call connects afresh.
       this.forget(server, this.sessions.get(server.name));
       void session.close();
-      throw new Error(`the MCP server "${server.name}" did not answer (${describeError(err)}). Continue without this tool, or try it again later.`);
+      throw new Error(`the MCP server "${server.name}" did not answer (${describeError(err)}). Continue without this tool, or try it again later.`, { cause: err });
     }
     const mapped = mapCallResult(result);
     if (!mapped.ok) throw new Error(mapped.error);
