@@ -6,6 +6,7 @@
 // outage); a batch the database refuses (RowsRefusedError: a row's value, not the connection) is split
 // in halves until the rows at fault stand alone, so one poison row costs itself and nothing else, in
 // about 2·log2(batch) extra calls.
+import { delay } from '../delay.ts';
 import { RowsRefusedError, type ActivityRow, type ActivitySink, type ActivityWriter, type FlushReport, type RefusedRow, type TurnRow } from './types.ts';
 
 export interface WriterOptions {
@@ -34,7 +35,6 @@ export interface WriterStats {
 
 type Item = { kind: 'call'; row: ActivityRow } | { kind: 'turn'; row: TurnRow };
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 /** Refused rows listed in one FlushReport at most (all are counted in `dropped`), and named in one log line. */
 const MAX_LISTED = 100;
@@ -179,7 +179,7 @@ export class BatchingActivityWriter implements ActivityWriter {
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) {
         const base = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (attempt - 1));
-        await sleep(base / 2 + Math.random() * (base / 2));
+        await delay(base / 2 + Math.random() * (base / 2));
       }
       try {
         await write(rows);

@@ -9,6 +9,7 @@ import { loadConfig, type Env } from '../config.ts';
 import { createSupabaseDashboard } from '../dashboard/supabase.ts';
 import { authFromEnv, type AuthEnvOptions } from '../http/auth-env.ts';
 import type { AppDeps } from '../http/deps.ts';
+import { randomSecret } from '../http/random-secret.ts';
 import { createModel } from '../model/index.ts';
 import { createMemoryStorage } from '../store/memory.ts';
 import { createSupabaseStorage } from '../store/supabase.ts';
@@ -24,7 +25,7 @@ export interface EdgePlatform {
 
 export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
   const get = (k: string) => env[k]?.trim() || undefined;
-  const turnSecret = get('TURN_TOKEN_SECRET') ?? derivedTurnSecret(env) ?? randomHex(32);
+  const turnSecret = get('TURN_TOKEN_SECRET') ?? derivedTurnSecret(env) ?? randomSecret();
   const config = loadConfig({ ...env, TURN_TOKEN_SECRET: turnSecret });
   const auth = authFromEnv(env, { local: platform.local });
   const model = createModel(config);
@@ -74,11 +75,6 @@ function supabaseData(env: Env): Pick<AppDeps, 'storage' | 'activity' | 'dashboa
     activity: createActivityWriter(createSupabaseSink(client)),
     dashboard: anonKey ? createSupabaseDashboard({ url, anonKey, serviceClient: client }) : undefined,
   };
-}
-
-function randomHex(bytes: number): string {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
-  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }
 
 /** Worker bindings mix strings with objects (KV, secrets are strings); config only reads strings. */

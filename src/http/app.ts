@@ -5,6 +5,7 @@ import type { AppDeps } from './deps.ts';
 import { noAuth } from './deps.ts';
 import { errorResponse, onApiError } from './errors.ts';
 import { TurnTokens } from './turn-token.ts';
+import { randomSecret } from './random-secret.ts';
 import { LiveTurns } from '../turns/live-turns.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { uiChatRoutes } from './routes/ui-chat.ts';
@@ -17,6 +18,7 @@ import { originGuard } from './middleware/origin-guard.ts';
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
+  // A per-process secret is fine for one local server, not for several isolates (set TURN_TOKEN_SECRET there).
   const secret = deps.config.turnTokenSecret ?? randomSecret();
   const tokens = new TurnTokens(secret, deps.config.turnTokenTtlS);
   // The turns this app's process runs: they outlive the requests that started them.
@@ -43,11 +45,4 @@ export function createApp(deps: AppDeps): Hono {
   app.notFound((c) => errorResponse(c, 404, 'not_found', `No route ${c.req.method} ${c.req.path}. See the README for the API.`));
   app.onError(onApiError);
   return app;
-}
-
-/** A per-process secret: fine for one local server, not for several isolates (set TURN_TOKEN_SECRET there). */
-function randomSecret(): string {
-  const bytes = new Uint8Array(32);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

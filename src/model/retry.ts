@@ -1,5 +1,6 @@
 // Upstream failures are retried only while nothing has reached the client: once a text delta has
 // been forwarded, a retry would repeat it, so the error surfaces instead.
+import { delay } from '../delay.ts';
 import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
 
 export interface RetryOptions {
@@ -21,7 +22,7 @@ export async function* streamWithRetry(model: ModelClient, request: ModelRequest
       const retryable = err instanceof ModelError && err.retryable;
       if (!retryable || yielded || attempt >= options.retries || request.signal.aborted) throw err;
       options.onRetry?.(attempt + 1, err);
-      await sleep(backoff(attempt, options.baseDelayMs ?? 250), request.signal);
+      await delay(backoff(attempt, options.baseDelayMs ?? 250), { signal: request.signal });
     }
   }
 }
@@ -29,16 +30,4 @@ export async function* streamWithRetry(model: ModelClient, request: ModelRequest
 /** Exponential backoff with full jitter, capped at 4 s. */
 function backoff(attempt: number, base: number): number {
   return Math.random() * Math.min(4_000, base * 2 ** attempt);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

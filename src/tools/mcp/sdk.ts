@@ -7,6 +7,7 @@
 // transport without an authProvider never calls, to ./no-oauth.ts.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { delay } from '../../delay.ts';
 import type { JSONSchema } from '../../gate/types.ts';
 import type { McpSession, McpToolInfo, OpenSession } from './session.ts';
 import { gateSchemaValidator } from './validator.ts';
@@ -48,10 +49,9 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
       return client.callTool({ name, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs + 1_000 });
     },
     async close() {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS)));
-      await Promise.race([transport.terminateSession().catch(() => {}), giveUp]);
-      clearTimeout(timer);
+      const closed = new AbortController();
+      await Promise.race([transport.terminateSession().catch(() => {}), delay(CLOSE_TIMEOUT_MS, { signal: closed.signal })]);
+      closed.abort(); // the wait, when the session ended first
       await client.close().catch(() => {});
     },
   };
