@@ -2,10 +2,7 @@
 // (applied by the dashboard migration).
 import { checkRange, toDashboardData } from './sql-result.ts';
 import type { DashboardRange, DashboardSource } from './types.ts';
-
-interface Queryable {
-  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
-}
+import type { Queryable } from '../store/pglite.ts';
 
 export function createPgliteDashboard(db: Queryable): DashboardSource {
   return {

@@ -29,11 +29,12 @@ import {
   type MessageRow,
   type TurnDbRow,
   type TurnEventDbRow,
-} from './sql-rows.ts';
+} from './db-rows.ts';
 import { afterSeqArg, type TurnEventRow, type TurnEventStore } from './turn-events.ts';
 import { decodeText, encodeDeep, encodeText } from './text-codec.ts';
 
-interface Queryable {
+/** A Postgres driver with PGlite's query(sql, params): a PGlite instance or transaction (the stores, sinks and dashboard on it take this). */
+export interface Queryable {
   query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
 }
 /** PGlite, or anything with its query() and transaction(). */
@@ -41,12 +42,12 @@ export interface PgliteLike extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
 }
 
-export interface SqlStorageOptions {
+export interface PgliteStorageOptions {
   /** Files every new session's workspace starts with (the demo project), as in createMemoryStorage. */
   seed?: Record<string, string>;
 }
 
-class SqlSessions implements SessionStore {
+class PgliteSessions implements SessionStore {
   constructor(
     private db: PgliteLike,
     private seed: Record<string, string>,
@@ -171,7 +172,7 @@ class SqlSessions implements SessionStore {
   }
 }
 
-class SqlTurnEvents implements TurnEventStore {
+class PgliteTurnEvents implements TurnEventStore {
   constructor(private db: Queryable) {}
 
   async appendEvents(rows: TurnEventRow[]): Promise<void> {
@@ -196,7 +197,7 @@ class SqlTurnEvents implements TurnEventStore {
   }
 }
 
-class SqlWorkspace implements WorkspaceStore {
+class PgliteWorkspace implements WorkspaceStore {
   constructor(
     private db: Queryable,
     private scope: Scope,
@@ -240,7 +241,7 @@ class SqlWorkspace implements WorkspaceStore {
   }
 }
 
-class SqlMemories implements MemoryStore {
+class PgliteMemories implements MemoryStore {
   constructor(
     private db: Queryable,
     private scope: Scope,
@@ -269,12 +270,12 @@ class SqlMemories implements MemoryStore {
 }
 
 
-export function createPgliteStorage(db: PgliteLike, options: SqlStorageOptions = {}): Storage {
+export function createPgliteStorage(db: PgliteLike, options: PgliteStorageOptions = {}): Storage {
   return {
-    sessions: new SqlSessions(db, options.seed ?? {}),
-    turnEvents: new SqlTurnEvents(db),
-    workspace: (scope) => new SqlWorkspace(db, scope),
-    memory: (scope) => new SqlMemories(db, scope),
+    sessions: new PgliteSessions(db, options.seed ?? {}),
+    turnEvents: new PgliteTurnEvents(db),
+    workspace: (scope) => new PgliteWorkspace(db, scope),
+    memory: (scope) => new PgliteMemories(db, scope),
   };
 }
 

@@ -14,7 +14,7 @@ import {
   type MessageRow,
   type TurnDbRow,
   type TurnEventDbRow,
-} from './sql-rows.ts';
+} from './db-rows.ts';
 import { afterSeqArg, type TurnEventRow, type TurnEventStore } from './turn-events.ts';
 import { decodeText, encodeText } from './text-codec.ts';
 import {

@@ -1,13 +1,10 @@
 // Activity sink for `npm start`: the embedded PGlite database the migrations created.
 // Works with any driver offering PGlite's query(sql, params) (e.g. a PGlite instance or transaction).
+import type { Queryable } from '../../store/pglite.ts';
 import type { ActivityRow, ActivitySink, TurnRow } from '../types.ts';
 import { sinkError } from './refusal.ts';
-import { insertActivitySql, upsertTurnsSql } from './sql-rows.ts';
+import { insertActivitySql, upsertTurnsSql } from './batch-sql.ts';
 import { storableActivity, storableTurn } from './storable.ts';
-
-export interface Queryable {
-  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
-}
 
 export function createPgliteSink(db: Queryable): ActivitySink {
   return {

@@ -1,6 +1,6 @@
-// Database rows <-> the store's values (messages, turns, memories, turn events), shared by the SQL stores: PGlite
-// returns timestamps as Date, PostgREST as ISO strings, so both are accepted. Text goes in through
-// encodeText and comes out through decodeText (text-codec.ts: NUL and lone surrogates).
+// Database rows <-> the store's values (messages, turns, memories, turn events), shared by the PGlite and
+// Supabase stores: PGlite returns timestamps as Date, PostgREST as ISO strings, so both are accepted. Text
+// goes in through encodeText and comes out through decodeText (text-codec.ts: NUL and lone surrogates).
 import { decodeDeep, decodeText, encodeDeep } from './text-codec.ts';
 import type { ChatMessage } from '../vocabulary.ts';
 import type { Memory, TurnRecord } from './types.ts';
