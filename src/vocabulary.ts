@@ -3,7 +3,7 @@
 // a tool's result. It sits at the bottom of
 // the layers (test/runtimes/layers.test.ts), beside the gate, and imports nothing but the gate's types,
 // so model/, store/, loop/, turns/ and http/ can all speak it without importing one another.
-import type { Category, JSONSchema, Repair } from './gate/types.ts';
+import type { Category, JSONSchema, Repair, VerdictKind } from './gate/types.ts';
 
 /** A message in OpenAI chat-completions shape, as stored in agent_messages and sent upstream. */
 export type ChatMessage =
@@ -59,8 +59,14 @@ export interface Usage {
   completionTokens: number;
 }
 
+/** Which part of Rebound gated a call (agent_activity.source): the agent loop, or the gateway for another app. */
+export type ActivitySource = 'loop' | 'gateway';
+
+/** Which budget ran out when a turn ends with a forced summary (the `forced_summary` event). */
+export type SummaryReason = 'iteration_limit' | 'time_budget';
+
 /** Why a turn's stream ended: the reason its `done` event carries. */
-export type DoneReason = 'completed' | 'iteration_limit' | 'time_budget' | 'aborted' | 'error';
+export type DoneReason = 'completed' | SummaryReason | 'aborted' | 'error';
 
 /**
  * How a turn ended, as agent_turns records it: a `done` reason, or `interrupted`, which no stream ever
@@ -77,7 +83,7 @@ export type TurnEvent =
       data: {
         id: string;
         name: string;
-        verdict: 'pass' | 'repaired' | 'blocked';
+        verdict: VerdictKind;
         category: Category;
         ok: boolean;
         result?: unknown;
@@ -89,7 +95,7 @@ export type TurnEvent =
         durationMs: number;
       };
     }
-  | { event: 'forced_summary'; data: { reason: 'iteration_limit' | 'time_budget' } }
+  | { event: 'forced_summary'; data: { reason: SummaryReason } }
   | { event: 'agent_error'; data: { message: string; retryable: boolean } }
   | { event: 'done'; data: { reason: DoneReason; iterations: number; usage: Usage } };
 

@@ -4,7 +4,7 @@
 import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
 import { seedValidate } from '../baselines/tool-calls-seed.ts';
 import { gate } from '../../src/gate/index.ts';
-import type { ProposedCall, ToolSpec } from '../../src/gate/types.ts';
+import type { ProposedCall, ToolSpec, VerdictKind } from '../../src/gate/types.ts';
 import { matchesGold, percentile, ratio, round, timeEach, type CorpusReport, type Figures, type GoldCall } from './common.ts';
 
 interface Case {
@@ -17,7 +17,7 @@ interface Case {
 
 /** What a scorer decided, reduced to what the scoring needs. */
 export interface Outcome {
-  verdict: 'pass' | 'repaired' | 'blocked';
+  verdict: VerdictKind;
   name?: string;
   args?: Record<string, unknown>;
 }

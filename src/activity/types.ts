@@ -1,7 +1,7 @@
 // One row per tool call and one per turn outcome: what the activity writer carries to its sink.
 // Field names are the agent_activity / agent_turns column names, so sinks insert rows as they are.
-import type { Category, Repair } from '../gate/types.ts';
-import type { TurnOutcome } from '../vocabulary.ts';
+import type { Category, Repair, VerdictKind } from '../gate/types.ts';
+import type { ActivitySource, TurnOutcome } from '../vocabulary.ts';
 
 export interface ActivityRow {
   id: string;
@@ -15,7 +15,7 @@ export interface ActivityRow {
   tool_requested: string;
   /** The tool that ran (after a name repair), or null when blocked before resolution. */
   tool_resolved: string | null;
-  verdict: 'pass' | 'repaired' | 'blocked';
+  verdict: VerdictKind;
   category: Category;
   problems: string[];
   repairs: Repair[];
@@ -35,8 +35,6 @@ export interface ActivityRow {
    */
   tool_server?: string | null;
 }
-
-export type ActivitySource = 'loop' | 'gateway';
 
 export interface TurnRow {
   id: string;

@@ -1,5 +1,6 @@
 // The dashboard's data contract: what /v1/dashboard returns and what the page draws. Implemented by
-// SQL sources (PGlite locally, PostgREST views through supabase-js on the edge).
+// SQL sources (PGlite locally, the agent_dashboard() function through PostgREST, with postgrest-js, on the edge).
+import type { ActivitySource } from '../vocabulary.ts';
 
 /**
  * A call counts as hallucinated when the model proposed something wrong: any category but valid and
@@ -10,7 +11,7 @@ export interface DashboardRange {
   to: string; // ISO timestamp, exclusive
   bucket: 'hour' | 'day';
   /** Only the loop's calls or only the gateway's (agent_activity.source); absent: both. */
-  source?: 'loop' | 'gateway';
+  source?: ActivitySource;
 }
 
 export interface DashboardData {

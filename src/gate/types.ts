@@ -82,6 +82,9 @@ interface VerdictBase {
   invented: string[];
 }
 
+/** What the gate decided, by name: the one spelling of these literals (activity rows, events, chunks use it). */
+export type VerdictKind = Verdict['verdict'];
+
 export type Verdict =
   | (VerdictBase & { verdict: 'pass'; category: 'valid'; call: ResolvedCall })
   | (VerdictBase & {

@@ -5,7 +5,7 @@
 // category text_embedded_call (src/loop/turn.ts does the same for the agent's own turns).
 import { gate } from '../gate/index.ts';
 import { extractTextCalls } from '../gate/text-calls.ts';
-import type { ProposedCall, ToolSpec, Verdict } from '../gate/types.ts';
+import type { ProposedCall, ToolSpec, Verdict, VerdictKind } from '../gate/types.ts';
 
 export interface GatedCall {
   /** The call as the model wrote it. */
@@ -76,7 +76,7 @@ export function finishReason(upstream: string | null, delivered: readonly GatedC
 }
 
 /** The worst verdict among the calls the client received: "none" when there were none. */
-export type Outcome = 'none' | Verdict['verdict'];
+export type Outcome = 'none' | VerdictKind;
 
 export function outcomeOf(calls: readonly GatedCall[]): Outcome {
   let worst: Outcome = 'none';

@@ -1,7 +1,8 @@
 // Builds the agent_activity row for one call from its outcome (call-outcome.ts): what the gate, the
 // tool and the loop breaker said. The gateway's calls, gated and handed on unrun, get rows the same way.
 // And the agent_turns outcome row of a turn, from its result.
-import type { ActivityRow, ActivitySource, TurnRow } from '../activity/types.ts';
+import type { ActivityRow, TurnRow } from '../activity/types.ts';
+import type { ActivitySource } from '../vocabulary.ts';
 import type { ProposedCall } from '../gate/types.ts';
 import { categoryOf, errorOf, type CallOutcome, type PassedVerdict } from './call-outcome.ts';
 import type { Escalation } from './loop-breaker.ts';

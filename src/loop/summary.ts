@@ -1,6 +1,6 @@
 // The forced summary: when a budget runs out, one last model call with the tools still declared
 // (so the prompt prefix, and the provider's prompt cache, stay the same) but tool_choice "none".
-export type SummaryReason = 'iteration_limit' | 'time_budget';
+import type { SummaryReason } from '../vocabulary.ts';
 
 const SUMMARY_INSTRUCTION = 'Do not call any tool. In at most 6 short lines, tell the user: what was done, what failed or is unfinished, and the single next step.';
 

@@ -10,14 +10,14 @@ import type { GateContext, ProposedCall, ToolSpec, Verdict } from '../gate/types
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
 import type { Tool } from '../tools/types.ts';
-import type { ChatMessage, DoneReason, Emit } from '../vocabulary.ts';
+import type { ChatMessage, DoneReason, Emit, SummaryReason } from '../vocabulary.ts';
 import { activityRow, turnRow } from './activity-row.ts';
 import { toolMessage, toolResultEvent, type CallOutcome } from './call-outcome.ts';
 import { streamCompletion, type Completion } from './completion.ts';
 import { executeTool } from './execute.ts';
 import { NARRATION_NUDGE, continuationNudge, nextActionOf } from './nudges.ts';
 import { DEFAULT_SYSTEM_PROMPT } from './prompt.ts';
-import { fallbackSummary, type SummaryReason } from './summary.ts';
+import { fallbackSummary } from './summary.ts';
 import { TurnState, type TurnResult } from './turn-state.ts';
 
 /** The claimed turn: who asked what, in which session. */

@@ -1,6 +1,6 @@
 // DashboardData → the HTML fragment the dashboard page shows: tiles, then one figure per question.
 // Server-side so the page needs no chart library and the markup is testable as a string.
-import type { DashboardData } from '../dashboard/types.ts';
+import type { DashboardData, DashboardRange } from '../dashboard/types.ts';
 import { barChart, type Bar, type BarChartOptions } from './charts/bars.ts';
 import { lineChart, type LineSeries } from './charts/line.ts';
 import { meter } from './charts/meter.ts';
@@ -24,7 +24,7 @@ function figure(id: string, title: string, body: string, note?: string): string 
 }
 
 /** "2025-01-05T14:00:00Z" → "Jan 5 14:00" for hours, "Jan 5" for days; in UTC so the server and tests agree. */
-export function bucketLabel(bucket: string, unit: 'hour' | 'day'): string {
+export function bucketLabel(bucket: string, unit: DashboardRange['bucket']): string {
   const d = new Date(bucket);
   if (Number.isNaN(d.getTime())) return bucket;
   const day = d.toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });

@@ -3,8 +3,8 @@
 // strict (an unknown field, or a chunk type it does not know, fails the whole stream), so nothing is
 // added here that ai 5 lacked: no `finishReason` on finish, no `reason` on abort. The `ai` package is
 // a devDependency only; the tests validate every chunk with its own `uiMessageChunkSchema`.
-import type { Repair } from '../../gate/types.ts';
-import type { DoneReason, TurnEvent, Usage } from '../../vocabulary.ts';
+import type { Repair, VerdictKind } from '../../gate/types.ts';
+import type { DoneReason, SummaryReason, TurnEvent, Usage } from '../../vocabulary.ts';
 
 /** The assistant message's metadata: what `start` carries (the turn), then what `finish` adds (how it ended). */
 export type StartMetadata = Extract<TurnEvent, { event: 'turn_start' }>['data'];
@@ -20,7 +20,7 @@ export interface VerdictData {
   toolCallId: string;
   /** The tool that ran (a repaired call may have been renamed), or the name the model wrote. */
   toolName: string;
-  verdict: 'pass' | 'repaired' | 'blocked';
+  verdict: VerdictKind;
   category: string;
   /** What the gate changed (empty unless repaired). */
   repairs: Repair[];
@@ -30,7 +30,7 @@ export interface VerdictData {
 
 /** `data-rebound-forced-summary` (transient: useChat hands it to onData and keeps it out of the message). */
 export interface ForcedSummaryData {
-  reason: 'iteration_limit' | 'time_budget';
+  reason: SummaryReason;
 }
 
 /** Server-side tools: the client must neither run them (onToolCall) nor send their results back. */
