@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   }
   let extra: Record<string, unknown> = {};
   if (paths100k) {
-    // Gate B owns the 100k-path index benchmark; it lives with the paths corpus module.
+    // The 100k-path index benchmark (--paths-100k) lives with the paths corpus module.
     const pathsModule = './gate/paths.ts';
     const mod = (await import(pathsModule)) as { paths100k?: (opts: { corpora: string[] }) => Promise<unknown> };
     if (!mod.paths100k) throw new Error('bench/gate/paths.ts does not export paths100k()');

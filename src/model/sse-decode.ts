@@ -1,6 +1,7 @@
-// Splits a server-sent-events byte stream into events, one batch per network read. The openai
-// SDK's own splitter copies the rest of its buffer for every event it finds, which is quadratic in
-// the events per read; a naive `buffer += read; buffer.indexOf('\n')` is quadratic in the length of
+// Splits a server-sent-events byte stream into events, one batch per network read. The openai SDK's
+// splitter (iterSSEChunks in openai 6.30.1, the adapter's transport before chat-post.ts) copies the
+// rest of its buffer for every event it finds (`data = data.slice(i)`), which is quadratic in the
+// events per read; a naive `buffer += read; buffer.indexOf('\n')` is quadratic in the length of
 // a line, so an upstream that never sends a newline stalls the event loop and grows memory without
 // bound. This decoder looks at every character once (it remembers what it has scanned), keeps an
 // unfinished line as the pieces it arrived in, and refuses a line or an event past a hard cap: the

@@ -1,5 +1,6 @@
-// Storage on Supabase through supabase-js with the service role (RLS is bypassed, so every query that
-// can be scoped filters by the user id taken from the verified JWT). Same semantics as memory.ts.
+// Storage on Supabase: PostgREST through postgrest-js (data-client.ts) with the service role (RLS is
+// bypassed, so every query that can be scoped filters by the user id taken from the verified JWT).
+// Same semantics as memory.ts.
 import type { DataClient } from './data-client.ts';
 import { INTERRUPTED_NOTE } from './interrupted.ts';
 import {
@@ -57,7 +58,7 @@ function one<T>(result: { data: unknown; error: { message: string } | null }, wh
 }
 
 // PostgREST filters: `eq.null` would compare with the string "null"; null needs `is`. Typed loosely on
-// purpose: supabase-js's builder generics recurse too deep for a helper generic over them.
+// purpose: postgrest-js's builder generics recurse too deep for a helper generic over them.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Filterable = any;
 function byUser(q: Filterable, userId: string | null): Filterable {

@@ -1,5 +1,5 @@
 // Persistence the HTTP layer and the tools need, behind interfaces so that the same app runs on an
-// in-memory store (tests), embedded PGlite (npm start) and Supabase through supabase-js (the edge).
+// in-memory store (tests), embedded PGlite (npm start) and Supabase through postgrest-js (the edge).
 import type { ChatMessage } from '../vocabulary.ts';
 import type { TurnEventStore } from './turn-events.ts';
 

@@ -1,4 +1,4 @@
-// Activity sink for the edge: the supabase-js query builder with the service-role key, through PostgREST.
+// Activity sink for the edge: PostgREST through postgrest-js (store/data-client.ts) with the service-role key.
 // Upserts with ignore-duplicates: a retried batch whose first attempt did land (the response was lost)
 // must not fail on the primary key, nor write twice.
 import type { DataClient } from '../../store/data-client.ts';
