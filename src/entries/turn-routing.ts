@@ -4,14 +4,23 @@
 // - Shared storage (Supabase): one object per turn, named by its id. The Worker creates turns
 //   (POST /v1/turns) and serves everything that is not about one turn; a turn's stream and stop go to
 //   its object. POST /v1/chat is both: the Worker creates the turn, then the turn's object streams it.
+//   So are the useChat routes: POST /v1/ui/chat creates the chat's turn and GET /v1/ui/chat/:id/stream
+//   finds its running one in the Worker (a handoff, http/handoff.ts), and the turn's object streams it.
 // - Storage in memory: sessions and turns live in one isolate's memory, so one object ('local') owns
 //   them and serves all of /v1/ (`wrangler dev`, demos). The Worker keeps /health and the pages.
+
+import { HANDOFF_HEADER, type TurnHandle } from '../http/handoff.ts';
 
 export type Route =
   | { to: 'worker' }
   | { to: 'object'; name: string }
   /** POST /v1/chat with shared storage: the Worker creates the turn, the turn's object streams it. */
-  | { to: 'chat' };
+  | { to: 'chat' }
+  /**
+   * POST /v1/ui/chat and GET /v1/ui/chat/:id/stream with shared storage: the Worker creates the chat's
+   * turn or finds its running one, the turn's object streams it as a UI message stream.
+   */
+  | { to: 'ui-chat' };
 
 /** Whether a turn's state can be read from any isolate (Supabase) or only from the one that holds it (memory). */
 export type StorageReach = 'shared' | 'isolate';
@@ -21,10 +30,13 @@ export const LOCAL_OBJECT = 'local';
 
 /** Turn ids are UUIDs; anything else stays in the Worker, whose app answers 404 without waking an object. */
 const TURN_ROUTE = /^\/v1\/turns\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/(stream|stop)$/i;
+/** Where useChat({resume: true}) reattaches: the chat id is one path segment. */
+const UI_RESUME_ROUTE = /^\/v1\/ui\/chat\/[^/]+\/stream$/;
 
 export function routeFor(method: string, pathname: string, storage: StorageReach): Route {
   if (storage === 'isolate') return pathname.startsWith('/v1/') ? { to: 'object', name: LOCAL_OBJECT } : { to: 'worker' };
   if (method === 'POST' && pathname === '/v1/chat') return { to: 'chat' };
+  if ((method === 'POST' && pathname === '/v1/ui/chat') || (method === 'GET' && UI_RESUME_ROUTE.test(pathname))) return { to: 'ui-chat' };
   const turn = TURN_ROUTE.exec(pathname);
   if (!turn) return { to: 'worker' };
   const [, id, action] = turn;
@@ -52,7 +64,8 @@ export async function dispatch(request: Request, options: DispatchOptions): Prom
   const route = routeFor(request.method, new URL(request.url).pathname, options.storage);
   if (route.to === 'worker') return options.serve(request);
   if (route.to === 'object') return objectFor(options.objects, route.name).fetch(request);
-  return chatThroughObject(request, options);
+  if (route.to === 'chat') return chatThroughObject(request, options);
+  return uiChatThroughObject(request, options);
 }
 
 function objectFor(objects: ObjectNamespace, name: string) {
@@ -65,18 +78,40 @@ function objectFor(objects: ObjectNamespace, name: string) {
  * EventSource would read it. The turn therefore runs in its object and survives this client leaving.
  */
 async function chatThroughObject(request: Request, options: DispatchOptions): Promise<Response> {
-  const url = new URL(request.url);
-  const create = new Request(new URL('/v1/turns', url), {
-    method: 'POST',
-    headers: request.headers,
+  const created = await options.serve(withBody(request, new URL('/v1/turns', request.url), new Headers(request.headers)));
+  if (created.status !== 201) return created;
+  return streamFromObject(request, (await created.json()) as TurnHandle, options);
+}
+
+/**
+ * The useChat routes with shared storage: the Worker's app makes the request's checks and creates the
+ * chat's turn (POST) or finds its running one (GET), answering with the turn's handle since the request
+ * asks for one (HANDOFF_HEADER); then the turn's object streams it in the UI message stream format.
+ * Anything else the app answers (an error, 204: no running turn) goes back as it is, waking no object.
+ */
+async function uiChatThroughObject(request: Request, options: DispatchOptions): Promise<Response> {
+  const headers = new Headers(request.headers);
+  headers.set(HANDOFF_HEADER, '1');
+  const answered = await options.serve(withBody(request, new URL(request.url), headers));
+  const isHandle = (answered.status === 200 || answered.status === 201) && answered.headers.get('content-type')?.startsWith('application/json');
+  if (!isHandle) return answered;
+  return streamFromObject(request, (await answered.json()) as TurnHandle, options);
+}
+
+/** The request sent on to the Worker's own app: its body, method and these headers, at `url`. */
+function withBody(request: Request, url: URL, headers: Headers): Request {
+  return new Request(url, {
+    method: request.method,
+    headers,
     body: request.body,
     // Required by Node's fetch for a streamed body; workerd ignores it.
     duplex: 'half',
   } as RequestInit);
-  const created = await options.serve(create);
-  if (created.status !== 201) return created;
-  const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
+}
+
+/** The turn's stream, read from its object with the client's headers (its credentials, tracing), as a GET. */
+function streamFromObject(request: Request, handle: TurnHandle, options: DispatchOptions): Promise<Response> {
   const headers = new Headers(request.headers);
-  for (const name of ['content-type', 'content-length', 'last-event-id']) headers.delete(name);
-  return objectFor(options.objects, turnId.toLowerCase()).fetch(new Request(new URL(streamUrl, url), { method: 'GET', headers }));
+  for (const name of ['content-type', 'content-length', 'last-event-id', HANDOFF_HEADER]) headers.delete(name);
+  return objectFor(options.objects, handle.turnId.toLowerCase()).fetch(new Request(new URL(handle.streamUrl, request.url), { method: 'GET', headers }));
 }

@@ -36,7 +36,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/health', (c) => c.json({ ok: true, model: deps.model.model, demo: deps.model.demo }));
   app.route('/', turnRoutes(deps, tokens, turns));
-  app.route('/', uiChatRoutes(deps, turns));
+  app.route('/', uiChatRoutes(deps, tokens, turns));
   app.route('/', sessionRoutes(deps));
   app.route('/', gatewayRoutes(deps));
   app.route('/', toolRoutes(deps));

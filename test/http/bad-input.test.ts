@@ -154,6 +154,9 @@ const rows: Row[] = [
   { name: 'a finished turn with a Last-Event-ID at its end: 204, nothing runs again', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=999`, status: 204 },
   { name: 'a finished turn without a Last-Event-ID: its replay', path: (f) => stream(f.finished.turnId, f.finished.token), status: 200, type: /text\/event-stream/ },
   { name: 'a Last-Event-ID that is not a number', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=x1`, ...err(400, 'invalid_request', /Last-Event-ID must be the id of an event this stream sent/) },
+  { name: 'a stream format other than "ui"', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&format=json`, ...err(400, 'invalid_request', /format must be "ui" \(the AI SDK's UI message stream\) or left out/) },
+  { name: 'format=ui after a Last-Event-ID', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&format=ui&lastEventId=2`, ...err(400, 'invalid_request', /UI message stream \(format=ui\) is read from the turn's start/) },
+  { name: 'a finished turn with format=ui: its replay as a UI message stream', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&format=ui`, status: 200, type: /text\/event-stream/ },
   { name: 'POST to a stream', method: 'POST', path: (f) => stream(f.pending.turnId, f.pending.token), headers: alice, body: '{}', ...err(404, 'not_found', /No route POST \/v1\/turns\/[0-9a-f-]+\/stream\. See the README/) },
   { name: 'a path below the stream', path: (f) => `/v1/turns/${f.pending.turnId}/stream/more`, ...err(404, 'not_found', /No route GET .*See the README/) },
 

@@ -1,14 +1,17 @@
 // POST /v1/chat streams a turn in the response (fetch clients); POST /v1/turns + GET …/stream lets a
 // native EventSource do the same with a GET and a stateless token. A turn outlives its connections: a
 // stream is a reader that replays after Last-Event-ID and follows, and POST …/stop is how a turn ends early.
+// `format=ui` streams the same turn as the AI SDK's UI message stream (a /v1/ui/chat turn read from its
+// Durable Object: handoff.ts).
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppDeps, Principal } from '../deps.ts';
 import { readJson } from '../body.ts';
 import { ApiError } from '../errors.ts';
-import { liveStream, persistedStream, startTurn } from '../run-turn-stream.ts';
+import { liveStream, persistedStream, startTurn, type StreamFormat } from '../run-turn-stream.ts';
 import { SSE_HEADERS } from '../sse.ts';
 import type { TurnTokens } from '../turn-token.ts';
+import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
 import { authenticate, type AuthEnv } from '../middleware/auth.ts';
 import { closeStaleTurns } from '../../store/interrupted.ts';
 import type { LiveTurns } from '../../turns/live-turns.ts';
@@ -25,6 +28,13 @@ function lastEventId(header: string | undefined, query: string | undefined): num
   if (raw === '') return 0;
   if (!/^\d{1,9}$/.test(raw)) throw new ApiError(400, 'invalid_request', `Last-Event-ID must be the id of an event this stream sent (a whole number), not ${JSON.stringify(raw.slice(0, 40))}. Omit it to replay the turn from its start.`);
   return Number(raw);
+}
+
+/** How the stream writes the turn: Rebound's SSE events, or with `format=ui` the UI message stream. */
+function streamFormat(format: string | undefined): StreamFormat {
+  if (format === undefined) return {};
+  if (format === 'ui') return uiMessageStreamFormat();
+  throw new ApiError(400, 'invalid_request', `format must be "ui" (the AI SDK's UI message stream) or left out (Rebound's SSE events), not ${JSON.stringify(format.slice(0, 40))}.`);
 }
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
@@ -69,23 +79,26 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) 
     const check = await tokens.verify(c.req.query('token'), turn.id, turn.userId);
     if (!check.ok) throw new ApiError(check.status, check.status === 401 ? 'unauthorized' : 'forbidden', check.message);
     const after = lastEventId(c.req.header('last-event-id'), c.req.query('lastEventId'));
+    const format = streamFormat(c.req.query('format'));
+    if (format.frame && after > 0) throw new ApiError(400, 'invalid_request', 'A UI message stream (format=ui) is read from the turn\'s start, its chunks make one message: leave out Last-Event-ID and lastEventId.');
     // HEAD (Hono hands it to this GET handler) runs and claims nothing: the status and headers a GET would get now.
     const head = c.req.method === 'HEAD';
+    const headOk = () => new Response(null, { status: 200, headers: { ...SSE_HEADERS, ...format.headers } });
     if (turn.status === 'pending') {
-      if (head) return new Response(null, { status: 200, headers: SSE_HEADERS });
+      if (head) return headOk();
       const claimed = await deps.storage.sessions.claimTurn(turn.id);
-      if (claimed) return liveStream(deps, startTurn(deps, turns, claimed, c), after, c);
+      if (claimed) return liveStream(deps, startTurn(deps, turns, claimed, c), after, c, format);
     }
     // Started (here, elsewhere, or by a racing request a moment ago) or finished: a reader of its log.
     const live = turns.get(turn.id);
     if (live) {
       // A reconnect after the end that has seen everything gets 204, which stops EventSource for good.
       if (live.log.finished && after >= live.log.lastSeq) return c.body(null, 204);
-      return head ? new Response(null, { status: 200, headers: SSE_HEADERS }) : liveStream(deps, live, after, c);
+      return head ? headOk() : liveStream(deps, live, after, c, format);
     }
     const current = (await deps.storage.sessions.getTurn(turn.id)) ?? turn;
     if (current.status === 'finished' && (await deps.storage.turnEvents.eventsAfter(turn.id, after)).length === 0) return c.body(null, 204);
-    return head ? new Response(null, { status: 200, headers: SSE_HEADERS }) : persistedStream(deps, current, after, c);
+    return head ? headOk() : persistedStream(deps, current, after, c, format);
   });
 
   // Ends a turn early for every reader (done{reason:"aborted"}); only its owner may. Idempotent.

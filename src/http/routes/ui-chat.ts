@@ -3,13 +3,16 @@
 // turn as UI message chunks (ui-stream/mapper.ts); GET /v1/ui/chat/:id/stream is where
 // `useChat({resume: true})` reattaches on mount: the chat's running turn, replayed from its first
 // event, or 204. The turn is the same durable turn as POST /v1/chat's: a client that leaves (useChat's
-// stop() aborts its fetch) ends only its reader; POST /v1/turns/:id/stop ends the turn.
+// stop() aborts its fetch) ends only its reader; POST /v1/turns/:id/stop ends the turn. Asked for a
+// handle (handoff.ts: a Worker whose turns run in Durable Objects), both answer where the turn streams.
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../deps.ts';
 import { readJson } from '../body.ts';
 import { ApiError } from '../errors.ts';
+import { turnHandle, wantsHandle } from '../handoff.ts';
 import { liveStream, persistedStream, startTurn } from '../run-turn-stream.ts';
+import type { TurnTokens } from '../turn-token.ts';
 import { chatSessionId } from '../ui-stream/chat-session.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
 import { authenticate, type AuthEnv } from '../middleware/auth.ts';
@@ -46,7 +49,7 @@ const UiChatRequest = z.object({
 });
 type UiChatBody = z.infer<typeof UiChatRequest>;
 
-export function uiChatRoutes(deps: AppDeps, turns: LiveTurns) {
+export function uiChatRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) {
   const app = new Hono<AuthEnv>();
   const { sessions } = deps.storage;
   const authenticated = authenticate(deps.auth);
@@ -70,6 +73,7 @@ export function uiChatRoutes(deps: AppDeps, turns: LiveTurns) {
     }
     const message = typed ?? (await lastTurnMessage(deps, sessionId));
     const turn = await sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId: principal.userId, message });
+    if (wantsHandle(c)) return c.json(await turnHandle(c, turn, { tokens, route: '/v1/ui/chat', format: 'ui' }), 201);
     const claimed = await sessions.claimTurn(turn.id);
     if (!claimed) throw new ApiError(409, 'conflict', 'The turn was already started.');
     return liveStream(deps, startTurn(deps, turns, claimed, c), 0, c, uiMessageStreamFormat());
@@ -87,6 +91,7 @@ export function uiChatRoutes(deps: AppDeps, turns: LiveTurns) {
     await closeStaleTurns(sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
     const running = await sessions.runningTurn(sessionId);
     if (!running) return c.body(null, 204);
+    if (wantsHandle(c)) return c.json(await turnHandle(c, running, { tokens, route: '/v1/ui/chat', format: 'ui' }), 200);
     const live = turns.get(running.id);
     return live ? liveStream(deps, live, 0, c, uiMessageStreamFormat()) : persistedStream(deps, running, 0, c, uiMessageStreamFormat());
   });
