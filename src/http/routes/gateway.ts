@@ -1,13 +1,14 @@
 // POST /v1/chat/completions: Rebound as an OpenAI-compatible gateway (src/gateway). Every answer is
 // an OpenAI-shaped response or error, since the callers are OpenAI clients: the openai SDK, the AI
-// SDK, LangChain, Aider. The Responses API and the legacy completions endpoint get a 400 that says
+// SDK, LangChain, Aider. GET /v1/models lists the upstream's models under the names a client can send
+// (src/gateway/models.ts). The Responses API and the legacy completions endpoint get a 400 that says
 // what to call instead.
 import { Hono, type Context } from 'hono';
-import { ChatCompletionsBody, GatewayError, openAIError, runGateway, toGatewayRequest, type GatewayResponse } from '../../gateway/index.ts';
+import { ChatCompletionsBody, GatewayError, listModels, openAIError, runGateway, toGatewayRequest, type GatewayResponse } from '../../gateway/index.ts';
 import { readJson } from '../body.ts';
 import type { AppDeps } from '../deps.ts';
 import { toApiError } from '../errors.ts';
-import { gatewayAuth, type GatewayAuthEnv } from '../gateway-auth.ts';
+import { gatewayAuth, type GatewayAuthEnv, type GatewayCaller } from '../gateway-auth.ts';
 import { waitUntilFor } from '../run-turn-stream.ts';
 import { SSE_HEADERS } from '../sse.ts';
 
@@ -23,16 +24,22 @@ export function gatewayRoutes(deps: AppDeps) {
   app.onError((err, c) => errorResponse(c, err));
 
   const authenticated = gatewayAuth({ keys: config.gateway.keys, forwardClientKey: config.gateway.forwardClientKey, auth: deps.auth, serverKey: config.openai.apiKey });
-  app.post('/v1/chat/completions', authenticated, async (c) => {
-    const caller = c.get('caller');
+  /** The upstream as this caller reaches it: with the server's key, or its own (GATEWAY_FORWARD_CLIENT_KEY). */
+  const upstreamFor = (caller: GatewayCaller) => {
     if (!caller.upstreamKey) {
       throw new GatewayError(503, 'gateway_not_configured', 'The gateway has no upstream key: set OPENAI_API_KEY (any value for a server that takes none, such as Ollama) and OPENAI_BASE_URL, or GATEWAY_FORWARD_CLIENT_KEY=true to pass on each client\'s own key.');
     }
+    return { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs };
+  };
+
+  app.post('/v1/chat/completions', authenticated, async (c) => {
+    const caller = c.get('caller');
+    const upstream = upstreamFor(caller);
     const body = await readJson(c, ChatCompletionsBody, GATEWAY_MAX_BODY_BYTES);
     const request = toGatewayRequest(body, { models: config.gateway.models });
     const waitUntil = waitUntilFor(c, deps);
     const result = await runGateway(request, {
-      upstream: { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs },
+      upstream,
       retries: config.gateway.retries,
       keepaliveMs: config.keepaliveMs,
       activity: deps.activity,
@@ -47,6 +54,11 @@ export function gatewayRoutes(deps: AppDeps) {
     });
     return toResponse(result);
   });
+
+  // What OpenWebUI and other clients ask before they chat.
+  app.get('/v1/models', authenticated, async (c) =>
+    toResponse(await listModels(upstreamFor(c.get('caller')), { models: config.gateway.models, signal: c.req.raw.signal })),
+  );
 
   app.post('/v1/responses', (c) =>
     json(c, new GatewayError(400, 'unsupported_endpoint', 'The Responses API is not supported by the gateway: use the Chat Completions API, POST /v1/chat/completions (openai SDK: client.chat.completions.create; AI SDK: @ai-sdk/openai-compatible).')),
