@@ -1,11 +1,13 @@
 // The Worker as deployed with Supabase, under workerd (`wrangler dev`): storage in PostgreSQL 15 through
 // PostgREST, so each turn runs in a Durable Object of its own (src/entries/turn-routing.ts) while the
 // Worker creates turns and serves everything else. POST /v1/chat is created by the Worker and streamed
-// by the turn's object; resume, completion with no reader, stop and two readers go through the object;
+// by the turn's object, and so is useChat's POST /v1/ui/chat (its resume GET found by the Worker, served
+// by the object); resume, completion with no reader, stop and two readers go through the object;
 // the log, the history and the activity rows land in Postgres; stream tokens issued by the Worker verify
 // in the object without TURN_TOKEN_SECRET (both key them from the service-role key).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMigrations } from '../../src/entries/sql-files.ts';
 import { serviceKey, TEST_JWT_SECRET, userToken } from '../support/jwt.ts';
@@ -14,6 +16,7 @@ import { startPostgrest, type PostgrestServer } from '../support/postgrest.ts';
 import { startScriptedOpenAI, type ChatRequest, type ScriptedServer } from '../support/scripted-openai.ts';
 import { startWorkerd, type RuntimeServer } from './servers.ts';
 import { readSse, type SseEvent, type SseTranscript } from './sse-client.ts';
+import { readReply, textOf, transport, userMessage } from '../ui-chat/client.ts';
 
 const ALICE = 'a11ce000-0000-4000-8000-000000000001';
 const MALLORY = 'ba11ad00-0000-4000-8000-000000000002';
@@ -201,5 +204,61 @@ describe('workerd with Supabase storage: each turn in its own Durable Object', (
     await until('the outcome', async () => (await turnRow(turn.turnId))?.outcome === 'aborted' || undefined);
     expect(await turnRow(turn.turnId)).toEqual({ status: 'finished', outcome: 'aborted' });
     expect((await stopAs('alice')).status).toBe(409);
+  }, 30_000);
+});
+
+/** Sends a message as useChat does (DefaultChatTransport) and leaves after the first text, as its stop() does. */
+async function sendAndLeave(chatId: string, text: string) {
+  const leave = new AbortController();
+  const stream = await transport(worker.baseUrl, { authorization: as('alice').authorization }).sendMessages({ chatId, messages: [userMessage(text)], trigger: 'submit-message', messageId: undefined, abortSignal: leave.signal });
+  const reader = stream.getReader();
+  const seen: UIMessageChunk[] = [];
+  while (!seen.some((c) => c.type === 'text-delta')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream of ${chatId} ended before any text`);
+    seen.push(value);
+  }
+  leave.abort();
+  await reader.cancel().catch(() => {});
+  const start = seen[0] as Extract<UIMessageChunk, { type: 'start' }>;
+  return { turnId: start.messageId!, sessionId: (start.messageMetadata as { sessionId: string }).sessionId };
+}
+
+/** GET /v1/ui/chat/:id/stream as useChat({resume: true}) calls it on mount. */
+async function resumeChat(chatId: string) {
+  const seen: Response[] = [];
+  const stream = await transport(worker.baseUrl, { authorization: as('alice').authorization }, seen).reconnectToStream({ chatId });
+  return { stream, response: seen[0]! };
+}
+
+describe('workerd with Supabase storage: useChat turns in their Durable Object', () => {
+  it('a POST /v1/ui/chat turn runs in a turn object: after its reader left it completes unattended, and resume replays it whole', async () => {
+    const objectsBefore = objectStarts();
+    const abortedBefore = model.abortedRequests.length;
+    const [unattended, resumed] = await Promise.all([sendAndLeave('ui-unattended', 'TALK to nobody'), sendAndLeave('ui-resumed', 'TALK to a reload')]);
+    // One object per turn: the Worker created each turn, the turn's object streams it.
+    await until('two more turn objects', () => objectStarts() - objectsBefore >= 2 || undefined);
+    expect(objectStarts() - objectsBefore).toBe(2);
+
+    // useChat({resume: true}) after a reload: the chat's running turn from its first chunk, followed to the end.
+    const back = await resumeChat('ui-resumed');
+    expect(back.response.status).toBe(200);
+    expect(back.response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    const reply = await readReply(back.stream!, back.response);
+    expect(reply.errors).toEqual([]);
+    expect(reply.message.id).toBe(resumed.turnId);
+    expect(textOf(reply.message)).toBe(ANSWER);
+    expect(reply.message.metadata).toMatchObject({ turnId: resumed.turnId, reason: 'completed' });
+    expect(objectStarts() - objectsBefore).toBe(2);
+
+    // The other turn had no reader from its first words to its end.
+    await until('the unattended turn finished', async () => (await turnRow(unattended.turnId))?.outcome === 'completed' || undefined);
+    expect(await turnRow(unattended.turnId)).toEqual({ status: 'finished', outcome: 'completed' });
+    const history = await (await fetch(`${worker.baseUrl}/v1/sessions/${unattended.sessionId}/messages`, { headers: as('alice') })).json();
+    expect(history.messages.at(-1)).toEqual({ role: 'assistant', content: ANSWER });
+    // Neither reader leaving aborted its upstream request.
+    expect(model.abortedRequests.slice(abortedBefore).map((i) => turnMessage(model.requests[i]!))).toEqual([]);
+    // Both have ended: nothing to resume.
+    for (const chatId of ['ui-unattended', 'ui-resumed']) expect((await resumeChat(chatId)).response.status, chatId).toBe(204);
   }, 30_000);
 });
