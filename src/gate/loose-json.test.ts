@@ -10,10 +10,15 @@ import { TextJson } from './text-json.ts';
 const tricky = fc
   .array(fc.constantFrom('a', ' ', ',', ']', '}', '[', '{', ':', 'True', 'False', 'None', "'", '"', '\\', '//', '/*', '*/', '...', '…', '\n', '\u0000', 'é', '\ud800'), { maxLength: 12 })
   .map((p) => p.join(''));
+// Keys of one escaped character are left out: Node 24's JSON.parse itself misreads them after an
+// object of the same shape with the key "\\" (JSON.parse('{"k":1,"\\\\":2}') then
+// JSON.parse('{"k":1,"\\n":2}') gives the key "\\", a V8 bug), which would make this suite flaky
+// through the strict fast path, not through the reader under test.
+const key = tricky.filter((k) => !(k.length === 1 && JSON.stringify(k) !== `"${k}"`));
 const leaf = fc.oneof(tricky, fc.string({ maxLength: 8 }), fc.boolean(), fc.constant(null), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
 const { doc } = fc.letrec<{ value: unknown; doc: unknown }>((tie) => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('doc')),
-  doc: fc.oneof(fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(tricky, tie('value'), { maxKeys: 4 })),
+  doc: fc.oneof(fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(key, tie('value'), { maxKeys: 4 })),
 }));
 
 interface Slips {
@@ -45,7 +50,13 @@ function sloppy(value: unknown, slips: Slips, seed: number): string {
   return write(value);
 }
 
-const canonical = (v: unknown) => JSON.parse(JSON.stringify(v));
+/** The value as JSON text carries it: -0 is written 0 (not a JSON.parse round trip: see `key`). */
+const canonical = (v: unknown): unknown => {
+  if (typeof v === 'number') return Object.is(v, -0) ? 0 : v;
+  if (Array.isArray(v)) return v.map(canonical);
+  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, w]) => [k, canonical(w)]));
+  return v;
+};
 const everySlip: Slips = { trailingCommas: true, singleQuotes: true, pyLiterals: true, comments: true };
 const textCallSlips: Slips = { trailingCommas: true, singleQuotes: false, pyLiterals: true, comments: false };
 
