@@ -138,7 +138,7 @@ export async function startDeno(vars: Record<string, string>): Promise<RuntimeSe
       '--allow-env',
       '--allow-read',
       '--no-prompt',
-      '--no-lock',
+      '--frozen', // the committed deno.lock's versions, never rewritten by a test run
       '--config',
       join(root, 'supabase', 'functions', 'rebound', 'deno.json'),
       join(root, 'supabase', 'functions', 'rebound', 'index.ts'),
