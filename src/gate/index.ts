@@ -13,6 +13,7 @@ import { blockedMessage, echo } from './message.ts';
 import { checkArguments } from './schema-repair.ts';
 import { isPlainObject } from './schema.ts';
 import { resolveToolName } from './tool-name.ts';
+import { readWorkspacePath } from './workspace-path.ts';
 import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } from './types.ts';
 
 export type * from './types.ts';
@@ -132,8 +133,12 @@ function checkPathsAndContent(tool: ToolSpec, args: Record<string, unknown>, con
     for (const param of tool.pathParams ?? []) {
       const value = args[param];
       if (typeof value !== 'string' || index.has(value)) continue;
-      const problems: Problem[] = [{ category: 'invalid_path', path: `$.${param}`, message: `"${echo(value)}" does not exist.` }];
-      return blocked(tool.name, problems, { suggestions: index.suggest(value, 3), listing: index.nearestListing(value) });
+      // Read as the workspace tools read it: an absolute path or one leaving the workspace is refused
+      // there, so here too, with the relative path it most likely meant first among the suggestions.
+      const read = readWorkspacePath(value);
+      const message = read.refusal ?? `"${echo(value)}" does not exist.`;
+      const suggestions = read.refusal && index.has(read.path) ? [read.path] : index.suggest(value, 3);
+      return blocked(tool.name, [{ category: 'invalid_path', path: `$.${param}`, message }], { suggestions, listing: index.nearestListing(value) });
     }
   }
   // The file's name tells the content check its language: a declared path parameter, or the usual

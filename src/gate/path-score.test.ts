@@ -1,59 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nameKey, nameSimilarity, osaDistance, pathScore, singular, splitExt, stemSimilarity, words } from './path-score.ts';
-
-/** The regex `words` the scanner replaced (quadratic on a run of capitals): the reference on short names. */
-function wordsByRegex(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .split(/[\s_\-.@]+/)
-    .filter(Boolean)
-    .map((w) => w.toLowerCase());
-}
+import { nameSimilarity, osaDistance, pathScore, splitExt, stemSimilarity } from './path-score.ts';
 
 const nameChars = fc.constantFrom(...'aAbBsSxXeE19_-.@ \t\u00a0\u2028\u3000éÉ'.split(''));
 const names = fc.array(nameChars, { maxLength: 16 }).map((cs) => cs.join(''));
 
-describe('words', () => {
-  it('splits on separators, camelCase and acronyms, lowercased', () => {
-    expect(words('HTTPServer')).toEqual(['http', 'server']);
-    expect(words('XMLHttpRequest')).toEqual(['xml', 'http', 'request']);
-    expect(words('v2Beta_user-profile.ts')).toEqual(['v2', 'beta', 'user', 'profile', 'ts']);
-    expect(words('  a\u00a0b\u3000c  ')).toEqual(['a', 'b', 'c']);
-    expect(words('')).toEqual([]);
-  });
-
-  it('agrees with the regex definition on any short name', () => {
-    fc.assert(
-      fc.property(names, (n) => {
-        expect(words(n)).toEqual(wordsByRegex(n));
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it('reads a long run of capitals in one pass, splitting only before the last one', () => {
-    const w = words(`${'A'.repeat(50_000)}a`);
-    expect(w).toEqual(['a'.repeat(49_999), 'aa']);
-  });
-});
-
-describe('singular and nameKey', () => {
-  it('erases plurals, case and separators', () => {
-    expect(['cities', 'boxes', 'classes', 'matches', 'dishes', 'files', 'class', 'bus'].map(singular)).toEqual([
-      'city',
-      'box',
-      'class',
-      'match',
-      'dish',
-      'file',
-      'class',
-      'bus',
-    ]);
-    expect(nameKey('User_Profiles')).toBe(nameKey('userProfile'));
-  });
-
+describe('splitExt', () => {
   it('tells extensions from version numbers', () => {
     expect(splitExt('main.rs')).toEqual({ stem: 'main', ext: 'rs' });
     expect(splitExt('v8.3')).toEqual({ stem: 'v8.3', ext: '' });

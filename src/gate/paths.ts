@@ -7,7 +7,9 @@
 // index can exist, so every lookup is skipped past that length, runs of components are slices of one
 // joined string (never re-joined per slash), and the time stays linear in the attempt.
 import type { PathIndex } from './types.ts';
-import { bestScore, nameKey, nameSimilarity, pathScore, splitExt, stemSimilarity, type NameSimilarity } from './path-score.ts';
+import { readWorkspacePath } from './workspace-path.ts';
+import { bestScore, nameSimilarity, pathScore, splitExt, stemSimilarity, type NameSimilarity } from './path-score.ts';
+import { singularKey } from './words.ts';
 
 interface Entry {
   path: string;
@@ -27,15 +29,6 @@ const SCORE_CAP = 200;
  * can write a file with a megabyte-long path, which would then stall every index build.
  */
 export const MAX_INDEXED_PATH_CHARS = 4096;
-
-export function normalizePath(p: string): { path: string; dir: boolean } {
-  let s = p.trim().replace(/\\/g, '/');
-  const dir = s.endsWith('/');
-  s = s.replace(/\/{2,}/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
-  // Not `/\/+$/`: unanchored, it is tried at every slash of the path.
-  while (s.endsWith('/')) s = s.slice(0, -1);
-  return { path: s, dir };
-}
 
 function parentOf(path: string): string {
   const k = path.lastIndexOf('/');
@@ -121,7 +114,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   };
 
   for (const raw of paths) {
-    const { path, dir } = normalizePath(raw);
+    const { path, dir } = readWorkspacePath(raw);
     if (path === '') continue;
     if (path.length > MAX_INDEXED_PATH_CHARS) {
       unindexed.add(path);
@@ -138,7 +131,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   const byGrandName = new Map<string, number[]>();
   const byGrandExact = new Map<string, number[]>();
   const keyCache = new Map<string, string>();
-  const keyOf = (name: string): string => nameKey(splitExt(name).stem) || name.toLowerCase();
+  const keyOf = (name: string): string => singularKey(splitExt(name).stem) || name.toLowerCase();
   // Index names repeat (`index.ts`): cached. An attempt's names are not, so the cache stays the index's size.
   const key = (name: string): string => {
     let k = keyCache.get(name);
@@ -307,9 +300,10 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     }
   }
 
+  // A path the workspace tools would refuse (absolute, or leaving the workspace) never exists.
   const has = (path: string): boolean => {
-    const p = normalizePath(path).path;
-    return ids.has(p) || unindexed.has(p);
+    const { path: p, refusal } = readWorkspacePath(path);
+    return refusal === undefined && (ids.has(p) || unindexed.has(p));
   };
 
   return {
@@ -318,7 +312,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     },
     has,
     suggest(path: string, limit = 3): string[] {
-      const { path: p, dir } = normalizePath(path);
+      const { path: p, dir } = readWorkspacePath(path);
       if (p === '') return [];
       const hits = new Map<number, number>();
       const att = compsOf(p);
@@ -350,7 +344,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     nearestListing(path: string): { folder: string; entries: string[] } {
       // Every folder above an existing folder exists: walk down from the root while the prefix is a
       // folder, instead of up from the end (a hash of the whole remaining path per slash).
-      const p = normalizePath(path).path;
+      const p = readWorkspacePath(path).path;
       let folder = '';
       for (let end = p.indexOf('/'); ; end = p.indexOf('/', end + 1)) {
         const prefix = p.slice(0, end < 0 ? p.length : end);

@@ -8,7 +8,7 @@ import { distance } from 'fastest-levenshtein';
 import { fitsAfterCoercion } from './coerce.ts';
 import { MAX_RENAME_CANDIDATES } from './limits.ts';
 import { isPlainObject } from './schema.ts';
-import { nameKey, nameTokens } from './tool-name.ts';
+import { nameKey, nameTokens } from './words.ts';
 import type { JSONSchema, Repair } from './types.ts';
 
 const WRAPPERS = new Set(['arguments', 'args', 'input', 'inputs', 'params', 'parameters', 'kwargs', 'payload', 'data', 'properties']);

@@ -8,6 +8,13 @@ const tools: ToolSpec[] = [
 ];
 
 describe('extractTextCalls', () => {
+  it("resolves names as the gate does, the api namespace included, but never a merely similar name", () => {
+    const call = (name: string) => extractTextCalls(`<tool_call>{"name": "${name}", "arguments": {"city": "Oslo"}}</tool_call>`, tools).calls;
+    expect(call('api.get_weather')).toEqual([{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
+    expect(call('default_api:GetWeather')).toEqual([{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
+    expect(call('get_wether')).toEqual([]);
+  });
+
   it('extracts a hermes <tool_call> and strips it from the visible text', () => {
     const r = extractTextCalls('Let me check.\n<tool_call>\n{"arguments": {"city": "Paris"}, "name": "get_weather"}\n</tool_call>\n', tools);
     expect(r.calls).toEqual([{ name: 'get_weather', arguments: { city: 'Paris' } }]);

@@ -10,7 +10,9 @@
 // than MAX_TEXT_CALL_CHARS is not searched at all, and nothing here throws, whatever the text.
 import { MAX_NESTING_DEPTH, MAX_TEXT_CALL_CHARS } from './limits.ts';
 import { isSpaceCode, nestsDeeperThan } from './loose-json.ts';
+import { isPlainObject } from './schema.ts';
 import { TextJson } from './text-json.ts';
+import { toolNameMatcher } from './tool-name.ts';
 import type { ToolSpec } from './types.ts';
 
 export interface TextCall {
@@ -18,24 +20,17 @@ export interface TextCall {
   arguments: Record<string, unknown>;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Tool-name resolution: exact, then without a `functions.`-style prefix, then `.`/`_`/`-`/case-blind. */
+/**
+ * The tool a written name stands for: exact, or the same up to case, separators and a namespace prefix
+ * (`functions.get_weather`, `api:GetWeather`), as the gate resolves names (tool-name.ts); never a
+ * merely similar name: in prose that is no call.
+ */
 export function toolResolver(toolset: readonly ToolSpec[]): (name: unknown) => string | undefined {
-  const exact = new Set(toolset.map((t) => t.name));
-  const loose = new Map<string, string | null>();
-  const norm = (s: string) => s.toLowerCase().replace(/[._\-\s]/g, '');
-  for (const t of toolset) {
-    const k = norm(t.name);
-    loose.set(k, loose.has(k) && loose.get(k) !== t.name ? null : t.name);
-  }
+  const match = toolNameMatcher(toolset.map((t) => t.name));
   return (name) => {
     if (typeof name !== 'string') return undefined;
-    const n = name.trim();
-    if (exact.has(n)) return n;
-    const bare = n.replace(/^(functions|function|default_api|tools|tool)[.:]/i, '');
-    if (exact.has(bare)) return bare;
-    return loose.get(norm(bare)) ?? undefined;
+    const m = match(name.trim());
+    return m && m.kind !== 'ambiguous' ? m.name : undefined;
   };
 }
 
@@ -44,11 +39,11 @@ const CALL_KEYS = new Set<string>(['name', 'tool', 'tool_name', 'function', 'typ
 const WRAPPER_KEYS = new Set(['tool_calls', 'content', 'role']);
 
 function asCall(v: unknown, resolve: (n: unknown) => string | undefined): TextCall | undefined {
-  if (!isObj(v)) return undefined;
-  if (isObj(v.function) && (v.function as Record<string, unknown>).name !== undefined) return asCall(v.function, resolve);
+  if (!isPlainObject(v)) return undefined;
+  if (isPlainObject(v.function) && (v.function as Record<string, unknown>).name !== undefined) return asCall(v.function, resolve);
   // `{"tool_name": {…arguments…}}`: one key, a known tool, an object under it.
   const only = Object.keys(v);
-  if (only.length === 1 && isObj(v[only[0]!])) {
+  if (only.length === 1 && isPlainObject(v[only[0]!])) {
     const n = resolve(only[0]);
     if (n) return { name: n, arguments: v[only[0]!] as Record<string, unknown> };
   }
@@ -69,7 +64,7 @@ function asCall(v: unknown, resolve: (n: unknown) => string | undefined): TextCa
     }
   }
   if (args === null || args === undefined) args = {};
-  if (!isObj(args)) return undefined;
+  if (!isPlainObject(args)) return undefined;
   return { name, arguments: args };
 }
 
@@ -85,7 +80,7 @@ function asCalls(v: unknown, resolve: (n: unknown) => string | undefined): TextC
     }
     return out;
   }
-  if (isObj(v) && Array.isArray(v.tool_calls) && Object.keys(v).every((k) => WRAPPER_KEYS.has(k)))
+  if (isPlainObject(v) && Array.isArray(v.tool_calls) && Object.keys(v).every((k) => WRAPPER_KEYS.has(k)))
     return asCalls(v.tool_calls, resolve);
   const c = asCall(v, resolve);
   return c ? [c] : undefined;
@@ -295,7 +290,7 @@ export function extractTextCalls(
     if (x.tryRun(at, at, false)) continue;
     const end = json.endAt(at);
     const value = end < 0 ? undefined : json.valueAt(at);
-    if (!isObj(value) || x.callsAt(at) !== null) continue;
+    if (!isPlainObject(value) || x.callsAt(at) !== null) continue;
     const prev = previousLine(text, m.index! + (m[1] ? 1 : 0));
     const name = prev && resolve(prev.line.trim().replace(/[:(]\s*$/, ''));
     if (prev && name) x.add({ start: prev.start, end, calls: [{ name, arguments: value }] });
@@ -345,7 +340,7 @@ function stripEchoedResult(text: string, json: TextJson): string {
   const lead = /^\s*/.exec(text)![0].length;
   if (text[lead] !== '{') return text;
   const v = json.jsonAt(lead);
-  if (!v || !isObj(v.value)) return text;
+  if (!v || !isPlainObject(v.value)) return text;
   const rest = text.slice(v.end).trim();
   return rest === '' ? text : rest;
 }

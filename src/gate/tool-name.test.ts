@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TOOL_NAME_CHARS } from './limits.ts';
-import { nameTokens, resolveToolName } from './tool-name.ts';
+import { resolveToolName, toolNameMatcher } from './tool-name.ts';
+import { nameTokens } from './words.ts';
 
 describe('resolveToolName', () => {
   it('returns an exact name as is', () => {
@@ -48,5 +49,33 @@ describe('a written name longer than any tool name', () => {
     const long = `read_file${'_'.repeat(MAX_TOOL_NAME_CHARS)}`;
     expect(resolveToolName(long, ['read_file', 'write_file'])).toEqual({ kind: 'unknown', suggestions: [] });
     expect(resolveToolName(long.slice(0, MAX_TOOL_NAME_CHARS), ['read_file', 'write_file']).kind).not.toBe('exact');
+  });
+});
+
+describe('MCP tools (<server>__<tool>)', () => {
+  const everything = ['echo', 'get-env', 'get-sum', 'get-tiny-image', 'get-roots-list', 'trigger-long-running-operation'].map((n) => `everything__${n}`);
+
+  it('ranks by the part after __: the shared server part is no evidence between its tools', () => {
+    const r = resolveToolName('everything__add', everything);
+    expect(r).toMatchObject({ kind: 'unknown' });
+    expect(r.kind === 'unknown' && r.suggestions[0]).toBe('everything__get-sum');
+    expect(resolveToolName('everything__sum', everything)).toMatchObject({ suggestions: ['everything__get-sum'] });
+    expect(resolveToolName('everything__get_sum', everything)).toEqual({ kind: 'normalised', name: 'everything__get-sum' });
+  });
+
+  it('compares the whole name across servers, and a tool part written without its server', () => {
+    expect(resolveToolName('crm__get-sum', [...everything, 'crm__find_customer']).kind).toBe('unknown');
+    expect(resolveToolName('get_tiny_image', everything)).toMatchObject({ kind: 'similar', candidate: 'everything__get-tiny-image' });
+  });
+});
+
+describe('one matcher for calls and for text calls', () => {
+  it('exact, or the same up to case, separators and namespace prefixes, api included', () => {
+    const match = toolNameMatcher(['get_weather', 'math.hypot', 'a_b', 'a-b']);
+    expect(match('get_weather')).toEqual({ kind: 'exact', name: 'get_weather' });
+    expect(match('api.GetWeather')).toEqual({ kind: 'normalised', name: 'get_weather' });
+    expect(match('functions.api:math_hypot')).toEqual({ kind: 'normalised', name: 'math.hypot' });
+    expect(match('AB')).toEqual({ kind: 'ambiguous', names: ['a_b', 'a-b'] });
+    expect(match('get_wether')).toBeUndefined();
   });
 });
