@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { coerce, enumMatch, fitsAfterCoercion } from './coerce.ts';
+import type { JSONSchema, Repair } from './types.ts';
+
+/** The coerced value and the repairs, for a value at `$.v`. */
+function run(v: unknown, s: JSONSchema): { value: unknown; repairs: Repair[] } {
+  const repairs: Repair[] = [];
+  return { value: coerce(v, s, '$.v', repairs), repairs };
+}
+
+describe('coerce: conversions that keep the meaning', () => {
+  it.each([
+    ['"42" for an integer', '42', { type: 'integer' }, 42],
+    ['" -3.5e2 " for a number', ' -3.5e2 ', { type: 'number' }, -350],
+    ['"TRUE" for a boolean', 'TRUE', { type: 'boolean' }, true],
+    ['"false" for a boolean', 'false', { type: 'boolean' }, false],
+    ['10 for a string', 10, { type: 'string' }, '10'],
+    ['true for a string', true, { type: 'string' }, 'true'],
+    ['a JSON object in a string', '{"a": 1}', { type: 'object' }, { a: 1 }],
+    ['a JSON array in a string', '[1, 2]', { type: 'array', items: { type: 'integer' } }, [1, 2]],
+    ['one value for a list', 'a.ts', { type: 'array', items: { type: 'string' } }, ['a.ts']],
+    ['a one-element list for a scalar', ['7'], { type: 'integer' }, 7],
+  ] as const)('%s', (_, v, s, expected) => {
+    const { value, repairs } = run(v, s as JSONSchema);
+    expect(value).toEqual(expected);
+    expect(repairs).toEqual([{ kind: 'coerce', path: '$.v', from: JSON.stringify(v), to: JSON.stringify(expected), category: 'wrong_type' }]);
+  });
+
+  it('matches an enum value that differs only in case, spaces, _ or -', () => {
+    const { value, repairs } = run('Dark Mode', { type: 'string', enum: ['light', 'dark-mode'] });
+    expect(value).toBe('dark-mode');
+    expect(repairs).toEqual([{ kind: 'enum_case', path: '$.v', from: '"Dark Mode"', to: '"dark-mode"', category: 'enum_violation' }]);
+  });
+
+  it('works at any depth and leaves the input untouched', () => {
+    const schema: JSONSchema = {
+      type: 'object',
+      properties: { options: { type: 'object', properties: { depth: { type: 'integer' }, tags: { type: 'array', items: { type: 'number' } } } } },
+    };
+    const input = { options: { depth: '2', tags: ['1.5', 3] } };
+    const repairs: Repair[] = [];
+    const out = coerce(input, schema, '$', repairs);
+    expect(out).toEqual({ options: { depth: 2, tags: [1.5, 3] } });
+    expect(repairs.map((r) => r.path)).toEqual(['$.options.depth', '$.options.tags[0]']);
+    expect(input).toEqual({ options: { depth: '2', tags: ['1.5', 3] } });
+  });
+
+  it('returns the same object when nothing changes', () => {
+    const v = { n: 1, s: 'x' };
+    const repairs: Repair[] = [];
+    expect(coerce(v, { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } } }, '$', repairs)).toBe(v);
+    expect(repairs).toEqual([]);
+  });
+
+  it('drops null, and "" for an enum, from an optional field: the default applies', () => {
+    const schema: JSONSchema = {
+      type: 'object',
+      properties: { limit: { type: 'integer' }, mode: { type: 'string', enum: ['fast', 'full'] }, path: { type: 'string' } },
+      required: ['path'],
+    };
+    const repairs: Repair[] = [];
+    expect(coerce({ path: 'a', limit: null, mode: '' }, schema, '$', repairs)).toEqual({ path: 'a' });
+    expect(repairs).toEqual([
+      { kind: 'drop_null', path: '$.limit', from: 'null', category: 'wrong_type' },
+      { kind: 'drop_empty', path: '$.mode', from: '""', category: 'enum_violation' },
+    ]);
+  });
+
+  it('keeps a null the schema accepts, and a null for a required field (the validator reports it)', () => {
+    const schema: JSONSchema = { type: 'object', properties: { a: { type: ['string', 'null'] }, b: { type: 'string' } }, required: ['b'] };
+    const repairs: Repair[] = [];
+    expect(coerce({ a: null, b: null }, schema, '$', repairs)).toEqual({ a: null, b: null });
+    expect(repairs).toEqual([]);
+  });
+
+  it('picks the anyOf branch the value fits once coerced, and only that branch’s repairs', () => {
+    const { value, repairs } = run('12', { anyOf: [{ type: 'boolean' }, { type: 'integer' }] });
+    expect(value).toBe(12);
+    expect(repairs).toHaveLength(1);
+    expect(run('12', { anyOf: [{ type: 'string' }, { type: 'integer' }] })).toEqual({ value: '12', repairs: [] });
+  });
+});
+
+describe('coerce: what it leaves for the validator', () => {
+  it.each([
+    ['5.2 for an integer', '5.2', { type: 'integer' }],
+    ['a word for a number', 'many', { type: 'number' }],
+    ['"yes" for a boolean', 'yes', { type: 'boolean' }],
+    ['"unknown" for an object', 'unknown', { type: 'object' }],
+    ['a broken JSON array', '[1, 2', { type: 'array', items: { type: 'integer' } }],
+    ['Infinity for a number', 'Infinity', { type: 'number' }],
+    ['an object for a string', { a: 1 }, { type: 'string' }],
+    ['two values for a scalar', ['1', '2'], { type: 'integer' }],
+  ] as const)('%s', (_, v, s) => {
+    expect(run(v, s as JSONSchema)).toEqual({ value: v, repairs: [] });
+  });
+
+  it('an enum value two allowed values match equally', () => {
+    expect(enumMatch('a-b', ['a_b', 'AB'])).toBeUndefined();
+    expect(enumMatch('A_B', ['a_b', 'c'])).toBe('a_b');
+  });
+});
+
+describe('fitsAfterCoercion', () => {
+  it('is true for a value that fits or fits once coerced, false otherwise', () => {
+    expect(fitsAfterCoercion(3, { type: 'integer' })).toBe(true);
+    expect(fitsAfterCoercion('3', { type: 'integer' })).toBe(true);
+    expect(fitsAfterCoercion('three', { type: 'integer' })).toBe(false);
+  });
+});
