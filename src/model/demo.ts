@@ -28,6 +28,30 @@ const CUT_FILE = `export function slugify(input: string): string {
 }
 `;
 
+/** The last answer, in Markdown as models write it: the chat page renders it (code, a table, a task list, a link). */
+const FINAL_ANSWER = [
+  'Done. `src/utils/slugify.ts` now holds a complete `slugify` helper:',
+  '',
+  '```ts',
+  FULL_FILE.trimEnd(),
+  '```',
+  '',
+  'On the way, the gate caught four mistakes:',
+  '',
+  '| my call | what the gate did |',
+  '| --- | --- |',
+  '| a file cut short with `// ... rest of code` | **refused** it |',
+  '| the path `src/utils/slugfy.ts` | suggested `src/utils/slugify.ts` |',
+  '| `"50"` for a number | **repaired** it to `50` |',
+  '| `list_directory`, which does not exist | pointed me to `list_files` |',
+  '',
+  '- [x] write the helper',
+  '- [x] read it back',
+  '- [ ] add tests for accented input',
+  '',
+  'Read more about [slug URLs](https://developer.mozilla.org/en-US/docs/Glossary/Slug).',
+].join('\n');
+
 /** The recovery script: each step sees the outcome of the previous call. */
 function recoveryStep(outcomes: ToolOutcome[]): Step {
   const last = outcomes.at(-1);
@@ -52,12 +76,7 @@ function recoveryStep(outcomes: ToolOutcome[]): Step {
       if (!last!.ok && last!.suggestion) return { say: `There is no \`list_directory\` tool; using the suggested \`${last!.suggestion}\`.`, call: { name: last!.suggestion, args: { path: 'src/utils' } } };
       return { say: 'Done.' };
     default:
-      return {
-        say:
-          'Done. `src/utils/slugify.ts` now holds a complete `slugify` helper. On the way, the gate refused a file cut short with a placeholder, ' +
-          'corrected a mistyped path, turned a number I sent as text into a number (and noted a parameter read_file does not have), ' +
-          'and pointed me from a tool that does not exist to the one that does.',
-      };
+      return { say: FINAL_ANSWER };
   }
 }
 

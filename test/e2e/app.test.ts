@@ -62,7 +62,7 @@ describe('chat page on the real app (demo model)', () => {
     // The final answer, then the turn ends.
     await assistant().locator('.turn-end').waitFor({ timeout: 20_000 });
     expect(await assistant().locator('.turn-end').textContent()).toMatch(/^done · \d+ iterations/);
-    expect(await answerText()).toContain('now holds a complete `slugify` helper');
+    expect(await answerText()).toContain('now holds a complete slugify helper'); // Markdown: `slugify` is inline code
     expect(await page.locator('.tool[data-verdict="pass"], .tool[data-verdict="repaired"]').count()).toBeGreaterThan(0);
     expect(await page.locator('#send').isEnabled()).toBe(true);
     expect(await page.locator('#stop').isDisabled()).toBe(true);

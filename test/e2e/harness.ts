@@ -15,6 +15,21 @@ type Step = TurnEvent | { wait: number } | { keepalive: true } | { hangUp: true 
 
 const USAGE = { promptTokens: 120, completionTokens: 40 };
 
+/** An answer with a long TypeScript block between paragraphs, then a table: streamed 7 characters at a time. */
+export const LONG_FENCE = [
+  'Here is the parser, **rewritten**:',
+  '',
+  '```ts',
+  ...Array.from({ length: 60 }, (_, i) => `export function rule${i}(input: string): boolean {\n  // rule ${i}: \`${i}\` < ${i + 1} && "quoted"\n  return /^[a-z]+$/.test(input) && input.length > ${i};\n}`),
+  '```',
+  '',
+  '| rule | checks |',
+  '| --- | --- |',
+  ...Array.from({ length: 8 }, (_, i) => `| \`rule${i}\` | longer than ${i} |`),
+  '',
+  'That is all.',
+].join('\n');
+
 function script(turnId: string, sessionId: string, message: string): Step[] {
   const start: Step = { event: 'turn_start', data: { turnId, sessionId, model: 'rebound-demo', demo: true } };
   const words = (text: string): Step[] => text.split(/(?<= )/).flatMap((t) => [{ event: 'text_delta', data: { text: t } } as Step, { wait: 30 }]);
@@ -26,6 +41,12 @@ function script(turnId: string, sessionId: string, message: string): Step[] {
   }
   if (/drop/i.test(message)) {
     return [start, ...words('One two three '), { hangUp: true }, ...words('four five six.'), done];
+  }
+  if (/long fence/i.test(message)) {
+    // A long fenced block (and a table after it) in small chunks, as a model streams code.
+    const chunks = (text: string, size: number): Step[] =>
+      Array.from({ length: Math.ceil(text.length / size) }, (_, i): Step[] => [{ event: 'text_delta', data: { text: text.slice(i * size, (i + 1) * size) } }, { wait: 3 }]).flat();
+    return [start, ...chunks(LONG_FENCE, 7), done];
   }
   if (/slow/i.test(message)) {
     return [start, ...Array.from({ length: 200 }, (_, i) => words(`word${i} `)).flat(), done];
