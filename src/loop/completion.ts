@@ -24,21 +24,37 @@ export interface CompletionOptions {
   addUsage: (usage: Usage | null) => void;
 }
 
-/** Throws when the request's signal aborts it, and the model's errors (ModelError) once the retries are spent. */
+/** A completion cut short by its signal (a stop or a budget), with the text the client was already sent. */
+export class CompletionAborted extends Error {
+  constructor(
+    readonly shownText: string,
+    options: { cause: unknown },
+  ) {
+    super('the completion was aborted', options);
+    this.name = 'CompletionAborted';
+  }
+}
+
+/** Throws CompletionAborted when the request's signal aborts it, and the model's errors (ModelError) once the retries are spent. */
 export async function streamCompletion(model: ModelClient, request: ModelRequest, { retries, emit, addUsage }: CompletionOptions): Promise<Completion> {
   const { tools, toolChoice, signal } = request;
   const hold = new TextHold();
   let toolCalls: AssembledToolCall[] = [];
-  for await (const event of streamWithRetry(model, request, { retries })) {
-    if (event.type === 'text') {
-      const shown = hold.push(event.text);
-      if (shown) emit({ event: 'text_delta', data: { text: shown } });
-    } else {
-      toolCalls = event.toolCalls;
-      addUsage(event.usage);
+  try {
+    for await (const event of streamWithRetry(model, request, { retries })) {
+      if (event.type === 'text') {
+        const shown = hold.push(event.text);
+        if (shown) emit({ event: 'text_delta', data: { text: shown } });
+      } else {
+        toolCalls = event.toolCalls;
+        addUsage(event.usage);
+      }
     }
+  } catch (err) {
+    if (signal.aborted) throw new CompletionAborted(hold.shown, { cause: err });
+    throw err;
   }
-  if (signal.aborted) throw signal.reason ?? new Error('aborted');
+  if (signal.aborted) throw new CompletionAborted(hold.shown, { cause: signal.reason });
   const text = hold.full;
   // A call written into the text counts only where calls are allowed (not in the forced summary).
   if (toolCalls.length === 0 && toolChoice === 'auto' && tools.length > 0) {

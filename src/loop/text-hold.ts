@@ -100,6 +100,11 @@ export class TextHold {
     return this.joined;
   }
 
+  /** What the client has been sent so far. */
+  get shown(): string {
+    return this.full.slice(0, this.emitted);
+  }
+
   /** At the end of the completion: what is still to be shown, given the text the client should end up seeing. */
   release(visible: string = this.full): string {
     const shown = this.full.slice(0, this.emitted);

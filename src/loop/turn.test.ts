@@ -102,13 +102,14 @@ describe('runTurn', () => {
     expect((await base.sessions.getTurn(turn.id))?.status).toBe('finished');
   });
 
-  it('a stop ends the turn as aborted, still saved before done', async () => {
+  it('a stop ends the turn as aborted, still saved before done, with the text already shown', async () => {
     const base = createMemoryStorage();
     const turn = await turnIn(base);
     const { storage, activity, sink, timeline } = recorder(base);
     const stop = new AbortController();
     await runTurn(turn, { storage, model: model(() => stop.abort()), tools: [echo], activity, limits }, sink, stop.signal);
-    expect(timeline.slice(-5)).toEqual(['recordTurn(aborted)', 'appendMessages(3)', 'finishTurn', 'done(aborted)', 'flush']);
+    expect(timeline.slice(-5)).toEqual(['recordTurn(aborted)', 'appendMessages(4)', 'finishTurn', 'done(aborted)', 'flush']);
+    expect((await base.sessions.history(turn.sessionId)).at(-1)).toEqual({ role: 'assistant', content: 'Done.' });
   });
 
   it('a save that fails is told as an agent_error before done, and the turn still ends', async () => {

@@ -13,7 +13,7 @@ import type { Tool } from '../tools/types.ts';
 import type { ChatMessage, DoneReason, Emit, SummaryReason } from '../vocabulary.ts';
 import { activityRow, turnRow } from './activity-row.ts';
 import { toolMessage, toolResultEvent, type CallOutcome } from './call-outcome.ts';
-import { streamCompletion, type Completion } from './completion.ts';
+import { CompletionAborted, streamCompletion, type Completion } from './completion.ts';
 import { executeTool } from './execute.ts';
 import { NARRATION_NUDGE, continuationNudge, nextActionOf } from './nudges.ts';
 import { DEFAULT_SYSTEM_PROMPT } from './prompt.ts';
@@ -128,6 +128,8 @@ async function iterate(run: Run): Promise<DoneReason> {
     try {
       completion = await streamCompletion(deps.model, state.request(budget), { retries: deps.limits.modelRetries, emit: run.emit, addUsage: (u) => state.addUsage(u) });
     } catch (err) {
+      // What the user already read of a cut answer stays in the history, for them and the model.
+      if (err instanceof CompletionAborted && err.shownText.trim()) state.add({ role: 'assistant', content: err.shownText });
       if (signal.aborted) return 'aborted';
       if (budget.aborted) return forcedSummary(run, 'time_budget');
       run.emit({ event: 'agent_error', data: { message: describeModelError(err), retryable: err instanceof ModelError && err.retryable } });
@@ -193,8 +195,11 @@ async function forcedSummary({ state, deps, emit, signal }: Run, reason: Summary
   let text = '';
   try {
     text = (await streamCompletion(deps.model, state.summaryRequest(reason, timeout.signal), { retries: 0, emit, addUsage: (u) => state.addUsage(u) })).text;
-  } catch {
-    if (signal.aborted) return 'aborted';
+  } catch (err) {
+    if (signal.aborted) {
+      if (err instanceof CompletionAborted && err.shownText.trim()) state.add({ role: 'assistant', content: err.shownText });
+      return 'aborted';
+    }
   } finally {
     timeout.dispose();
   }

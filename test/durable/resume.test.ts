@@ -124,7 +124,7 @@ describe('durable turns', () => {
     const turn = await createTurn(app.url, 'talk slowly');
     const url = `${app.url}${turn.streamUrl}`;
     const readers = [read(url), read(url)];
-    await waitFor(async () => upstream!.requests.length > 0);
+    await read(url, { limit: 2 }); // turn_start and the first words: something was shown before the stop
     const stop = () => fetch(`${app.url}/v1/turns/${turn.turnId}/stop`, { method: 'POST' });
     const first = await stop();
     expect(first.status).toBe(202);
@@ -133,6 +133,14 @@ describe('durable turns', () => {
     const [a, b] = (await Promise.all(readers)) as [Awaited<(typeof readers)[0]>, Awaited<(typeof readers)[1]>];
     expect(a.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'aborted' } });
     expect(b.events).toEqual(a.events);
+    // What the readers were shown of the cut answer is kept in the history, after the user's message.
+    const shown = a.events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
+    expect(shown.length).toBeGreaterThan(0);
+    await waitFor(async () => (await app.deps.storage.sessions.getTurn(turn.turnId))?.status === 'finished');
+    expect(await app.deps.storage.sessions.history(turn.sessionId)).toEqual([
+      { role: 'user', content: 'talk slowly' },
+      { role: 'assistant', content: shown },
+    ]);
     const again = await stop();
     expect(again.status).toBe(409);
     expect((await again.json()).error).toMatchObject({ status: 409, code: 'conflict' });
