@@ -1,6 +1,7 @@
 // The built-in demo model, used when no API key is configured. It is deterministic but not a
 // replay: each step is chosen from the tool results it actually receives in this turn, and every
 // correction comes from the gate's own suggestion (the first entry of `suggestions`).
+import { delay } from '../delay.ts';
 import type { ChatMessage, ToolResultPayload } from '../vocabulary.ts';
 import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 
@@ -118,8 +119,9 @@ export class DemoModel implements ModelClient {
           ? limitStep(outcomes)
           : recoveryStep(outcomes);
     for (const word of step.say.split(/(?<= )/)) {
+      // The pause between words ends at once on an abort (Stop), and the abort is thrown before the next word.
+      if (this.wordDelayMs > 0) await delay(this.wordDelayMs, { signal: request.signal });
       if (request.signal.aborted) throw request.signal.reason ?? new Error('aborted');
-      if (this.wordDelayMs > 0) await sleep(this.wordDelayMs);
       yield { type: 'text', text: word };
     }
     const toolCalls: AssembledToolCall[] = step.call
@@ -151,8 +153,4 @@ function parseOutcome(content: string): ToolOutcome {
   } catch {
     return { ok: true, raw: content };
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
