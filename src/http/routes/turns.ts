@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppDeps, Principal } from '../deps.ts';
 import { readJson } from '../body.ts';
+import { AuthError } from '../../auth-error.ts';
 import { ApiError } from '../errors.ts';
 import { liveStream, persistedStream, startTurn, type StreamFormat } from '../run-turn-stream.ts';
 import { SSE_HEADERS } from '../sse.ts';
@@ -77,7 +78,7 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) 
     const turn = await deps.storage.sessions.getTurn(id);
     if (!turn) throw notFound(id);
     const check = await tokens.verify(c.req.query('token'), turn.id, turn.userId);
-    if (!check.ok) throw new ApiError(check.status, check.status === 401 ? 'unauthorized' : 'forbidden', check.message);
+    if (!check.ok) throw new AuthError(check.message, { status: check.status });
     const after = lastEventId(c.req.header('last-event-id'), c.req.query('lastEventId'));
     const format = streamFormat(c.req.query('format'));
     if (format.frame && after > 0) throw new ApiError(400, 'invalid_request', 'A UI message stream (format=ui) is read from the turn\'s start, its chunks make one message: leave out Last-Event-ID and lastEventId.');
