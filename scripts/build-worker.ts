@@ -66,10 +66,12 @@ export async function buildWorker(options: WorkerBuildOptions = {}): Promise<Wor
     keepNames: false,
     // Stack traces stay readable through the maps, which wrangler uploads (upload_source_maps).
     sourcemap: 'linked',
-    // Fixed names: a rebuild replaces the files in place, so no stale chunk is ever uploaded, and two
-    // builds running at once (parallel `wrangler dev`s) write the same files.
+    // The entry keeps its name; chunks are named by content, since several lazy modules (the MCP client,
+    // the page assets) can share chunks of one name. The same source always gives the same files, so
+    // two builds running at once (parallel `wrangler dev`s) still write the same files, and a rebuild
+    // removes the chunks it no longer writes (below), so no stale chunk is ever uploaded.
     entryNames: '[name]',
-    chunkNames: '[name]',
+    chunkNames: '[name]-[hash]',
     metafile: true,
     write: false,
     outdir,

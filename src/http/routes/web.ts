@@ -5,7 +5,7 @@ import type { DashboardData } from '../../dashboard/types.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { authenticate, type AuthEnv } from '../middleware/auth.ts';
-import { assets, page, parseAssetFile, type Asset } from '../../web/assets.ts';
+import type { Asset } from '../../web/assets.ts';
 import { parseDashboardQuery } from '../../web/dashboard-query.ts';
 import { renderDashboard } from '../../web/dashboard-view.ts';
 
@@ -24,6 +24,12 @@ function serve(c: Context, asset: Asset, cacheControl: string): Response {
   return new Response(c.req.method === 'HEAD' ? null : asset.body, { status: 200, headers });
 }
 
+// The pages' bodies (the chat script with its Markdown renderer, the highlighter's grammars, the styles:
+// about 30 KB gzip) load on the first page request, not when the app starts: on Workers they are a
+// module of their own that an API-only isolate never evaluates (scripts/build-worker.ts splits it out).
+let pageAssets: Promise<typeof import('../../web/assets.ts')> | undefined;
+const loadAssets = () => (pageAssets ??= import('../../web/assets.ts'));
+
 /** "/rebound/dashboard" → "/rebound": the path this app is mounted under, from a page's own path. */
 export function mountPrefix(path: string): string {
   return path.replace(/\/(?:dashboard)?\/?$/, '');
@@ -33,10 +39,11 @@ export function webRoutes(deps: AppDeps) {
   const app = new Hono<AuthEnv>();
 
   // Pages revalidate every time (cheap with the ETag) so a deploy shows up at once.
-  app.get('/', (c) => serve(c, page('chat', mountPrefix(c.req.path)), 'no-cache'));
-  app.get('/dashboard', (c) => serve(c, page('dashboard', mountPrefix(c.req.path)), 'no-cache'));
+  app.get('/', async (c) => serve(c, (await loadAssets()).page('chat', mountPrefix(c.req.path)), 'no-cache'));
+  app.get('/dashboard', async (c) => serve(c, (await loadAssets()).page('dashboard', mountPrefix(c.req.path)), 'no-cache'));
 
-  app.get('/assets/:file', (c) => {
+  app.get('/assets/:file', async (c) => {
+    const { assets, parseAssetFile } = await loadAssets();
     const { name, hash } = parseAssetFile(c.req.param('file'));
     const asset = assets.get(name);
     if (!asset) throw new ApiError(404, 'not_found', `No asset ${name}: asset URLs change with each deploy, so reload the page.`);
