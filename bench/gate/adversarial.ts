@@ -126,6 +126,9 @@ function families(tree: string[]): Family[] {
     { name: 'unclosed quotes', layer: 'content', make: (n) => writeFile('src/a.ts', (k) => fill('"\'`', k), n) },
     { name: 'one long line', layer: 'content', make: (n) => writeFile('src/a.ts', (k) => framed('const s = ', 'ab ', ';\n', k), n) },
     { name: 'python literals', layer: 'content', make: (n) => writeFile('app.py', (k) => framed('x = [', 'True, None, ', 'False]\n', k), n) },
+    { name: 'JSX openers and text', layer: 'content', make: (n) => writeFile('src/A.tsx', (k) => framed('export const A = () => (', '<p a="(" b={[x]}>return <i>( [ ', '\n', k), n) },
+    { name: 'multi-line template', layer: 'content', make: (n) => writeFile('src/a.ts', (k) => framed('const t = `', '...\n${a} {\n', '`;\n', k), n) },
+    { name: 'lua varargs', layer: 'content', make: (n) => writeFile('a.lua', (k) => framed('local function f(...)\n', 'local t = { ... }\n', 'end\n', k), n) },
     // Calls written into the text.
     { name: '{ at line starts', layer: 'text-calls', make: (n) => text(fill('\n{', n)) },
     { name: '[ at line starts', layer: 'text-calls', make: (n) => text(fill('\n[', n)) },

@@ -92,9 +92,9 @@ describe('commentText and isInlinePlaceholder', () => {
   });
 
   it('finds placeholders that are not comments', () => {
-    expect(isInlinePlaceholder('<placeholder>', 'js')).toBe(true);
-    expect(isInlinePlaceholder('function f() { ... }', 'js')).toBe(true);
-    expect(isInlinePlaceholder('def f(): ...', 'python')).toBe(false);
-    expect(isInlinePlaceholder('f({ ...rest })', 'js')).toBe(false);
+    expect(isInlinePlaceholder('<placeholder>', { ellipsisIsCode: false })).toBe(true);
+    expect(isInlinePlaceholder('function f() { ... }', { ellipsisIsCode: false })).toBe(true);
+    expect(isInlinePlaceholder('def f(): ...', { ellipsisIsCode: true })).toBe(false);
+    expect(isInlinePlaceholder('f({ ...rest })', { ellipsisIsCode: false })).toBe(false);
   });
 });

@@ -4,7 +4,7 @@
 // A comment line can be a megabyte of dots or spaces: where an ellipsis sits is found by scanning,
 // not by a lazy or unanchored pattern, and no pattern has two quantifiers that can share one run of
 // spaces, so every check is linear in the line.
-import type { CommentStyle, Lang } from './code-lang.ts';
+import type { CommentStyle } from './code-lang.ts';
 
 /** The text of a line that is entirely a comment, without the comment syntax; undefined otherwise. */
 export function commentText(line: string, style: CommentStyle): string | undefined {
@@ -129,11 +129,13 @@ export function isElisionComment(body: string): boolean {
   return false;
 }
 
-/** Placeholders that are not comments: `<placeholder>`, `your code here` alone on a line. */
-export function isInlinePlaceholder(line: string, lang: Lang): boolean {
+/**
+ * Placeholders that are not comments: `<placeholder>`, `your code here` alone on a line, and `{ ... }`
+ * as a whole body where `...` is not itself code (Python's Ellipsis, Lua's varargs).
+ */
+export function isInlinePlaceholder(line: string, opts: { ellipsisIsCode: boolean }): boolean {
   if (/^<\s*(placeholder|your[ _-]code[ _-]here|insert[^>]{0,30}here)\s*>$/i.test(line)) return true;
   if (/^(your code here|\.\.\.\s*your code\s*\.\.\.)$/i.test(line)) return true;
-  // `{ ... }` as a whole function body in a language where that is not syntax.
-  if (lang !== 'python' && /^[^"'`]*\{\s*(\.{3}|…)\s*\}\s*;?$/.test(line) && !/\{\s*\.\.\.\s*\w/.test(line)) return true;
+  if (!opts.ellipsisIsCode && /^[^"'`]*\{\s*(\.{3}|…)\s*\}\s*;?$/.test(line) && !/\{\s*\.\.\.\s*\w/.test(line)) return true;
   return false;
 }

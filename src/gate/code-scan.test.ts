@@ -48,8 +48,25 @@ describe('scanBrackets', () => {
     const r = scanBrackets('(/['.repeat(20_000), 'js');
     expect(r.open.length).toBe(40_000);
     expect(r.stray).toBe(0);
-    expect(scanBrackets('"\n'.repeat(50_000), 'js')).toEqual({ open: [], stray: 0, unterminated: false });
+    expect(scanBrackets('"\n'.repeat(50_000), 'js')).toEqual({ open: [], stray: 0, unterminated: false, quoted: [] });
     expect(scanBrackets('{'.repeat(100_000), 'json').open.length).toBe(100_000);
+  });
+
+  it('reads JSX text and attribute strings as text, and `{…}` in them as code', () => {
+    const src = '<p title="(">Press ( or [ {f(a, [b])} <b>{g(</b>\n</p>';
+    expect(opens(src, 'js')).not.toEqual([]);
+    // Only the `{g(` left open in the text counts: its `{` and its `(`.
+    expect(scanBrackets(src, 'js', { jsx: true }).open.map((o) => o.ch)).toEqual(['{', '(']);
+    expect(opens('return <div>{x}</div>;\nif (a < b) { c(', 'js')).toEqual(['{2', '(2']);
+    expect(scanBrackets('x = cond ? <A/> : <>(</>;\nf(', 'js', { jsx: true }).open).toEqual([{ ch: '(', line: 2 }]);
+    // Type parameters are not elements.
+    expect(scanBrackets('const id = <T,>(x: T) => { return [x', 'js', { jsx: true }).open.map((o) => o.ch)).toEqual(['{', '[']);
+  });
+
+  it('says which lines start inside a string or template literal', () => {
+    expect(scanBrackets('const t = `a\n...\n${x}\nb`;\nf();\n', 'js').quoted).toEqual([2, 3, 4]);
+    expect(scanBrackets("def f():\n    '''Doc.\n\n    ...\n    '''\n    ...\n", 'python').quoted).toEqual([3, 4, 5]);
+    expect(scanBrackets('s := `a\nb`\n/* c\nd */', 'go').quoted).toEqual([2]);
   });
 
   it('checks only languages whose brackets are regular enough', () => {
