@@ -19,6 +19,19 @@ export interface Figures {
   [k: string]: unknown;
 }
 
+/** What blocked calls offer the model: suggestions per block, and how often gold comes first. */
+export interface SuggestionFigures {
+  /** Blocks counted. */
+  blocks: number;
+  meanSuggestions: number;
+  /** Blocks whose case names a gold answer. */
+  withGold: number;
+  /** Of those, the share whose first suggestion is gold. */
+  goldFirst: number;
+  /** Of those, the share with gold among the suggestions. */
+  goldListed: number;
+}
+
 export interface CorpusReport extends Figures {
   corpus: string;
   baselines: Record<string, Figures>;
@@ -96,6 +109,17 @@ export function printReport(report: CorpusReport): void {
     ['scorer', ...keys, 'p50 µs', 'p99 µs'],
     scorers.map(([name, f]) => [name, ...keys.map((k) => pct(f[k])), num(f.p50us), num(f.p99us)]),
   );
+  const withSuggestions = scorers.filter(([, f]) => f.suggestions);
+  if (withSuggestions.length > 0) {
+    printTable(
+      `${report.corpus}: suggestions on blocks`,
+      ['scorer', 'blocks', 'mean suggestions', 'with gold', 'gold first', 'gold listed'],
+      withSuggestions.map(([name, f]) => {
+        const s = f.suggestions as SuggestionFigures;
+        return [name, s.blocks, s.meanSuggestions.toFixed(2), s.withGold, pct(s.goldFirst), pct(s.goldListed)];
+      }),
+    );
+  }
   for (const [name, f] of scorers) {
     if (!f.perLabel) continue;
     const labelKeys = [...new Set(Object.values(f.perLabel).flatMap((v) => Object.keys(v)))].filter((k) => k !== 'cases');

@@ -42,8 +42,13 @@ function score(cases: any[], results: string[][], us: number[]): Figures {
     if (t.nul > 0) row.abstention = ratio(t.abs, t.nul);
     perLabel[k] = row;
   }
+  // Every case is a blocked path: what its message offers.
+  const offered = results.reduce((n, r) => n + r.length, 0);
+  const listed = cases.filter((c, i) => c.gold !== null && results[i]!.map(strip).includes(strip(c.gold))).length;
+  const suggestions = { blocks: cases.length, meanSuggestions: round(ratio(offered, cases.length), 3), withGold: gold, goldFirst: round(ratio(t1, gold)), goldListed: round(ratio(listed, gold)) };
   return {
     cases: cases.length,
+    suggestions,
     top1: round(ratio(t1, gold)),
     top3: round(ratio(t3, gold)),
     abstention: round(ratio(abs, nul)),

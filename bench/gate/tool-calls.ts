@@ -5,7 +5,7 @@ import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
 import { seedValidate } from '../baselines/tool-calls-seed.ts';
 import { gate } from '../../src/gate/index.ts';
 import type { ProposedCall, ToolSpec, VerdictKind } from '../../src/gate/types.ts';
-import { matchesGold, percentile, ratio, round, timeEach, type CorpusReport, type Figures, type GoldCall } from './common.ts';
+import { matchesGold, percentile, ratio, round, timeEach, type CorpusReport, type Figures, type GoldCall, type SuggestionFigures } from './common.ts';
 
 interface Case {
   id: string;
@@ -20,6 +20,8 @@ export interface Outcome {
   verdict: VerdictKind;
   name?: string;
   args?: Record<string, unknown>;
+  /** What a blocked call's message offers, best first. */
+  suggestions?: string[];
 }
 
 type Scorer = (call: ProposedCall, tools: readonly ToolSpec[]) => Outcome;
@@ -27,7 +29,7 @@ type Scorer = (call: ProposedCall, tools: readonly ToolSpec[]) => Outcome;
 const scorers: Record<string, Scorer> = {
   gate: (call, tools) => {
     const v = gate(call, tools);
-    return v.verdict === 'blocked' ? { verdict: 'blocked' } : { verdict: v.verdict, name: v.call.name, args: v.call.args };
+    return v.verdict === 'blocked' ? { verdict: 'blocked', suggestions: v.suggestions } : { verdict: v.verdict, name: v.call.name, args: v.call.args };
   },
   plain_schema: (call, tools) => plainSchemaValidate(call, tools),
   seed_validator: (call, tools) => seedValidate(call, tools),
@@ -95,6 +97,32 @@ export function score(cases: readonly Case[], outcomes: readonly Outcome[], us: 
   };
 }
 
+/**
+ * What the model reads when a phantom tool is blocked: how many suggestions (mean per block), and
+ * for blocks whose case has gold calls, how often a gold tool is the first suggestion (and listed at
+ * all). Cases without gold (no call should have been made) count in the mean only.
+ */
+export function phantomSuggestions(cases: readonly Case[], outcomes: readonly Outcome[]): SuggestionFigures {
+  let blocks = 0;
+  let offered = 0;
+  let withGold = 0;
+  let first = 0;
+  let listed = 0;
+  cases.forEach((c, i) => {
+    const o = outcomes[i]!;
+    if (!c.expect.labels.includes('phantom_tool') || o.verdict !== 'blocked') return;
+    const s = o.suggestions ?? [];
+    blocks++;
+    offered += s.length;
+    const gold = new Set((c.expect.gold ?? []).map((g) => g.name));
+    if (gold.size === 0) return;
+    withGold++;
+    if (s.length > 0 && gold.has(s[0]!)) first++;
+    if (s.some((x) => gold.has(x))) listed++;
+  });
+  return { blocks, meanSuggestions: round(ratio(offered, blocks), 3), withGold, goldFirst: round(ratio(first, withGold)), goldListed: round(ratio(listed, withGold)) };
+}
+
 export async function run(raw: any[], _opts: { corpusPath: string }): Promise<CorpusReport> {
   const cases = raw as Case[];
   const inputs = cases.map((c, i) => ({
@@ -105,6 +133,7 @@ export async function run(raw: any[], _opts: { corpusPath: string }): Promise<Co
   for (const [name, scorer] of Object.entries(scorers)) {
     const { results, us } = timeEach(inputs, (x) => scorer(x.call, x.tools));
     figures[name] = score(cases, results, us);
+    if (name === 'gate') figures[name].suggestions = phantomSuggestions(cases, results);
   }
   const { gate: g, ...baselines } = figures;
   return { corpus: 'tool-calls', ...g!, baselines };

@@ -9,6 +9,7 @@
 import type { PathIndex } from './types.ts';
 import { readWorkspacePath } from './workspace-path.ts';
 import { bestScore, nameSimilarity, pathScore, splitExt, stemSimilarity, type NameSimilarity } from './path-score.ts';
+import { worthOffering } from './suggest.ts';
 import { singularKey } from './words.ts';
 
 interface Entry {
@@ -329,7 +330,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
         for (const f of forms) if (canScore(f.length)) scoreAll(Array.from({ length: f.length }, (_, i) => f.at(i)), dir, hits);
       }
       const depth = att.length;
-      return [...hits]
+      const ranked = [...hits]
         .filter(([, s]) => s >= THRESHOLD)
         .sort(
           (a, b) =>
@@ -337,9 +338,8 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
             Math.abs(entries[a[0]]!.comps.length - depth) - Math.abs(entries[b[0]]!.comps.length - depth) ||
             entries[a[0]]!.path.length - entries[b[0]]!.path.length ||
             (entries[a[0]]!.path < entries[b[0]]!.path ? -1 : 1),
-        )
-        .slice(0, limit)
-        .map(([id]) => entries[id]!.path + (entries[id]!.dir ? '/' : ''));
+        );
+      return worthOffering(ranked, ([, s]) => s, limit).map(([id]) => entries[id]!.path + (entries[id]!.dir ? '/' : ''));
     },
     nearestListing(path: string): { folder: string; entries: string[] } {
       // Every folder above an existing folder exists: walk down from the root while the prefix is a

@@ -8,6 +8,7 @@ import { distance } from 'fastest-levenshtein';
 import { fitsAfterCoercion } from './coerce.ts';
 import { MAX_RENAME_CANDIDATES } from './limits.ts';
 import { isPlainObject } from './schema.ts';
+import { worthOffering } from './suggest.ts';
 import { nameKey, nameTokens } from './words.ts';
 import type { JSONSchema, Repair } from './types.ts';
 
@@ -114,7 +115,7 @@ export function renameUnknown(args: Record<string, unknown>, schema: JSONSchema)
       .map((p, i) => ({ from: u, to: p, score: formSimilarity(form, absentForms[i]!) }))
       .filter((x) => x.score > 0.3)
       .sort((x, y) => y.score - x.score);
-    result.near[u] = scored.slice(0, 3).map((x) => x.to);
+    result.near[u] = worthOffering(scored, (x) => x.score).map((x) => x.to);
     const [best, second] = scored;
     if (!best || best.score - (second?.score ?? 0) < MARGIN) continue;
     // One unknown name and one missing required name: the pairing itself is evidence, so a looser

@@ -5,6 +5,7 @@ import { distance } from 'fastest-levenshtein';
 import { coerce } from './coerce.ts';
 import { renameUnknown, unwrapWrapper } from './rename.ts';
 import { isPlainObject, validate } from './schema.ts';
+import { worthOffering } from './suggest.ts';
 import type { JSONSchema, Problem, Repair } from './types.ts';
 
 export type ArgumentsCheck =
@@ -80,14 +81,19 @@ function suggest(problems: Problem[], args: unknown, schema: JSONSchema, near: R
   return [...new Set(out)].slice(0, 3);
 }
 
+/** The allowed values most like `v` (case-blind edit distance; containing it counts as close), worth offering. */
 export function closestValues(v: string, allowed: readonly unknown[], limit = 3): string[] {
   const key = v.toLowerCase();
-  return allowed
+  const ranked = allowed
     .map((a) => String(a))
-    .map((a) => ({ a, d: distance(key, a.toLowerCase()) - (a.toLowerCase().includes(key) || key.includes(a.toLowerCase()) ? key.length : 0) }))
-    .sort((x, y) => x.d - y.d)
-    .slice(0, limit)
-    .map((x) => x.a);
+    .map((a) => {
+      const b = a.toLowerCase();
+      const near = 1 - distance(key, b) / Math.max(key.length, b.length, 1);
+      return { a, sim: key !== '' && (b.includes(key) || key.includes(b)) ? Math.max(near, 0.8) : near };
+    })
+    .filter((x) => x.sim > 0)
+    .sort((x, y) => y.sim - x.sim);
+  return worthOffering(ranked, (x) => x.sim, limit).map((x) => x.a);
 }
 
 const SEGMENT = /\.([^.[]*)|\[(\d+)\]/g;

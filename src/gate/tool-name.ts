@@ -10,6 +10,7 @@
 // part after `__`.
 import { distance } from 'fastest-levenshtein';
 import { MAX_TOOL_NAME_CHARS } from './limits.ts';
+import { worthOffering } from './suggest.ts';
 import { nameKey, nameTokens } from './words.ts';
 
 export type NameResolution =
@@ -149,7 +150,10 @@ export function resolveToolName(written: string, toolNames: readonly string[]): 
   const ranked = toolNames
     .map((name) => ({ name, score: nameSimilarity(written, name) }))
     .sort((x, y) => y.score - x.score || x.name.localeCompare(y.name));
-  const suggestions = ranked.filter((r) => r.score >= MIN_SUGGESTION).slice(0, 3).map((r) => r.name);
+  const suggestions = worthOffering(
+    ranked.filter((r) => r.score >= MIN_SUGGESTION),
+    (r) => r.score,
+  ).map((r) => r.name);
   const [first, second] = ranked;
   if (!match && first && first.score >= MIN_CANDIDATE && first.score - (second?.score ?? 0) >= MIN_MARGIN) {
     return { kind: 'similar', candidate: first.name, suggestions };
