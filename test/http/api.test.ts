@@ -1,5 +1,5 @@
-// The HTTP surface: the EventSource flow with stream tokens, 204 on a finished turn, sessions
-// across turns, CORS. Every bad input and its JSON error is a row of bad-input.test.ts.
+// The HTTP surface: the EventSource flow with stream tokens, 204 for a reconnect past a finished
+// turn's end, sessions across turns, CORS. Every bad input and its JSON error is a row of bad-input.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedOpenAI, type ScriptedServer } from '../support/scripted-openai.ts';
 import { headerAuth, startApp, type TestApp } from '../support/app-server.ts';

@@ -1,5 +1,5 @@
 // Recorded real provider streams (../shared/bench/openai-streams) replayed byte for byte through
-// the scripted server into the real openai client and our adapter. Expected calls and text are
+// the scripted server into our adapter (src/model/openai.ts, plain fetch). Expected calls and text are
 // read from the recordings independently of the assembler: the text is every delta.content of
 // choice 0 joined; the calls are checked against the index's counts and must parse as JSON.
 import { readFileSync } from 'node:fs';
