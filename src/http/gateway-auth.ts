@@ -1,5 +1,5 @@
-// Who may use the gateway (POST /v1/chat/completions). It forwards to a paid upstream with the
-// server's key, so it must never be an open relay: a request is let through with one of the keys
+// Who may use the gateway (POST /v1/chat/completions, GET /v1/models). It forwards to a paid upstream
+// with the server's key, so it must never be an open relay: a request is let through with one of the keys
 // in GATEWAY_KEYS, or with whatever the app's authenticator accepts — a Supabase user token where
 // auth is configured, anyone only in local mode (a server bound to loopback, behind the host guard),
 // nobody on an edge deployment without auth settings (503, unless it has gateway keys).

@@ -8,7 +8,10 @@ export interface ToolContext {
   scope: Scope;
   workspace: WorkspaceStore;
   memory: MemoryStore;
-  /** Aborted when the client disconnects or the tool times out. */
+  /**
+   * Aborted when the turn ends early (POST /v1/turns/:id/stop, the time budget; a reader leaving only
+   * with ON_DISCONNECT=abort) or the tool times out.
+   */
   signal: AbortSignal;
 }
 
