@@ -34,17 +34,21 @@ export class AuthConfigError extends ApiError {
 }
 
 const MISSING =
-  'Authentication is not configured: set SUPABASE_URL (JWKS) or SUPABASE_JWT_SECRET (HS256) on this deployment. ' +
+  'Authentication is not configured: set SUPABASE_URL (JWKS) or REBOUND_JWT_SECRET (HS256) on this deployment. ' +
   'Unauthenticated access is only allowed on a server bound to loopback.';
 
 export function authFromEnv(env: Record<string, string | undefined>, options: AuthEnvOptions): AuthChoice {
   const get = (k: string) => (env[k]?.trim() ? env[k].trim() : undefined);
+  // Supabase reserves the SUPABASE_ prefix for the secrets it sets itself (its CLI skips such names in
+  // .env files), so the settings a deployer sets there are REBOUND_*; the SUPABASE_* spellings are read
+  // too, for Workers and Node, where any name can be set.
+  const setting = (name: string) => get(`REBOUND_${name}`) ?? get(`SUPABASE_${name}`);
   const supabaseUrl = get('SUPABASE_URL')?.replace(/\/+$/, '');
-  const secret = get('SUPABASE_JWT_SECRET');
-  const jwksUrl = get('SUPABASE_JWKS_URL') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined);
-  // SUPABASE_JWT_ISSUER exists for `supabase functions serve`, where SUPABASE_URL is the internal
+  const secret = setting('JWT_SECRET');
+  const jwksUrl = setting('JWKS_URL') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined);
+  // The issuer setting exists for `supabase functions serve`, where SUPABASE_URL is the internal
   // http://kong:8000 while tokens carry the public http://127.0.0.1:54321/auth/v1.
-  const issuer = get('SUPABASE_JWT_ISSUER') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1` : undefined);
+  const issuer = setting('JWT_ISSUER') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1` : undefined);
 
   if (secret || jwksUrl) {
     const auth = createJwtAuthenticator({ secret, jwksUrl, issuer, jwksCooldownMs: options.jwksCooldownMs });

@@ -226,6 +226,15 @@ describe('authFromEnv', () => {
     await expect(choice.auth.authenticate(req())).rejects.toBeInstanceOf(AuthError);
   });
 
+  it('reads REBOUND_JWT_SECRET / REBOUND_JWT_ISSUER (Supabase reserves the SUPABASE_ prefix), before the SUPABASE_ spellings', async () => {
+    const choice = authFromEnv({ REBOUND_JWT_SECRET: SECRET, SUPABASE_JWT_SECRET: 'another-secret-of-at-least-32-characters!!', REBOUND_JWT_ISSUER: issuer() }, { local: false });
+    expect(choice.mode).toBe('jwt');
+    expect(choice.description).toContain(`iss ${issuer()}`);
+    await expect(choice.auth.authenticate(req(await token('hs256')))).resolves.toEqual({ userId: 'user-123' });
+    const wrongIss = await rejection(choice.auth.authenticate(req(await token('hs256', { iss: 'https://evil/auth/v1' }))));
+    expect(wrongIss.message).toMatch(/issuer/);
+  });
+
   it('runs open only on a local server', async () => {
     const choice = authFromEnv({ SUPABASE_JWT_SECRET: '' }, { local: true });
     expect(choice.mode).toBe('local');
@@ -238,7 +247,7 @@ describe('authFromEnv', () => {
     const err = await rejection(choice.auth.authenticate(req()));
     expect(err).toBeInstanceOf(AuthConfigError);
     expect((err as AuthConfigError).status).toBe(503);
-    expect(err.message).toMatch(/SUPABASE_JWT_SECRET/);
+    expect(err.message).toMatch(/REBOUND_JWT_SECRET/);
   });
 
   it('decides per request when the runtime cannot know its bind address (wrangler dev)', async () => {
@@ -262,7 +271,7 @@ describe('through createApp', () => {
     expect(res.status).toBe(503);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('auth_not_configured');
-    expect(body.error.message).toMatch(/SUPABASE_URL.*SUPABASE_JWT_SECRET/);
+    expect(body.error.message).toMatch(/SUPABASE_URL.*REBOUND_JWT_SECRET/);
   });
 
   it('answers 401 JSON saying what is wrong with the token', async () => {
