@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { getModels, postChat, readHead } from './chat-post.ts';
 import { OpenAIModel } from './openai.ts';
 import { ModelError, type ModelEvent } from './types.ts';
+import type { ToolSpec } from '../gate/types.ts';
 
 /** A fetch that records its requests and answers with `reply` (or never, until its signal aborts). */
 function fakeFetch(reply: (() => Response) | 'never' | Error) {
@@ -13,6 +14,7 @@ function fakeFetch(reply: (() => Response) | 'never' | Error) {
     requests.push({ url: String(input), init: init! });
     if (reply instanceof Error) return Promise.reject(reply);
     if (reply === 'never') {
+      if (init!.signal!.aborted) return Promise.reject(init!.signal!.reason); // as fetch does
       return new Promise((_, reject) => init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)));
     }
     return Promise.resolve(reply());
@@ -69,6 +71,61 @@ describe('postChat', () => {
     const reason = new Error('the client left');
     setTimeout(() => controller.abort(reason), 10);
     await expect(postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 5_000, fetch: fn }, {}, controller.signal)).rejects.toBe(reason);
+  });
+
+  it("passes the caller's abort on after the headers (it ends the body), and the headers timeout no longer fires then", async () => {
+    const { fn, requests } = fakeFetch(json(200, {}));
+    const controller = new AbortController();
+    const posted = await postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 20, fetch: fn }, { stream: true }, controller.signal);
+    expect(posted.kind).toBe('response');
+    const sent = requests[0]!.init.signal!;
+    await new Promise((r) => setTimeout(r, 40));
+    expect(sent.aborted).toBe(false);
+    const reason = new Error('stopped');
+    controller.abort(reason);
+    expect(sent.aborted).toBe(true);
+    expect(sent.reason).toBe(reason);
+  });
+
+  it('sends an already aborted request aborted', async () => {
+    const { fn, requests } = fakeFetch('never');
+    const reason = new Error('gone');
+    await expect(postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 1_000, fetch: fn }, {}, AbortSignal.abort(reason))).rejects.toBe(reason);
+    expect(requests[0]!.init.signal!.reason).toBe(reason);
+  });
+});
+
+describe('OpenAIModel request body', () => {
+  const tool = (name: string, parameters: ToolSpec['parameters'], description?: string): ToolSpec => ({ name, parameters, ...(description ? { description } : {}) });
+  const schema = { type: 'object', properties: { path: { type: 'string', description: 'a "quoted" path\n' } }, required: ['path'] } as ToolSpec['parameters'];
+
+  async function bodies(tools: ToolSpec[][], toolChoice: 'auto' | 'none' = 'auto'): Promise<string[]> {
+    const { fn, requests } = fakeFetch(() => new Response('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'));
+    const m = model(fn);
+    for (const list of tools) for await (const _ of m.stream({ messages: [{ role: 'user', content: 'hi' }], tools: list, toolChoice, signal: new AbortController().signal }));
+    return requests.map((r) => String(r.init.body));
+  }
+  /** The body as the adapter built it before the tools' JSON was reused: one JSON.stringify of it all. */
+  const whole = (tools: ToolSpec[], toolChoice: 'auto' | 'none' = 'auto') =>
+    JSON.stringify({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+      ...(tools.length ? { tools: tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })), tool_choice: toolChoice } : {}),
+    });
+
+  it('is byte for byte one JSON.stringify of the request, on the first request and on those that reuse the tools', async () => {
+    const tools = [tool('read_file', schema, 'Reads a file.'), tool('list', { type: 'object' } as ToolSpec['parameters'])];
+    const sent = await bodies([tools, tools, [], [tools[1]!]], 'none');
+    expect(sent).toEqual([whole(tools, 'none'), whole(tools, 'none'), whole([], 'none'), whole([tools[1]!], 'none')]);
+  });
+
+  it('sends a renamed or redescribed tool as it is now, though its schema object is the same', async () => {
+    const first = [tool('read_file', schema, 'Reads a file.')];
+    const renamed = [tool('open_file', schema, 'Reads a file.')];
+    const redescribed = [tool('open_file', schema, 'Opens a file.')];
+    expect(await bodies([first, renamed, redescribed])).toEqual([whole(first), whole(renamed), whole(redescribed)]);
   });
 });
 

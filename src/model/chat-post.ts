@@ -21,8 +21,20 @@ export type ChatPost =
   | { kind: 'unreachable'; message: string; cause: unknown };
 
 export async function postChat(endpoint: ChatEndpoint, body: Record<string, unknown>, signal: AbortSignal): Promise<ChatPost> {
-  const headers = { 'content-type': 'application/json', accept: body.stream === true ? 'text/event-stream' : 'application/json' };
-  return send(endpoint, '/chat/completions', { method: 'POST', headers, body: JSON.stringify(body) }, signal);
+  return postChatJson(endpoint, { json: JSON.stringify(body), stream: body.stream === true }, signal);
+}
+
+/** A chat-completions body already serialised (the model adapter reuses the tools' part across requests). */
+export interface SerializedChatBody {
+  json: string;
+  /** The body asks for a stream: the request accepts text/event-stream. */
+  stream: boolean;
+}
+
+/** postChat for a body already serialised. */
+export function postChatJson(endpoint: ChatEndpoint, body: SerializedChatBody, signal: AbortSignal): Promise<ChatPost> {
+  const headers = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
+  return send(endpoint, '/chat/completions', { method: 'POST', headers, body: body.json }, signal);
 }
 
 /** GET {baseURL}/models: the upstream's model list, with the same key, timeout and failures as postChat. */
@@ -37,8 +49,17 @@ interface Sent {
 }
 
 async function send(endpoint: ChatEndpoint, path: string, request: Sent, signal: AbortSignal): Promise<ChatPost> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new Error('no response headers in time')), endpoint.timeoutMs);
+  // One controller for the request: the caller's abort is forwarded into it (for the body too, so the
+  // listener stays until either aborts), and the headers timeout aborts it; cheaper than
+  // AbortSignal.any and a second controller on every request.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('no response headers in time'));
+  }, endpoint.timeoutMs);
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true, signal: controller.signal });
   // Called without a receiver: workerd's fetch throws "Illegal invocation" when called as a method of another object.
   const fetchFn = endpoint.fetch ?? fetch;
   try {
@@ -46,12 +67,12 @@ async function send(endpoint: ChatEndpoint, path: string, request: Sent, signal:
       method: request.method,
       headers: { ...request.headers, ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
       body: request.body,
-      signal: AbortSignal.any([signal, timeout.signal]),
+      signal: controller.signal,
     });
     return { kind: 'response', response };
   } catch (err) {
     if (signal.aborted) throw err;
-    if (timeout.signal.aborted) return { kind: 'timeout' };
+    if (timedOut) return { kind: 'timeout' };
     return { kind: 'unreachable', message: describeFetchError(err), cause: err };
   } finally {
     clearTimeout(timer);

@@ -1,10 +1,11 @@
 // The OpenAI-compatible adapter: any server that speaks chat completions with streaming (OpenAI,
 // OpenRouter, Groq, Ollama, vLLM). Normalises chunks into ModelEvents and errors into ModelError.
 import { ToolCallAssembler } from './assemble.ts';
-import { postChat, readHead, type ChatEndpoint } from './chat-post.ts';
+import { postChatJson, readHead, type ChatEndpoint } from './chat-post.ts';
 import { ContentTemplate } from './content-template.ts';
 import { SseDecoder, sseBatches, type SseMessage } from './sse-decode.ts';
 import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
+import type { ToolSpec } from '../gate/types.ts';
 import type { Usage } from '../vocabulary.ts';
 
 export interface OpenAIModelOptions {
@@ -90,17 +91,10 @@ export class OpenAIModel implements ModelClient {
 
   /** The response to read, or a ModelError for an upstream that failed before its body (the caller's abort is thrown as it is). */
   private async send(request: ModelRequest): Promise<Response> {
-    const body: Record<string, unknown> = {
-      model: this.model,
-      messages: request.messages,
-      stream: true,
-      stream_options: { include_usage: true },
-    };
-    if (request.tools.length) {
-      body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
-      body.tool_choice = request.toolChoice;
-    }
-    const posted = await postChat(this.endpoint, body, request.signal);
+    // The tools are most of the body (~5 KB) and the same on every request: their JSON is reused (toolsJson).
+    const head = JSON.stringify({ model: this.model, messages: request.messages, stream: true, stream_options: { include_usage: true } });
+    const json = request.tools.length ? `${head.slice(0, -1)},"tools":${toolsJson(request.tools)},"tool_choice":${JSON.stringify(request.toolChoice)}}` : head;
+    const posted = await postChatJson(this.endpoint, { json, stream: true }, request.signal);
     if (posted.kind === 'timeout') throw new ModelError('the model did not answer in time', true);
     if (posted.kind === 'unreachable') throw new ModelError(`could not reach the model: ${posted.message}`, true, { cause: posted.cause });
     const { response } = posted;
@@ -109,6 +103,28 @@ export class OpenAIModel implements ModelClient {
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
     throw new ModelError(`the model returned ${status}: ${errorDetail(await readHead(response, ERROR_BODY_BYTES))}`, retryable, { status });
   }
+}
+
+/**
+ * Each tool's JSON as the request sends it, kept with its schema object: a tool list is rebuilt every
+ * turn but its schemas are the tools' own objects, which change only when the tools do (an MCP
+ * server's tools are new objects whenever it is opened). A schema is not expected to change in place.
+ */
+const toolJsonCache = new WeakMap<object, { name: string; description: string | undefined; json: string }>();
+
+/** The request's `tools` array as JSON: `[{"type":"function","function":{name, description, parameters}}, …]`. */
+export function toolsJson(tools: readonly ToolSpec[]): string {
+  let out = '[';
+  tools.forEach((t, i) => {
+    const cached = toolJsonCache.get(t.parameters);
+    let json = cached?.name === t.name && cached.description === t.description ? cached.json : undefined;
+    if (json === undefined) {
+      json = JSON.stringify({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
+      if (typeof t.parameters === 'object' && t.parameters !== null) toolJsonCache.set(t.parameters, { name: t.name, description: t.description, json });
+    }
+    out += (i ? ',' : '') + json;
+  });
+  return `${out}]`;
 }
 
 /** Token counts are kept only when both are non-negative safe integers: anything else would poison the turn row. */
