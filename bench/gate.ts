@@ -1,8 +1,9 @@
-// npm run bench:gate -- --corpus <file.jsonl> [--corpus <file.jsonl> …] [--json] [--paths-100k]
+// npm run bench:gate -- --corpus <file.jsonl> [--corpus <file.jsonl> …] [--json] [--verbose] [--paths-100k]
 //                       [--adversarial [--family <substring>] [--max-size <chars>]]
 // Dispatches each corpus, by the name of its file, to bench/gate/<corpus>.ts and prints its tables;
 // --adversarial times every layer on pathological inputs of growing size (bench/gate/adversarial.ts).
-// With --json the last line printed is one JSON object holding every figure.
+// With --json the last line printed is one JSON object holding every figure; --verbose adds the ids of
+// the cases behind some figures (the repairs judged wrong by repairPrecision).
 import { basename } from 'node:path';
 import { printAdversarial, runAdversarial } from './gate/adversarial.ts';
 import { printReport, readJsonl, type CorpusModule, type CorpusReport } from './gate/common.ts';
@@ -12,6 +13,7 @@ const KINDS = ['tool-calls', 'text-calls', 'paths', 'content'] as const;
 interface Args {
   corpora: string[];
   json: boolean;
+  verbose: boolean;
   paths100k: boolean;
   adversarial: boolean;
   family?: string;
@@ -19,12 +21,13 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { corpora: [], json: false, paths100k: false, adversarial: false };
+  const args: Args = { corpora: [], json: false, verbose: false, paths100k: false, adversarial: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--corpus') args.corpora.push(argv[++i] ?? '');
     else if (a.startsWith('--corpus=')) args.corpora.push(a.slice('--corpus='.length));
     else if (a === '--json') args.json = true;
+    else if (a === '--verbose') args.verbose = true;
     else if (a === '--paths-100k') args.paths100k = true;
     else if (a === '--adversarial') args.adversarial = true;
     else if (a === '--family') args.family = argv[++i] ?? '';
@@ -45,16 +48,16 @@ function kindOf(file: string): (typeof KINDS)[number] {
 }
 
 async function main(): Promise<void> {
-  const { corpora, json, paths100k, adversarial, family, maxSize } = parseArgs(process.argv.slice(2));
+  const { corpora, json, verbose, paths100k, adversarial, family, maxSize } = parseArgs(process.argv.slice(2));
   if (corpora.length === 0 && !paths100k && !adversarial) {
-    console.error('usage: npm run bench:gate -- --corpus <file.jsonl> [--json] [--paths-100k] [--adversarial [--family <substring>] [--max-size <chars>]]');
+    console.error('usage: npm run bench:gate -- --corpus <file.jsonl> [--json] [--verbose] [--paths-100k] [--adversarial [--family <substring>] [--max-size <chars>]]');
     process.exit(2);
   }
   const reports: Record<string, CorpusReport> = {};
   for (const file of corpora) {
     const kind = kindOf(file);
     const mod = (await import(`./gate/${kind}.ts`)) as CorpusModule;
-    const report = await mod.run(readJsonl(file), { corpusPath: file });
+    const report = await mod.run(readJsonl(file), { corpusPath: file, verbose });
     printReport(report);
     reports[report.corpus in reports ? `${report.corpus}:${file}` : report.corpus] = report;
   }

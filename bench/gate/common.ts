@@ -98,7 +98,7 @@ export function printTable(title: string, header: string[], rows: (string | numb
   for (const r of cells.slice(1)) console.log(line(r));
 }
 
-const RATE_KEYS = ['recall', 'falseBlockRate', 'validChangedRate', 'repairedToGold', 'wrongRepairRate', 'top1', 'top3', 'abstention'] as const;
+const RATE_KEYS = ['recall', 'falseBlockRate', 'validChangedRate', 'repairedToGold', 'wrongRepairRate', 'repairPrecision', 'top1', 'top3', 'abstention'] as const;
 
 /** The standard report: the gate and each baseline side by side, then the gate's per-label figures. */
 export function printReport(report: CorpusReport): void {
@@ -109,6 +109,10 @@ export function printReport(report: CorpusReport): void {
     ['scorer', ...keys, 'p50 µs', 'p99 µs'],
     scorers.map(([name, f]) => [name, ...keys.map((k) => pct(f[k])), num(f.p50us), num(f.p99us)]),
   );
+  if (typeof report.judgedRepairs === 'number') {
+    console.log(`repairPrecision judged ${report.judgedRepairs} repairs (possible_answer calls whose untouched arguments match a gold entry)`);
+    if (Array.isArray(report.judgedWrong)) console.log(`judged wrong (${report.judgedWrong.length}): ${report.judgedWrong.join(' ') || '—'}`);
+  }
   const withSuggestions = scorers.filter(([, f]) => f.suggestions);
   if (withSuggestions.length > 0) {
     printTable(
@@ -138,7 +142,7 @@ export function standardise(s: string): string {
   return s.replace(/[ ,./\-_*^]/g, '').toLowerCase().replace(/'/g, '"');
 }
 
-const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One value against one acceptable value (which may be a list, or a dict of acceptable lists). */
 export function valueMatches(v: unknown, acc: unknown): boolean {
@@ -163,6 +167,15 @@ function dictMatches(v: Record<string, unknown>, acc: Record<string, unknown>): 
     if (!options.some((a) => valueMatches(v[k], a))) return false;
   }
   return true;
+}
+
+/**
+ * One changed or added argument against the acceptable values of a gold entry: a match, or for a
+ * list, each of its items matching an item of an acceptable list (a list the model left short is the
+ * model's mistake, not the repair's). README § Scoring, repairPrecision.
+ */
+export function changedValueMatches(v: unknown, acceptable: readonly unknown[]): boolean {
+  return acceptable.some((acc) => valueMatches(v, acc) || (Array.isArray(v) && Array.isArray(acc) && v.every((x) => acc.some((a) => valueMatches(x, a)))));
 }
 
 export interface GoldCall {

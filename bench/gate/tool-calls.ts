@@ -5,7 +5,8 @@ import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
 import { seedValidate } from '../baselines/tool-calls-seed.ts';
 import { gate } from '../../src/gate/index.ts';
 import type { ProposedCall, ToolSpec, VerdictKind } from '../../src/gate/types.ts';
-import { matchesGold, percentile, ratio, round, timeEach, type CorpusReport, type Figures, type GoldCall, type SuggestionFigures } from './common.ts';
+import { deepEqual } from '../../src/gate/schema.ts';
+import { changedValueMatches, isDict, matchesGold, percentile, ratio, round, timeEach, valueMatches, type CorpusReport, type Figures, type GoldCall, type SuggestionFigures } from './common.ts';
 
 interface Case {
   id: string;
@@ -35,6 +36,35 @@ const scorers: Record<string, Scorer> = {
   seed_validator: (call, tools) => seedValidate(call, tools),
 };
 
+/** The model's own arguments, as sent: undefined when they are not a JSON object (then every repaired argument counts as changed). */
+function originalArguments(c: Case): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(c.call.arguments);
+    return isDict(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * README § Scoring, repairPrecision: the gate's own changes to a repaired possible_answer call,
+ * judged by the gold entries of the repaired name whose values the untouched arguments already
+ * match. `undefined` when no entry judges it (the call is wrong in a way no schema can see).
+ */
+export function judgeRepair(c: Case, o: Outcome): boolean | undefined {
+  const original = originalArguments(c) ?? {};
+  const repaired = o.args ?? {};
+  const untouched = Object.keys(repaired).filter((k) => Object.hasOwn(original, k) && deepEqual(original[k], repaired[k]));
+  const changed = Object.keys(repaired).filter((k) => !untouched.includes(k));
+  const removed = Object.keys(original).filter((k) => !Object.hasOwn(repaired, k));
+  const acceptable = (g: GoldCall, k: string): unknown[] | undefined => (Object.hasOwn(g.arguments, k) ? g.arguments[k] : undefined);
+  const judges = (c.expect.gold ?? []).filter((g) => g.name === o.name && untouched.every((k) => acceptable(g, k)?.some((a) => valueMatches(repaired[k], a))));
+  if (judges.length === 0) return undefined;
+  return judges.some(
+    (g) => changed.every((k) => changedValueMatches(repaired[k], acceptable(g, k) ?? [])) && removed.every((k) => acceptable(g, k) === undefined || acceptable(g, k)!.includes('')),
+  );
+}
+
 export function score(cases: readonly Case[], outcomes: readonly Outcome[], us: readonly number[]): Figures {
   let invalid = 0;
   let caught = 0;
@@ -45,6 +75,9 @@ export function score(cases: readonly Case[], outcomes: readonly Outcome[], us: 
   let repairedToGold = 0;
   let scoredRepairs = 0;
   let wrongRepairs = 0;
+  let judged = 0;
+  let right = 0;
+  const judgedWrong: string[] = [];
   const perLabel: Record<string, { cases: number; caught: number; repaired: number; possible: number; toGold: number }> = {};
   cases.forEach((c, i) => {
     const o = outcomes[i]!;
@@ -67,6 +100,12 @@ export function score(cases: readonly Case[], outcomes: readonly Outcome[], us: 
       scoredRepairs++;
       if (!toGold) wrongRepairs++;
     }
+    const verdictOnRepair = o.verdict === 'repaired' && kind === 'possible_answer' ? judgeRepair(c, o) : undefined;
+    if (verdictOnRepair !== undefined) {
+      judged++;
+      if (verdictOnRepair) right++;
+      else judgedWrong.push(c.id);
+    }
     for (const label of c.expect.labels) {
       const l = (perLabel[label] ??= { cases: 0, caught: 0, repaired: 0, possible: 0, toGold: 0 });
       l.cases++;
@@ -83,9 +122,12 @@ export function score(cases: readonly Case[], outcomes: readonly Outcome[], us: 
     validChangedRate: round(ratio(validChanged, valid)),
     repairedToGold: round(ratio(repairedToGold, possible)),
     wrongRepairRate: round(ratio(wrongRepairs, scoredRepairs)),
+    repairPrecision: round(ratio(right, judged)),
+    judgedRepairs: judged,
+    judgedWrong,
     p50us: round(percentile(us, 50), 2),
     p99us: round(percentile(us, 99), 2),
-    counts: { invalid, caught, valid, falseBlocks, validChanged, possibleAnswer: possible, repairedToGold, scoredRepairs, wrongRepairs },
+    counts: { invalid, caught, valid, falseBlocks, validChanged, possibleAnswer: possible, repairedToGold, scoredRepairs, wrongRepairs, judgedRepairs: judged, rightRepairs: right },
     perLabel: Object.fromEntries(
       Object.entries(perLabel)
         .sort()
@@ -123,7 +165,7 @@ export function phantomSuggestions(cases: readonly Case[], outcomes: readonly Ou
   return { blocks, meanSuggestions: round(ratio(offered, blocks), 3), withGold, goldFirst: round(ratio(first, withGold)), goldListed: round(ratio(listed, withGold)) };
 }
 
-export async function run(raw: any[], _opts: { corpusPath: string }): Promise<CorpusReport> {
+export async function run(raw: any[], opts: { corpusPath: string; verbose?: boolean }): Promise<CorpusReport> {
   const cases = raw as Case[];
   const inputs = cases.map((c, i) => ({
     call: { id: `call_${i}`, name: c.call.name, arguments: c.call.arguments } satisfies ProposedCall,
@@ -134,6 +176,9 @@ export async function run(raw: any[], _opts: { corpusPath: string }): Promise<Co
     const { results, us } = timeEach(inputs, (x) => scorer(x.call, x.tools));
     figures[name] = score(cases, results, us);
     if (name === 'gate') figures[name].suggestions = phantomSuggestions(cases, results);
+    // The ids of wrong repairs only with --verbose; baselines repair nothing.
+    if (name !== 'gate' || !opts.verbose) delete figures[name].judgedWrong;
+    if (name !== 'gate') delete figures[name].repairPrecision;
   }
   const { gate: g, ...baselines } = figures;
   return { corpus: 'tool-calls', ...g!, baselines };

@@ -52,18 +52,16 @@ describe('coerce: conversions that keep the meaning', () => {
     expect(repairs).toEqual([]);
   });
 
-  it('drops null, and "" for an enum, from an optional field: the default applies', () => {
+  it('leaves null, and "" for an enum, in an optional field: whether it means "unset" is the model\'s to say (schema.ts tells it how)', () => {
     const schema: JSONSchema = {
       type: 'object',
       properties: { limit: { type: 'integer' }, mode: { type: 'string', enum: ['fast', 'full'] }, path: { type: 'string' } },
       required: ['path'],
     };
     const repairs: Repair[] = [];
-    expect(coerce({ path: 'a', limit: null, mode: '' }, schema, '$', repairs)).toEqual({ path: 'a' });
-    expect(repairs).toEqual([
-      { kind: 'drop_null', path: '$.limit', from: 'null', category: 'wrong_type' },
-      { kind: 'drop_empty', path: '$.mode', from: '""', category: 'enum_violation' },
-    ]);
+    const v = { path: 'a', limit: null, mode: '' };
+    expect(coerce(v, schema, '$', repairs)).toBe(v);
+    expect(repairs).toEqual([]);
   });
 
   it('keeps a null the schema accepts, and a null for a required field (the validator reports it)', () => {

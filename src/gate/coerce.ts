@@ -2,9 +2,11 @@
 //
 // Only conversions that keep the model's meaning are made: "42"→42, "true"→true, 10→"10", a JSON (or
 // single-quoted) string holding an object or array, "a, b"→["a","b"] for a list of strings, a single
-// value→[value], a one-element list→its element for a scalar, an enum value differing only in case or
-// spacing, and null (or "" for an enum) for an optional field (dropped: the default applies). 5.2 for an integer, or
-// "unknown" for an object, are left for the validator to report.
+// value→[value], a one-element list→its element for a scalar, and an enum value differing only in case
+// or spacing. 5.2 for an integer, or "unknown" for an object, are left for the validator to report.
+// So is null (or "" for an enum) where the schema takes neither: the model sent no value where one
+// was expected, which as often means "I do not know it" as "leave it unset"; the validator's message
+// tells it how to say the latter (leave the parameter out), and the model decides (schema.ts).
 import { parseArgumentsText } from './arguments-text.ts';
 import { bound } from './bounded.ts';
 import { MAX_ECHO } from './message.ts';
@@ -55,26 +57,11 @@ export function coerce(v: unknown, s: JSONSchema, path: string, repairs: Repair[
 
 function coerceObject(v: Record<string, unknown>, s: JSONSchema, path: string, repairs: Repair[]): Record<string, unknown> {
   const props = s.properties ?? {};
-  const required = new Set(s.required ?? []);
   const extra = isPlainObject(s.additionalProperties) ? s.additionalProperties : undefined;
   let out: Record<string, unknown> | undefined;
   for (const [key, val] of Object.entries(v)) {
     const ps = Object.hasOwn(props, key) ? props[key] : extra;
     if (!ps) continue;
-    if (val === null && !required.has(key) && !fitsType(null, ps)) {
-      // The model said "not given" in the one way the schema does not accept; omitting it says the same.
-      out ??= { ...v };
-      delete out[key];
-      repairs.push({ kind: 'drop_null', path: `${path}.${key}`, from: 'null', category: 'wrong_type' });
-      continue;
-    }
-    if (val === '' && !required.has(key) && ps.enum && !ps.enum.includes('')) {
-      // An empty choice for an optional enum is the model saying "none", like null above.
-      out ??= { ...v };
-      delete out[key];
-      repairs.push({ kind: 'drop_empty', path: `${path}.${key}`, from: '""', category: 'enum_violation' });
-      continue;
-    }
     const next = coerce(val, ps, `${path}.${key}`, repairs);
     if (next !== val) {
       out ??= { ...v };

@@ -63,11 +63,7 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
 
   if (resolved.kind === 'unknown' && parsed.ok && !/[A-Za-z]/.test(call.name)) {
     // No name at all (`""`, `[{` from a broken template): the arguments alone may identify the tool.
-    const fits = toolset.filter((t) => {
-      if (!isPlainObject(parsed.value)) return false;
-      const r = checkArguments(parsed.value, t.parameters);
-      return r.status === 'pass' || (r.status === 'repaired' && r.invented.length === 0);
-    });
+    const fits = toolset.filter((t) => isPlainObject(parsed.value) && fitsAsTheyStand(checkArguments(parsed.value, t.parameters)));
     if (fits.length === 1) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
   }
   if (resolved.kind === 'unknown') {
@@ -103,7 +99,7 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   }
 
   const checked = checkArguments(args, tool.parameters);
-  if (resolved.kind === 'similar' && checked.status !== 'pass' && (checked.status === 'blocked' || checked.invented.length > 0)) {
+  if (resolved.kind === 'similar' && !fitsAsTheyStand(checked)) {
     // A similar name is only trusted when the arguments fit that tool as they stand.
     return blocked(call.name, [phantom(call.name)], { suggestions: resolved.suggestions });
   }
@@ -120,6 +116,16 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   const resolvedCall = { id: call.id, name: tool.name, args: finalArgs };
   if (repairs.length === 0) return { verdict: 'pass', category: 'valid', call: resolvedCall, invented };
   return { verdict: 'repaired', category: mainCategory(repairs), call: resolvedCall, repairs, invented };
+}
+
+/**
+ * The arguments fit a tool whose name was guessed (similar, or none written): valid, or valid after
+ * lossless conversions only. Nothing dropped as invented and no default filled in: one guess per
+ * call, never a guessed tool on top of guessed values.
+ */
+function fitsAsTheyStand(checked: ReturnType<typeof checkArguments>): boolean {
+  if (checked.status === 'pass') return true;
+  return checked.status === 'repaired' && checked.invented.length === 0 && !checked.repairs.some((r) => r.kind === 'fill_default');
 }
 
 function phantom(name: string): Problem {

@@ -90,6 +90,20 @@ describe('renameUnknown', () => {
     expect(r.invented).toEqual(['file']);
   });
 
+  it("renames the one unknown name to the one missing required parameter whose description uses it, when the value fits as it stands", () => {
+    const todo: JSONSchema = {
+      type: 'object',
+      properties: { type: { type: 'string', enum: ['add', 'delete'], description: 'The action to be performed on the to-do list.' }, content: { type: 'string' } },
+      required: ['type', 'content'],
+    };
+    expect(renameUnknown({ action: 'add', content: 'x' }, todo)).toMatchObject({ args: { type: 'add', content: 'x' }, invented: [] });
+    // Not when the value does not fit as it stands, nor with a second unknown name.
+    expect(renameUnknown({ action: 'ADD', content: 'x' }, todo).invented).toEqual(['action']);
+    expect(renameUnknown({ action: 'add', verb: 'add', content: 'x' }, todo).invented).toEqual(['action', 'verb']);
+    // Not when the description does not use the name.
+    expect(renameUnknown({ operation: 'add', content: 'x' }, todo).invented).toEqual(['operation']);
+  });
+
   it('returns the arguments as they are when every name is declared', () => {
     const args = { path: 'a.ts', content: 'x' };
     const r = renameUnknown(args, writeFile);

@@ -7,9 +7,9 @@
 import { distance } from 'fastest-levenshtein';
 import { fitsAfterCoercion } from './coerce.ts';
 import { MAX_RENAME_CANDIDATES } from './limits.ts';
-import { isPlainObject } from './schema.ts';
+import { isPlainObject, validate } from './schema.ts';
 import { worthOffering } from './suggest.ts';
-import { nameKey, nameTokens } from './words.ts';
+import { nameKey, nameTokens, singular, words } from './words.ts';
 import type { JSONSchema, Repair } from './types.ts';
 
 const WRAPPERS = new Set(['arguments', 'args', 'input', 'inputs', 'params', 'parameters', 'kwargs', 'payload', 'data', 'properties']);
@@ -97,6 +97,23 @@ const RENAME_AT = 0.75;
 const RENAME_SOLE_PAIR_AT = 0.45;
 const MARGIN = 0.1;
 
+/**
+ * The one unknown name and the one missing required parameter, when that parameter's description
+ * uses the unknown name for it ("action" for `type`: "The action to be performed"; "scores" for
+ * `gradeDict`: "… values represent scores") and the value fits its schema as it stands: the model
+ * named the slot by its description. Nothing else could take that value.
+ */
+function describedPair(u: string, value: unknown, unknown: readonly string[], missingRequired: readonly string[], props: Record<string, JSONSchema>): { from: string; to: string; score: number } | undefined {
+  if (unknown.length !== 1 || missingRequired.length !== 1) return undefined;
+  const to = missingRequired[0]!;
+  const description = props[to]?.description;
+  if (typeof description !== 'string') return undefined;
+  const said = new Set(words(description.slice(0, 2000)).map(singular));
+  const named = nameTokens(u).map(singular);
+  if (named.length === 0 || !named.every((w) => said.has(w))) return undefined;
+  return validate(value, props[to]!, { strictTopLevel: false }).length === 0 ? { from: u, to, score: 1 } : undefined;
+}
+
 export function renameUnknown(args: Record<string, unknown>, schema: JSONSchema): RenameResult {
   const props = schema.properties ?? {};
   const required = schema.required ?? [];
@@ -116,6 +133,11 @@ export function renameUnknown(args: Record<string, unknown>, schema: JSONSchema)
       .filter((x) => x.score > 0.3)
       .sort((x, y) => y.score - x.score);
     result.near[u] = worthOffering(scored, (x) => x.score).map((x) => x.to);
+    const described = describedPair(u, args[u], unknown, missingRequired, props);
+    if (described) {
+      pairs.push(described);
+      continue;
+    }
     const [best, second] = scored;
     if (!best || best.score - (second?.score ?? 0) < MARGIN) continue;
     // One unknown name and one missing required name: the pairing itself is evidence, so a looser

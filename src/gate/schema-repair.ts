@@ -35,18 +35,25 @@ export function checkArguments(args: Record<string, unknown>, schema: JSONSchema
 
 /**
  * A required parameter the model left out, whose schema declares a default: the tool's author said
- * what it means when unknown, so the default is filled in rather than the call sent back. Objects
- * are filled at any depth; nothing without a declared default is ever made up.
+ * what it means when unknown, so the default is filled in rather than the call sent back. The
+ * declaration is the `default` keyword, or a sentence of the description that says it ("Default is
+ * 52.", "If not specified, it will default to ascending."), when the value it names is one the
+ * schema takes as written: true/false, a number, an enum member, a quoted string. Objects are filled
+ * at any depth; nothing without a declared default is ever made up.
  */
 function fillDefaults(value: Record<string, unknown>, schema: JSONSchema, path: string, repairs: Repair[]): Record<string, unknown> {
   const props = schema.properties ?? {};
   let out = value;
   for (const name of schema.required ?? []) {
     const prop = props[name];
-    if (Object.hasOwn(out, name) || !prop || !Object.hasOwn(prop, 'default')) continue;
+    if (Object.hasOwn(out, name) || !prop) continue;
+    const declared = Object.hasOwn(prop, 'default') ? { value: prop.default } : describedDefault(prop);
+    if (!declared) continue;
     if (out === value) out = { ...value };
-    out[name] = prop.default;
-    repairs.push({ kind: 'fill_default', path: `${path}.${name}`, to: JSON.stringify(prop.default), category: 'missing_required' });
+    out[name] = declared.value;
+    const repair: Repair = { kind: 'fill_default', path: `${path}.${name}`, to: JSON.stringify(declared.value), category: 'missing_required' };
+    if (!Object.hasOwn(prop, 'default')) repair.from = 'its description';
+    repairs.push(repair);
   }
   for (const [name, prop] of Object.entries(props)) {
     const inner = out[name];
@@ -55,6 +62,25 @@ function fillDefaults(value: Record<string, unknown>, schema: JSONSchema, path: 
     if (filled !== inner) out = { ...out, [name]: filled };
   }
   return out;
+}
+
+// "Default is 52.", "default: 'asc'", "defaults to true", "(default 5)", "will default to ascending".
+const DESCRIBED_DEFAULT = /\bdefault(?:s| value)?(?:\s+(?:is|to|of|=)|\s*[:=])?\s+("[^"\n]{0,80}"|'[^'\n]{0,80}'|[\w.+-]{1,40})/i;
+
+/** The default a parameter's description states, when the schema takes it as written. */
+export function describedDefault(prop: JSONSchema): { value: unknown } | undefined {
+  const m = typeof prop.description === 'string' ? DESCRIBED_DEFAULT.exec(prop.description.slice(0, 2000)) : null;
+  if (!m) return undefined;
+  const raw = m[1]!;
+  const quoted = /^(["']).*\1$/.test(raw);
+  const word = quoted ? raw.slice(1, -1) : raw.replace(/\.$/, '');
+  const candidates: unknown[] = [];
+  if (prop.enum) candidates.push(...prop.enum.filter((e) => typeof e === 'string' && e.toLowerCase() === word.toLowerCase()));
+  else if (quoted) candidates.push(word);
+  else if (/^(true|false)$/i.test(word)) candidates.push(word.toLowerCase() === 'true');
+  else if (/^-?\d+(\.\d+)?$/.test(word)) candidates.push(Number(word));
+  const value = candidates[0];
+  return candidates.length === 1 && validate(value, prop, { strictTopLevel: false }).length === 0 ? { value } : undefined;
 }
 
 const ORDER: Problem['category'][] = ['missing_required', 'wrong_type', 'enum_violation', 'unknown_parameter'];

@@ -69,10 +69,38 @@ describe('checkArguments (repairs)', () => {
     expect(checkArguments({ filter: 'unknown' }, schema).status).toBe('blocked');
   });
 
-  it('drops null for an optional field but blocks null for a required one', () => {
-    const schema: JSONSchema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer' } }, required: ['a'] };
-    expect(checkArguments({ a: 'x', b: null }, schema)).toMatchObject({ status: 'repaired', args: { a: 'x' } });
-    expect(checkArguments({ a: null }, schema)).toMatchObject({ status: 'blocked', problems: [{ category: 'wrong_type', path: '$.a' }] });
+  it('leaves null for an optional field to the model, telling it how to say "unset"; null for a required one is plainly wrong', () => {
+    const schema: JSONSchema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer' }, m: { type: 'string', enum: ['x'] } }, required: ['a'] };
+    const r = checkArguments({ a: 'x', b: null, m: '' }, schema);
+    expect(r).toMatchObject({ status: 'blocked', problems: [{ category: 'wrong_type', path: '$.b' }, { category: 'enum_violation', path: '$.m' }] });
+    if (r.status === 'blocked') {
+      expect(r.problems[0]!.message).toBe('expected integer, got null. To leave "b" unset, omit it instead of sending null; otherwise send a value');
+      expect(r.problems[1]!.message).toMatch(/To leave "m" unset, omit it instead of sending ""/);
+    }
+    expect(checkArguments({ a: null }, schema)).toMatchObject({ status: 'blocked', problems: [{ category: 'wrong_type', path: '$.a', message: 'expected string, got null' }] });
+    // A null the schema takes is no problem.
+    expect(checkArguments({ a: 'x', n: null }, { ...schema, properties: { ...schema.properties, n: { type: ['integer', 'null'] } } }).status).toBe('pass');
+  });
+
+  it("fills a required parameter the model left out from the default its description states, when the schema takes it as written", () => {
+    const schema: JSONSchema = {
+      type: 'object',
+      properties: {
+        number: { type: 'integer' },
+        formatted: { type: 'boolean', description: 'Return formatted string if true, array if false. Default is true.' },
+        order: { type: 'string', enum: ['ascending', 'descending'], description: 'If not specified, it will default to ascending.' },
+        dish: { type: 'string', description: 'The dish. Default is not use if not specified.' },
+      },
+      required: ['number', 'formatted', 'order'],
+    };
+    const r = checkArguments({ number: 450 }, schema);
+    expect(r).toMatchObject({ status: 'repaired', args: { number: 450, formatted: true, order: 'ascending' } });
+    expect(r.status === 'repaired' && r.repairs).toEqual([
+      { kind: 'fill_default', path: '$.formatted', to: 'true', from: 'its description', category: 'missing_required' },
+      { kind: 'fill_default', path: '$.order', to: '"ascending"', from: 'its description', category: 'missing_required' },
+    ]);
+    // A word the schema does not take as written is no default: nothing is made up.
+    expect(checkArguments({ number: 1, formatted: true, order: 'ascending' }, { ...schema, required: ['dish'] })).toMatchObject({ status: 'blocked' });
   });
 
   it('repairs an enum value that differs in case or spacing, and suggests the closest otherwise', () => {

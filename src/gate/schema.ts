@@ -70,6 +70,19 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 export const childPath = (path: string, key: string): string => `${path}.${key}`;
 export const itemPath = (path: string, i: number): string => `${path}[${i}]`;
 
+/**
+ * null (or "") for an optional parameter whose schema takes neither: the model sent no value. The
+ * gate does not decide whether it meant "unset" or "unknown"; the message says how to say "unset".
+ */
+function checkNoValue(val: null | '', s: JSONSchema, path: string, key: string, out: Problem[]): void {
+  const found: Problem[] = [];
+  check(val, s, path, false, false, found);
+  if (found.length === 0) return;
+  const category = found[0]!.category;
+  const what = val === null ? 'null' : '""';
+  out.push({ category, path, message: `${found[0]!.message}. To leave "${echo(key, 80)}" unset, omit it instead of sending ${what}; otherwise send a value` });
+}
+
 export function validate(value: unknown, schema: JSONSchema, options: ValidateOptions = {}): Problem[] {
   const problems: Problem[] = [];
   check(value, schema, '$', true, options.strictTopLevel ?? true, problems);
@@ -108,9 +121,11 @@ function check(v: unknown, s: JSONSchema, path: string, top: boolean, strictTop:
     for (const name of s.required ?? []) {
       if (!Object.hasOwn(v, name)) out.push({ category: 'missing_required', path: childPath(path, name), message: `missing required parameter "${name}"` });
     }
+    const required = new Set(s.required ?? []);
     for (const [key, val] of Object.entries(v)) {
       const ps = Object.hasOwn(props, key) ? props[key] : undefined;
-      if (ps) check(val, ps, childPath(path, key), false, strictTop, out);
+      if (ps && (val === null || val === '') && !required.has(key)) checkNoValue(val, ps, childPath(path, key), key, out);
+      else if (ps) check(val, ps, childPath(path, key), false, strictTop, out);
       else if (isPlainObject(s.additionalProperties)) check(val, s.additionalProperties, childPath(path, key), false, strictTop, out);
       else if ((top && strictTop) || s.additionalProperties === false) {
         out.push({ category: 'unknown_parameter', path: childPath(path, key), message: `unknown parameter "${echo(key, 80)}"` });
