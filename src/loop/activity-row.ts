@@ -4,6 +4,8 @@
 import type { ActivityRow, TurnRow } from '../activity/types.ts';
 import type { ActivitySource } from '../vocabulary.ts';
 import type { ProposedCall } from '../gate/types.ts';
+import { bound } from '../gate/bounded.ts';
+import { MAX_NAME } from '../gate/message.ts';
 import { categoryOf, errorOf, type CallOutcome, type PassedVerdict } from './call-outcome.ts';
 import type { Escalation } from './loop-breaker.ts';
 import type { TurnResult } from './turn-state.ts';
@@ -38,7 +40,7 @@ export function activityRow(ctx: CallContext, outcome: CallOutcome | HandedOn): 
     iteration: ctx.iteration,
     model: ctx.model,
     call_id: call.id,
-    tool_requested: call.name,
+    tool_requested: bound(call.name, MAX_NAME),
     arguments: call.arguments.length > MAX_ARGUMENT_CHARS ? call.arguments.slice(0, MAX_ARGUMENT_CHARS) : call.arguments,
     duration_ms: Math.round(outcome.durationMs),
     created_at: new Date().toISOString(),

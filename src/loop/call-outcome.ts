@@ -4,6 +4,8 @@
 // (the tool message, one ToolResultPayload shape for every outcome). The activity row is built from
 // the same outcome by activityRow (activity-row.ts), with the same category and error.
 import type { Category, ProposedCall, Verdict } from '../gate/types.ts';
+import { bound } from '../gate/bounded.ts';
+import { MAX_NAME } from '../gate/message.ts';
 import type { ChatMessage, ToolResultPayload, TurnEvent } from '../vocabulary.ts';
 import type { Execution } from './execute.ts';
 import type { Escalation } from './loop-breaker.ts';
@@ -42,10 +44,10 @@ export function errorOf(outcome: CallOutcome): string | null {
 export function toolResultEvent(outcome: CallOutcome): Extract<TurnEvent, { event: 'tool_result' }> {
   const base = { id: outcome.call.id, category: categoryOf(outcome), durationMs: Math.round(outcome.durationMs) };
   if (outcome.kind === 'withheld') {
-    return { event: 'tool_result', data: { ...base, name: outcome.call.name, verdict: 'blocked', ok: false, error: outcome.refusal, suggestions: [] } };
+    return { event: 'tool_result', data: { ...base, name: bound(outcome.call.name, MAX_NAME), verdict: 'blocked', ok: false, error: outcome.refusal, suggestions: [] } };
   }
   if (outcome.kind === 'blocked') {
-    return { event: 'tool_result', data: { ...base, name: outcome.call.name, verdict: 'blocked', ok: false, error: errorOf(outcome)!, suggestions: outcome.verdict.suggestions } };
+    return { event: 'tool_result', data: { ...base, name: bound(outcome.call.name, MAX_NAME), verdict: 'blocked', ok: false, error: errorOf(outcome)!, suggestions: outcome.verdict.suggestions } };
   }
   const { verdict, execution } = outcome;
   return {

@@ -6,6 +6,8 @@
 // TurnState (turn-state.ts); the steps below read and tell it.
 import type { ActivityWriter } from '../activity/types.ts';
 import { gate } from '../gate/index.ts';
+import { bound } from '../gate/bounded.ts';
+import { MAX_NAME } from '../gate/message.ts';
 import type { GateContext, ProposedCall, ToolSpec, Verdict } from '../gate/types.ts';
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
@@ -152,7 +154,7 @@ async function iterate(run: Run): Promise<DoneReason> {
     for (const call of completion.toolCalls) {
       if (signal.aborted) return 'aborted';
       const context = await state.gateContext(async () => (await run.workspace.list()).map((f) => f.path));
-      run.emit({ event: 'tool_call', data: { id: call.id, name: call.name, arguments: call.arguments, iteration: state.iteration } });
+      run.emit({ event: 'tool_call', data: { id: call.id, name: bound(call.name, MAX_NAME), arguments: call.arguments, iteration: state.iteration } });
       const outcome = await handleCall(run, call, completion.embedded, context);
       state.called(outcome);
       run.emit(toolResultEvent(outcome));

@@ -4,6 +4,8 @@
 // to the scripted upstream. Each row states what the client must see and what must be persisted:
 // the session history exactly as the turn produced it (byte for byte, NUL and lone surrogates
 // included), the turn closed with its outcome, and the activity rows of the turn written.
+import { bound } from '../../src/gate/bounded.ts';
+import { MAX_NAME } from '../../src/gate/message.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -213,6 +215,20 @@ const rows: Row[] = [
     expect(invented).toEqual(Array.from({ length: 20 }, (_, i) => `invented_${i}`));
   }),
   {
+    name: 'a tool name of 900 KB (as much as the SSE line cap lets through)',
+    replies: [{ toolCalls: [call('r'.repeat(900 * KB), '{"path": "a.txt"}')], argChunk: 65_536 }, done],
+    client: {
+      done: 'completed',
+      check: (events) => {
+        const [result] = toolResults(events);
+        expect(result).toMatchObject({ verdict: 'blocked', category: 'phantom_tool' });
+        expect(JSON.stringify(result).length).toBeLessThan(4 * KB);
+        expect(JSON.stringify(events.find((e) => e.event === 'tool_call')!.data.name).length).toBeLessThan(200);
+      },
+    },
+    stored: { activity: ([row]) => expect(JSON.stringify(row).length).toBeLessThan(8 * KB) },
+  },
+  {
     name: '10 MB of arguments',
     replies: [{ toolCalls: [call('write_file', `{"path": "big.txt", "content": "${'x'.repeat(10 * MB)}"}`)], argChunk: 65_536 }, done],
     client: {
@@ -319,7 +335,8 @@ describe('hostile model output, through the real app on PGlite', () => {
       expect(textOf(events)).toBe(completions.map((r) => r.text ?? '').join(''));
       const scriptedCalls = completions.flatMap((r) => r.toolCalls ?? []);
       const callEvents = events.filter((e) => e.event === 'tool_call').map((e) => e.data);
-      expect(callEvents.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }))).toEqual(scriptedCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })));
+      // The event shows the name as proposed, cut (with its length) past MAX_NAME characters.
+      expect(callEvents.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }))).toEqual(scriptedCalls.map((c) => ({ id: c.id, name: bound(c.name, MAX_NAME), arguments: c.arguments })));
       row.client.check?.(events, turn);
 
       // What is persisted: the history exactly, as a reload reads it.
@@ -345,7 +362,7 @@ describe('hostile model output, through the real app on PGlite', () => {
       const activity = await local.db.query<{ call_id: string; tool_requested: string }>('select call_id, tool_requested from public.agent_activity where turn_id = $1', [turnId]);
       const byCall = new Map(activity.rows.map((r) => [decodeText(r.call_id), decodeText(r.tool_requested)]));
       expect(activity.rows).toHaveLength(toolResults(events).length);
-      for (const c of scriptedCalls) expect(byCall.get(c.id!)).toBe(c.name);
+      for (const c of scriptedCalls) expect(byCall.get(c.id!)).toBe(bound(c.name, MAX_NAME));
       if (row.stored?.activity) {
         const full = await local.db.query<Record<string, unknown>>('select * from public.agent_activity where turn_id = $1 order by created_at', [turnId]);
         row.stored.activity(full.rows);
