@@ -120,7 +120,7 @@ async function startGatewayServer(upstream: string): Promise<{ child: ChildProce
   });
   // A failing bench must not leave its servers running.
   process.once('exit', () => child.kill());
-  const port = await new Promise<number>((resolve) => child.once('message', (m: any) => resolve(m.port)));
+  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve((m as { port: number }).port)));
   return { child, url: `http://127.0.0.1:${port}/v1`, proxyUrl: `http://127.0.0.1:${port}/proxy` };
 }
 const gw = await startGatewayServer(scripted.url);
@@ -162,7 +162,8 @@ for (let i = 0; i < REQUESTS; i++) for (const side of order(i)) ttfb[side].push(
 // 2. A long answer, end to end: paced, then unpaced with the server's CPU.
 const cpuMs = () =>
   new Promise<number>((resolve) => {
-    const on = (m: any) => {
+    const on = (message: unknown) => {
+      const m = message as { type: string; usage: NodeJS.CpuUsage };
       if (m.type !== 'cpu') return;
       gw.child.off('message', on);
       resolve((m.usage.user + m.usage.system) / 1000);

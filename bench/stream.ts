@@ -42,7 +42,7 @@ const PACED_WORDS = 300;
 const paced = Array.from({ length: PACED_WORDS }, (_, i) => `p${i} `).join('');
 const expectedWait = 'short answer after the wait';
 let release: () => void = () => {};
-let released = new Promise<void>((r) => (release = r));
+const released = new Promise<void>((r) => (release = r));
 const upstream = await startScriptedOpenAI(async (request) => {
   const message = request.messages.findLast((m) => m.role === 'user')?.content;
   if (message === 'wait') {
@@ -59,12 +59,13 @@ const server = fork(new URL('./stream-server.ts', import.meta.url).pathname, [],
   env: { ...process.env, UPSTREAM_URL: upstream.url, KEEPALIVE_MS: '1000', STORE },
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
-const port = await new Promise<number>((resolve) => server.once('message', (m: any) => resolve(m.port)));
+const port = await new Promise<number>((resolve) => server.once('message', (m) => resolve((m as { port: number }).port)));
 const base = `http://127.0.0.1:${port}`;
 
 function ask<T>(child: ChildProcess, type: string, extra: Record<string, unknown> = {}): Promise<T> {
   return new Promise((resolve) => {
-    const on = (m: any) => {
+    const on = (message: unknown) => {
+      const m = message as { type: string; usage: T };
       if (m.type === type) {
         child.off('message', on);
         resolve(m.usage);
@@ -164,8 +165,7 @@ function openStream(url: string, lastEventId?: number): OpenStream {
     res.setEncoding('utf8');
     res.on('data', (text: string) => {
       buffer += text;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         const { event } = parseBlock(buffer.slice(0, end));
         buffer = buffer.slice(end + 2);
         if (event) push(event);

@@ -32,7 +32,7 @@ const every100 = (insert: string) => Array.from({ length: SIZE / 100 }, (_, i) =
 const cases: Record<string, string> = {
   'ascii (nothing to escape)': base,
   'emoji every 100 chars (nothing to escape)': every100('\u{1F600}'),
-  'one NUL in the middle': base.slice(0, SIZE / 2) + '\u0000' + base.slice(SIZE / 2 + 1),
+  'one NUL in the middle': `${base.slice(0, SIZE / 2)}\u0000${base.slice(SIZE / 2 + 1)}`,
   'NUL, lone surrogate and escape every 100 chars': every100(`\u0000\uD800${ESCAPE}`),
 };
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8'));
 const pk = lock.packages;
 let added = 0;
-for (const [key, entry] of Object.entries(pk)) {
+for (const entry of Object.values(pk)) {
   for (const [dep, ver] of Object.entries(entry.optionalDependencies ?? {})) {
     const loc = `node_modules/${dep}`;
     if (pk[loc]) continue;
@@ -16,5 +16,5 @@ for (const [key, entry] of Object.entries(pk)) {
     added++;
   }
 }
-fs.writeFileSync('package-lock.json', JSON.stringify(lock, null, 2) + '\n');
+fs.writeFileSync('package-lock.json', `${JSON.stringify(lock, null, 2)}\n`);
 console.log('added', added);

@@ -138,9 +138,12 @@ export function parseMcpServers(text: string | undefined): { servers: McpServerC
   const servers: McpServerConfig[] = [];
   const problems: string[] = [];
   const seen = new Set<string>();
-  json.forEach((entry: unknown, i) => {
+  for (const [i, entry] of (json as unknown[]).entries()) {
     const at = `MCP_SERVERS[${i}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return problems.push(`${at}: must be an object with name and url; ${MCP_EXAMPLE}`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(`${at}: must be an object with name and url; ${MCP_EXAMPLE}`);
+      continue;
+    }
     const { name, url, headers, tools, ...rest } = entry as Record<string, unknown>;
     const before = problems.length;
     for (const key of Object.keys(rest)) problems.push(`${at}.${key}: unknown field (use name, url, headers, tools)`);
@@ -155,9 +158,9 @@ export function parseMcpServers(text: string | undefined): { servers: McpServerC
     if (tools !== undefined && (!Array.isArray(tools) || tools.length === 0 || tools.some((t) => typeof t !== 'string' || t === ''))) {
       problems.push(`${at}.tools: must be a non-empty array of the server's tool names (leave it out to offer every tool)`);
     }
-    if (problems.length > before) return;
+    if (problems.length > before) continue;
     servers.push({ name: name as string, url: url as string, headers: { ...(headers as Record<string, string> | undefined) }, ...(tools ? { tools: [...(tools as string[])] } : {}) });
-  });
+  }
   return { servers, problems };
 }
 

@@ -15,7 +15,7 @@ export function buildSeedPathIndex(paths: Iterable<string>): SeedPathIndex {
     const p = raw.replace(/^\.?\/+/, '');
     const dir = p.endsWith('/');
     const comps = p.replace(/\/+$/, '').split('/');
-    for (let i = 1; i < comps.length; i++) all.add(comps.slice(0, i).join('/') + '/');
+    for (let i = 1; i < comps.length; i++) all.add(`${comps.slice(0, i).join('/')}/`);
     all.add(comps.join('/') + (dir ? '/' : ''));
   }
   const entries = [...all].map((p) => ({ p, comps: p.replace(/\/$/, '').split('/') }));

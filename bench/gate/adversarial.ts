@@ -100,7 +100,7 @@ function families(tree: string[]): Family[] {
     { name: 'deep nesting (arrays)', layer: 'arguments', make: (n) => call('read_file', nested(`{"path":"${real}","x":`, '[', '', ']', '}', n)) },
     { name: 'deep nesting (objects)', layer: 'arguments', make: (n) => call('read_file', nested('{"path":', '{"a":', '1', '}', '}', n)) },
     { name: 'deep nesting, unclosed', layer: 'arguments', make: (n) => call('read_file', framed('{"path":', '[', '', n)) },
-    { name: 'JSON string holding JSON', layer: 'arguments', make: (n) => call('read_file', fit(n, (k) => JSON.stringify(JSON.stringify({ path: real, x: fill('ab\\"', k) })))) },
+    { name: 'JSON string holding JSON', layer: 'arguments', make: (n) => call('read_file', longestWithin(n, (k) => JSON.stringify(JSON.stringify({ path: real, x: fill('ab\\"', k) })))) },
     // Layer 2: the tool name.
     { name: 'long name of capitals', layer: 'name', make: (n) => call(fill('A', n), '{}') },
     { name: 'long namespaced name', layer: 'name', make: (n) => call(framed('', 'functions.', 'read_file', n), '{}') },
@@ -162,7 +162,7 @@ function manyKeys(head: string, n: number): string {
 }
 
 /** The longest `make(k)` of at most `n` characters (escaping makes arguments longer than their content). */
-function fit(n: number, make: (k: number) => string): string {
+function longestWithin(n: number, make: (k: number) => string): string {
   let k = n;
   let out = make(k);
   while (out.length > n && k > 0) {
@@ -174,7 +174,7 @@ function fit(n: number, make: (k: number) => string): string {
 
 /** write_file of `content(k)`, the arguments at most `n` characters. */
 const writeFile = (path: string, content: (k: number) => string, n: number): Input =>
-  call('write_file', fit(n, (k) => JSON.stringify({ path, content: content(k) })));
+  call('write_file', longestWithin(n, (k) => JSON.stringify({ path, content: content(k) })));
 
 // ---- timing ----------------------------------------------------------------------------------------
 

@@ -38,11 +38,12 @@ export interface CorpusReport extends Figures {
 }
 
 export interface CorpusModule {
-  run(cases: any[], opts: { corpusPath: string; [k: string]: unknown }): Promise<CorpusReport>;
+  /** `cases` as read from the corpus file: each module knows their shape (its `Case`). */
+  run(cases: unknown[], opts: { corpusPath: string; [k: string]: unknown }): Promise<CorpusReport>;
 }
 
-export function readJsonl(file: string): any[] {
-  const out: any[] = [];
+export function readJsonl(file: string): unknown[] {
+  const out: unknown[] = [];
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line.trim() !== '') out.push(JSON.parse(line));
   }

@@ -4,6 +4,15 @@ import { checkContent } from '../../src/gate/content.ts';
 import { seedCheckContent } from '../baselines/seed-content.ts';
 import { percentile, ratio, round, timeEach, type CorpusReport, type Figures } from './common.ts';
 
+/** A case of the content corpus (../shared/bench/README.md § 4), as far as the scoring reads it. */
+export interface Case {
+  source?: string;
+  language: string;
+  content: string;
+  expect: { placeholder: boolean };
+  meta?: { kind?: string };
+}
+
 const EXT: Record<string, string> = {
   python: 'py', typescript: 'ts', javascript: 'js', rust: 'rs', go: 'go', c: 'c', cpp: 'cpp', csharp: 'cs',
   css: 'css', dart: 'dart', html: 'html', java: 'java', kotlin: 'kt', lua: 'lua', php: 'php', ruby: 'rb',
@@ -11,26 +20,35 @@ const EXT: Record<string, string> = {
 };
 
 /** The path the file would be written to: its own for repository files, else one for its language. */
-export function hintPath(c: any): string {
+export function hintPath(c: Case): string {
   const m = /:([^:#]+)(#L\d+.*)?$/.exec(String(c.source ?? ''));
   if (m && (c.meta?.kind === 'repo_file' || c.meta?.kind === 'mirror_file')) return m[1]!;
   return `snippet.${EXT[c.language] ?? 'txt'}`;
 }
 
-function score(cases: any[], flagged: boolean[], us: number[], byCat?: string[][]): Figures {
+function score(cases: Case[], flagged: boolean[], us: number[], byCat?: string[][]): Figures {
   let pos = 0, tp = 0, neg = 0, fp = 0;
   const perLabel: Record<string, { cases: number; recall: number; falseBlockRate: number }> = {};
   const tally: Record<string, { n: number; pos: number; tp: number; neg: number; fp: number }> = {};
   cases.forEach((c, i) => {
     const label = `${c.expect.placeholder ? 'positive' : 'negative'}/${c.meta?.kind ?? '?'}`;
-    const t = (tally[label] ??= { n: 0, pos: 0, tp: 0, neg: 0, fp: 0 });
+    tally[label] ??= { n: 0, pos: 0, tp: 0, neg: 0, fp: 0 };
+    const t = tally[label];
     t.n++;
     if (c.expect.placeholder) {
-      pos++, t.pos++;
-      if (flagged[i]) tp++, t.tp++;
+      pos++;
+      t.pos++;
+      if (flagged[i]) {
+        tp++;
+        t.tp++;
+      }
     } else {
-      neg++, t.neg++;
-      if (flagged[i]) fp++, t.fp++;
+      neg++;
+      t.neg++;
+      if (flagged[i]) {
+        fp++;
+        t.fp++;
+      }
     }
   });
   for (const [k, t] of Object.entries(tally)) perLabel[k] = { cases: t.n, recall: ratio(t.tp, t.pos), falseBlockRate: ratio(t.fp, t.neg) };
@@ -53,7 +71,8 @@ function score(cases: any[], flagged: boolean[], us: number[], byCat?: string[][
   return f;
 }
 
-export async function run(cases: any[], _opts: { corpusPath: string }): Promise<CorpusReport> {
+export async function run(raw: unknown[], _opts: { corpusPath: string }): Promise<CorpusReport> {
+  const cases = raw as Case[];
   const hints = cases.map((c) => ({ c, path: hintPath(c) }));
   const gate = timeEach(hints, ({ c, path }) => checkContent(c.content, { path }).map((p) => p.category));
   const seed = timeEach(cases, (c) => seedCheckContent(c.content));

@@ -7,6 +7,15 @@ import { buildPathIndex } from '../../src/gate/paths.ts';
 import { buildSeedPathIndex } from '../baselines/seed-paths.ts';
 import { percentile, ratio, round, timeEach, type CorpusReport, type Figures } from './common.ts';
 
+/** A case of the paths corpus (../shared/bench/README.md § 3), as far as the scoring reads it. */
+interface Case {
+  tree: string | null;
+  paths?: string[];
+  attempt: string;
+  gold: string | null;
+  mistake: string;
+}
+
 interface Suggester {
   suggest(p: string, limit?: number): string[];
 }
@@ -17,28 +26,44 @@ function treeLines(file: string): string[] {
   return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
 }
 
-function score(cases: any[], results: string[][], us: number[]): Figures {
+function score(cases: Case[], results: string[][], us: number[]): Figures {
   const perLabel: Record<string, { cases: number; recall: number; [f: string]: number }> = {};
   const tally: Record<string, { n: number; gold: number; t1: number; t3: number; nul: number; abs: number }> = {};
   let gold = 0, t1 = 0, t3 = 0, nul = 0, abs = 0;
   cases.forEach((c, i) => {
     const s = results[i]!.map(strip);
-    const t = (tally[c.mistake] ??= { n: 0, gold: 0, t1: 0, t3: 0, nul: 0, abs: 0 });
+    const { mistake } = c;
+    tally[mistake] ??= { n: 0, gold: 0, t1: 0, t3: 0, nul: 0, abs: 0 };
+    const t = tally[mistake];
     t.n++;
     if (c.gold === null) {
-      nul++, t.nul++;
-      if (s.length === 0) abs++, t.abs++;
+      nul++;
+      t.nul++;
+      if (s.length === 0) {
+        abs++;
+        t.abs++;
+      }
     } else {
       const g = strip(c.gold);
-      gold++, t.gold++;
-      if (s[0] === g) t1++, t.t1++;
-      if (s.slice(0, 3).includes(g)) t3++, t.t3++;
+      gold++;
+      t.gold++;
+      if (s[0] === g) {
+        t1++;
+        t.t1++;
+      }
+      if (s.slice(0, 3).includes(g)) {
+        t3++;
+        t.t3++;
+      }
     }
   });
   for (const [k, t] of Object.entries(tally)) {
     // recall here = the case was handled right: gold on top, or abstained when there is no gold
     const row: { cases: number; recall: number; [f: string]: number } = { cases: t.n, recall: ratio(t.t1 + t.abs, t.n) };
-    if (t.gold > 0) (row.top1 = ratio(t.t1, t.gold)), (row.top3 = ratio(t.t3, t.gold));
+    if (t.gold > 0) {
+      row.top1 = ratio(t.t1, t.gold);
+      row.top3 = ratio(t.t3, t.gold);
+    }
     if (t.nul > 0) row.abstention = ratio(t.abs, t.nul);
     perLabel[k] = row;
   }
@@ -59,19 +84,23 @@ function score(cases: any[], results: string[][], us: number[]): Figures {
 }
 
 /** One index per tree (built outside the timing), one per inline path list. */
-function indexes(cases: any[], corpusPath: string, build: (paths: string[]) => Suggester): Suggester[] {
+function indexes(cases: Case[], corpusPath: string, build: (paths: string[]) => Suggester): Suggester[] {
   const trees = new Map<string, Suggester>();
   return cases.map((c) => {
     if (c.tree) {
       let ix = trees.get(c.tree);
-      if (!ix) trees.set(c.tree, (ix = build(treeLines(join(dirname(corpusPath), 'trees', `${c.tree}.txt`)))));
+      if (!ix) {
+        ix = build(treeLines(join(dirname(corpusPath), 'trees', `${c.tree}.txt`)));
+        trees.set(c.tree, ix);
+      }
       return ix;
     }
     return build(c.paths as string[]);
   });
 }
 
-export async function run(cases: any[], opts: { corpusPath: string; paths100k?: boolean }): Promise<CorpusReport> {
+export async function run(raw: unknown[], opts: { corpusPath: string; paths100k?: boolean }): Promise<CorpusReport> {
+  const cases = raw as Case[];
   const mine = indexes(cases, opts.corpusPath, (p) => buildPathIndex(p));
   const idx = cases.map((c, i) => ({ c, i }));
   const gate = timeEach(idx, ({ c, i }) => mine[i]!.suggest(c.attempt, 3));

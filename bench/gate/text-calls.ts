@@ -2,10 +2,19 @@
 // (BFCL value semantics), falseBlockRate = negatives from which any call was extracted (README §
 // Scoring), for extractTextCalls and a naive "first {…} in the text" extractor.
 import { extractTextCalls } from '../../src/gate/text-calls.ts';
+import type { ToolSpec } from '../../src/gate/types.ts';
 import { naiveExtract } from '../baselines/naive-text-calls.ts';
 import { matchesGold, percentile, ratio, round, timeEach, type CorpusReport, type Figures, type GoldCall } from './common.ts';
 
 type Call = { name: string; arguments: Record<string, unknown> };
+
+/** A case of the text-calls corpus (../shared/bench/README.md § 2), as far as the scoring reads it. */
+interface Case {
+  tools: ToolSpec[];
+  text: string;
+  expect: { calls: GoldCall[] };
+  meta?: { form?: string };
+}
 
 /** Every extracted call matches a distinct expected entry and the counts are equal. */
 export function multisetEqual(calls: readonly Call[], expected: readonly GoldCall[]): boolean {
@@ -24,15 +33,22 @@ export function multisetEqual(calls: readonly Call[], expected: readonly GoldCal
   return assign(0);
 }
 
-function score(cases: any[], results: Call[][], us: number[]): Figures {
+function score(cases: Case[], results: Call[][], us: number[]): Figures {
   let pos = 0, ok = 0, neg = 0, fp = 0;
   const tally: Record<string, { n: number; good: number }> = {};
   cases.forEach((c, i) => {
     const positive = c.expect.calls.length > 0;
     const good = positive ? multisetEqual(results[i]!, c.expect.calls) : results[i]!.length === 0;
-    if (positive) pos++, good && ok++;
-    else neg++, good || fp++;
-    const t = (tally[c.meta?.form ?? '?'] ??= { n: 0, good: 0 });
+    if (positive) {
+      pos++;
+      if (good) ok++;
+    } else {
+      neg++;
+      if (!good) fp++;
+    }
+    const form = c.meta?.form ?? '?';
+    tally[form] ??= { n: 0, good: 0 };
+    const t = tally[form];
     t.n++;
     if (good) t.good++;
   });
@@ -49,7 +65,8 @@ function score(cases: any[], results: Call[][], us: number[]): Figures {
   };
 }
 
-export async function run(cases: any[], _opts: { corpusPath: string }): Promise<CorpusReport> {
+export async function run(raw: unknown[], _opts: { corpusPath: string }): Promise<CorpusReport> {
+  const cases = raw as Case[];
   const gate = timeEach(cases, (c) => extractTextCalls(c.text, c.tools).calls);
   const naive = timeEach(cases, (c) => naiveExtract(c.text));
   return {

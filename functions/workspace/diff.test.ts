@@ -4,7 +4,7 @@ import { diffLines, fileDiff, MAX_DIFF_LINES, MAX_LINE_CHARS } from './diff.ts';
 
 const text = (s: string) => ({ content: s, encoding: 'utf-8' as const });
 const numbered = (n: number, edit?: (i: number) => string | null) =>
-  Array.from({ length: n }, (_, i) => (edit ? edit(i) : `line ${i + 1}`)).filter((l) => l !== null).join('\n') + '\n';
+  `${Array.from({ length: n }, (_, i) => (edit ? edit(i) : `line ${i + 1}`)).filter((l) => l !== null).join('\n')}\n`;
 
 describe('fileDiff', () => {
   it('writes hunks as diff -u does: 3 lines of context, nearby changes in one hunk, far ones apart', () => {

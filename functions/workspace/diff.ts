@@ -150,4 +150,4 @@ function hunks(ops: Op[]): string[] {
 }
 
 const range = (start: number, count: number) => (count === 1 ? String(start) : `${start},${count}`);
-const clip = (text: string) => (text.length > MAX_LINE_CHARS ? text.slice(0, MAX_LINE_CHARS - 1) + '…' : text);
+const clip = (text: string) => (text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS - 1)}…` : text);

@@ -29,7 +29,7 @@ export const listFiles = defineTool({
     if (recursive) {
       entries = within.map((f) => ({ path: f.path, type: 'file', size: f.size }));
     } else {
-      const prefix = folder === '' ? '' : folder + '/';
+      const prefix = folder === '' ? '' : `${folder}/`;
       entries = childrenOf(files, folder).map((name): Entry => {
         const full = prefix + name;
         if (!name.endsWith('/')) return { path: full, type: 'file', size: files.find((f) => f.path === full)?.size ?? 0 };

@@ -117,4 +117,4 @@ export function noMatchHint(text: string, search: string): string {
   return `The closest line is ${best + 1}: "${clip(fileLines[best]?.trim() ?? '')}". Read the file with read_file and copy the exact text.`;
 }
 
-const clip = (s: string): string => (s.length > 120 ? s.slice(0, 117) + '…' : s);
+const clip = (s: string): string => (s.length > 120 ? `${s.slice(0, 117)}…` : s);

@@ -22,7 +22,7 @@ export function parentOf(path: string): string {
 
 /** True when `path` is `folder` itself or lies beneath it (`''` contains everything). */
 export function isWithin(path: string, folder: string): boolean {
-  return folder === '' || path === folder || path.startsWith(folder + '/');
+  return folder === '' || path === folder || path.startsWith(`${folder}/`);
 }
 
 export const display = (path: string): string => (path === '' ? '.' : path);

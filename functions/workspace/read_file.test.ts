@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, makeContext } from '../testing.ts';
 import { DEFAULT_LIMIT } from './read_file.ts';
 
-const ten = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+const ten = `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
 
 describe('read_file', () => {
   it('returns numbered lines and the total line count', async () => {
@@ -46,8 +46,8 @@ describe('read_file', () => {
   });
 
   it('shows part of a single line longer than max_size so reading can progress', async () => {
-    const r = await call(makeContext({ 'a.txt': 'x'.repeat(100) + '\nnext\n' }), 'read_file', { path: 'a.txt', max_size: 10 });
-    expect(r.content).toBe('1\t' + 'x'.repeat(10));
+    const r = await call(makeContext({ 'a.txt': `${'x'.repeat(100)}\nnext\n` }), 'read_file', { path: 'a.txt', max_size: 10 });
+    expect(r.content).toBe(`1\t${'x'.repeat(10)}`);
     expect(r).toMatchObject({ truncated: true, next_offset: 2 });
     expect(r.note).toMatch(/Line 1 is longer than max_size/);
   });

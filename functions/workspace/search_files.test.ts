@@ -40,11 +40,11 @@ describe('search_files', () => {
 
   it('caps matches and clips long lines around the hit', async () => {
     const many = Array.from({ length: MAX_MATCHES + 10 }, () => 'hit').join('\n');
-    const r = await call(makeContext({ 'a.txt': many, 'min.js': 'x'.repeat(500) + 'NEEDLE' + 'y'.repeat(500) }), 'search_files', { query: 'hit' });
+    const r = await call(makeContext({ 'a.txt': many, 'min.js': `${'x'.repeat(500)}NEEDLE${'y'.repeat(500)}` }), 'search_files', { query: 'hit' });
     expect(r.matches).toHaveLength(MAX_MATCHES);
     expect(r.total_matches).toBe(MAX_MATCHES + 10);
     expect(r.note).toMatch(/Showing 100 of 110/);
-    const clipped = (await call(makeContext({ 'min.js': 'x'.repeat(500) + 'NEEDLE' + 'y'.repeat(500) }), 'search_files', { query: 'needle' })).matches[0].text;
+    const clipped = (await call(makeContext({ 'min.js': `${'x'.repeat(500)}NEEDLE${'y'.repeat(500)}` }), 'search_files', { query: 'needle' })).matches[0].text;
     expect(clipped).toContain('NEEDLE');
     expect(clipped.length).toBeLessThanOrEqual(202);
   });

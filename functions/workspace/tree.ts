@@ -5,12 +5,12 @@ import { display, isWithin } from './paths.ts';
 export type Listing = Awaited<ReturnType<WorkspaceStore['list']>>;
 
 export function isFolder(files: Listing, path: string): boolean {
-  return path === '' || files.some((f) => f.path.startsWith(path + '/'));
+  return path === '' || files.some((f) => f.path.startsWith(`${path}/`));
 }
 
 /** Direct children of `folder`: files by name, sub-folders with a trailing `/`. */
 export function childrenOf(files: Listing, folder: string): string[] {
-  const prefix = folder === '' ? '' : folder + '/';
+  const prefix = folder === '' ? '' : `${folder}/`;
   const names = new Set<string>();
   for (const f of files) {
     if (!f.path.startsWith(prefix)) continue;

@@ -207,7 +207,8 @@ export class BatchingActivityWriter implements ActivityWriter {
       const row: RefusedRow = { kind, id: rows[0]!.id, error };
       refused.push(row);
       this.lose(1, error);
-      const listed = (this.report.refused ??= []);
+      this.report.refused ??= [];
+      const listed = this.report.refused;
       if (listed.length < MAX_LISTED) listed.push(row);
       return;
     }

@@ -3,13 +3,13 @@
 // configured (allowed only on loopback).
 import { mkdirSync } from 'node:fs';
 import { serve } from '@hono/node-server';
-import { ConfigError, loadConfig } from '../config.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createApp } from '../http/app.ts';
 import { authFromEnv, isLoopbackHost } from '../http/auth-env.ts';
 import { openLocalDeps } from './local.ts';
 
 async function main() {
-  let config;
+  let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (err) {

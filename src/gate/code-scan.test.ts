@@ -17,6 +17,7 @@ describe('scanBrackets', () => {
   });
 
   it('skips brackets in strings, comments and templates', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source as the scanner input: the template literal is the point
     expect(opens('const s = "{"; // (\n/* [ */ const t = `${ {a: 1}.a } (`;', 'js')).toEqual([]);
     expect(opens('s = """ { """  # (\nt = \'[\'', 'python')).toEqual([]);
     expect(opens('local s = [==[ { ]==] --[[ ( ]] -- [', 'lua')).toEqual([]);

@@ -68,7 +68,10 @@ describe('pathScore', () => {
 
   it('skips the alignment when the floor cannot be reached, and only then', () => {
     let aligned = 0;
-    const counting = (a: string, b: string): number => (aligned++, dirSim(a, b));
+    const counting = (a: string, b: string): number => {
+      aligned++;
+      return dirSim(a, b);
+    };
     const deep = [...Array(5000).fill('a'), 'format.ts'];
     const s = pathScore(deep, ['src', 'format.ts'], { nameSim: nameSimilarity('format.ts').base, dirSim: counting, floor: 0.55 });
     expect(s).toBe(0);

@@ -109,7 +109,10 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     entries.push({ path, comps: path.split('/'), dir });
     const parent = parentOf(path);
     let set = children.get(parent);
-    if (!set) children.set(parent, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      children.set(parent, set);
+    }
     set.add(lastOf(path));
     if (dir && !children.has(path)) children.set(path, new Set());
   };
@@ -136,7 +139,10 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
   // Index names repeat (`index.ts`): cached. An attempt's names are not, so the cache stays the index's size.
   const key = (name: string): string => {
     let k = keyCache.get(name);
-    if (k === undefined) keyCache.set(name, (k = keyOf(name)));
+    if (k === undefined) {
+      k = keyOf(name);
+      keyCache.set(name, k);
+    }
     return k;
   };
   // No path longer (in characters) than the longest indexed one can exist, and no attempt much
@@ -223,9 +229,15 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     const memo = new Map<string, { sim: (b: string) => number; seen: Map<string, number> }>();
     const dirSim = (a: string, b: string): number => {
       let m = memo.get(a);
-      if (!m) memo.set(a, (m = { sim: stemSimilarity(a), seen: new Map() }));
+      if (!m) {
+        m = { sim: stemSimilarity(a), seen: new Map() };
+        memo.set(a, m);
+      }
       let s = m.seen.get(b);
-      if (s === undefined) m.seen.set(b, (s = m.sim(b)));
+      if (s === undefined) {
+        s = m.sim(b);
+        m.seen.set(b, s);
+      }
       return s;
     };
     const name = att[att.length - 1]!;
@@ -233,7 +245,10 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     const names = new Map<string, number>();
     const nameSim = (b: string): number => {
       let s = names.get(b);
-      if (s === undefined) names.set(b, (s = toName.base(b)));
+      if (s === undefined) {
+        s = toName.base(b);
+        names.set(b, s);
+      }
       return s;
     };
     // A file was asked for and this is a folder (or the reverse): still possible, less likely.
@@ -269,7 +284,10 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       // The more of the attempt that survives after the edit, the more telling the match.
       const kept = 0.02 * (n - L - 1);
       let similar: NameSimilarity | undefined;
-      const sim = (b: string): number => (similar ??= nameSimilarity(here)).sibling(b);
+      const sim = (b: string): number => {
+        similar ??= nameSimilarity(here);
+        return similar.sibling(b);
+      };
       if (isName) {
         // The folder is right, the name is not: a similar sibling.
         for (const c of children.get(folder) ?? []) {

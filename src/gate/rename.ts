@@ -26,7 +26,7 @@ const SYNONYM_GROUPS = [
   ['message', 'msg'],
 ];
 const SYNONYMS = new Map<string, number>();
-SYNONYM_GROUPS.forEach((g, i) => g.forEach((w) => SYNONYMS.set(nameKey(w), i)));
+for (const [i, group] of SYNONYM_GROUPS.entries()) for (const w of group) SYNONYMS.set(nameKey(w), i);
 
 export interface RenameResult {
   args: Record<string, unknown>;

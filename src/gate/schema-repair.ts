@@ -140,7 +140,7 @@ function schemaAt(schema: JSONSchema, path: string): JSONSchema | undefined {
 }
 
 function valueAt(v: unknown, path: string): unknown {
-  let cur: any = v;
-  for (const seg of segments(path)) cur = cur?.[seg];
+  let cur: unknown = v;
+  for (const seg of segments(path)) cur = cur === null || cur === undefined ? undefined : (cur as Record<string | number, unknown>)[seg];
   return cur;
 }

@@ -231,7 +231,7 @@ class Extraction {
     let at = from;
     while (at < this.text.length && isSpaceCode(this.text.charCodeAt(at))) at++;
     const run = this.run(at);
-    if (!run || !run.allCalls) return undefined;
+    if (!run?.allCalls) return undefined;
     if (!tagged && this.isExample(regionStart)) return undefined;
     return { start: regionStart, end: this.closerEnd(run.end), calls: this.runCalls(at) };
   }

@@ -85,10 +85,14 @@ export class HeldStream {
       chunk = undefined;
     }
     // Something that is not a chunk is passed on as it came: the client decides what it makes of it.
-    if (!isRecord(chunk)) return d.raw(message);
+    if (!isRecord(chunk)) {
+      d.raw(message);
+      return;
+    }
     if ((chunk.error !== undefined && chunk.error !== null) || message.event === 'error') {
       this.failed = true;
-      return d.raw(message);
+      d.raw(message);
+      return;
     }
     d.adopt(chunk);
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;

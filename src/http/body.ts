@@ -1,7 +1,7 @@
 // Reads and validates a JSON request body: 415 for another content type, 413 past the size limit,
 // 400 for text that is not JSON or fields that do not fit the schema, each with what to fix.
 import type { Context } from 'hono';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { ApiError } from './errors.ts';
 
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -116,6 +116,6 @@ describe('TextHold', () => {
     let shown = hold.push('Intro.');
     for (let i = 0; i < 10_000; i++) shown += hold.push('\n \t');
     expect(shown).toBe('Intro.');
-    expect(hold.push('Next.')).toBe('\n \t'.repeat(10_000) + 'Next.');
+    expect(hold.push('Next.')).toBe(`${'\n \t'.repeat(10_000)}Next.`);
   });
 });

@@ -70,7 +70,10 @@ describe('TurnState', () => {
   it('builds the path index on first need, keeps it across calls that did not run, and rebuilds it after a tool ran', async () => {
     const s = state([read]);
     let listed = 0;
-    const list = async () => (listed++, ['src/a.ts']);
+    const list = async () => {
+      listed++;
+      return ['src/a.ts'];
+    };
     const first = await s.gateContext(list);
     expect(first.paths?.has('src/a.ts')).toBe(true);
     s.called({ kind: 'withheld', call: { id: 'c0', name: 'read_file', arguments: '{}' }, refusal: 'no', durationMs: 0 });
@@ -81,7 +84,11 @@ describe('TurnState', () => {
     expect(listed).toBe(2);
     // No tool names paths: no index, nothing listed.
     let never = 0;
-    expect(await state([echo]).gateContext(async () => (never++, []))).toEqual({});
+    const listNever = async () => {
+      never++;
+      return [];
+    };
+    expect(await state([echo]).gateContext(listNever)).toEqual({});
     expect(never).toBe(0);
   });
 

@@ -58,7 +58,10 @@ function recorder(storage: Storage, failSave = false) {
   const activity: ActivityWriter = {
     recordCall: () => timeline.push('recordCall'),
     recordTurn: (row) => timeline.push(`recordTurn(${row.outcome})`),
-    flush: async () => (timeline.push('flush'), { written: 0, dropped: 0 }),
+    flush: async () => {
+      timeline.push('flush');
+      return { written: 0, dropped: 0 };
+    },
   };
   const sink = (e: TurnEvent) => {
     events.push(e);

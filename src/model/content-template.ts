@@ -17,6 +17,7 @@
 
 /** How many chunks in a row may fail to match before learning stops (providers that vary every chunk). */
 const MAX_MISSES = 4;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes control characters, so they are what this finds
 const NEEDS_DECODING = /["\\\u0000-\u001f]/;
 
 export class ContentTemplate {

@@ -125,13 +125,13 @@ describe('SseDecoder', () => {
   it('fails an event whose data lines add up past the cap', () => {
     const limits = { maxLineChars: 100, maxEventChars: 250 };
     const line = `data: ${'x'.repeat(90)}\n`;
-    expect(decode([line.repeat(2) + '\n'], limits)).toHaveLength(1);
-    const err = caught(() => decode([line.repeat(3) + '\n'], limits));
+    expect(decode([`${line.repeat(2)}\n`], limits)).toHaveLength(1);
+    const err = caught(() => decode([`${line.repeat(3)}\n`], limits));
     expect(err).toBeInstanceOf(ModelError);
     expect((err as ModelError).retryable).toBe(true);
     expect((err as ModelError).message).toMatch(/SSE event whose data is longer than 250 characters.*event limit/);
     // The count starts again with each event.
-    expect(decode([(line.repeat(2) + '\n').repeat(5)], limits)).toHaveLength(5);
+    expect(decode([(`${line.repeat(2)}\n`).repeat(5)], limits)).toHaveLength(5);
   });
 
   it('names the default cap in megabytes', () => {

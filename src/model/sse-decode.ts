@@ -120,7 +120,10 @@ export class SseDecoder {
   }
 
   private line(line: string, out: SseMessage[]): void {
-    if (line === '') return this.dispatch(out);
+    if (line === '') {
+      this.dispatch(out);
+      return;
+    }
     if (line.charCodeAt(0) === 58) return; // ":" a comment (keepalives)
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);

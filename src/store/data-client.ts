@@ -9,7 +9,7 @@ import { PostgrestClient } from '@supabase/postgrest-js';
  * the server needs no auth session, storage or realtime socket, and leaving them out keeps about
  * 60 KB gzip out of the Worker bundle.
  */
-export type DataClient = Pick<PostgrestClient<any, any, any>, 'from' | 'rpc'>;
+export type DataClient = Pick<PostgrestClient, 'from' | 'rpc'>;
 
 /** A server-side client for `${url}/rest/v1` with a service-role key (or the anon key plus a user's access token). */
 export function createServerClient(url: string, key: string, options: { fetch?: typeof fetch; accessToken?: string } = {}): DataClient {

@@ -55,7 +55,7 @@ class MemorySessions implements SessionStore {
 
   async claimTurn(turnId: string): Promise<TurnRecord | null> {
     const turn = this.turns.get(turnId);
-    if (!turn || turn.status !== 'pending') return null;
+    if (turn?.status !== 'pending') return null;
     turn.status = 'running';
     this.running.set(turnId, Date.now());
     return { ...turn };
@@ -138,7 +138,10 @@ class MemoryTurnEvents implements TurnEventStore {
     }
     for (const row of rows) {
       let turn = this.turns.get(row.turnId);
-      if (!turn) this.turns.set(row.turnId, (turn = new Map()));
+      if (!turn) {
+        turn = new Map();
+        this.turns.set(row.turnId, turn);
+      }
       // A row already there (a retried write that did land) is kept as it was: on conflict do nothing.
       if (!turn.has(row.seq)) turn.set(row.seq, copyRow(row));
     }
@@ -227,7 +230,10 @@ export function createMemoryStorage(seed: Record<string, string> = {}): Storage 
     memory(scope) {
       const k = scope.userId ?? 'local';
       let list = memories.get(k);
-      if (!list) memories.set(k, (list = []));
+      if (!list) {
+        list = [];
+        memories.set(k, list);
+      }
       return new MemoryMemories(list);
     },
   };

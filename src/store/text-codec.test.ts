@@ -22,7 +22,7 @@ describe('text codec', () => {
   });
 
   it('leaves a storable string untouched (the same string, not a copy)', () => {
-    const s = 'x'.repeat(1000) + '\u{1F600}';
+    const s = `${'x'.repeat(1000)}\u{1F600}`;
     expect(isStorable(s)).toBe(true);
     expect(encodeText(s)).toBe(s);
   });

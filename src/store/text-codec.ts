@@ -11,6 +11,7 @@
 export const ESCAPE = '\uFDD0';
 
 /** The characters that are rewritten: NUL, the escape, a high surrogate not followed by a low one, a low one not preceded by a high one. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters PostgreSQL text cannot hold
 const NEEDS_ESCAPE = /[\u0000\uFDD0]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const ESCAPED = /\uFDD0(\uFDD0|[0-9a-f]{4})/g;
 

@@ -35,7 +35,10 @@ export function ratesSeries(data: DashboardData): LineSeries[] {
   const byModel = new Map<string, LineSeries>();
   for (const p of data.ratesOverTime) {
     let s = byModel.get(p.model);
-    if (!s) byModel.set(p.model, (s = { name: p.model, points: [] }));
+    if (!s) {
+      s = { name: p.model, points: [] };
+      byModel.set(p.model, s);
+    }
     s.points.push({ x: p.bucket, y: p.rate, note: `${p.hallucinated} of ${p.calls} calls` });
   }
   return [...byModel.values()];

@@ -1,6 +1,6 @@
 // The dashboard by MCP server on PGlite: the hand-worked fixture (the app's own tools, tool_server
 // null) plus a few calls to MCP tools, written through the activity sink as the loop writes them.
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityRow } from '../../src/activity/types.ts';
 import { createPgliteSink } from '../../src/activity/sinks/pglite.ts';

@@ -1,7 +1,7 @@
 // The dashboard filtered by source on PGlite: the hand-worked fixture (the loop's calls) plus a few
 // gateway calls. Filtered to the loop, every figure is the fixture's own; filtered to the gateway,
 // the figures below, worked out by hand; unfiltered, both together.
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityRow } from '../../src/activity/types.ts';
 import { createPgliteSink } from '../../src/activity/sinks/pglite.ts';

@@ -1,6 +1,6 @@
 // The embedded mode: the same migrations and dashboard SQL on PGlite, the storage contract, the PGlite
 // sink through the batching writer.
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivityWriter } from '../../src/activity/writer.ts';
 import { createPgliteSink } from '../../src/activity/sinks/pglite.ts';

@@ -4,6 +4,7 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupabaseSink } from '../../src/activity/sinks/supabase.ts';
+import type { FlushReport } from '../../src/activity/types.ts';
 import { createActivityWriter } from '../../src/activity/writer.ts';
 import { createSupabaseDashboard } from '../../src/dashboard/supabase.ts';
 import { readMigrations } from '../../src/entries/sql-files.ts';
@@ -189,7 +190,10 @@ describe('turn events under RLS (user, anon and service-role JWTs through PostgR
     await storage.turnEvents.appendEvents(rows);
     return { turnId, rows };
   }
-  const seqs = (result: { data: Array<{ seq: number }> | null; error: unknown }) => (expect(result.error).toBeNull(), result.data?.map((r) => r.seq));
+  const seqs = (result: { data: Array<{ seq: number }> | null; error: unknown }) => {
+    expect(result.error).toBeNull();
+    return result.data?.map((r) => r.seq);
+  };
 
   it("the owner reads their turn's events, the other user none of them, anon is refused", async () => {
     const a = await loggedTurn(USER_A);
@@ -253,12 +257,18 @@ describe('the activity sink through PostgREST', () => {
     const lines: string[] = [];
     const sink = createSupabaseSink(edgeClient(rest.url, keys.service));
     let calls = 0;
-    const counted = { ...sink, writeActivity: (rows: Parameters<typeof sink.writeActivity>[0]) => (calls++, sink.writeActivity(rows)) };
+    const counted = {
+      ...sink,
+      writeActivity: (rows: Parameters<typeof sink.writeActivity>[0]) => {
+        calls++;
+        return sink.writeActivity(rows);
+      },
+    };
     const writer = createActivityWriter(counted, { batchSize: 100, flushIntervalMs: 5, retries: 8, backoffMs: 100, maxBackoffMs: 400, log: (l) => lines.push(l) });
     const rows = Array.from({ length: 100 }, (_, i) => ({ ...activityRows()[i % 12]!, id: `back-${i}`, turn_id: 'back-turn', created_at: '2024-01-01T00:00:00Z' }));
     rows[7] = { ...rows[7]!, verdict: 'maybe' as never };
     await rest.stop();
-    let report;
+    let report: FlushReport | undefined;
     try {
       for (const row of rows) writer.recordCall(row);
       const flushing = writer.flush();
@@ -279,7 +289,7 @@ describe('the activity sink through PostgREST', () => {
 
 describe('PostgREST stopped in the middle of a run', () => {
   const rows = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ ...activityRows()[i % 12]!, id: `${prefix}-${i}`, turn_id: `${prefix}-turn` }));
-  const inDb = async (prefix: string) => Number((await pg.sql`select count(*) as n from agent_activity where id like ${prefix + '-%'}`)[0]?.n);
+  const inDb = async (prefix: string) => Number((await pg.sql`select count(*) as n from agent_activity where id like ${`${prefix}-%`}`)[0]?.n);
 
   /** Emits a simulated turn: one call row per event, timing each record call. */
   function emit(writer: ReturnType<typeof createActivityWriter>, batch: ReturnType<typeof rows>) {

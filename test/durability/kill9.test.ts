@@ -71,8 +71,7 @@ async function chatUntil(baseUrl: string, body: unknown, until: (e: SseEvent) =>
     const { value, done } = await reader.read();
     if (done) throw new Error(`the stream ended before the awaited event; got ${events.map((e) => e.event).join(',')}`);
     buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const { event } = parseBlock(buffer.slice(0, end));
       buffer = buffer.slice(end + 2);
       if (!event) continue;

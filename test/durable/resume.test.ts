@@ -51,8 +51,7 @@ async function read(url: string, options: { lastEventId?: number; limit?: number
   try {
     for (let r = await reader.read(); !r.done; r = await reader.read()) {
       buffer += decoder.decode(r.value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) !== -1) {
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         const parsed = parseBlock(buffer.slice(0, end));
         buffer = buffer.slice(end + 2);
         if (parsed.event) events.push(parsed.event);

@@ -33,7 +33,7 @@ async function send(text: string) {
 
 describe('chat page on the real app (demo model)', () => {
   it('streams text, shows a blocked call with its suggestion, then the final answer', async () => {
-    await page.goto(app.url + '/');
+    await page.goto(`${app.url}/`);
     await page.locator('#demo').waitFor({ state: 'visible' }); // from GET /health
     expect(await page.locator('#model').textContent()).toContain('rebound-demo');
 
@@ -89,7 +89,7 @@ describe('chat page on the real app (demo model)', () => {
       .poll(
         async () => {
           await app.flush();
-          const res = await fetch(app.url + '/v1/dashboard');
+          const res = await fetch(`${app.url}/v1/dashboard`);
           const data = (await res.json()) as { totals: { turns: number; abortedRate: number } };
           return data.totals.abortedRate;
         },
@@ -157,7 +157,7 @@ describe('chat page on the real app (demo model)', () => {
 describe('dashboard page on the real app (PGlite)', () => {
   it('draws charts from the turns above', async () => {
     await app.flush();
-    await page.goto(app.url + '/dashboard');
+    await page.goto(`${app.url}/dashboard`);
     await page.locator('#rates .wide-only svg').waitFor();
     const calls = Number(await page.locator('.tile').first().locator('.tile-value').textContent());
     expect(calls).toBeGreaterThan(5);
@@ -185,7 +185,7 @@ describe('dashboard page on the real app (PGlite)', () => {
 // loaded through a proxy the test can cut, because context.setOffline() leaves a connection already
 // open on loopback alone (the EventSource keeps streaming through it).
 describe('durable turns in the browser (scripted upstream, through a proxy the test cuts)', () => {
-  const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ') + '.';
+  const words = (n: number, tag: string) => `${Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ')}.`;
   const LONG = words(220, 'w'); // about 9 s at 40 ms a word
   const ENDLESS = words(600, 's'); // 30 s: stopped long before its end
   let upstream: ScriptedServer;
@@ -199,11 +199,11 @@ describe('durable turns in the browser (scripted upstream, through a proxy the t
       const last = request.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
       return /stop/i.test(last) ? { text: ENDLESS, delayMs: 50 } : { text: LONG, delayMs: 40 };
     });
-    durable = await startRealApp({ upstream: upstream.url + '/v1' });
+    durable = await startRealApp({ upstream: `${upstream.url}/v1` });
     proxy = await startSeverableProxy(durable.url);
     p = await browser.context.newPage();
     perrors = collectPageErrors(p);
-    await p.goto(proxy.url + '/');
+    await p.goto(`${proxy.url}/`);
     await p.evaluate(() => localStorage.clear());
     await p.reload();
   });

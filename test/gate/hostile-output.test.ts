@@ -69,12 +69,12 @@ const pieces = <T extends string>(parts: T[], maxLength = 40) => fc.array(fc.con
 
 /** Pathological shapes, at sizes a test can afford. */
 const shapes = fc.tuple(fc.integer({ min: 1, max: 3_000 }), fc.constantFrom(
-  (k: number) => '```' + ' '.repeat(k),
-  (k: number) => '```json\n' + ' \n'.repeat(k) + '```',
-  (k: number) => '{"path":' + '['.repeat(k),
+  (k: number) => `\`\`\`${' '.repeat(k)}`,
+  (k: number) => `\`\`\`json\n${' \n'.repeat(k)}\`\`\``,
+  (k: number) => `{"path":${'['.repeat(k)}`,
   (k: number) => `{"path": "a", "x": ${'['.repeat(k)}${']'.repeat(k)}}`,
-  (k: number) => '{"path":' + '{"a":'.repeat(k) + '1' + '}'.repeat(k) + '}',
-  (k: number) => '{"path":' + '"'.repeat(k),
+  (k: number) => `{"path":${'{"a":'.repeat(k)}1${'}'.repeat(k)}}`,
+  (k: number) => `{"path":${'"'.repeat(k)}`,
   (k: number) => `{'path': '${"\\'".repeat(k)}`,
   (k: number) => `{"path": "${'.'.repeat(k)}"}`,
   (k: number) => `{"path": "${'/'.repeat(k)}"}`,
@@ -83,10 +83,10 @@ const shapes = fc.tuple(fc.integer({ min: 1, max: 3_000 }), fc.constantFrom(
   (k: number) => `{"path": "${'src/lib/'.repeat(k)}util.tz"}`,
   (k: number) => `{"path": "src/a.ts", "content": ${JSON.stringify('// ... /* # -- <!-- '.repeat(k))}}`,
   (k: number) => `{"path": "src/a.ts", "content": ${JSON.stringify('f(['.repeat(k) + '"\'`'.repeat(k))}}`,
-  (k: number) => `{"path": "a.py", "content": ${JSON.stringify('x = [' + 'True, None, '.repeat(k) + ']')}}`,
+  (k: number) => `{"path": "a.py", "content": ${JSON.stringify(`x = [${'True, None, '.repeat(k)}]`)}}`,
   (k: number) => `{'path': 'README.md', 'x': [${'True, False, None, '.repeat(k)}]}`,
   (k: number) => `{"path": "README.md" ${'/* */ // c\n'.repeat(k)}}`,
-  (k: number) => '{"path": "README.md"' + Array.from({ length: k }, (_, i) => `,"k${i}":${i}`).join('') + '}',
+  (k: number) => `{"path": "README.md"${Array.from({ length: k }, (_, i) => `,"k${i}":${i}`).join('')}}`,
   (k: number) => `{"path": "README.md", "${'x'.repeat(k)}": 1}`,
   (k: number) => `{"path": "README.md", "offset": "${'1'.repeat(k)}x"}`,
 )).map(([k, make]) => make(k));
@@ -107,7 +107,7 @@ const nearCall = fc.constantFrom(...tools).chain((t) =>
       fc.constantFrom(
         JSON.stringify(args),
         JSON.stringify(JSON.stringify(args)),
-        '```json\n' + JSON.stringify(args, null, 2) + '\n```',
+        `\`\`\`json\n${JSON.stringify(args, null, 2)}\n\`\`\``,
         JSON.stringify([args]),
         JSON.stringify(args).replace(/"/g, "'").replace(/true/g, 'True').replace(/}$/, ',}'),
       ),

@@ -2,7 +2,7 @@
 // model that invents names, stringifies arrays, sends "true" for booleans, writes calls into its
 // text and sends a call that stays invalid after the gate's repairs; the client must receive valid
 // calls under the upstream's ids, with the right finish_reason, and an unfixable answer unchanged.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lastToolResult } from '../support/scripted-openai.ts';
 import { ASK, TOOLS, fold, startGateway, type Gateway } from './harness.ts';

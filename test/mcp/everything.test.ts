@@ -41,7 +41,7 @@ const results = (events: SseEvent[]) => events.filter((e) => e.event === 'tool_r
 describe('server-everything through the gate', () => {
   it('repairs everything__get_sum {"a":"2","b":3} and the real server answers 5; blocks everything__add with get-sum suggested; blocks everything__echo without message and never calls the server', async () => {
     const before = everything.toolCalls().length;
-    const { app, upstream } = await setup((req, i) => {
+    const { app, upstream } = await setup((_req, i) => {
       switch (i) {
         case 0:
           return { toolCalls: [{ id: 'c_sum', name: 'everything__get_sum', arguments: '{"a":"2","b":3}' }] };

@@ -80,6 +80,7 @@ describe('a 200 response that holds no completion is a retryable upstream error'
     expect(events).toEqual([]);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).retryable).toBe(true);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserts that no control character reaches the message
     expect((error as ModelError).message).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
   });
 

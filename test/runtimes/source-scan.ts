@@ -1,13 +1,13 @@
 // Reading the repository's sources as text for the checks that guard them (no-node-imports, layers):
 // which files there are, and which modules each one imports.
-import { readdirSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const root = join(import.meta.dirname, '..', '..');
 
 /** Every JS/TS source under `dir` (relative to the repository root), as root-relative paths. */
 export function* sources(dir: string): Generator<string> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(join(root, dir), { withFileTypes: true });
   } catch {

@@ -45,7 +45,10 @@ describe('src/entries/worker.ts with the TURNS binding', () => {
       TURN_TOKEN_SECRET: 'worker-entry-test-secret',
       KEEPALIVE_MS: '1000',
       TURNS: {
-        idFromName: (name: string) => (named.push(name), name),
+        idFromName: (name: string) => {
+          named.push(name);
+          return name;
+        },
         get: (name: string) => {
           const object = objects.get(name) ?? new TurnObject(state, envWithoutBinding);
           objects.set(name, object);

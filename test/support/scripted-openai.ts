@@ -104,7 +104,7 @@ export async function startScriptedOpenAI(script: Script, options: ScriptedOptio
       if (!finished) {
         aborted++;
         abortedRequests.push(index);
-        abortWaiters.splice(0).forEach((w) => w());
+        for (const w of abortWaiters.splice(0)) w();
       }
     });
     const reply = await script(body, index);

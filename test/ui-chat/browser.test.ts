@@ -28,7 +28,7 @@ const bearerAuth: Authenticator = {
   },
 };
 
-const LONG = Array.from({ length: 150 }, (_, i) => `w${i}`).join(' ') + '.';
+const LONG = `${Array.from({ length: 150 }, (_, i) => `w${i}`).join(' ')}.`;
 
 let pages: RunningServer;
 let demo: TestApp;
@@ -128,7 +128,7 @@ describe('a useChat app in Chromium', () => {
     const turnId = await assistant().getAttribute('data-id');
     const resumed: Array<{ url: string; status: number; auth: string | null }> = [];
     page.on('response', (r) => {
-      if (r.url().includes('/v1/ui/chat/story/stream')) resumed.push({ url: r.url(), status: r.status(), auth: r.request().headers()['authorization'] ?? null });
+      if (r.url().includes('/v1/ui/chat/story/stream')) resumed.push({ url: r.url(), status: r.status(), auth: r.request().headers().authorization ?? null });
     });
     await page.reload();
     // useChat({resume: true}) asks GET /v1/ui/chat/story/stream on mount; the turn went on meanwhile.

@@ -11,7 +11,7 @@ import { createMemoryStorage } from '../../src/store/memory.ts';
 import { chatSessionId } from '../../src/http/ui-stream/chat-session.ts';
 import { readReply, textOf, transport, userMessage } from './client.ts';
 
-const LONG = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ') + '.';
+const LONG = `${Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ')}.`;
 
 let apps: TestApp[] = [];
 let upstream: ScriptedServer | undefined;

@@ -21,7 +21,7 @@ describe('mapCallResult', () => {
   });
 
   it('summarises images, audio and resources instead of inlining them', () => {
-    const png = 'A'.repeat(4_000) + '==';
+    const png = `${'A'.repeat(4_000)}==`;
     const out = mapCallResult({
       content: [
         text("Here's the image you requested:"),

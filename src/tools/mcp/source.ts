@@ -12,7 +12,7 @@ import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
 import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
 import { exposedNames, serverPrefix } from './names.ts';
-import { mapCallResult } from './result.ts';
+import { type CallResultLike, mapCallResult } from './result.ts';
 import { isProtocolError, type McpSession, type McpToolInfo, type OpenSession } from './session.ts';
 
 export interface McpSourceOptions {
@@ -142,7 +142,7 @@ class TurnSessions {
     } catch (err) {
       throw new Error(`the MCP server "${server.name}" could not be reached (${describeError(err)}). Continue without this tool, or try it again later.`, { cause: err });
     }
-    let result;
+    let result: CallResultLike;
     try {
       result = await session.callTool(tool, args, { signal, timeoutMs: this.timeoutMs });
     } catch (err) {

@@ -65,7 +65,7 @@ let current = null;
 /** @returns {Record<string, string>} */
 function authHeaders() {
   const token = localStorage.getItem(TOKEN_KEY);
-  return token ? { Authorization: 'Bearer ' + token } : {};
+  return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
 /**
@@ -82,7 +82,7 @@ function errorMessage(body, res) {
     if (b.message) return String(b.message);
     if (typeof e === 'string') return e;
   }
-  return res.status + ' ' + res.statusText;
+  return `${res.status} ${res.statusText}`;
 }
 
 // --- model label -------------------------------------------------------------------------------
@@ -91,7 +91,7 @@ function errorMessage(body, res) {
  * @param {boolean} demo
  */
 function setModel(model, demo) {
-  $('model', HTMLElement).textContent = model ? 'model: ' + model : '';
+  $('model', HTMLElement).textContent = model ? `model: ${model}` : '';
   $('demo', HTMLElement).hidden = demo !== true;
 }
 fetch('health').then((r) => (r.ok ? r.json() : null)).then((h) => { if (h) setModel(h.model, h.demo); }).catch(() => {});
@@ -115,13 +115,13 @@ function setConn(state, text, title) {
   connEl.title = title || '';
 }
 setInterval(() => {
-  const source = current && current.source;
+  const source = current?.source;
   if (!current || !source) return;
   if (current.stopping && source.readyState !== EventSource.CONNECTING) return setConn('connecting', 'stopping…');
   const quiet = Math.round((Date.now() - lastEvent) / 1000);
   if (source.readyState === EventSource.OPEN) {
     if (quiet < 4) setConn('live', 'connected', 'events arriving');
-    else setConn('quiet', 'connected · waiting', 'stream open, no event for ' + quiet + ' s (keepalives hold it open)');
+    else setConn('quiet', 'connected · waiting', `stream open, no event for ${quiet} s (keepalives hold it open)`);
   } else if (source.readyState === EventSource.CONNECTING) {
     if (current.everOpen) setConn('reconnecting', 'reconnecting…', RECONNECT_TITLE);
     else setConn('connecting', 'connecting…');
@@ -321,12 +321,12 @@ function openStream(turn) {
     turn.view.toolResult(d);
   });
   on('forced_summary', (d) => turn.view.notice('summary',
-    (d.reason === 'time_budget' ? 'Time budget reached' : 'Iteration limit reached') + ': the agent summarises what it did instead of going on.'));
-  on('agent_error', (d) => turn.view.notice('error', 'Agent error: ' + d.message + (d.retryable ? ' (temporary; try again)' : '')));
+    `${d.reason === 'time_budget' ? 'Time budget reached' : 'Iteration limit reached'}: the agent summarises what it did instead of going on.`));
+  on('agent_error', (d) => turn.view.notice('error', `Agent error: ${d.message}${d.retryable ? ' (temporary; try again)' : ''}`));
   on('done', (d) => {
     if (d.reason === 'aborted') turn.view.notice('stopped', turn.stopping ? 'Stopped. The turn was cancelled on the server.' : 'The turn was stopped on the server.');
-    const usage = d.usage ? ' · ' + d.usage.promptTokens + ' + ' + d.usage.completionTokens + ' tokens' : '';
-    finishTurn((DONE_TEXT[d.reason] || d.reason) + ' · ' + d.iterations + ' iteration' + (d.iterations === 1 ? '' : 's') + usage);
+    const usage = d.usage ? ` · ${d.usage.promptTokens} + ${d.usage.completionTokens} tokens` : '';
+    finishTurn(`${DONE_TEXT[d.reason] || d.reason} · ${d.iterations} iteration${d.iterations === 1 ? '' : 's'}${usage}`);
     if (turn.reattached) dedupeReattached(turn);
   });
 }
@@ -374,14 +374,14 @@ async function send(text) {
     body = await res.json().catch(() => null);
   } catch (e) {
     if (isCurrent(turn)) {
-      turn.view.notice('error', 'Could not reach the server: ' + (e instanceof Error ? e.message : String(e)));
+      turn.view.notice('error', `Could not reach the server: ${e instanceof Error ? e.message : String(e)}`);
       finishTurn();
     }
     return;
   }
   if (!isCurrent(turn)) return;
-  if (!res.ok || !body || !body.streamUrl) {
-    turn.view.notice('error', 'The server refused the message: ' + errorMessage(body, res));
+  if (!res.ok || !body?.streamUrl) {
+    turn.view.notice('error', `The server refused the message: ${errorMessage(body, res)}`);
     finishTurn();
     return;
   }
@@ -417,7 +417,7 @@ async function requestStop(turn) {
   /** @type {unknown} */
   let body;
   try {
-    res = await fetch('v1/turns/' + encodeURIComponent(turn.id ?? '') + '/stop', { method: 'POST', headers: authHeaders() });
+    res = await fetch(`v1/turns/${encodeURIComponent(turn.id ?? '')}/stop`, { method: 'POST', headers: authHeaders() });
     if (res.ok || res.status === 409) return; // 409: it had already finished; its done is on the stream
     body = await res.json().catch(() => null);
   } catch (e) {
@@ -428,7 +428,7 @@ async function requestStop(turn) {
   turn.stopping = false;
   stopBtn.disabled = false;
   const why = res ? errorMessage(body, res) : String(/** @type {{ message: string }} */ (body).message);
-  turn.view.notice('error', 'Could not stop the turn: ' + why + '. It is still running; try Stop again.');
+  turn.view.notice('error', `Could not stop the turn: ${why}. It is still running; try Stop again.`);
 }
 
 // --- sessions -----------------------------------------------------------------------------------
@@ -487,7 +487,7 @@ async function fetchHistory() {
   const id = localStorage.getItem(SESSION_KEY);
   if (!id) return null;
   try {
-    const res = await fetch('v1/sessions/' + encodeURIComponent(id) + '/messages', { headers: authHeaders() });
+    const res = await fetch(`v1/sessions/${encodeURIComponent(id)}/messages`, { headers: authHeaders() });
     if (res.status === 404 || res.status === 403) {
       localStorage.removeItem(SESSION_KEY); // gone (server restarted with memory storage) or not ours
       return null;
@@ -524,7 +524,7 @@ async function load() {
 // --- composer -----------------------------------------------------------------------------------
 function autosize() {
   input.style.height = 'auto';
-  input.style.height = Math.min(input.scrollHeight, window.innerHeight * 0.4) + 'px';
+  input.style.height = `${Math.min(input.scrollHeight, window.innerHeight * 0.4)}px`;
 }
 input.addEventListener('input', autosize);
 input.addEventListener('keydown', (e) => {
@@ -544,7 +544,7 @@ form.addEventListener('submit', (e) => {
 stopBtn.addEventListener('click', stop);
 newBtn.addEventListener('click', resetSession);
 // Leaving does not stop the turn: it runs on on the server, and coming back re-attaches to it.
-window.addEventListener('pagehide', () => { if (current && current.source) current.source.close(); });
+window.addEventListener('pagehide', () => { if (current?.source) current.source.close(); });
 
 load();
 input.focus();

@@ -91,7 +91,7 @@ export function rememberCall(storage, d) {
   if (d.repairs) kept.repairs = d.repairs;
   if (d.diffs) kept.diffs = d.diffs;
   calls[d.id] = kept;
-  let ids = Object.keys(calls);
+  const ids = Object.keys(calls);
   for (let keep = Math.min(ids.length, MAX_REMEMBERED); keep > 0; keep = Math.floor(keep / 2)) {
     const trimmed = Object.fromEntries(ids.slice(-keep).map((id) => [id, calls[id]]));
     try {

@@ -114,7 +114,7 @@ function diffView(diff) {
   const pre = el('pre', 'diff-lines');
   for (const line of lines) {
     const kind = line.startsWith('@@') ? 'hunk' : line[0] === '+' ? 'add' : line[0] === '-' ? 'del' : 'ctx';
-    pre.append(el('span', `diff-${kind}`, line + '\n'));
+    pre.append(el('span', `diff-${kind}`, `${line}\n`));
   }
   box.append(pre);
   if (diff.omitted) box.append(el('p', 'diff-note', `${diff.omitted} more diff lines not shown`));
@@ -190,7 +190,7 @@ export function AssistantView(page) {
       card.dataset.verdict = d.verdict;
       card.dataset.ok = String(d.ok);
       const label = { pass: 'passed', repaired: 'repaired', blocked: 'blocked', ran: 'ran' }[d.verdict] || d.verdict;
-      verdict.className = 'verdict ' + d.verdict;
+      verdict.className = `verdict ${d.verdict}`;
       verdict.textContent = label;
       if (d.derived) {
         card.dataset.history = 'derived';
@@ -200,12 +200,12 @@ export function AssistantView(page) {
       }
       if (d.verdict !== 'blocked' && !d.ok) head.append(el('span', 'verdict failed', 'failed'));
       if (d.category && d.category !== 'valid') head.append(el('span', 'category', d.category.replace(/_/g, ' ')));
-      if (typeof d.durationMs === 'number') head.append(el('span', 'duration', d.durationMs + ' ms'));
+      if (typeof d.durationMs === 'number') head.append(el('span', 'duration', `${d.durationMs} ms`));
       page.stickToBottom(() => {
-        if (d.repairs && d.repairs.length) {
+        if (d.repairs?.length) {
           card.append(listBlock('repairs', 'Repaired before running:', d.repairs.map((r) => {
             /** @type {Node[]} */
-            const parts = [el('code', '', r.path), document.createTextNode(' ' + String(r.kind).replace(/_/g, ' '))];
+            const parts = [el('code', '', r.path), document.createTextNode(` ${String(r.kind).replace(/_/g, ' ')}`)];
             // A dropped value has no "to": say what became of it instead of an arrow to nothing.
             if (r.to !== undefined) {
               if (r.from !== undefined) parts.push(document.createTextNode(': '), el('code', '', r.from), document.createTextNode(' → '));
@@ -220,7 +220,7 @@ export function AssistantView(page) {
           })));
         }
         if (d.error) card.append(el('p', 'reason', d.error));
-        if (d.suggestions && d.suggestions.length) {
+        if (d.suggestions?.length) {
           card.append(listBlock('suggestions', 'Suggested to the model:', d.suggestions));
         }
         for (const diff of d.diffs ?? []) card.append(diffView(diff));
@@ -235,7 +235,7 @@ export function AssistantView(page) {
      */
     notice(kind, text) {
       endSegment();
-      const n = el('div', 'notice ' + kind, text);
+      const n = el('div', `notice ${kind}`, text);
       if (kind === 'error') n.setAttribute('role', 'alert');
       add(n);
     },

@@ -63,11 +63,13 @@ function App() {
       <div id="status" data-status={status}>{status}</div>
       {error && <div id="error">{error.message}</div>}
       {notices.map((n, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: append-only list: an index always names the same item
         <div className="notice" key={i}>{n}</div>
       ))}
       {messages.map((m) => (
         <div key={m.id} className={`msg ${m.role}`} data-id={m.id} data-reason={m.metadata?.reason ?? ''}>
           {m.parts.map((part, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts are only appended: an index always names the same part
             <Part part={part} key={i} />
           ))}
         </div>
