@@ -127,6 +127,7 @@ function families(tree: string[]): Family[] {
     { name: 'one long line', layer: 'content', make: (n) => writeFile('src/a.ts', (k) => framed('const s = ', 'ab ', ';\n', k), n) },
     { name: 'python literals', layer: 'content', make: (n) => writeFile('app.py', (k) => framed('x = [', 'True, None, ', 'False]\n', k), n) },
     { name: 'JSX openers and text', layer: 'content', make: (n) => writeFile('src/A.tsx', (k) => framed('export const A = () => (', '<p a="(" b={[x]}>return <i>( [ ', '\n', k), n) },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: TypeScript source as the input: the template literal is the point
     { name: 'multi-line template', layer: 'content', make: (n) => writeFile('src/a.ts', (k) => framed('const t = `', '...\n${a} {\n', '`;\n', k), n) },
     { name: 'lua varargs', layer: 'content', make: (n) => writeFile('a.lua', (k) => framed('local function f(...)\n', 'local t = { ... }\n', 'end\n', k), n) },
     // Calls written into the text.

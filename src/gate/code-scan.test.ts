@@ -65,6 +65,7 @@ describe('scanBrackets', () => {
   });
 
   it('says which lines start inside a string or template literal', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source as the scanner input: the template literal is the point
     expect(scanBrackets('const t = `a\n...\n${x}\nb`;\nf();\n', 'js').quoted).toEqual([2, 3, 4]);
     expect(scanBrackets("def f():\n    '''Doc.\n\n    ...\n    '''\n    ...\n", 'python').quoted).toEqual([3, 4, 5]);
     expect(scanBrackets('s := `a\nb`\n/* c\nd */', 'go').quoted).toEqual([2]);

@@ -197,7 +197,7 @@ export function scanBrackets(src: string, lang: Lang, opts: ScanOptions = {}): B
     if (dashComment && c === '-' && src[i + 1] === '-') {
       if (src.startsWith('[[', i + 2) || /^\[=*\[/.test(src.slice(i + 2, i + 10))) {
         const eq = /^\[(=*)\[/.exec(src.slice(i + 2, i + 10))![1]!;
-        const k = skipTo(']' + eq + ']', i + 4 + eq.length);
+        const k = skipTo(`]${eq}]`, i + 4 + eq.length);
         if (k < 0) return report(true);
         i = k;
         continue;
@@ -216,7 +216,7 @@ export function scanBrackets(src: string, lang: Lang, opts: ScanOptions = {}): B
     }
     if (lang === 'lua' && c === '[' && /^\[=*\[/.test(src.slice(i, i + 8))) {
       const eq = /^\[(=*)\[/.exec(src.slice(i, i + 8))![1]!;
-      const k = skipTo(']' + eq + ']', i + 2 + eq.length, true);
+      const k = skipTo(`]${eq}]`, i + 2 + eq.length, true);
       if (k < 0) return report(true);
       i = k;
       continue;
@@ -255,7 +255,8 @@ export function scanBrackets(src: string, lang: Lang, opts: ScanOptions = {}): B
       continue;
     }
     if (js && c === '/' && regexAllowedAfter(prevSignificant)) {
-      const end = (regexEnd ??= regexLiterals(src))(i);
+      regexEnd ??= regexLiterals(src);
+      const end = regexEnd(i);
       if (end >= 0) {
         i = end;
         prevSignificant = 'a';

@@ -31,7 +31,10 @@ interface Slips {
 /** `value` written by hand with the slips the gate tolerates, each choice from `seed`. */
 function sloppy(value: unknown, slips: Slips, seed: number): string {
   let x = seed >>> 0;
-  const coin = () => ((x = (x * 1103515245 + 12345) >>> 0) >>> 16) % 2 === 0;
+  const coin = () => {
+    x = (x * 1103515245 + 12345) >>> 0;
+    return (x >>> 16) % 2 === 0;
+  };
   const space = () => (slips.comments && coin() ? (coin() ? ' /* a, True ] */ ' : ' // c, None }\n') : coin() ? '' : coin() ? ' ' : '\n  ');
   const str = (s: string) => {
     const json = JSON.stringify(s);

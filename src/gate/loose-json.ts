@@ -318,7 +318,7 @@ function requote(body: string): string {
       i++;
     } else out += c === '"' ? '\\"' : c;
   }
-  return out + '"';
+  return `${out}"`;
 }
 
 /** Like JSON.parse: a `__proto__` key is an own property, never the prototype. */

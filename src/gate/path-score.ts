@@ -18,7 +18,10 @@ export function splitExt(base: string): { stem: string; ext: string } {
 function abbreviates(a: string, b: string): boolean {
   if (a.length < 2 || a.length >= b.length || a[0] !== b[0]) return false;
   // Greedy, one native search per letter of the abbreviation: cheap even when `b` is very long.
-  for (let i = 1, j = 1; j < a.length; i++, j++) if ((i = b.indexOf(a[j]!, i)) < 0) return false;
+  for (let i = 1, j = 1; j < a.length; i++, j++) {
+    i = b.indexOf(a[j]!, i);
+    if (i < 0) return false;
+  }
   return true;
 }
 

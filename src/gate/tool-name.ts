@@ -54,7 +54,7 @@ const SYNONYM_GROUPS = [
   ['dir', 'directory', 'folder'],
 ];
 const SYNONYM = new Map<string, number>();
-SYNONYM_GROUPS.forEach((g, i) => g.forEach((w) => SYNONYM.set(w, i)));
+for (const [i, group] of SYNONYM_GROUPS.entries()) for (const w of group) SYNONYM.set(w, i);
 
 function tokenMatch(a: string, b: string): number {
   if (a === b) return 1;

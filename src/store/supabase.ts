@@ -59,7 +59,7 @@ function one<T>(result: { data: unknown; error: { message: string } | null }, wh
 
 // PostgREST filters: `eq.null` would compare with the string "null"; null needs `is`. Typed loosely on
 // purpose: postgrest-js's builder generics recurse too deep for a helper generic over them.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: typed loosely on purpose, as said above
 type Filterable = any;
 function byUser(q: Filterable, userId: string | null): Filterable {
   return userId === null ? q.is('user_id', null) : q.eq('user_id', userId);

@@ -61,7 +61,7 @@ describe('the demo answer (real app, demo model)', () => {
   });
 
   it('renders its code block (highlighted, with a copy button), table, task list, link and inline code', async () => {
-    await page.goto(app.url + '/');
+    await page.goto(`${app.url}/`);
     await send(page, 'Add a slugify helper');
     const answer = lastAssistant(page).locator('.answer').last();
     await highlighted(page);
@@ -159,8 +159,8 @@ const PAYLOADS = [
 ];
 const XSS_TEXT = `Some **payloads**, one per line:\n\n${PAYLOADS.join('\n\n')}\n\n\`${PAYLOADS[0]}\` in code, and in a fence:\n\n\`\`\`html\n${PAYLOADS.join('\n')}\n\`\`\`\n`;
 const FORMATTED = 'First paragraph.\n\nA second one,\nwith a line break.\n\n```py\nprint("hi")\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nLast words.';
-const APP_LINES = Array.from({ length: 10 }, (_, i) => `export const v${i} = ${i};`).join('\n') + '\n';
-const BIG = Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+const APP_LINES = `${Array.from({ length: 10 }, (_, i) => `export const v${i} = ${i};`).join('\n')}\n`;
+const BIG = `${Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
 
 const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: JSON.stringify(args) });
 
@@ -175,7 +175,7 @@ function model(request: ChatRequest): Reply {
       return {
         text: XSS_TEXT,
         toolCalls: [
-          call('write_file', { path: 'notes/payloads.md', content: PAYLOADS.join('\n') + '\n' }),
+          call('write_file', { path: 'notes/payloads.md', content: `${PAYLOADS.join('\n')}\n` }),
           call('read_file', { path: `notes/<img src=x onerror="window.__pwned='path'">.md` }),
         ],
       };
@@ -201,11 +201,11 @@ describe('a real model (scripted upstream)', () => {
 
   beforeAll(async () => {
     upstream = await startScriptedOpenAI(model);
-    app = await startRealApp({ upstream: upstream.url + '/v1' });
+    app = await startRealApp({ upstream: `${upstream.url}/v1` });
     page = await browser.context.newPage();
     errors = collectPageErrors(page);
     page.on('request', (r) => requests.push(r.url()));
-    await page.goto(app.url + '/');
+    await page.goto(`${app.url}/`);
     await page.evaluate(() => localStorage.clear());
     await page.reload();
   });
@@ -256,7 +256,9 @@ describe('a real model (scripted upstream)', () => {
     expect(await page.locator('#transcript').locator('img, script, svg, iframe, style, object, embed').count()).toBe(0);
     // Click everything that looks clickable and is not a real outside link, and open every details.
     for (const inert of await msg.locator('.link-inert').all()) await inert.click({ timeout: 3_000 });
-    await msg.locator('details').evaluateAll((all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+    await msg.locator('details').evaluateAll((all) => {
+      for (const d of all) (d as HTMLDetailsElement).open = true;
+    });
     await page.waitForTimeout(300);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(requests.filter((u) => !u.startsWith(app.url))).toEqual([]);
@@ -324,7 +326,7 @@ describe('streaming (harness)', () => {
   it('a long fenced block streamed 7 characters at a time shows no raw fence or table syntax, and ends as it renders at once', async () => {
     const page = await browser.context.newPage();
     const errors = collectPageErrors(page);
-    await page.goto(server.url + '/');
+    await page.goto(`${server.url}/`);
     // Every state of the answer while it streams, as the DOM had it.
     await page.evaluate(() => {
       const seen: string[] = [];
