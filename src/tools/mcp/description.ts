@@ -7,8 +7,9 @@ export const MAX_DESCRIPTION_CHARS = 1_000;
 
 // C0 controls but tab and newline, DEL and C1; bidi embeddings, overrides and isolates; zero-width
 // space/joiners, word joiner, invisible operators, BOM; tag characters (U+E0000–U+E007F).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are among what is removed, on purpose
-const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/g;
+const INVISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are among what is removed, on purpose
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/g;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 export function sanitiseDescription(text: unknown, max = MAX_DESCRIPTION_CHARS): string {
