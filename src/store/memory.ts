@@ -91,7 +91,11 @@ class MemorySessions implements SessionStore {
     // No await between choosing and closing: the in-memory equivalent of the SQL's conditional update.
     // The common case (nothing stale) allocates nothing: one pass over the running turns.
     let stale: Array<[string, number]> | undefined;
-    for (const entry of this.running) if (entry[1] < before) (stale ??= []).push(entry);
+    for (const entry of this.running) {
+      if (entry[1] >= before) continue;
+      stale ??= [];
+      stale.push(entry);
+    }
     if (!stale) return [];
     const closed = stale
       .map(([id, since]) => ({ turn: this.turns.get(id)!, since }))
@@ -133,7 +137,9 @@ class MemoryTurnEvents implements TurnEventStore {
     for (const row of rows) {
       if (!this.hasTurn(row.turnId)) throw new Error(`agent_turn_events: turn ${row.turnId} does not exist; create the turn before logging its events`);
       if (!Number.isSafeInteger(row.seq) || row.seq < 1 || !Number.isSafeInteger(row.lastSeq) || row.lastSeq < row.seq) {
-        throw new RangeError(`agent_turn_events: a row needs whole numbers 1 ≤ seq ≤ lastSeq, got seq ${row.seq} and lastSeq ${row.lastSeq} (turn ${row.turnId})`);
+        throw new RangeError(
+          `agent_turn_events: a row needs whole numbers 1 ≤ seq ≤ lastSeq, got seq ${row.seq} and lastSeq ${row.lastSeq} (turn ${row.turnId})`,
+        );
       }
     }
     for (const row of rows) {
@@ -173,9 +179,7 @@ class MemoryWorkspace implements WorkspaceStore {
   constructor(private files: Map<string, WorkspaceFile>) {}
 
   async list() {
-    return [...this.files.values()]
-      .map((f) => ({ path: f.path, size: f.content.length, updatedAt: f.updatedAt }))
-      .sort((a, b) => a.path.localeCompare(b.path));
+    return [...this.files.values()].map((f) => ({ path: f.path, size: f.content.length, updatedAt: f.updatedAt })).sort((a, b) => a.path.localeCompare(b.path));
   }
 
   async read(path: string) {
