@@ -47,11 +47,26 @@ try {
 
   // 1. Sustained writer throughput, default options (what the entries use).
   const template: ActivityRow = {
-    id: '', turn_id: 'bench-turn', session_id: 'bench', user_id: null, iteration: 1, model: 'bench', call_id: 'c',
-    tool_requested: 'write_file', tool_resolved: 'write_file', verdict: 'repaired', category: 'unknown_parameter',
-    problems: [], repairs: [{ kind: 'drop', path: '$.append', category: 'unknown_parameter' }], suggestions: [],
-    invented_params: ['append'], arguments: '{"path":"src/a.ts","content":"export const a = 1;\\n","append":true}',
-    error: null, duration_ms: 0.4, created_at: new Date().toISOString(), source: 'loop',
+    id: '',
+    turn_id: 'bench-turn',
+    session_id: 'bench',
+    user_id: null,
+    iteration: 1,
+    model: 'bench',
+    call_id: 'c',
+    tool_requested: 'write_file',
+    tool_resolved: 'write_file',
+    verdict: 'repaired',
+    category: 'unknown_parameter',
+    problems: [],
+    repairs: [{ kind: 'drop', path: '$.append', category: 'unknown_parameter' }],
+    suggestions: [],
+    invented_params: ['append'],
+    arguments: '{"path":"src/a.ts","content":"export const a = 1;\\n","append":true}',
+    error: null,
+    duration_ms: 0.4,
+    created_at: new Date().toISOString(),
+    source: 'loop',
   };
   const raw = createActivityWriter(sink);
   const t0 = performance.now();
@@ -70,7 +85,9 @@ try {
   const rawMs = performance.now() - t0;
   const rowsPerSecond = Math.round((rawReport.written / rawMs) * 1000);
   const inDb = Number((await pg.sql`select count(*) as n from agent_activity where id like 'raw-%'`)[0]?.n);
-  console.log(`writer: ${rawReport.written}/${ROWS} rows in ${rawMs.toFixed(0)} ms → ${rowsPerSecond} rows/s (dropped ${rawReport.dropped}, in db ${inDb}; record* total ${enqueueMs.toFixed(1)} ms = ${((enqueueMs / ROWS) * 1000).toFixed(2)} µs/row)`);
+  console.log(
+    `writer: ${rawReport.written}/${ROWS} rows in ${rawMs.toFixed(0)} ms → ${rowsPerSecond} rows/s (dropped ${rawReport.dropped}, in db ${inDb}; record* total ${enqueueMs.toFixed(1)} ms = ${((enqueueMs / ROWS) * 1000).toFixed(2)} µs/row)`,
+  );
 
   // 2. The real loop. The scripted model streams text in small deltas with a short network-like pause per
   // completion, and proposes a mix of good and bad calls each iteration (valid, phantom, invented param,
@@ -175,11 +192,19 @@ try {
     const ratio = onMed / offMed;
     const callsPerTurn = loggedCalls / latency.on.length;
     const turnsPerMode = latency.on.length;
-    console.log(`loop, ${name} (model time to first token ${ttft} ms): ${ROUNDS} rounds × ${TURNS} concurrent turns per mode, ${ITERATIONS} iterations, ${callsPerTurn.toFixed(0)} tool calls per turn`);
-    console.log(`  turn latency off: median ${offMed.toFixed(1)} ms, p95 ${p95(latency.off).toFixed(1)} ms, node cpu ${(cpu.off / turnsPerMode).toFixed(1)} ms/turn`);
-    console.log(`  turn latency on : median ${onMed.toFixed(1)} ms, p95 ${p95(latency.on).toFixed(1)} ms, node cpu ${(cpu.on / turnsPerMode).toFixed(1)} ms/turn`);
+    console.log(
+      `loop, ${name} (model time to first token ${ttft} ms): ${ROUNDS} rounds × ${TURNS} concurrent turns per mode, ${ITERATIONS} iterations, ${callsPerTurn.toFixed(0)} tool calls per turn`,
+    );
+    console.log(
+      `  turn latency off: median ${offMed.toFixed(1)} ms, p95 ${p95(latency.off).toFixed(1)} ms, node cpu ${(cpu.off / turnsPerMode).toFixed(1)} ms/turn`,
+    );
+    console.log(
+      `  turn latency on : median ${onMed.toFixed(1)} ms, p95 ${p95(latency.on).toFixed(1)} ms, node cpu ${(cpu.on / turnsPerMode).toFixed(1)} ms/turn`,
+    );
     console.log(`  ratio on/off (median): ${ratio.toFixed(3)}×${name === 'paced' ? ' (target ≤ 1.05×)' : ''}`);
-    console.log(`  logged while the loop ran: ${rows} call rows in agent_activity, ${written} rows (calls + turn outcomes) reported written, ${dropped} dropped; ${((loggedCalls / loggedMs) * 1000).toFixed(0)} calls/s from the loop; drain after the last turn ${drainMs.toFixed(0)} ms`);
+    console.log(
+      `  logged while the loop ran: ${rows} call rows in agent_activity, ${written} rows (calls + turn outcomes) reported written, ${dropped} dropped; ${((loggedCalls / loggedMs) * 1000).toFixed(0)} calls/s from the loop; drain after the last turn ${drainMs.toFixed(0)} ms`,
+    );
     return { offMed, onMed, ratio, callsPerTurn, turnsPerMode, rows, written, dropped, cpuOff: cpu.off / turnsPerMode, cpuOn: cpu.on / turnsPerMode };
   }
 

@@ -38,7 +38,11 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfUs = new Map<number, number>();
 for (const [i, id] of profile.samples.entries()) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 
-const short = (url: string) => url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'node_modules/').replace(/^.*\/work\/main\//, '');
+const short = (url: string) =>
+  url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, 'node_modules/')
+    .replace(/^.*\/work\/main\//, '');
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 const byFunction = new Map<string, number>();
 const byFile = new Map<string, number>();
@@ -48,7 +52,12 @@ for (const [id, us] of selfUs) {
   const where = url ? short(url) : '(native)';
   const fn = `${functionName || '(anonymous)'}  ${where}${url ? `:${lineNumber + 1}` : ''}`;
   byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
-  const pkg = where.startsWith('node_modules/') ? where.split('/').slice(0, where.split('/')[1]!.startsWith('@') ? 3 : 2).join('/') : where;
+  const pkg = where.startsWith('node_modules/')
+    ? where
+        .split('/')
+        .slice(0, where.split('/')[1]!.startsWith('@') ? 3 : 2)
+        .join('/')
+    : where;
   byFile.set(pkg, (byFile.get(pkg) ?? 0) + us);
 }
 // Inclusive time: every sample counts once for each distinct function on its stack.

@@ -50,7 +50,9 @@ function kindOf(file: string): (typeof KINDS)[number] {
 async function main(): Promise<void> {
   const { corpora, json, verbose, paths100k, adversarial, family, maxSize } = parseArgs(process.argv.slice(2));
   if (corpora.length === 0 && !paths100k && !adversarial) {
-    console.error('usage: npm run bench:gate -- --corpus <file.jsonl> [--json] [--verbose] [--paths-100k] [--adversarial [--family <substring>] [--max-size <chars>]]');
+    console.error(
+      'usage: npm run bench:gate -- --corpus <file.jsonl> [--json] [--verbose] [--paths-100k] [--adversarial [--family <substring>] [--max-size <chars>]]',
+    );
     process.exit(2);
   }
   const reports: Record<string, CorpusReport> = {};

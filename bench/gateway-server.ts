@@ -26,7 +26,12 @@ const app = createApp({ config, model: createModel(config), storage: createMemor
 
 const outer = new Hono();
 outer.post('/proxy/chat/completions', async (c) => {
-  const res = await fetch(`${process.env.UPSTREAM_URL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: await c.req.text(), signal: c.req.raw.signal });
+  const res = await fetch(`${process.env.UPSTREAM_URL}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    body: await c.req.text(),
+    signal: c.req.raw.signal,
+  });
   return new Response(res.body, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'text/event-stream' } });
 });
 outer.route('/', app);

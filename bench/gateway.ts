@@ -55,8 +55,20 @@ interface CorpusCase {
 const corpus = readJsonl(CORPUS) as CorpusCase[];
 
 const TOOLS = [
-  { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' }, note: { type: 'string' } }, required: ['city'] } } },
-  { type: 'function', function: { name: 'write_file', parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' }, note: { type: 'string' } }, required: ['city'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'write_file',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+    },
+  },
 ];
 
 // The scripted upstream (test/support/scripted-openai.ts), chosen by the user message.
@@ -95,7 +107,9 @@ const timing: Server = createServer((req, res) => {
       res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
       return;
     }
-    res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_t', type: 'function', function: { name: 'get_weather', arguments: '' } }] }));
+    res.write(
+      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_t', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+    );
     const pieces = ARGS.match(/.{1,7}/gs)!;
     for (const [i, piece] of pieces.entries()) {
       await new Promise((r) => setTimeout(r, 1));
@@ -104,7 +118,9 @@ const timing: Server = createServer((req, res) => {
         res.write(delta);
       } else {
         lastArgAt = performance.now();
-        res.end(`${delta}${chunk({}, 'tool_calls')}data: ${JSON.stringify({ id: 'chatcmpl-t', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 } })}\n\ndata: [DONE]\n\n`);
+        res.end(
+          `${delta}${chunk({}, 'tool_calls')}data: ${JSON.stringify({ id: 'chatcmpl-t', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 } })}\n\ndata: [DONE]\n\n`,
+        );
       }
     }
   });
@@ -127,8 +143,17 @@ const gw = await startGatewayServer(scripted.url);
 const gwTiming = await startGatewayServer(timingUrl);
 
 const post = (base: string, body: unknown) =>
-  fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: JSON.stringify(body) });
-const streamBody = (mode: string, tools: boolean) => ({ model: 'bench', stream: true, messages: [{ role: 'user', content: mode }], ...(tools ? { tools: TOOLS } : {}) });
+  fetch(`${base}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    body: JSON.stringify(body),
+  });
+const streamBody = (mode: string, tools: boolean) => ({
+  model: 'bench',
+  stream: true,
+  messages: [{ role: 'user', content: mode }],
+  ...(tools ? { tools: TOOLS } : {}),
+});
 
 /** ms to the first body byte, and to the end. */
 async function timed(base: string, mode: string): Promise<{ ttfb: number; total: number }> {
@@ -238,7 +263,10 @@ const inMemory: number[] = [];
       });
       const toolset = c.tools.map((t) => ({ name: t.name, parameters: t.parameters }));
       const held = new HeldStream({ toolset, extractTextCalls: true, first: true, last: true, delivery });
-      const chunk = (delta: unknown, finish: string | null = null) => ({ event: null, data: JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] }) });
+      const chunk = (delta: unknown, finish: string | null = null) => ({
+        event: null,
+        data: JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] }),
+      });
       held.push(chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: c.call.name, arguments: '' } }] }));
       for (const piece of c.call.arguments.match(/.{1,7}/gs) ?? []) held.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
       const t0 = performance.now();
@@ -259,7 +287,10 @@ let validUnchanged = 0;
 const corpusStart = performance.now();
 for (const c of RUN_CORPUS ? corpus : []) {
   corpusCase = c;
-  const tools = c.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } }));
+  const tools = c.tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
+  }));
   const res = await post(gw.url, { model: 'bench', messages: [{ role: 'user', content: 'corpus' }], tools });
   if (res.status !== 200) throw new Error(`corpus request answered ${res.status}: ${await res.text()}`);
   const body = (await res.json()) as { choices: Array<{ message: { tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> };
@@ -336,17 +367,29 @@ const result = {
 
 console.log(`gateway vs direct, the same scripted stream (${REQUESTS} short answers, ${ROUNDS} of ${TOKENS} tokens, ${CALLS} calls; interleaved)`);
 const t = result.ttfbMs;
-console.log(`  time to first byte  gateway p50 ${t.gateway.p50} ms p99 ${t.gateway.p99} ms   bare proxy p50 ${t.proxy.p50} ms p99 ${t.proxy.p99} ms   direct p50 ${t.direct.p50} ms p99 ${t.direct.p99} ms   overhead p50 ${t.overheadP50} ms p99 ${t.overheadP99} ms`);
+console.log(
+  `  time to first byte  gateway p50 ${t.gateway.p50} ms p99 ${t.gateway.p99} ms   bare proxy p50 ${t.proxy.p50} ms p99 ${t.proxy.p99} ms   direct p50 ${t.direct.p50} ms p99 ${t.direct.p99} ms   overhead p50 ${t.overheadP50} ms p99 ${t.overheadP99} ms`,
+);
 const p = result.pacedAnswer;
 const u = result.unpacedAnswer;
-console.log(`  ${TOKENS}-token answer, 1 ms a token   gateway ${p.gatewayMs} ms   bare proxy ${p.proxyMs} ms   direct ${p.directMs} ms   ratio ${p.ratio}x (target <= 1.05; bare proxy ${p.proxyRatio}x), each against its upstream's own time`);
-console.log(`  ${TOKENS}-token answer, unpaced        gateway ${u.gatewayMs} ms   bare proxy ${u.proxyMs} ms   direct ${u.directMs} ms   ratio ${u.ratioToDirect}x to direct, ${u.ratioToProxy}x to the bare proxy`);
+console.log(
+  `  ${TOKENS}-token answer, 1 ms a token   gateway ${p.gatewayMs} ms   bare proxy ${p.proxyMs} ms   direct ${p.directMs} ms   ratio ${p.ratio}x (target <= 1.05; bare proxy ${p.proxyRatio}x), each against its upstream's own time`,
+);
+console.log(
+  `  ${TOKENS}-token answer, unpaced        gateway ${u.gatewayMs} ms   bare proxy ${u.proxyMs} ms   direct ${u.directMs} ms   ratio ${u.ratioToDirect}x to direct, ${u.ratioToProxy}x to the bare proxy`,
+);
 console.log(`    server CPU per token  gateway ${u.gatewayCpuUsPerToken} µs   bare proxy ${u.proxyCpuUsPerToken} µs`);
 const l = result.lastArgDeltaToCallUs;
-console.log(`  last argument delta → call at the client  gateway p50 ${l.httpGatewayP50} µs   bare proxy p50 ${l.httpProxyP50} µs   direct p50 ${l.httpDirectP50} µs   overhead p50 ${l.httpOverheadP50} µs (${l.httpOverheadToProxyP50} µs over the bare proxy)`);
-console.log(`  … inside the gateway (finish chunk in → gated call out, corpus calls)  p50 ${result.lastArgDeltaToCallUs.inGatewayP50} µs   p99 ${result.lastArgDeltaToCallUs.inGatewayP99} µs`);
+console.log(
+  `  last argument delta → call at the client  gateway p50 ${l.httpGatewayP50} µs   bare proxy p50 ${l.httpProxyP50} µs   direct p50 ${l.httpDirectP50} µs   overhead p50 ${l.httpOverheadP50} µs (${l.httpOverheadToProxyP50} µs over the bare proxy)`,
+);
+console.log(
+  `  … inside the gateway (finish chunk in → gated call out, corpus calls)  p50 ${result.lastArgDeltaToCallUs.inGatewayP50} µs   p99 ${result.lastArgDeltaToCallUs.inGatewayP99} µs`,
+);
 console.log(`tool-calls corpus through the gateway (${corpus.length} requests, non-streaming, GATEWAY_RETRIES=0, ${result.corpus.msPerRequest} ms each)`);
-console.log(`  invalid calls the client receives valid without a retry: ${invalidReachValid}/${invalid} = ${(100 * result.corpus.shareReachValid).toFixed(1)}%   (of those with gold, repaired to gold: ${invalidToGold}/${invalidPossible})`);
+console.log(
+  `  invalid calls the client receives valid without a retry: ${invalidReachValid}/${invalid} = ${(100 * result.corpus.shareReachValid).toFixed(1)}%   (of those with gold, repaired to gold: ${invalidToGold}/${invalidPossible})`,
+);
 console.log(`  valid calls received byte for byte: ${validUnchanged}/${valid} = ${(100 * result.corpus.validByteForByte).toFixed(1)}%`);
 if (json) console.log(JSON.stringify(result));
 

@@ -33,7 +33,13 @@ import type { ActivityWriter } from '../src/activity/types.ts';
 
 const upstream = process.env.UPSTREAM_URL!;
 const store = process.env.STORE === 'pglite' ? 'pglite' : 'memory';
-const config = loadConfig({ OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: upstream, MODEL: 'bench', KEEPALIVE_MS: process.env.KEEPALIVE_MS ?? '10000', TIME_BUDGET_MS: '600000' });
+const config = loadConfig({
+  OPENAI_API_KEY: 'sk-bench',
+  OPENAI_BASE_URL: upstream,
+  MODEL: 'bench',
+  KEEPALIVE_MS: process.env.KEEPALIVE_MS ?? '10000',
+  TIME_BUDGET_MS: '600000',
+});
 
 let deps: AppDeps;
 let close = async () => {};
@@ -56,7 +62,12 @@ const app = createApp(deps);
 // The baseline: what a bare proxy does with the same upstream stream, byte for byte.
 const outer = new Hono();
 outer.post('/proxy', async (c) => {
-  const res = await fetch(`${upstream}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: await c.req.text(), signal: c.req.raw.signal });
+  const res = await fetch(`${upstream}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    body: await c.req.text(),
+    signal: c.req.raw.signal,
+  });
   return new Response(res.body, { headers: { 'content-type': 'text/event-stream' } });
 });
 outer.route('/', app);

@@ -55,7 +55,13 @@ const upstream = await startScriptedOpenAI(async (request) => {
 });
 
 const server = fork(new URL('./stream-server.ts', import.meta.url).pathname, [], {
-  execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096', ...(args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof') + 1]}`] : [])],
+  execArgv: [
+    '--import',
+    'tsx',
+    '--expose-gc',
+    '--max-old-space-size=4096',
+    ...(args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof') + 1]}`] : []),
+  ],
   env: { ...process.env, UPSTREAM_URL: upstream.url, KEEPALIVE_MS: '1000', STORE },
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
@@ -90,7 +96,11 @@ async function timed(path: 'loop' | 'proxy', message = 'stream'): Promise<{ wall
   const res =
     path === 'loop'
       ? await fetch(`${base}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) })
-      : await fetch(`${base}/proxy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: message }] }) });
+      : await fetch(`${base}/proxy`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: message }] }),
+        });
   // The first text: a text_delta event from the loop, the first chunk with content from the proxy.
   const marker = path === 'loop' ? 'event: text_delta' : '"content":"';
   const roleChunk = '"content":""';
@@ -327,10 +337,14 @@ if (STREAMS > 0) {
   for (const s of streams) {
     const ids = s.events.map((e) => Number(e.id));
     const contiguous = ids.every((id, i) => id === i + 1);
-    const text = s.events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
+    const text = s.events
+      .filter((e) => e.event === 'text_delta')
+      .map((e) => e.data.text)
+      .join('');
     // Deltas that arrive in one network read are merged, so count what must be there: the start,
     // every character of the answer, the end, and no gap in the event ids.
-    lostEvents += (s.events[0]?.event === 'turn_start' ? 0 : 1) + (contiguous ? 0 : 1) + (text === expectedWait ? 0 : 1) + (s.events.at(-1)?.event === 'done' ? 0 : 1);
+    lostEvents +=
+      (s.events[0]?.event === 'turn_start' ? 0 : 1) + (contiguous ? 0 : 1) + (text === expectedWait ? 0 : 1) + (s.events.at(-1)?.event === 'done' ? 0 : 1);
     keepalives += s.comments.filter((c) => c === 'keepalive').length;
   }
   heapDelta = memOpen.heapUsed + memOpen.external - (memBefore.heapUsed + memBefore.external);
@@ -369,14 +383,22 @@ const result = {
 console.log(`loop overhead, ${TOKENS} tokens, median of ${ROUNDS} interleaved rounds (store: ${STORE})`);
 console.log(`  wall  loop ${result.loopWallMs} ms   proxy ${result.proxyWallMs} ms   ratio ${result.wallRatio}x (target <= 1.10)`);
 console.log(`  cpu   loop ${result.loopCpuUsPerToken} us/token   proxy ${result.proxyCpuUsPerToken} us/token   ratio ${result.cpuRatio}x (target <= 1.5)`);
-console.log(`  first text delta: ${result.ttfbOverheadMs} ms later than through the proxy (p50: loop ${round(median(ttfb.loop), 2)} ms, proxy ${round(median(ttfb.proxy), 2)} ms)`);
+console.log(
+  `  first text delta: ${result.ttfbOverheadMs} ms later than through the proxy (p50: loop ${round(median(ttfb.loop), 2)} ms, proxy ${round(median(ttfb.proxy), 2)} ms)`,
+);
 console.log(`turn log: ${logRowsPerTurn} rows in agent_turn_events for the ${TOKENS}-token turn`);
-console.log(`resume with Last-Event-ID mid-turn: p50 ${result.resumeP50Ms} ms, p99 ${result.resumeP99Ms} ms to the first replayed event over ${resumeMs.length} reconnects (${resumeGaps} gaps)`);
-console.log(`unattended: ${finished.filter(Boolean).length}/${UNATTENDED} turns finished completed with the whole answer after their reader left (${leftEarly} left before done)`);
+console.log(
+  `resume with Last-Event-ID mid-turn: p50 ${result.resumeP50Ms} ms, p99 ${result.resumeP99Ms} ms to the first replayed event over ${resumeMs.length} reconnects (${resumeGaps} gaps)`,
+);
+console.log(
+  `unattended: ${finished.filter(Boolean).length}/${UNATTENDED} turns finished completed with the whole answer after their reader left (${leftEarly} left before done)`,
+);
 if (STREAMS > 0) {
   console.log(`concurrency: ${result.openStreams}/${STREAMS} streams open at once, ${result.keepalivesPerStream} keepalives each`);
   console.log(`  memory per open stream: ${result.memPerStreamKB} KB heap+external, ${result.rssPerStreamKB} KB RSS; lost events: ${lostEvents}`);
-  console.log(`GET /health with ${result.openStreams} streams open: p50 ${result.healthP50Ms} ms, p99 ${result.healthP99Ms} ms over ${result.healthRequests} requests (idle server: p50 ${result.healthIdleP50Ms} ms, p99 ${result.healthIdleP99Ms} ms)`);
+  console.log(
+    `GET /health with ${result.openStreams} streams open: p50 ${result.healthP50Ms} ms, p99 ${result.healthP99Ms} ms over ${result.healthRequests} requests (idle server: p50 ${result.healthIdleP50Ms} ms, p99 ${result.healthIdleP99Ms} ms)`,
+  );
 }
 if (json) console.log(JSON.stringify(result));
 

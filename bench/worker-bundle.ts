@@ -47,7 +47,7 @@ function byPackage(meta: Metafile): Array<{ name: string; kb: number }> {
   for (const out of Object.values(meta.outputs)) {
     for (const [input, { bytesInOutput }] of Object.entries(out.inputs)) {
       const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
-      const name = m ? m[1]! : input.split('/').find((p) => p !== '..' && p !== '.') ?? input;
+      const name = m ? m[1]! : (input.split('/').find((p) => p !== '..' && p !== '.') ?? input);
       sizes.set(name, (sizes.get(name) ?? 0) + bytesInOutput);
     }
   }
@@ -90,7 +90,11 @@ async function evalTimes(bundle: string, lazy: string[], n: number): Promise<Eva
   for (let i = 0; i < n; i++) {
     const { code, output } = await run(process.execPath, ['--input-type=module', '-e', script]);
     // The app may log after the figures (e.g. the Worker's TURNS warning): take the JSON line.
-    const line = output.trim().split('\n').findLast((l) => l.startsWith('{"evalMs"')) ?? '';
+    const line =
+      output
+        .trim()
+        .split('\n')
+        .findLast((l) => l.startsWith('{"evalMs"')) ?? '';
     if (code !== 0 || !line.startsWith('{')) throw new Error(`evaluating the bundle failed:\n${output}`);
     samples.push(JSON.parse(line));
   }
@@ -105,12 +109,27 @@ async function evalTimes(bundle: string, lazy: string[], n: number): Promise<Eva
 async function wranglerDevReady(): Promise<{ readyMs: number; healthMs: number }> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(wrangler, ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(await freePort()), '--show-interactive-dev-session=false', '--log-level', 'error'], {
-    cwd: root,
-    env: quietEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawn(
+    wrangler,
+    [
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(await freePort()),
+      '--show-interactive-dev-session=false',
+      '--log-level',
+      'error',
+    ],
+    {
+      cwd: root,
+      env: quietEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
@@ -212,8 +231,12 @@ try {
   const { files, startup, total, packages } = withMcp;
   console.log(`Worker startup script (${files.filter((f) => !withMcp.lazy.includes(join(outdir, 'with-mcp', 'dist', f))).join(' + ')}): ${describe(startup)}`);
   console.log(`  every module uploaded (${files.join(', ')}): ${describe(total)}`);
-  console.log(`Without the MCP client: startup ${kb(noMcp.startup.raw)} KB raw, ${kb(noMcp.startup.gzip)} KB gzip; every module ${kb(noMcp.total.raw)} KB raw, ${kb(noMcp.total.gzip)} KB gzip`);
-  console.log(`  MCP adds ${kb(startup.gzip - noMcp.startup.gzip)} KB gzip to the startup script and ${kb(total.gzip - noMcp.total.gzip)} KB gzip (${kb(total.raw - noMcp.total.raw)} KB raw) in all`);
+  console.log(
+    `Without the MCP client: startup ${kb(noMcp.startup.raw)} KB raw, ${kb(noMcp.startup.gzip)} KB gzip; every module ${kb(noMcp.total.raw)} KB raw, ${kb(noMcp.total.gzip)} KB gzip`,
+  );
+  console.log(
+    `  MCP adds ${kb(startup.gzip - noMcp.startup.gzip)} KB gzip to the startup script and ${kb(total.gzip - noMcp.total.gzip)} KB gzip (${kb(total.raw - noMcp.total.raw)} KB raw) in all`,
+  );
   console.log('Largest contributors (KB in the bundle, before gzip):');
   for (const p of packages.slice(0, 10)) console.log(`  ${p.name.padEnd(32)} ${String(p.kb).padStart(7)}`);
   console.log(`Startup: bundle evaluation ${times.evalMs} ms, first request (builds the app) ${times.firstRequestMs} ms — median of 5 fresh Node processes`);

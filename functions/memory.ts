@@ -63,7 +63,14 @@ const RECALL_SCAN = 200;
 const STOP_WORDS = new Set('the and for are was were what does did with that this from have has how who which when where about into your you'.split(' '));
 
 async function byWords(memory: MemoryStore, query: string, type: string | undefined, limit: number): Promise<Memory[]> {
-  const words = [...new Set(query.toLowerCase().split(/\W+/).filter((w) => w.length > 2 && !STOP_WORDS.has(w)))];
+  const words = [
+    ...new Set(
+      query
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((w) => w.length > 2 && !STOP_WORDS.has(w)),
+    ),
+  ];
   if (words.length === 0) return [];
   const recent = await memory.recall(undefined, type, RECALL_SCAN);
   return recent

@@ -88,7 +88,9 @@ export async function generate() {
       `${HEADER('@speed-highlight/core/languages and src/web/client/languages.js')}` +
       `/** Each highlighted language's grammar module (with the grammars it embeds), served as assets/hl-<name>.js. */\n` +
       `export const highlightLanguages: Record<string, string> = {\n` +
-      Object.entries(languages).map(([name, code]) => `  ${JSON.stringify(name)}: ${JSON.stringify(code)},\n`).join('') +
+      Object.entries(languages)
+        .map(([name, code]) => `  ${JSON.stringify(name)}: ${JSON.stringify(code)},\n`)
+        .join('') +
       `};\n`,
   };
 }

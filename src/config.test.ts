@@ -36,9 +36,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ ALLOWED_HOSTS: 'Dev.Example.test, [fd00::1] ,box' }).allowedHosts).toEqual(['dev.example.test', '[fd00::1]', 'box']);
   });
 
-  it.each(['http://dev.example.test', 'dev.example.test:8787', 'dev.example.test/app', 'a b', 'fd00::1'])('refuses ALLOWED_HOSTS=%s with a message that shows the form', (value) => {
-    expect(() => loadConfig({ ALLOWED_HOSTS: value })).toThrow(/ALLOWED_HOSTS=.*bare host name such as dev\.example\.test/);
-  });
+  it.each(['http://dev.example.test', 'dev.example.test:8787', 'dev.example.test/app', 'a b', 'fd00::1'])(
+    'refuses ALLOWED_HOSTS=%s with a message that shows the form',
+    (value) => {
+      expect(() => loadConfig({ ALLOWED_HOSTS: value })).toThrow(/ALLOWED_HOSTS=.*bare host name such as dev\.example\.test/);
+    },
+  );
 
   it('splits CORS origins', () => {
     expect(loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins).toEqual(['https://a.example', 'https://b.example']);
@@ -60,7 +63,10 @@ describe('MCP_SERVERS', () => {
 
   it('is empty by default and reads servers with headers and an allowlist', () => {
     expect(loadConfig({}).mcp).toEqual({ servers: [], toolsTtlMs: 300_000 });
-    const c = loadConfig({ MCP_SERVERS: JSON.stringify([server, { name: 'docs_2', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer x' }, tools: ['search'] }]), MCP_TOOLS_TTL_S: '0' });
+    const c = loadConfig({
+      MCP_SERVERS: JSON.stringify([server, { name: 'docs_2', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer x' }, tools: ['search'] }]),
+      MCP_TOOLS_TTL_S: '0',
+    });
     expect(c.mcp).toEqual({
       servers: [
         { name: 'crm', url: 'https://crm.example/mcp', headers: {} },
@@ -99,8 +105,18 @@ describe('MCP_SERVERS', () => {
 
   it('reads the gateway settings: retries, keys, forwarding off by default, the model mapping', () => {
     expect(loadConfig({}).gateway).toEqual({ retries: 2, keys: [], forwardClientKey: false, models: {} });
-    const c = loadConfig({ GATEWAY_RETRIES: '0', GATEWAY_KEYS: ' key-aaaaaaaaaaaaaaaa , key-bbbbbbbbbbbbbbbb', GATEWAY_FORWARD_CLIENT_KEY: 'true', GATEWAY_MODELS: 'gpt-4o=llama-3.3-70b, *=qwen2.5' });
-    expect(c.gateway).toEqual({ retries: 0, keys: ['key-aaaaaaaaaaaaaaaa', 'key-bbbbbbbbbbbbbbbb'], forwardClientKey: true, models: { 'gpt-4o': 'llama-3.3-70b', '*': 'qwen2.5' } });
+    const c = loadConfig({
+      GATEWAY_RETRIES: '0',
+      GATEWAY_KEYS: ' key-aaaaaaaaaaaaaaaa , key-bbbbbbbbbbbbbbbb',
+      GATEWAY_FORWARD_CLIENT_KEY: 'true',
+      GATEWAY_MODELS: 'gpt-4o=llama-3.3-70b, *=qwen2.5',
+    });
+    expect(c.gateway).toEqual({
+      retries: 0,
+      keys: ['key-aaaaaaaaaaaaaaaa', 'key-bbbbbbbbbbbbbbbb'],
+      forwardClientKey: true,
+      models: { 'gpt-4o': 'llama-3.3-70b', '*': 'qwen2.5' },
+    });
   });
 
   it('refuses short gateway keys, a mapping that is not pairs and more than 5 retries, saying what to write', () => {

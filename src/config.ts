@@ -3,15 +3,18 @@
 import * as z from 'zod';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const flag = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
-  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', '']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
 /** A host name or IP literal as it appears in a Host header, without the port. */
 export const HOST_NAME = /^(?:\[[0-9a-f:.]+\]|[a-z0-9-]+(?:\.[a-z0-9-]+)*)$/;
 const hostList = z
   .string()
-  .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  )
   .refine((names) => names.every((n) => HOST_NAME.test(n)), {
     error: 'each entry must be a bare host name such as dev.example.test or [fd00::1], without scheme, port or path',
   });
@@ -44,12 +47,18 @@ const EnvSchema = z.object({
   GATEWAY_MODELS: z
     .string()
     .default('')
-    .refine((v) => splitList(v).every((pair) => /^[^=\s]+=[^=\s]+$/.test(pair)), 'write the mapping as client=upstream pairs, comma-separated ("*=upstream" for every other model)'),
+    .refine(
+      (v) => splitList(v).every((pair) => /^[^=\s]+=[^=\s]+$/.test(pair)),
+      'write the mapping as client=upstream pairs, comma-separated ("*=upstream" for every other model)',
+    ),
   MCP_TOOLS_TTL_S: int(0, 86_400).default(300),
 });
 
 function splitList(v: string): string[] {
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export type Env = Record<string, string | undefined>;
@@ -119,7 +128,8 @@ export class ConfigError extends Error {
 /** A server name: letters, digits, `-` and single `_`, so that `__` in a tool's name marks where the server ends. */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
 export const MCP_SERVER_NAME_MAX = 24;
-const MCP_EXAMPLE = 'write a JSON array such as [{"name":"crm","url":"https://crm.example/mcp","headers":{"authorization":"Bearer …"},"tools":["find_customer"]}]';
+const MCP_EXAMPLE =
+  'write a JSON array such as [{"name":"crm","url":"https://crm.example/mcp","headers":{"authorization":"Bearer …"},"tools":["find_customer"]}]';
 
 /**
  * MCP_SERVERS, checked entry by entry. Its messages never quote the value: headers hold credentials.
@@ -148,18 +158,29 @@ export function parseMcpServers(text: string | undefined): { servers: McpServerC
     const before = problems.length;
     for (const key of Object.keys(rest)) problems.push(`${at}.${key}: unknown field (use name, url, headers, tools)`);
     if (typeof name !== 'string' || !MCP_SERVER_NAME.test(name) || name.length > MCP_SERVER_NAME_MAX || name.endsWith('_')) {
-      problems.push(`${at}.name: must be 1–${MCP_SERVER_NAME_MAX} letters, digits, "-" or single "_" (not at the end), e.g. "crm"; it prefixes the tool names as <name>__<tool>`);
+      problems.push(
+        `${at}.name: must be 1–${MCP_SERVER_NAME_MAX} letters, digits, "-" or single "_" (not at the end), e.g. "crm"; it prefixes the tool names as <name>__<tool>`,
+      );
     } else if (seen.has(name)) problems.push(`${at}.name: "${name}" is used by an earlier server; names must be unique`);
     if (typeof name === 'string') seen.add(name);
-    if (typeof url !== 'string' || !isHttpUrl(url)) problems.push(`${at}.url: must be the http(s) URL of the server's Streamable HTTP endpoint, e.g. https://crm.example/mcp`);
-    if (headers !== undefined && (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string'))) {
+    if (typeof url !== 'string' || !isHttpUrl(url))
+      problems.push(`${at}.url: must be the http(s) URL of the server's Streamable HTTP endpoint, e.g. https://crm.example/mcp`);
+    if (
+      headers !== undefined &&
+      (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string'))
+    ) {
       problems.push(`${at}.headers: must be an object of string values, e.g. {"authorization":"Bearer …"}`);
     }
     if (tools !== undefined && (!Array.isArray(tools) || tools.length === 0 || tools.some((t) => typeof t !== 'string' || t === ''))) {
       problems.push(`${at}.tools: must be a non-empty array of the server's tool names (leave it out to offer every tool)`);
     }
     if (problems.length > before) continue;
-    servers.push({ name: name as string, url: url as string, headers: { ...(headers as Record<string, string> | undefined) }, ...(tools ? { tools: [...(tools as string[])] } : {}) });
+    servers.push({
+      name: name as string,
+      url: url as string,
+      headers: { ...(headers as Record<string, string> | undefined) },
+      ...(tools ? { tools: [...(tools as string[])] } : {}),
+    });
   }
   return { servers, problems };
 }
@@ -200,7 +221,9 @@ export function loadConfig(env: Env): Config {
     keepaliveMs: e.KEEPALIVE_MS,
     toolTimeoutMs: e.TOOL_TIMEOUT_MS,
     modelRetries: e.MODEL_RETRIES,
-    corsOrigins: e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    corsOrigins: e.CORS_ORIGINS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     allowedHosts: e.ALLOWED_HOSTS,
     turnTokenSecret: e.TURN_TOKEN_SECRET,
     turnTokenTtlS: e.TURN_TOKEN_TTL_S ?? Math.max(300, minTtlS),

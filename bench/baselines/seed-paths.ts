@@ -22,7 +22,10 @@ export function buildSeedPathIndex(paths: Iterable<string>): SeedPathIndex {
   const distinct = [...new Set(entries.flatMap((e) => e.comps))];
   return {
     suggest(attempt: string, limit = 3): string[] {
-      const att = attempt.replace(/^\.?\/+/, '').replace(/\/+$/, '').split('/');
+      const att = attempt
+        .replace(/^\.?\/+/, '')
+        .replace(/\/+$/, '')
+        .split('/');
       const last = att[att.length - 1]!;
       const near = att.map((a) => new Set(distinct.filter((c) => Math.abs(c.length - a.length) <= 2 && distance(a, c) <= 2)));
       const scored: Array<[string, number]> = [];
@@ -38,7 +41,10 @@ export function buildSeedPathIndex(paths: Iterable<string>): SeedPathIndex {
         else s -= 5 * Math.abs(e.comps.length - att.length);
         if (s >= 20) scored.push([e.p, s]);
       }
-      return scored.sort((a, b) => b[1] - a[1]).slice(0, limit).map(([p]) => p);
+      return scored
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, limit)
+        .map(([p]) => p);
     },
   };
 }

@@ -100,7 +100,15 @@ function families(tree: string[]): Family[] {
     { name: 'deep nesting (arrays)', layer: 'arguments', make: (n) => call('read_file', nested(`{"path":"${real}","x":`, '[', '', ']', '}', n)) },
     { name: 'deep nesting (objects)', layer: 'arguments', make: (n) => call('read_file', nested('{"path":', '{"a":', '1', '}', '}', n)) },
     { name: 'deep nesting, unclosed', layer: 'arguments', make: (n) => call('read_file', framed('{"path":', '[', '', n)) },
-    { name: 'JSON string holding JSON', layer: 'arguments', make: (n) => call('read_file', longestWithin(n, (k) => JSON.stringify(JSON.stringify({ path: real, x: fill('ab\\"', k) })))) },
+    {
+      name: 'JSON string holding JSON',
+      layer: 'arguments',
+      make: (n) =>
+        call(
+          'read_file',
+          longestWithin(n, (k) => JSON.stringify(JSON.stringify({ path: real, x: fill('ab\\"', k) }))),
+        ),
+    },
     // Layer 2: the tool name.
     { name: 'long name of capitals', layer: 'name', make: (n) => call(fill('A', n), '{}') },
     { name: 'long namespaced name', layer: 'name', make: (n) => call(framed('', 'functions.', 'read_file', n), '{}') },
@@ -126,7 +134,11 @@ function families(tree: string[]): Family[] {
     { name: 'unclosed quotes', layer: 'content', make: (n) => writeFile('src/a.ts', (k) => fill('"\'`', k), n) },
     { name: 'one long line', layer: 'content', make: (n) => writeFile('src/a.ts', (k) => framed('const s = ', 'ab ', ';\n', k), n) },
     { name: 'python literals', layer: 'content', make: (n) => writeFile('app.py', (k) => framed('x = [', 'True, None, ', 'False]\n', k), n) },
-    { name: 'JSX openers and text', layer: 'content', make: (n) => writeFile('src/A.tsx', (k) => framed('export const A = () => (', '<p a="(" b={[x]}>return <i>( [ ', '\n', k), n) },
+    {
+      name: 'JSX openers and text',
+      layer: 'content',
+      make: (n) => writeFile('src/A.tsx', (k) => framed('export const A = () => (', '<p a="(" b={[x]}>return <i>( [ ', '\n', k), n),
+    },
     // biome-ignore lint/suspicious/noTemplateCurlyInString: TypeScript source as the input: the template literal is the point
     { name: 'multi-line template', layer: 'content', make: (n) => writeFile('src/a.ts', (k) => framed('const t = `', '...\n${a} {\n', '`;\n', k), n) },
     { name: 'lua varargs', layer: 'content', make: (n) => writeFile('a.lua', (k) => framed('local function f(...)\n', 'local t = { ... }\n', 'end\n', k), n) },
@@ -145,7 +157,11 @@ function families(tree: string[]): Family[] {
     { name: 'many calls', layer: 'text-calls', make: (n) => text(fill(`<tool_call>${validCall}</tool_call>\n`, n)) },
     { name: 'example cues', layer: 'text-calls', make: (n) => text(fill(`for example, such as: ${validCall}\n`, n)) },
     { name: 'python literals', layer: 'text-calls', make: (n) => text(framed('\n{"x": [', 'True, None, ', 'False]}', n)) },
-    { name: 'deep nesting', layer: 'text-calls', make: (n) => text(nested('<tool_call>{"name":"read_file","arguments":{"x":', '[', '', ']', '}}</tool_call>', n)) },
+    {
+      name: 'deep nesting',
+      layer: 'text-calls',
+      make: (n) => text(nested('<tool_call>{"name":"read_file","arguments":{"x":', '[', '', ']', '}}</tool_call>', n)),
+    },
     // The text hold.
     { name: 'prose', layer: 'text-hold', make: (n) => deltas(fill('The quick brown fox jumps over the lazy dog. ', n)) },
     { name: 'blank lines', layer: 'text-hold', make: (n) => deltas(framed('Hi.', '\n \t', '', n)) },
@@ -175,7 +191,10 @@ function longestWithin(n: number, make: (k: number) => string): string {
 
 /** write_file of `content(k)`, the arguments at most `n` characters. */
 const writeFile = (path: string, content: (k: number) => string, n: number): Input =>
-  call('write_file', longestWithin(n, (k) => JSON.stringify({ path, content: content(k) })));
+  call(
+    'write_file',
+    longestWithin(n, (k) => JSON.stringify({ path, content: content(k) })),
+  );
 
 // ---- timing ----------------------------------------------------------------------------------------
 
@@ -263,7 +282,13 @@ export async function runAdversarial(opts: { family?: string; maxSize?: number; 
     const exponent = slope(points);
     const lastExponent = points.length >= 2 ? slope(points.slice(-2)) : null;
     const at100k = ms[100_000];
-    const meetsGoal = at100k !== null && at100k !== undefined && at100k <= GOAL_MS_AT_100K && exponent !== null && exponent <= GOAL_EXPONENT && Object.values(ms).every((v) => v !== null);
+    const meetsGoal =
+      at100k !== null &&
+      at100k !== undefined &&
+      at100k <= GOAL_MS_AT_100K &&
+      exponent !== null &&
+      exponent <= GOAL_EXPONENT &&
+      Object.values(ms).every((v) => v !== null);
     results.push({
       family: f.name,
       layer: f.layer,
@@ -282,7 +307,8 @@ export async function runAdversarial(opts: { family?: string; maxSize?: number; 
 }
 
 const label = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000} MB` : `${n / 1_000} KB`);
-const fmt = (ms: number | null | undefined) => (ms === null || ms === undefined ? `> ${BUDGET_MS / 1000} s` : ms < 1 ? ms.toFixed(3) : ms < 100 ? ms.toFixed(2) : ms.toFixed(0));
+const fmt = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? `> ${BUDGET_MS / 1000} s` : ms < 1 ? ms.toFixed(3) : ms < 100 ? ms.toFixed(2) : ms.toFixed(0);
 
 export function printAdversarial(report: AdversarialReport): void {
   printTable(

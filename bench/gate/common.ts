@@ -99,7 +99,17 @@ export function printTable(title: string, header: string[], rows: (string | numb
   for (const r of cells.slice(1)) console.log(line(r));
 }
 
-const RATE_KEYS = ['recall', 'falseBlockRate', 'validChangedRate', 'repairedToGold', 'wrongRepairRate', 'repairPrecision', 'top1', 'top3', 'abstention'] as const;
+const RATE_KEYS = [
+  'recall',
+  'falseBlockRate',
+  'validChangedRate',
+  'repairedToGold',
+  'wrongRepairRate',
+  'repairPrecision',
+  'top1',
+  'top3',
+  'abstention',
+] as const;
 
 /** The standard report: the gate and each baseline side by side, then the gate's per-label figures. */
 export function printReport(report: CorpusReport): void {
@@ -140,7 +150,10 @@ export function printReport(report: CorpusReport): void {
 
 /** BFCL string standardisation: drop spaces and `, . / - _ * ^`, lower-case, `'` → `"`. */
 export function standardise(s: string): string {
-  return s.replace(/[ ,./\-_*^]/g, '').toLowerCase().replace(/'/g, '"');
+  return s
+    .replace(/[ ,./\-_*^]/g, '')
+    .toLowerCase()
+    .replace(/'/g, '"');
 }
 
 export const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

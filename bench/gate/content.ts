@@ -14,9 +14,25 @@ export interface Case {
 }
 
 const EXT: Record<string, string> = {
-  python: 'py', typescript: 'ts', javascript: 'js', rust: 'rs', go: 'go', c: 'c', cpp: 'cpp', csharp: 'cs',
-  css: 'css', dart: 'dart', html: 'html', java: 'java', kotlin: 'kt', lua: 'lua', php: 'php', ruby: 'rb',
-  shell: 'sh', sql: 'sql', vue: 'vue',
+  python: 'py',
+  typescript: 'ts',
+  javascript: 'js',
+  rust: 'rs',
+  go: 'go',
+  c: 'c',
+  cpp: 'cpp',
+  csharp: 'cs',
+  css: 'css',
+  dart: 'dart',
+  html: 'html',
+  java: 'java',
+  kotlin: 'kt',
+  lua: 'lua',
+  php: 'php',
+  ruby: 'rb',
+  shell: 'sh',
+  sql: 'sql',
+  vue: 'vue',
 };
 
 /** The path the file would be written to: its own for repository files, else one for its language. */
@@ -27,7 +43,10 @@ export function hintPath(c: Case): string {
 }
 
 function score(cases: Case[], flagged: boolean[], us: number[], byCat?: string[][]): Figures {
-  let pos = 0, tp = 0, neg = 0, fp = 0;
+  let pos = 0,
+    tp = 0,
+    neg = 0,
+    fp = 0;
   const perLabel: Record<string, { cases: number; recall: number; falseBlockRate: number }> = {};
   const tally: Record<string, { n: number; pos: number; tp: number; neg: number; fp: number }> = {};
   cases.forEach((c, i) => {
@@ -78,7 +97,19 @@ export async function run(raw: unknown[], _opts: { corpusPath: string }): Promis
   const seed = timeEach(cases, (c) => seedCheckContent(c.content));
   return {
     corpus: 'content',
-    ...score(cases, gate.results.map((r) => r.length > 0), gate.us, gate.results),
-    baselines: { seed: score(cases, seed.results.map((r) => r.length > 0), seed.us, seed.results) },
+    ...score(
+      cases,
+      gate.results.map((r) => r.length > 0),
+      gate.us,
+      gate.results,
+    ),
+    baselines: {
+      seed: score(
+        cases,
+        seed.results.map((r) => r.length > 0),
+        seed.us,
+        seed.results,
+      ),
+    },
   };
 }

@@ -23,13 +23,19 @@ interface Suggester {
 const strip = (p: string) => p.replace(/^\.?\/+/, '').replace(/\/+$/, '');
 
 function treeLines(file: string): string[] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
 }
 
 function score(cases: Case[], results: string[][], us: number[]): Figures {
   const perLabel: Record<string, { cases: number; recall: number; [f: string]: number }> = {};
   const tally: Record<string, { n: number; gold: number; t1: number; t3: number; nul: number; abs: number }> = {};
-  let gold = 0, t1 = 0, t3 = 0, nul = 0, abs = 0;
+  let gold = 0,
+    t1 = 0,
+    t3 = 0,
+    nul = 0,
+    abs = 0;
   cases.forEach((c, i) => {
     const s = results[i]!.map(strip);
     const { mistake } = c;
@@ -70,7 +76,13 @@ function score(cases: Case[], results: string[][], us: number[]): Figures {
   // Every case is a blocked path: what its message offers.
   const offered = results.reduce((n, r) => n + r.length, 0);
   const listed = cases.filter((c, i) => c.gold !== null && results[i]!.map(strip).includes(strip(c.gold))).length;
-  const suggestions = { blocks: cases.length, meanSuggestions: round(ratio(offered, cases.length), 3), withGold: gold, goldFirst: round(ratio(t1, gold)), goldListed: round(ratio(listed, gold)) };
+  const suggestions = {
+    blocks: cases.length,
+    meanSuggestions: round(ratio(offered, cases.length), 3),
+    withGold: gold,
+    goldFirst: round(ratio(t1, gold)),
+    goldListed: round(ratio(listed, gold)),
+  };
   return {
     cases: cases.length,
     suggestions,

@@ -34,7 +34,10 @@ export function multisetEqual(calls: readonly Call[], expected: readonly GoldCal
 }
 
 function score(cases: Case[], results: Call[][], us: number[]): Figures {
-  let pos = 0, ok = 0, neg = 0, fp = 0;
+  let pos = 0,
+    ok = 0,
+    neg = 0,
+    fp = 0;
   const tally: Record<string, { n: number; good: number }> = {};
   cases.forEach((c, i) => {
     const positive = c.expect.calls.length > 0;

@@ -6,7 +6,20 @@ import { seedValidate } from '../baselines/tool-calls-seed.ts';
 import { gate } from '../../src/gate/index.ts';
 import type { ProposedCall, ToolSpec, VerdictKind } from '../../src/gate/types.ts';
 import { deepEqual } from '../../src/gate/schema.ts';
-import { changedValueMatches, isDict, matchesGold, percentile, ratio, round, timeEach, valueMatches, type CorpusReport, type Figures, type GoldCall, type SuggestionFigures } from './common.ts';
+import {
+  changedValueMatches,
+  isDict,
+  matchesGold,
+  percentile,
+  ratio,
+  round,
+  timeEach,
+  valueMatches,
+  type CorpusReport,
+  type Figures,
+  type GoldCall,
+  type SuggestionFigures,
+} from './common.ts';
 
 interface Case {
   id: string;
@@ -61,7 +74,9 @@ export function judgeRepair(c: Case, o: Outcome): boolean | undefined {
   const judges = (c.expect.gold ?? []).filter((g) => g.name === o.name && untouched.every((k) => acceptable(g, k)?.some((a) => valueMatches(repaired[k], a))));
   if (judges.length === 0) return undefined;
   return judges.some(
-    (g) => changed.every((k) => changedValueMatches(repaired[k], acceptable(g, k) ?? [])) && removed.every((k) => acceptable(g, k) === undefined || acceptable(g, k)!.includes('')),
+    (g) =>
+      changed.every((k) => changedValueMatches(repaired[k], acceptable(g, k) ?? [])) &&
+      removed.every((k) => acceptable(g, k) === undefined || acceptable(g, k)!.includes('')),
   );
 }
 
@@ -107,7 +122,8 @@ export function score(cases: readonly Case[], outcomes: readonly Outcome[], us: 
       else judgedWrong.push(c.id);
     }
     for (const label of c.expect.labels) {
-      const l = (perLabel[label] ??= { cases: 0, caught: 0, repaired: 0, possible: 0, toGold: 0 });
+      perLabel[label] ??= { cases: 0, caught: 0, repaired: 0, possible: 0, toGold: 0 };
+      const l = perLabel[label];
       l.cases++;
       if (isCaught) l.caught++;
       if (o.verdict === 'repaired') l.repaired++;
@@ -127,13 +143,30 @@ export function score(cases: readonly Case[], outcomes: readonly Outcome[], us: 
     judgedWrong,
     p50us: round(percentile(us, 50), 2),
     p99us: round(percentile(us, 99), 2),
-    counts: { invalid, caught, valid, falseBlocks, validChanged, possibleAnswer: possible, repairedToGold, scoredRepairs, wrongRepairs, judgedRepairs: judged, rightRepairs: right },
+    counts: {
+      invalid,
+      caught,
+      valid,
+      falseBlocks,
+      validChanged,
+      possibleAnswer: possible,
+      repairedToGold,
+      scoredRepairs,
+      wrongRepairs,
+      judgedRepairs: judged,
+      rightRepairs: right,
+    },
     perLabel: Object.fromEntries(
       Object.entries(perLabel)
         .sort()
         .map(([label, l]) => [
           label,
-          { cases: l.cases, recall: round(ratio(l.caught, l.cases)), repaired: round(ratio(l.repaired, l.cases)), repairedToGold: round(ratio(l.toGold, l.possible)) },
+          {
+            cases: l.cases,
+            recall: round(ratio(l.caught, l.cases)),
+            repaired: round(ratio(l.repaired, l.cases)),
+            repairedToGold: round(ratio(l.toGold, l.possible)),
+          },
         ]),
     ),
   };
@@ -162,10 +195,16 @@ export function phantomSuggestions(cases: readonly Case[], outcomes: readonly Ou
     if (s.length > 0 && gold.has(s[0]!)) first++;
     if (s.some((x) => gold.has(x))) listed++;
   });
-  return { blocks, meanSuggestions: round(ratio(offered, blocks), 3), withGold, goldFirst: round(ratio(first, withGold)), goldListed: round(ratio(listed, withGold)) };
+  return {
+    blocks,
+    meanSuggestions: round(ratio(offered, blocks), 3),
+    withGold,
+    goldFirst: round(ratio(first, withGold)),
+    goldListed: round(ratio(listed, withGold)),
+  };
 }
 
-export async function run(raw: any[], opts: { corpusPath: string; verbose?: boolean }): Promise<CorpusReport> {
+export async function run(raw: unknown[], opts: { corpusPath: string; verbose?: boolean }): Promise<CorpusReport> {
   const cases = raw as Case[];
   const inputs = cases.map((c, i) => ({
     call: { id: `call_${i}`, name: c.call.name, arguments: c.call.arguments } satisfies ProposedCall,

@@ -36,7 +36,10 @@ export const deleteFile = defineTool({
     const refs = await references(workspace, path, folder);
     if (refs.length > 0) {
       result.references = refs;
-      const where = refs.slice(0, 5).map((r) => `${r.path}:${r.line}`).join(', ');
+      const where = refs
+        .slice(0, 5)
+        .map((r) => `${r.path}:${r.line}`)
+        .join(', ');
       result._next_action = {
         instruction: `${refs.length} place(s) still refer to the deleted ${folder ? 'folder' : 'file'} "${path}" (${where}${refs.length > 5 ? ', …' : ''}). Update or remove those references.`,
       };

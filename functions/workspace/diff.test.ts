@@ -4,7 +4,9 @@ import { diffLines, fileDiff, MAX_DIFF_LINES, MAX_LINE_CHARS } from './diff.ts';
 
 const text = (s: string) => ({ content: s, encoding: 'utf-8' as const });
 const numbered = (n: number, edit?: (i: number) => string | null) =>
-  `${Array.from({ length: n }, (_, i) => (edit ? edit(i) : `line ${i + 1}`)).filter((l) => l !== null).join('\n')}\n`;
+  `${Array.from({ length: n }, (_, i) => (edit ? edit(i) : `line ${i + 1}`))
+    .filter((l) => l !== null)
+    .join('\n')}\n`;
 
 describe('fileDiff', () => {
   it('writes hunks as diff -u does: 3 lines of context, nearby changes in one hunk, far ones apart', () => {
@@ -27,7 +29,17 @@ describe('fileDiff', () => {
 
   it('one changed line in a long file is one small hunk', () => {
     const d = fileDiff('big.ts', text(numbered(50_000)), text(numbered(50_000, (i) => (i === 30_000 ? 'changed' : `line ${i + 1}`))));
-    expect(d.hunks.split('\n')).toEqual(['@@ -29998,7 +29998,7 @@', ' line 29998', ' line 29999', ' line 30000', '-line 30001', '+changed', ' line 30002', ' line 30003', ' line 30004']);
+    expect(d.hunks.split('\n')).toEqual([
+      '@@ -29998,7 +29998,7 @@',
+      ' line 29998',
+      ' line 29999',
+      ' line 30000',
+      '-line 30001',
+      '+changed',
+      ' line 30002',
+      ' line 30003',
+      ' line 30004',
+    ]);
   });
 
   it('caps the hunks a file shows and the length of a line, and says how much was left out; the counts stay whole', () => {
@@ -48,7 +60,14 @@ describe('fileDiff', () => {
   });
 
   it('a binary file gets no hunks', () => {
-    expect(fileDiff('img.png', null, { content: '/w==', encoding: 'base64' })).toEqual({ path: 'img.png', change: 'created', added: 0, removed: 0, hunks: '', binary: true });
+    expect(fileDiff('img.png', null, { content: '/w==', encoding: 'base64' })).toEqual({
+      path: 'img.png',
+      change: 'created',
+      added: 0,
+      removed: 0,
+      hunks: '',
+      binary: true,
+    });
   });
 });
 

@@ -38,9 +38,7 @@ export const writeFile = defineTool({
 
     const existing = await workspace.read(path);
     if (existing && args.overwrite === false && !args.append) {
-      throw new Error(
-        `"${path}" already exists. Pass overwrite: true to replace it, append: true to add to its end, or use patch_file to change part of it.`,
-      );
+      throw new Error(`"${path}" already exists. Pass overwrite: true to replace it, append: true to add to its end, or use patch_file to change part of it.`);
     }
 
     let content: string;

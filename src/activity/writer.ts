@@ -164,7 +164,10 @@ export class BatchingActivityWriter implements ActivityWriter {
     const refused: RefusedRow[] = [];
     await this.writeWithRetry(kind, rows, write, refused);
     if (refused.length === 0) return;
-    const named = refused.slice(0, MAX_NAMED).map((r) => `${r.id} (${r.error})`).join(', ');
+    const named = refused
+      .slice(0, MAX_NAMED)
+      .map((r) => `${r.id} (${r.error})`)
+      .join(', ');
     const more = refused.length > MAX_NAMED ? ` and ${refused.length - MAX_NAMED} more` : '';
     this.log(`[activity] ${this.sink.name}: refused ${refused.length} of ${rows.length} ${kind} rows, wrote the others: ${named}${more}`);
   }

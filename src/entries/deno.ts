@@ -23,14 +23,22 @@ export function serveFunction(basePath: `/${string}`): void {
   const env = Deno.env.toObject();
   // Present on Supabase (hosted and `supabase functions serve`): keeps the worker alive for the activity flush.
   const edgeRuntime = (globalThis as { EdgeRuntime?: EdgeRuntimeGlobal }).EdgeRuntime;
-  const app = createApp(edgeDeps(env, {
-    name: edgeRuntime ? 'Supabase Edge Functions' : 'Deno',
-    // A Supabase function is always reachable from the internet; plain Deno knows its bind address.
-    local: !edgeRuntime && isLoopbackHost(env.HOST ?? '127.0.0.1'),
-    waitUntil: edgeRuntime ? (promise) => edgeRuntime.waitUntil(promise) : undefined,
-  }));
+  const app = createApp(
+    edgeDeps(env, {
+      name: edgeRuntime ? 'Supabase Edge Functions' : 'Deno',
+      // A Supabase function is always reachable from the internet; plain Deno knows its bind address.
+      local: !edgeRuntime && isLoopbackHost(env.HOST ?? '127.0.0.1'),
+      waitUntil: edgeRuntime ? (promise) => edgeRuntime.waitUntil(promise) : undefined,
+    }),
+  );
   const root = new Hono().route(basePath, app);
   // The edge runtime decides the listener itself; plain Deno listens where PORT/HOST say (loopback by default).
-  const listen = edgeRuntime ? {} : { port: Number(env.PORT ?? 8000), hostname: env.HOST ?? '127.0.0.1', onListen: (a: { hostname: string; port: number }) => console.log(`rebound (deno) listening on http://${a.hostname}:${a.port}${basePath}`) };
+  const listen = edgeRuntime
+    ? {}
+    : {
+        port: Number(env.PORT ?? 8000),
+        hostname: env.HOST ?? '127.0.0.1',
+        onListen: (a: { hostname: string; port: number }) => console.log(`rebound (deno) listening on http://${a.hostname}:${a.port}${basePath}`),
+      };
   Deno.serve(listen, root.fetch);
 }

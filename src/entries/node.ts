@@ -34,11 +34,18 @@ async function main() {
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const host = info.address.includes(':') ? `[${info.address}]` : info.address;
     console.log(`Rebound listening on http://${host}:${info.port}`);
-    console.log(model.demo ? '  model: DEMO (built-in scripted model; set OPENAI_API_KEY to use a real one)' : `  model: ${model.model} via ${config.openai.baseURL ?? 'https://api.openai.com/v1'}`);
+    console.log(
+      model.demo
+        ? '  model: DEMO (built-in scripted model; set OPENAI_API_KEY to use a real one)'
+        : `  model: ${model.model} via ${config.openai.baseURL ?? 'https://api.openai.com/v1'}`,
+    );
     console.log(`  ${auth.description}`);
     console.log(`  database: embedded PGlite in ${dataDir}`);
-    console.log(`  gateway: POST /v1/chat/completions → ${config.openai.baseURL ?? 'https://api.openai.com/v1'} (${config.gateway.keys.length} gateway key(s), ${config.gateway.retries} retries${config.gateway.forwardClientKey ? ', client keys forwarded' : ''})`);
-    if (config.mcp.servers.length) console.log(`  MCP servers: ${config.mcp.servers.map((s) => `${s.name} (${new URL(s.url).origin})`).join(', ')}; GET /v1/tools lists their tools`);
+    console.log(
+      `  gateway: POST /v1/chat/completions → ${config.openai.baseURL ?? 'https://api.openai.com/v1'} (${config.gateway.keys.length} gateway key(s), ${config.gateway.retries} retries${config.gateway.forwardClientKey ? ', client keys forwarded' : ''})`,
+    );
+    if (config.mcp.servers.length)
+      console.log(`  MCP servers: ${config.mcp.servers.map((s) => `${s.name} (${new URL(s.url).origin})`).join(', ')}; GET /v1/tools lists their tools`);
     if (local.interrupted.length > 0) console.log(`  closed ${local.interrupted.length} turn(s) left running by an earlier process as interrupted`);
     console.log(`  chat: http://${host}:${info.port}/   dashboard: http://${host}:${info.port}/dashboard`);
   });

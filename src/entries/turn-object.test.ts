@@ -23,7 +23,8 @@ function alarmState() {
 }
 
 const env = { KEEPALIVE_MS: '10000', TURN_TOKEN_SECRET: 'turn-object-test-secret-0123456789' };
-const chat = () => new Request('http://127.0.0.1:8787/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) });
+const chat = () =>
+  new Request('http://127.0.0.1:8787/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) });
 
 afterEach(() => {
   vi.useRealTimers();
@@ -72,7 +73,13 @@ describe('TurnObject', () => {
   it('serves every request of its turns from one app: a reconnect after the end replays the turn from memory', async () => {
     const alarm = alarmState();
     const object = new TurnObject(alarm.state, env);
-    const created = await object.fetch(new Request('http://127.0.0.1:8787/v1/turns', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) }));
+    const created = await object.fetch(
+      new Request('http://127.0.0.1:8787/v1/turns', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hi' }),
+      }),
+    );
     expect(created.status).toBe(201);
     const { streamUrl } = (await created.json()) as { streamUrl: string };
     const first = await (await object.fetch(new Request(`http://127.0.0.1:8787${streamUrl}`))).text();

@@ -41,7 +41,15 @@ describe('routeFor', () => {
   });
 
   it('storage in one isolate: all of /v1/ goes to the one object that holds it, the rest stays', () => {
-    for (const [method, path] of [['POST', '/v1/chat'], ['POST', '/v1/ui/chat'], ['GET', '/v1/ui/chat/c/stream'], ['POST', '/v1/turns'], ['GET', `/v1/turns/${ID}/stream`], ['GET', '/v1/sessions/x/messages'], ['OPTIONS', '/v1/turns']] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/chat'],
+      ['POST', '/v1/ui/chat'],
+      ['GET', '/v1/ui/chat/c/stream'],
+      ['POST', '/v1/turns'],
+      ['GET', `/v1/turns/${ID}/stream`],
+      ['GET', '/v1/sessions/x/messages'],
+      ['OPTIONS', '/v1/turns'],
+    ] as const) {
       expect(routeFor(method, path, 'isolate'), `${method} ${path}`).toEqual({ to: 'object', name: LOCAL_OBJECT });
     }
     for (const path of ['/', '/health', '/dashboard', '/v1']) expect(routeFor('GET', path, 'isolate')).toEqual({ to: 'worker' });
@@ -99,7 +107,9 @@ describe('dispatch with shared storage', () => {
     expect(forwarded!.headers.get('content-type')).toBeNull();
 
     // A reconnect reaches the same object, and so does a stop.
-    const stream = await send(new Request(`http://127.0.0.1:8787${new URL(forwarded!.url).pathname}${new URL(forwarded!.url).search}`, { headers: { 'last-event-id': '1' } }));
+    const stream = await send(
+      new Request(`http://127.0.0.1:8787${new URL(forwarded!.url).pathname}${new URL(forwarded!.url).search}`, { headers: { 'last-event-id': '1' } }),
+    );
     expect(stream.status).toBe(200);
     expect(await stream.text()).toMatch(/^id: 2$/m);
     const stop = await send(post(`/v1/turns/${turnId}/stop`, {}));
@@ -125,7 +135,11 @@ function uiChunks(body: string): Array<Record<string, unknown> | string> {
     .map((frame) => (frame === 'data: [DONE]' ? '[DONE]' : (JSON.parse(frame.slice('data: '.length)) as Record<string, unknown>)));
 }
 
-const uiMessage = (chatId: string, text = 'hello') => ({ id: chatId, messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text }] }], trigger: 'submit-message' });
+const uiMessage = (chatId: string, text = 'hello') => ({
+  id: chatId,
+  messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text }] }],
+  trigger: 'submit-message',
+});
 const resume = (chatId: string) => new Request(`http://127.0.0.1:8787/v1/ui/chat/${chatId}/stream`, { headers: { 'x-trace': 'kept' } });
 
 describe('dispatch of the useChat routes with shared storage', () => {

@@ -32,5 +32,7 @@ let warned = false;
 function warnNotDurable(): void {
   if (warned) return;
   warned = true;
-  console.warn('rebound: no TURNS Durable Object binding: turns run in the Worker and end about 30 s after their client leaves. Bind TurnObject as wrangler.toml does.');
+  console.warn(
+    'rebound: no TURNS Durable Object binding: turns run in the Worker and end about 30 s after their client leaves. Bind TurnObject as wrangler.toml does.',
+  );
 }

@@ -6,10 +6,39 @@ import { MAX_ARGUMENTS_CHARS, MAX_NESTING_DEPTH } from './limits.ts';
 
 // The fence as a regex reads it (cubic on a long unclosed fence): unfence must read the same.
 const FENCE = /^```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;
-const fenceish = fc.array(fc.constantFrom('```', '`', 'json', 'a-b_1', ' ', '\t', '\r', '\n', '{}', '"x"', 'é'), { maxLength: 14 }).map((p) => p.join('').trim());
+const fenceish = fc
+  .array(fc.constantFrom('```', '`', 'json', 'a-b_1', ' ', '\t', '\r', '\n', '{}', '"x"', 'é'), { maxLength: 14 })
+  .map((p) => p.join('').trim());
 const codeUnits = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 80 }).map((u) => String.fromCharCode(...u));
 const argumentish = fc
-  .array(fc.constantFrom('{', '}', '[', ']', '"', "'", '\\', ',', ':', ' ', '\n', '//', '/*', '*/', '...', '…', 'True', 'None', 'constructor', '__proto__', '1', '```json\n', '```'), { maxLength: 40 })
+  .array(
+    fc.constantFrom(
+      '{',
+      '}',
+      '[',
+      ']',
+      '"',
+      "'",
+      '\\',
+      ',',
+      ':',
+      ' ',
+      '\n',
+      '//',
+      '/*',
+      '*/',
+      '...',
+      '…',
+      'True',
+      'None',
+      'constructor',
+      '__proto__',
+      '1',
+      '```json\n',
+      '```',
+    ),
+    { maxLength: 40 },
+  )
   .map((p) => p.join(''));
 const depthOf = (v: unknown): number => (typeof v === 'object' && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0);
 

@@ -11,7 +11,11 @@ const tools: ToolSpec[] = [
   },
   {
     name: 'set_flags',
-    parameters: { type: 'object', properties: { flags: { type: 'object', additionalProperties: { type: 'number' } }, note: { type: 'array', items: { type: 'string' } } }, required: ['flags'] },
+    parameters: {
+      type: 'object',
+      properties: { flags: { type: 'object', additionalProperties: { type: 'number' } }, note: { type: 'array', items: { type: 'string' } } },
+      required: ['flags'],
+    },
   },
 ];
 const call = (name: string, args: Record<string, unknown>) => ({ id: 'c1', name, arguments: JSON.stringify(args) });
@@ -22,7 +26,7 @@ describe('bound', () => {
   it('keeps a short text exactly as written, white space included', () => {
     expect(bound('a  b\tc', 10)).toBe('a  b\tc');
   });
-  it("cuts a long one with echo, saying its length", () => {
+  it('cuts a long one with echo, saying its length', () => {
     expect(bound('x'.repeat(50), 10)).toBe('xxxxxxxxxx… (50 chars)');
   });
 });

@@ -11,7 +11,10 @@ function sniffByOldPatterns(content: string): Lang {
   const t = head.trimStart();
   if ((t.startsWith('{') || t.startsWith('[')) && /^[[{]\s*"/.test(t)) return 'json';
   if (/^\s*<(!doctype|html|template|div|script)\b/i.test(t)) return 'html';
-  if (/^\s*(def|class)\s+\w+.*:\s*$/m.test(head) || (/^\s*(from\s+[\w.]+\s+)?import\s+[\w., ]+$/m.test(head) && /:\s*$/m.test(head) && !/[;{}]\s*$/m.test(head)))
+  if (
+    /^\s*(def|class)\s+\w+.*:\s*$/m.test(head) ||
+    (/^\s*(from\s+[\w.]+\s+)?import\s+[\w., ]+$/m.test(head) && /:\s*$/m.test(head) && !/[;{}]\s*$/m.test(head))
+  )
     return 'python';
   if (/^\s*(import|export)\s.+from\s+['"]/m.test(head) || /\b(const|let)\s+\w+\s*=/.test(head) || /=>\s*[{(]/.test(head)) return 'js';
   if (/^\s*package\s+\w+\s*$/m.test(head) && /\bfunc\b/.test(head)) return 'go';

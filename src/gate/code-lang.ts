@@ -24,24 +24,85 @@ export type Lang =
   | 'unknown';
 
 const EXT: Record<string, Lang> = {
-  py: 'python', pyi: 'python', pyx: 'python', pyw: 'python',
-  sh: 'shell', bash: 'shell', zsh: 'shell', fish: 'shell', ps1: 'shell',
-  rb: 'ruby', rake: 'ruby', gemspec: 'ruby',
-  yml: 'yaml', yaml: 'yaml', toml: 'toml', ini: 'toml', cfg: 'toml', conf: 'toml',
-  js: 'js', mjs: 'js', cjs: 'js', jsx: 'js', ts: 'js', mts: 'js', cts: 'js', tsx: 'js',
-  vue: 'html', svelte: 'html', astro: 'html',
-  c: 'c', h: 'c', cc: 'c', cpp: 'c', cxx: 'c', hpp: 'c', hh: 'c', m: 'c', mm: 'c',
-  go: 'go', rs: 'rust', cs: 'csharp', java: 'java', kt: 'java', kts: 'java', scala: 'java',
-  swift: 'java', dart: 'java', groovy: 'java', gradle: 'java', zig: 'c', proto: 'c',
-  php: 'php', css: 'css', scss: 'css', less: 'css', sass: 'css',
-  lua: 'lua', sql: 'sql', hs: 'lua',
-  html: 'html', htm: 'html', xml: 'html', svg: 'html',
-  md: 'markdown', mdx: 'markdown', markdown: 'markdown', rst: 'markdown', txt: 'markdown',
-  json: 'json', jsonc: 'js', json5: 'js',
+  py: 'python',
+  pyi: 'python',
+  pyx: 'python',
+  pyw: 'python',
+  sh: 'shell',
+  bash: 'shell',
+  zsh: 'shell',
+  fish: 'shell',
+  ps1: 'shell',
+  rb: 'ruby',
+  rake: 'ruby',
+  gemspec: 'ruby',
+  yml: 'yaml',
+  yaml: 'yaml',
+  toml: 'toml',
+  ini: 'toml',
+  cfg: 'toml',
+  conf: 'toml',
+  js: 'js',
+  mjs: 'js',
+  cjs: 'js',
+  jsx: 'js',
+  ts: 'js',
+  mts: 'js',
+  cts: 'js',
+  tsx: 'js',
+  vue: 'html',
+  svelte: 'html',
+  astro: 'html',
+  c: 'c',
+  h: 'c',
+  cc: 'c',
+  cpp: 'c',
+  cxx: 'c',
+  hpp: 'c',
+  hh: 'c',
+  m: 'c',
+  mm: 'c',
+  go: 'go',
+  rs: 'rust',
+  cs: 'csharp',
+  java: 'java',
+  kt: 'java',
+  kts: 'java',
+  scala: 'java',
+  swift: 'java',
+  dart: 'java',
+  groovy: 'java',
+  gradle: 'java',
+  zig: 'c',
+  proto: 'c',
+  php: 'php',
+  css: 'css',
+  scss: 'css',
+  less: 'css',
+  sass: 'css',
+  lua: 'lua',
+  sql: 'sql',
+  hs: 'lua',
+  html: 'html',
+  htm: 'html',
+  xml: 'html',
+  svg: 'html',
+  md: 'markdown',
+  mdx: 'markdown',
+  markdown: 'markdown',
+  rst: 'markdown',
+  txt: 'markdown',
+  json: 'json',
+  jsonc: 'js',
+  json5: 'js',
 };
 
 const BASENAME: Record<string, Lang> = {
-  dockerfile: 'shell', makefile: 'shell', gemfile: 'ruby', rakefile: 'ruby', '.bashrc': 'shell',
+  dockerfile: 'shell',
+  makefile: 'shell',
+  gemfile: 'ruby',
+  rakefile: 'ruby',
+  '.bashrc': 'shell',
 };
 
 export function langFromPath(path: string | undefined): Lang | undefined {
@@ -111,16 +172,42 @@ export function commentStyle(lang: Lang): CommentStyle {
       return { line: ['//'], block: [['/*', '*/']] }; // `//` is valid in scss/less
     case 'lua':
     case 'sql':
-      return { line: ['--'], block: [['/*', '*/'], ['--[[', ']]']] };
+      return {
+        line: ['--'],
+        block: [
+          ['/*', '*/'],
+          ['--[[', ']]'],
+        ],
+      };
     case 'html':
     case 'markdown':
-      return { line: ['//', '#'], block: [['<!--', '-->'], ['{/*', '*/}'], ['/*', '*/']] };
+      return {
+        line: ['//', '#'],
+        block: [
+          ['<!--', '-->'],
+          ['{/*', '*/}'],
+          ['/*', '*/'],
+        ],
+      };
     case 'json':
       return { line: ['//'], block: [['/*', '*/']] };
     case 'js':
-      return { line: ['//'], block: [['{/*', '*/}'], ['/*', '*/']] };
+      return {
+        line: ['//'],
+        block: [
+          ['{/*', '*/}'],
+          ['/*', '*/'],
+        ],
+      };
     case 'unknown':
-      return { line: ['//', '#', '--'], block: [['{/*', '*/}'], ['/*', '*/'], ['<!--', '-->']] };
+      return {
+        line: ['//', '#', '--'],
+        block: [
+          ['{/*', '*/}'],
+          ['/*', '*/'],
+          ['<!--', '-->'],
+        ],
+      };
     default:
       return C_LIKE;
   }

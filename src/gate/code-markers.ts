@@ -21,7 +21,10 @@ export function commentText(line: string, style: CommentStyle): string | undefin
       if (open === '//' && /^\/\/[/!]/.test(t)) return undefined;
       // `#!` shebangs, `#include`, `#[attr]` are not comments.
       if (open === '#' && /^#(!|include|define|if|endif|else|pragma|\[|region|endregion)/.test(t)) return undefined;
-      return t.slice(open.length).replace(/^[/#\-*!]+/, '').trim();
+      return t
+        .slice(open.length)
+        .replace(/^[/#\-*!]+/, '')
+        .trim();
     }
   }
   // Continuation line of a block comment (` * ...`).
@@ -113,8 +116,7 @@ export function isElisionComment(body: string): boolean {
   // "...and then" continues a sentence from the line above; an elision has a space after the dots.
   const lead = afterLeadingEllipsis(b);
   const leadEnd = ellipsisEnd(b, 0);
-  const glued =
-    leadEnd >= 0 && /\w/.test(b[leadEnd] ?? '') && (!(b.endsWith('...') || b.endsWith('…')) || /^\W*(and|or|but|then|so|which|that)\b/i.test(b));
+  const glued = leadEnd >= 0 && /\w/.test(b[leadEnd] ?? '') && (!(b.endsWith('...') || b.endsWith('…')) || /^\W*(and|or|but|then|so|which|that)\b/i.test(b));
   if (lead !== undefined && !glued) {
     const rest = withoutTrailingEllipsis(lead);
     if (words(rest) <= 4) return true;

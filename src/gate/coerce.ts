@@ -144,7 +144,10 @@ function toArray(v: unknown, s: JSONSchema): unknown {
     const itemTypes = items ? schemaTypes(items) : undefined;
     const stringItems = !itemTypes || itemTypes.includes('string');
     if (stringItems && text.includes(',')) {
-      const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      const parts = text
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== '');
       if (parts.length > 1) return parts;
     }
     return [v];

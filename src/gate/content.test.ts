@@ -65,7 +65,7 @@ Handler = Callable[..., None]
 
   it('ignores brackets inside strings, template literals, comments and regexes', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source as the checker input: the template literal is the point
-    const src = "const a = '{[(';\nconst b = `${x} }`;\n// )))\nconst re = /[{(]/g;\nconst c = \"]\";\n";
+    const src = 'const a = \'{[(\';\nconst b = `${x} }`;\n// )))\nconst re = /[{(]/g;\nconst c = "]";\n';
     expect(cats(src, 'x.ts')).toEqual([]);
   });
 
@@ -126,8 +126,15 @@ class C:
   });
 
   it('Go and C variadics', () => {
-    expect(cats('package main\n\nfunc sum(nums ...int) int {\n\treturn len(nums)\n}\n\nfunc main() {\n\tsum(xs...)\n\t_ = [...]int{1, 2}\n}\n', 'sum.go')).toEqual([]);
-    expect(cats('#include <stdarg.h>\nint sum(int n, ...) {\n  va_list ap;\n  va_start(ap, n);\n  va_end(ap);\n  return 0;\n}\n#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)\n', 'sum.c')).toEqual([]);
+    expect(
+      cats('package main\n\nfunc sum(nums ...int) int {\n\treturn len(nums)\n}\n\nfunc main() {\n\tsum(xs...)\n\t_ = [...]int{1, 2}\n}\n', 'sum.go'),
+    ).toEqual([]);
+    expect(
+      cats(
+        '#include <stdarg.h>\nint sum(int n, ...) {\n  va_list ap;\n  va_start(ap, n);\n  va_end(ap);\n  return 0;\n}\n#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)\n',
+        'sum.c',
+      ),
+    ).toEqual([]);
     expect(cats('template <typename... Ts>\nvoid f(Ts... ts) {\n  g(ts...);\n  auto n = sizeof...(Ts);\n}\n', 'f.cpp')).toEqual([]);
     expect(cats('class A {\n  void f(String... xs) {}\n}\n', 'A.java')).toEqual([]);
   });

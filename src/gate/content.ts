@@ -14,13 +14,14 @@ export function checkContent(content: string, hint?: { path?: string }): Problem
   const scan = bracketsCheckable(lang) ? scanBrackets(content, lang, { jsx: mayHoldJsx(content, hint?.path) }) : undefined;
   const markers = findMarkerLines(content, lang, { quoted: scan?.quoted });
   if (markers.length > 0) {
-    const shown = markers.slice(0, 3).map((m) => `line ${m.line}: ${m.text.trim().slice(0, 60)}`).join('; ');
+    const shown = markers
+      .slice(0, 3)
+      .map((m) => `line ${m.line}: ${m.text.trim().slice(0, 60)}`)
+      .join('; ');
     problems.push({
       category: 'placeholder_content',
       path: '$',
-      message:
-        `The content elides code instead of containing it (${shown}). ` +
-        'Send the complete file body with every placeholder replaced by the real code.',
+      message: `The content elides code instead of containing it (${shown}). Send the complete file body with every placeholder replaced by the real code.`,
     });
   }
   const cut = scan && truncation(content, scan);

@@ -105,7 +105,11 @@ describe('gate', () => {
   it('never guesses a tool and a value at once: a guessed name needs arguments that fit as they stand', () => {
     const histogram: ToolSpec = {
       name: 'create_histogram',
-      parameters: { type: 'object', properties: { data: { type: 'array' }, bins: { type: 'integer', description: 'Number of bins. Default is 10.' } }, required: ['data', 'bins'] },
+      parameters: {
+        type: 'object',
+        properties: { data: { type: 'array' }, bins: { type: 'integer', description: 'Number of bins. Default is 10.' } },
+        required: ['data', 'bins'],
+      },
     };
     // Called by its name, the described default fills `bins`; with no name, that would be a second guess.
     expect(gate(call('create_histogram', { data: [1, 2] }), [histogram])).toMatchObject({ verdict: 'repaired', call: { args: { data: [1, 2], bins: 10 } } });

@@ -19,14 +19,7 @@ import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } fr
 export type * from './types.ts';
 
 // When several mistakes were repaired, the verdict's category names the one that matters most.
-const PRIORITY: Problem['category'][] = [
-  'phantom_tool',
-  'malformed_json',
-  'missing_required',
-  'wrong_type',
-  'enum_violation',
-  'unknown_parameter',
-];
+const PRIORITY: Problem['category'][] = ['phantom_tool', 'malformed_json', 'missing_required', 'wrong_type', 'enum_violation', 'unknown_parameter'];
 
 function mainCategory(repairs: readonly Repair[]): Problem['category'] {
   let best: Problem['category'] = repairs[0]?.category ?? 'wrong_type';
@@ -68,7 +61,11 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   }
   if (resolved.kind === 'unknown') {
     const problems: Problem[] = [
-      { category: 'phantom_tool', path: '$name', message: `There is no tool named "${echo(call.name, 80)}". Available: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.` },
+      {
+        category: 'phantom_tool',
+        path: '$name',
+        message: `There is no tool named "${echo(call.name, 80)}". Available: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.`,
+      },
     ];
     if (!parsed.ok) problems.push({ category: 'malformed_json', path: '$', message: `The arguments are ${parsed.message}.` });
     return blocked(call.name, problems, { suggestions: resolved.suggestions });

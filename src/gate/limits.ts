@@ -52,4 +52,7 @@ export function gateLimits(overrides?: Partial<GateLimits>): GateLimits {
 }
 
 /** 1234567 → "1,234,567": sizes in messages read at a glance. */
-export const formatCount = (n: number): string => Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+export const formatCount = (n: number): string =>
+  Math.round(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');

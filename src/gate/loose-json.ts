@@ -47,7 +47,9 @@ const isJsonSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c =
 export function isSpaceCode(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
   if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
 }
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 export const closerOf = (c: number) => (c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET);

@@ -61,7 +61,12 @@ export function blockedMessage(input: MessageInput): string {
   }
   if (input.problems.length > MAX_PROBLEMS) lines.push(`- … and ${input.problems.length - MAX_PROBLEMS} more`);
   if (input.invented && input.invented.length > 0) {
-    lines.push(`Not parameters of this tool (ignored): ${input.invented.slice(0, 5).map((n) => echo(n, MAX_NAME)).join(', ')}.`);
+    lines.push(
+      `Not parameters of this tool (ignored): ${input.invented
+        .slice(0, 5)
+        .map((n) => echo(n, MAX_NAME))
+        .join(', ')}.`,
+    );
   }
   const fixes = [...new Set(input.problems.map((p) => FIX[p.category]))].slice(0, 2);
   lines.push(`Fix: ${fixes.join(' ') || FIX[category]}`);

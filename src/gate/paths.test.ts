@@ -29,9 +29,7 @@ describe('buildPathIndex', () => {
   });
 
   it('resolves a dotted module path with an abbreviation to the Manager file', () => {
-    expect(roblox.suggest('ServerScriptService.Core.Systems.Combat.WeaponMgr')[0]).toBe(
-      'ServerScriptService/Core/Systems/Combat/WeaponManager.lua',
-    );
+    expect(roblox.suggest('ServerScriptService.Core.Systems.Combat.WeaponMgr')[0]).toBe('ServerScriptService/Core/Systems/Combat/WeaponManager.lua');
   });
 
   it('fixes a typo, a wrong extension, a plural and a missing folder', () => {

@@ -186,7 +186,10 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       for (const i of list) counts.set(i, (counts.get(i) ?? 0) + 1);
     }
     const need = Math.max(2, Math.ceil(grams.length * 0.35));
-    const ranked = [...counts].filter(([, n]) => n >= need).sort((a, b) => b[1] - a[1]).slice(0, 30);
+    const ranked = [...counts]
+      .filter(([, n]) => n >= need)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 30);
     const out: string[] = [];
     const byKey = stemSimilarity(nk);
     for (const [i] of ranked) {
@@ -345,7 +348,13 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       // One-edit matches are strong evidence; the wider scoring only fills the remaining places.
       // An attempt far deeper than any indexed path cannot score: its components are never listed.
       if (hits.size === 0) {
-        for (const f of forms) if (canScore(f.length)) scoreAll(Array.from({ length: f.length }, (_, i) => f.at(i)), dir, hits);
+        for (const f of forms)
+          if (canScore(f.length))
+            scoreAll(
+              Array.from({ length: f.length }, (_, i) => f.at(i)),
+              dir,
+              hits,
+            );
       }
       const depth = att.length;
       const ranked = [...hits]

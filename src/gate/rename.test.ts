@@ -90,10 +90,13 @@ describe('renameUnknown', () => {
     expect(r.invented).toEqual(['file']);
   });
 
-  it("renames the one unknown name to the one missing required parameter whose description uses it, when the value fits as it stands", () => {
+  it('renames the one unknown name to the one missing required parameter whose description uses it, when the value fits as it stands', () => {
     const todo: JSONSchema = {
       type: 'object',
-      properties: { type: { type: 'string', enum: ['add', 'delete'], description: 'The action to be performed on the to-do list.' }, content: { type: 'string' } },
+      properties: {
+        type: { type: 'string', enum: ['add', 'delete'], description: 'The action to be performed on the to-do list.' },
+        content: { type: 'string' },
+      },
       required: ['type', 'content'],
     };
     expect(renameUnknown({ action: 'add', content: 'x' }, todo)).toMatchObject({ args: { type: 'add', content: 'x' }, invented: [] });

@@ -52,7 +52,13 @@ export function unwrapWrapper(args: Record<string, unknown>, schema: JSONSchema,
     const k = keys[0]!;
     const inner = args[k];
     // Any other name only counts as a wrapper when everything inside it is declared.
-    if (!isDeclared(k) && isPlainObject(inner) && declaredInside(inner) > 0 && (WRAPPERS.has(k.toLowerCase()) || declaredInside(inner) === Object.keys(inner).length)) key = k;
+    if (
+      !isDeclared(k) &&
+      isPlainObject(inner) &&
+      declaredInside(inner) > 0 &&
+      (WRAPPERS.has(k.toLowerCase()) || declaredInside(inner) === Object.keys(inner).length)
+    )
+      key = k;
   } else if (!keys.some(isDeclared)) {
     const wrappers = keys.filter((k) => WRAPPERS.has(k.toLowerCase()) && isPlainObject(args[k]) && declaredInside(args[k] as Record<string, unknown>) > 0);
     if (wrappers.length === 1) key = wrappers[0];
@@ -103,7 +109,13 @@ const MARGIN = 0.1;
  * `gradeDict`: "… values represent scores") and the value fits its schema as it stands: the model
  * named the slot by its description. Nothing else could take that value.
  */
-function describedPair(u: string, value: unknown, unknown: readonly string[], missingRequired: readonly string[], props: Record<string, JSONSchema>): { from: string; to: string; score: number } | undefined {
+function describedPair(
+  u: string,
+  value: unknown,
+  unknown: readonly string[],
+  missingRequired: readonly string[],
+  props: Record<string, JSONSchema>,
+): { from: string; to: string; score: number } | undefined {
   if (unknown.length !== 1 || missingRequired.length !== 1) return undefined;
   const to = missingRequired[0]!;
   const description = props[to]?.description;

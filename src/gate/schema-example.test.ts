@@ -17,7 +17,11 @@ describe('schemaExample', () => {
       properties: {
         path: { type: 'string' },
         optional: { type: 'string' },
-        options: { type: 'object', properties: { depth: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['depth', 'tags'] },
+        options: {
+          type: 'object',
+          properties: { depth: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+          required: ['depth', 'tags'],
+        },
         points: { type: 'array', items: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] } },
       },
       required: ['path', 'options', 'points'],
@@ -88,19 +92,24 @@ function schemaArb(): fc.Arbitrary<JSONSchema> {
   const { schema } = fc.letrec<{ schema: JSONSchema }>((tie) => ({
     schema: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
-      fc.record({ type: fc.constant('string'), minLength: fc.option(fc.nat(12), { nil: undefined }), default: fc.option(scalar, { nil: undefined }) }, { requiredKeys: ['type'] }),
-      fc.tuple(fc.integer({ min: -20, max: 20 }), fc.nat(20), fc.boolean(), fc.boolean(), fc.option(scalar, { nil: undefined })).map(([min, span, integer, exclusive, given]) => ({
-        type: integer ? 'integer' : 'number',
-        ...(exclusive ? { exclusiveMinimum: min - 1, exclusiveMaximum: min + span + 1 } : { minimum: min, maximum: min + span }),
-        ...(given === undefined ? {} : { default: given }),
-      })),
+      fc.record(
+        { type: fc.constant('string'), minLength: fc.option(fc.nat(12), { nil: undefined }), default: fc.option(scalar, { nil: undefined }) },
+        { requiredKeys: ['type'] },
+      ),
+      fc
+        .tuple(fc.integer({ min: -20, max: 20 }), fc.nat(20), fc.boolean(), fc.boolean(), fc.option(scalar, { nil: undefined }))
+        .map(([min, span, integer, exclusive, given]) => ({
+          type: integer ? 'integer' : 'number',
+          ...(exclusive ? { exclusiveMinimum: min - 1, exclusiveMaximum: min + span + 1 } : { minimum: min, maximum: min + span }),
+          ...(given === undefined ? {} : { default: given }),
+        })),
       fc.record({ type: fc.constantFrom('boolean', 'null') }),
       fc.uniqueArray(scalar, { minLength: 1, maxLength: 4, selector: (v) => JSON.stringify(v) }).map((values) => ({ enum: values })),
       scalar.map((value) => ({ const: value })),
       fc.record({ type: fc.constant('array'), items: tie('schema'), minItems: fc.option(fc.nat(3), { nil: undefined }) }, { requiredKeys: ['type', 'items'] }),
-      fc.dictionary(name, tie('schema'), { maxKeys: 4 }).chain((properties) =>
-        fc.subarray(Object.keys(properties)).map((required) => ({ type: 'object', properties, required, additionalProperties: false })),
-      ),
+      fc
+        .dictionary(name, tie('schema'), { maxKeys: 4 })
+        .chain((properties) => fc.subarray(Object.keys(properties)).map((required) => ({ type: 'object', properties, required, additionalProperties: false }))),
       fc.array(tie('schema'), { minLength: 1, maxLength: 3 }).map((anyOf) => ({ anyOf })),
     ) as fc.Arbitrary<JSONSchema>,
   }));

@@ -28,7 +28,18 @@ describe('validate (corpus semantics)', () => {
   });
 
   it('reports missing, unknown, enum and nested problems with JSON paths', () => {
-    const problems = validate({ mode: 'FAST', opts: {}, points: [[1, 2], [3, 'x']], extra: 1 }, schema);
+    const problems = validate(
+      {
+        mode: 'FAST',
+        opts: {},
+        points: [
+          [1, 2],
+          [3, 'x'],
+        ],
+        extra: 1,
+      },
+      schema,
+    );
     expect(cats(problems).sort()).toEqual(
       ['enum_violation $.mode', 'missing_required $.n', 'missing_required $.opts.depth', 'unknown_parameter $.extra', 'wrong_type $.points[1][1]'].sort(),
     );
@@ -70,19 +81,32 @@ describe('checkArguments (repairs)', () => {
   });
 
   it('leaves null for an optional field to the model, telling it how to say "unset"; null for a required one is plainly wrong', () => {
-    const schema: JSONSchema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer' }, m: { type: 'string', enum: ['x'] } }, required: ['a'] };
+    const schema: JSONSchema = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'integer' }, m: { type: 'string', enum: ['x'] } },
+      required: ['a'],
+    };
     const r = checkArguments({ a: 'x', b: null, m: '' }, schema);
-    expect(r).toMatchObject({ status: 'blocked', problems: [{ category: 'wrong_type', path: '$.b' }, { category: 'enum_violation', path: '$.m' }] });
+    expect(r).toMatchObject({
+      status: 'blocked',
+      problems: [
+        { category: 'wrong_type', path: '$.b' },
+        { category: 'enum_violation', path: '$.m' },
+      ],
+    });
     if (r.status === 'blocked') {
       expect(r.problems[0]!.message).toBe('expected integer, got null. To leave "b" unset, omit it instead of sending null; otherwise send a value');
       expect(r.problems[1]!.message).toMatch(/To leave "m" unset, omit it instead of sending ""/);
     }
-    expect(checkArguments({ a: null }, schema)).toMatchObject({ status: 'blocked', problems: [{ category: 'wrong_type', path: '$.a', message: 'expected string, got null' }] });
+    expect(checkArguments({ a: null }, schema)).toMatchObject({
+      status: 'blocked',
+      problems: [{ category: 'wrong_type', path: '$.a', message: 'expected string, got null' }],
+    });
     // A null the schema takes is no problem.
     expect(checkArguments({ a: 'x', n: null }, { ...schema, properties: { ...schema.properties, n: { type: ['integer', 'null'] } } }).status).toBe('pass');
   });
 
-  it("fills a required parameter the model left out from the default its description states, when the schema takes it as written", () => {
+  it('fills a required parameter the model left out from the default its description states, when the schema takes it as written', () => {
     const schema: JSONSchema = {
       type: 'object',
       properties: {
@@ -112,7 +136,11 @@ describe('checkArguments (repairs)', () => {
   });
 
   it('renames a parameter the model spelt differently', () => {
-    const schema: JSONSchema = { type: 'object', properties: { file_path: { type: 'string' }, content: { type: 'string' } }, required: ['file_path', 'content'] };
+    const schema: JSONSchema = {
+      type: 'object',
+      properties: { file_path: { type: 'string' }, content: { type: 'string' } },
+      required: ['file_path', 'content'],
+    };
     const r = checkArguments({ filepath: 'a.txt', text: 'hi' }, schema);
     expect(r).toMatchObject({ status: 'repaired', args: { file_path: 'a.txt', content: 'hi' }, invented: [] });
     expect(r.status === 'repaired' && r.repairs.map((x) => `${x.kind} ${x.from}->${x.to}`)).toEqual(['rename filepath->file_path', 'rename text->content']);
@@ -134,7 +162,12 @@ describe('checkArguments (repairs)', () => {
   it('validates and repairs nested array items at depth', () => {
     const schema: JSONSchema = {
       type: 'object',
-      properties: { rows: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['id'] } } },
+      properties: {
+        rows: {
+          type: 'array',
+          items: { type: 'object', properties: { id: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['id'] },
+        },
+      },
     };
     expect(checkArguments({ rows: [{ id: '1', tags: 'x' }] }, schema)).toMatchObject({ status: 'repaired', args: { rows: [{ id: 1, tags: ['x'] }] } });
     const r = checkArguments({ rows: [{ id: 1 }, { tags: [] }, { id: 'two' }] }, schema);

@@ -21,7 +21,9 @@ describe('every kind of suggestion is cut the same way', () => {
     const names = defaultTools.map((t) => t.name);
     expect(resolveToolName('list_directory', names)).toEqual({ kind: 'unknown', suggestions: ['list_files'] });
     // Close runner-ups all stay.
-    expect(resolveToolName('get_weather', ['get_weather_forecast', 'get_weather_history', 'send_email'])).toMatchObject({ suggestions: ['get_weather_forecast', 'get_weather_history'] });
+    expect(resolveToolName('get_weather', ['get_weather_forecast', 'get_weather_history', 'send_email'])).toMatchObject({
+      suggestions: ['get_weather_forecast', 'get_weather_history'],
+    });
   });
 
   it('parameter names', () => {

@@ -8,7 +8,7 @@ const tools: ToolSpec[] = [
 ];
 
 describe('extractTextCalls', () => {
-  it("resolves names as the gate does, the api namespace included, but never a merely similar name", () => {
+  it('resolves names as the gate does, the api namespace included, but never a merely similar name', () => {
     const call = (name: string) => extractTextCalls(`<tool_call>{"name": "${name}", "arguments": {"city": "Oslo"}}</tool_call>`, tools).calls;
     expect(call('api.get_weather')).toEqual([{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
     expect(call('default_api:GetWeather')).toEqual([{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
@@ -34,9 +34,9 @@ describe('extractTextCalls', () => {
   it('extracts granite, tool_calls wrappers, {function:{…}} with string arguments and name-line forms', () => {
     expect(extractTextCalls('<function_call> {"name": "get_weather", "arguments": {"city": "Rome"}} ', tools).calls).toHaveLength(1);
     expect(extractTextCalls('{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Rome"}}]}', tools).calls).toHaveLength(1);
-    expect(
-      extractTextCalls('{"type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Rome\\"}"}}', tools).calls,
-    ).toEqual([{ name: 'get_weather', arguments: { city: 'Rome' } }]);
+    expect(extractTextCalls('{"type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Rome\\"}"}}', tools).calls).toEqual([
+      { name: 'get_weather', arguments: { city: 'Rome' } },
+    ]);
     expect(extractTextCalls('get_weather\n{"city": "Lima"}', tools).calls).toEqual([{ name: 'get_weather', arguments: { city: 'Lima' } }]);
   });
 

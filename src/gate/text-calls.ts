@@ -80,8 +80,7 @@ function asCalls(v: unknown, resolve: (n: unknown) => string | undefined): TextC
     }
     return out;
   }
-  if (isPlainObject(v) && Array.isArray(v.tool_calls) && Object.keys(v).every((k) => WRAPPER_KEYS.has(k)))
-    return asCalls(v.tool_calls, resolve);
+  if (isPlainObject(v) && Array.isArray(v.tool_calls) && Object.keys(v).every((k) => WRAPPER_KEYS.has(k))) return asCalls(v.tool_calls, resolve);
   const c = asCall(v, resolve);
   return c ? [c] : undefined;
 }
@@ -92,7 +91,8 @@ const TAG_OPENERS = /<tool_call>|<function_call>|<functioncall>|<\|im_start\|>(?
 const CLOSERS = ['</tool_call>', '</function_call>', '</functioncall>', '<|im_end|>', '<|eot_id|>'];
 // A sentence right before the JSON that says it is only an example (tested on one line of at most
 // 200 characters, so its backtracking is bounded).
-const EXAMPLE_CUE = /\b(for example|for instance|e\.g\.|example|sample|such as|would look like|might look like|looks like|look like|format would be|hypothetical)\b[^.\n]*[:.]?\s*$/i;
+const EXAMPLE_CUE =
+  /\b(for example|for instance|e\.g\.|example|sample|such as|would look like|might look like|looks like|look like|format would be|hypothetical)\b[^.\n]*[:.]?\s*$/i;
 const EXAMPLE_WINDOW = 200;
 const FENCE_OPENER = /```[\w+-]*[ \t]*\n/g;
 const LINE_START_JSON = /(^|\n)[ \t]*(?=[{[])/g;
@@ -243,10 +243,7 @@ class Extraction {
   }
 }
 
-export function extractTextCalls(
-  text: string,
-  toolset: readonly ToolSpec[],
-): { calls: TextCall[]; visibleText: string } {
+export function extractTextCalls(text: string, toolset: readonly ToolSpec[]): { calls: TextCall[]; visibleText: string } {
   // Longer than any reply a model writes: not searched, shown as it is.
   if (text.length > MAX_TEXT_CALL_CHARS) return { calls: [], visibleText: text };
   const x = new Extraction(text, toolResolver(toolset));

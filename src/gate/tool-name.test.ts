@@ -21,7 +21,9 @@ describe('resolveToolName', () => {
   });
 
   it('proposes a typo fix and a dropped namespace', () => {
-    expect(resolveToolName('ecology_data_precipipitation_stats', ['ecology_data_precipitation_stats'])).toMatchObject({ candidate: 'ecology_data_precipitation_stats' });
+    expect(resolveToolName('ecology_data_precipipitation_stats', ['ecology_data_precipitation_stats'])).toMatchObject({
+      candidate: 'ecology_data_precipitation_stats',
+    });
     expect(resolveToolName('FindTrains', ['Trains_1_GetTrainTickets', 'Trains_1_FindTrains'])).toMatchObject({ candidate: 'Trains_1_FindTrains' });
   });
 

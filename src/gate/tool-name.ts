@@ -147,9 +147,7 @@ export function resolveToolName(written: string, toolNames: readonly string[]): 
   if (match && match.kind !== 'ambiguous') return match;
   if (written.length > MAX_TOOL_NAME_CHARS) return { kind: 'unknown', suggestions: [] };
 
-  const ranked = toolNames
-    .map((name) => ({ name, score: nameSimilarity(written, name) }))
-    .sort((x, y) => y.score - x.score || x.name.localeCompare(y.name));
+  const ranked = toolNames.map((name) => ({ name, score: nameSimilarity(written, name) })).sort((x, y) => y.score - x.score || x.name.localeCompare(y.name));
   const suggestions = worthOffering(
     ranked.filter((r) => r.score >= MIN_SUGGESTION),
     (r) => r.score,

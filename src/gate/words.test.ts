@@ -49,7 +49,16 @@ describe('keys', () => {
   });
 
   it('singularKey erases plurals too (for file and folder names)', () => {
-    expect(['cities', 'boxes', 'classes', 'matches', 'dishes', 'files', 'class', 'bus'].map(singular)).toEqual(['city', 'box', 'class', 'match', 'dish', 'file', 'class', 'bus']);
+    expect(['cities', 'boxes', 'classes', 'matches', 'dishes', 'files', 'class', 'bus'].map(singular)).toEqual([
+      'city',
+      'box',
+      'class',
+      'match',
+      'dish',
+      'file',
+      'class',
+      'bus',
+    ]);
     expect(singularKey('User_Profiles')).toBe(singularKey('userProfile'));
   });
 

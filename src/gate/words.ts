@@ -9,7 +9,9 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 /** `\s` (ECMAScript white space and line terminators) and `_ - . @ / :`: what separates words. */
 function isSeparator(c: number): boolean {
   if (c < 128) return c === 32 || (c >= 9 && c <= 13) || c === 95 || c === 45 || c === 46 || c === 64 || c === 47 || c === 58;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
 }
 
 /**

@@ -18,6 +18,13 @@ export function recordAttempt(activity: ActivityWriter, ctx: RequestContext, att
   for (const g of calls) {
     const gated = { call: g.proposed, durationMs: g.gateMs };
     // A call that passed is handed on to the client, which runs it; a blocked one is re-asked.
-    activity.recordCall(activityRow(call, g.verdict.verdict === 'blocked' ? { kind: 'blocked', ...gated, verdict: g.verdict, escalation: null } : { kind: 'handed_on', ...gated, verdict: g.verdict }));
+    activity.recordCall(
+      activityRow(
+        call,
+        g.verdict.verdict === 'blocked'
+          ? { kind: 'blocked', ...gated, verdict: g.verdict, escalation: null }
+          : { kind: 'handed_on', ...gated, verdict: g.verdict },
+      ),
+    );
   }
 }

@@ -60,7 +60,14 @@ export class Delivery {
     const index = this.calls.push(call) - 1;
     this.chunk({
       ...this.baseOrDefault(),
-      choices: [{ index: 0, delta: { tool_calls: [{ index, id: wire.id, type: 'function', function: { name: wire.name, arguments: wire.arguments } }] }, logprobs: null, finish_reason: null }],
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index, id: wire.id, type: 'function', function: { name: wire.name, arguments: wire.arguments } }] },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ],
     });
   }
 

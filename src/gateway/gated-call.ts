@@ -29,7 +29,12 @@ export function gateProposed(call: ProposedCall, toolset: readonly ToolSpec[], e
   let verdict = gate(call, toolset);
   if (embedded && verdict.verdict !== 'blocked') {
     const repairs = verdict.verdict === 'repaired' ? verdict.repairs : [];
-    verdict = { ...verdict, verdict: 'repaired', category: 'text_embedded_call', repairs: [{ kind: 'extracted_from_text', path: '$', category: 'text_embedded_call' }, ...repairs] };
+    verdict = {
+      ...verdict,
+      verdict: 'repaired',
+      category: 'text_embedded_call',
+      repairs: [{ kind: 'extracted_from_text', path: '$', category: 'text_embedded_call' }, ...repairs],
+    };
   }
   return { proposed: call, verdict, embedded, gateMs: performance.now() - t0 };
 }
@@ -103,5 +108,9 @@ function canonical(args: string): string {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+  );
 }

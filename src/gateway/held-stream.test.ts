@@ -11,7 +11,8 @@ const TOOLS: ToolSpec[] = [
 
 type Chunk = Record<string, unknown>;
 const data = (chunk: Chunk, event: string | null = null): SseMessage => ({ event, data: JSON.stringify(chunk) });
-const choice = (delta: Chunk, finish: string | null = null) => data({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
+const choice = (delta: Chunk, finish: string | null = null) =>
+  data({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
 const call = (tc: Chunk) => choice({ tool_calls: [tc] });
 
 function attempt(options: Partial<AttemptOptions> = {}) {
@@ -19,8 +20,19 @@ function attempt(options: Partial<AttemptOptions> = {}) {
   const delivery = new Delivery((text) => out.push(text));
   const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: true, last: false, delivery, ...options });
   const chunks = () => out.filter((t) => t.startsWith('data: ')).map((t) => JSON.parse(t.slice(6)) as Chunk);
-  const calls = () => chunks().flatMap((c) => ((c.choices as Array<{ delta: { tool_calls?: unknown[] } }>)[0]?.delta.tool_calls ?? []) as Array<{ index: number; id: string; function: { name: string; arguments: string } }>);
-  const text = () => chunks().map((c) => (c.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '').join('');
+  const calls = () =>
+    chunks().flatMap(
+      (c) =>
+        ((c.choices as Array<{ delta: { tool_calls?: unknown[] } }>)[0]?.delta.tool_calls ?? []) as Array<{
+          index: number;
+          id: string;
+          function: { name: string; arguments: string };
+        }>,
+    );
+  const text = () =>
+    chunks()
+      .map((c) => (c.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '')
+      .join('');
   return { held, out, delivery, calls, text };
 }
 
@@ -41,7 +53,10 @@ describe('HeldStream', () => {
     // The finish chunk completes the last call: it goes out before the body ends.
     expect(a.calls()).toHaveLength(2);
     const result = a.held.end();
-    expect(a.calls().map((c) => [c.index, c.id])).toEqual([[0, 'call_1'], [1, 'call_2']]);
+    expect(a.calls().map((c) => [c.index, c.id])).toEqual([
+      [0, 'call_1'],
+      [1, 'call_2'],
+    ]);
     expect(result).toMatchObject({ finishReason: 'tool_calls', failed: false, lateDeltas: 0 });
     expect(result.calls.map((c) => c.verdict.verdict)).toEqual(['pass', 'pass']);
   });
@@ -68,7 +83,10 @@ describe('HeldStream', () => {
     a.held.push(call({ id: 'm1', function: { name: 'search', arguments: '{"q": "a"}' } }));
     a.held.push(call({ id: 'm2', function: { name: 'get_weather', arguments: '{"city": "b"}' } }));
     a.held.end();
-    expect(a.calls().map((c) => [c.index, c.id, c.function.name])).toEqual([[0, 'm1', 'search'], [1, 'm2', 'get_weather']]);
+    expect(a.calls().map((c) => [c.index, c.id, c.function.name])).toEqual([
+      [0, 'm1', 'search'],
+      [1, 'm2', 'get_weather'],
+    ]);
 
     const b = attempt();
     b.held.push(call({ index: 0, id: 'c1', function: { name: 'search', arguments: '{"q": "a"}' } }));
@@ -98,7 +116,15 @@ describe('HeldStream', () => {
 
   it('gates only choice 0; the usage is held for the end', () => {
     const a = attempt({ extractTextCalls: false, toolset: [] });
-    a.held.push(data({ id: 'x', choices: [{ index: 0, delta: { content: 'zero' } }, { index: 1, delta: { content: 'one' } }] }));
+    a.held.push(
+      data({
+        id: 'x',
+        choices: [
+          { index: 0, delta: { content: 'zero' } },
+          { index: 1, delta: { content: 'one' } },
+        ],
+      }),
+    );
     a.held.push(data({ id: 'x', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2 } }));
     expect(a.text()).toBe('zero');
     expect(a.out.join('')).not.toContain('usage":{');
@@ -107,7 +133,8 @@ describe('HeldStream', () => {
 
   it('turns a call written into the text into a tool call, showing the text around it', () => {
     const a = attempt();
-    for (const piece of ['Checking. ', '<tool_call>{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}</tool_call>']) a.held.push(choice({ content: piece }));
+    for (const piece of ['Checking. ', '<tool_call>{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}</tool_call>'])
+      a.held.push(choice({ content: piece }));
     a.held.push(choice({}, 'stop'));
     const result = a.held.end();
     expect(a.text()).toBe('Checking. ');
@@ -130,7 +157,12 @@ describe('HeldStream', () => {
     delivery.adopt({ id: 'chatcmpl-first', created: 1, model: 'm' });
     const retry = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: false, last: true, delivery });
     retry.push(data({ id: 'chatcmpl-second', choices: [{ index: 0, delta: { role: 'assistant', content: 'Sorry. ' } }] }));
-    retry.push(data({ id: 'chatcmpl-second', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c9', function: { name: 'search', arguments: '{"q": "x"}' } }] } }] }));
+    retry.push(
+      data({
+        id: 'chatcmpl-second',
+        choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c9', function: { name: 'search', arguments: '{"q": "x"}' } }] } }],
+      }),
+    );
     retry.end();
     expect(out.join('')).not.toContain('Sorry');
     expect(out.map((t) => JSON.parse(t.slice(6)).id)).toEqual(['chatcmpl-first']);

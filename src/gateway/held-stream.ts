@@ -131,7 +131,8 @@ export class HeldStream {
     if (this.open) this.close(this.open);
     const d = this.options.delivery;
     let visibleText = this.text;
-    const found = this.calls.length === 0 && this.options.extractTextCalls && !this.failed ? textCalls(this.text, this.options.toolset, { last: this.options.last }) : null;
+    const found =
+      this.calls.length === 0 && this.options.extractTextCalls && !this.failed ? textCalls(this.text, this.options.toolset, { last: this.options.last }) : null;
     if (found) {
       visibleText = found.visibleText;
       if (this.hold) d.text(this.hold.release(found.visibleText));
@@ -159,7 +160,8 @@ export class HeldStream {
     const out: Chunk = { ...rest };
     if (typeof delta.content === 'string') out.content = content;
     if (!this.options.first) delete out.role;
-    const carries = Object.entries(out).some(([, v]) => v !== null && v !== undefined && v !== '') || (choice.logprobs !== null && choice.logprobs !== undefined);
+    const carries =
+      Object.entries(out).some(([, v]) => v !== null && v !== undefined && v !== '') || (choice.logprobs !== null && choice.logprobs !== undefined);
     if (!carries) return;
     const { usage: _usage, ...fields } = chunk;
     const next: Chunk = { ...fields, choices: [{ ...choice, delta: out, finish_reason: null }] };

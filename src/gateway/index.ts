@@ -59,7 +59,12 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
   });
   if (!first.ok) {
     deps.signal.removeEventListener('abort', onClientAbort);
-    return { kind: 'json', status: first.status, headers: { ...first.headers, 'content-type': 'application/json', ...idHeader }, body: JSON.stringify(first.body) };
+    return {
+      kind: 'json',
+      status: first.status,
+      headers: { ...first.headers, 'content-type': 'application/json', ...idHeader },
+      body: JSON.stringify(first.body),
+    };
   }
 
   const ctx = { requestId, userId: deps.userId, model: request.model };
@@ -73,7 +78,9 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
       deps.signal.removeEventListener('abort', onClientAbort);
       if (result.outcome === 'blocked') {
         const names = result.delivered.filter((c) => c.verdict.verdict === 'blocked').map((c) => c.proposed.name);
-        log(`rebound gateway ${requestId}: ${names.length} call(s) still blocked after ${result.attempts} attempt(s), passed on unchanged: ${names.join(', ')}`);
+        log(
+          `rebound gateway ${requestId}: ${names.length} call(s) still blocked after ${result.attempts} attempt(s), passed on unchanged: ${names.join(', ')}`,
+        );
       }
       deps.onSettled?.(result);
     },
@@ -84,7 +91,12 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
     if (!/event-stream/i.test(type)) {
       // An upstream that answers a streaming request with something else: passed on as it is.
       run.settled({ attempts: 1, outcome: 'none', delivered: [] });
-      return { kind: 'json', status: first.response.status, headers: { 'content-type': type || 'application/json', ...idHeader }, body: await first.response.text() };
+      return {
+        kind: 'json',
+        status: first.response.status,
+        headers: { 'content-type': type || 'application/json', ...idHeader },
+        body: await first.response.text(),
+      };
     }
     return { kind: 'stream', status: 200, headers: idHeader, body: gatewayStream({ ...run, keepaliveMs: deps.keepaliveMs, abort }) };
   }

@@ -25,7 +25,8 @@ export async function listModels(upstream: UpstreamOptions, options: ListModelsO
   if (!listed.ok) return json(listed.status, listed.body, listed.headers);
   const { response } = listed;
   const contentType = response.headers.get('content-type') ?? 'application/json';
-  if (Object.keys(options.models).length === 0) return { kind: 'json', status: response.status, headers: { 'content-type': contentType }, body: response.body ?? '' };
+  if (Object.keys(options.models).length === 0)
+    return { kind: 'json', status: response.status, headers: { 'content-type': contentType }, body: response.body ?? '' };
 
   const text = await readBounded(response, MAX_MODEL_LIST_BYTES);
   if (text === null) return notAList(`it is larger than ${MAX_MODEL_LIST_BYTES / (1024 * 1024)} MB`);
@@ -62,7 +63,14 @@ function namesReaching(id: string, models: Record<string, string>): string[] {
 }
 
 function notAList(what: string): GatewayResponse {
-  return json(502, openAIError(502, 'upstream_error', `The upstream's GET /models answer is not a model list ({"object": "list", "data": [{"id": …}]}), so GATEWAY_MODELS cannot be applied to it: ${what}.`));
+  return json(
+    502,
+    openAIError(
+      502,
+      'upstream_error',
+      `The upstream's GET /models answer is not a model list ({"object": "list", "data": [{"id": …}]}), so GATEWAY_MODELS cannot be applied to it: ${what}.`,
+    ),
+  );
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): GatewayResponse {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ChatCompletionsBody, toGatewayRequest } from './request.ts';
 import { GatewayError } from './errors.ts';
 
-const tool = (name: string, properties: Record<string, unknown> = { a: { type: 'string' } }) => ({ type: 'function', function: { name, parameters: { type: 'object', properties } } });
+const tool = (name: string, properties: Record<string, unknown> = { a: { type: 'string' } }) => ({
+  type: 'function',
+  function: { name, parameters: { type: 'object', properties } },
+});
 const parse = (body: Record<string, unknown>, models: Record<string, string> = {}) =>
   toGatewayRequest(ChatCompletionsBody.parse({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...body }), { models });
 
@@ -15,7 +18,16 @@ describe('toGatewayRequest', () => {
     expect(none.toolset).toEqual([]);
     expect(none.extractTextCalls).toBe(false);
     expect(parse({ tools, tool_choice: { type: 'function', function: { name: 'b' } } }).toolset.map((t) => t.name)).toEqual(['b']);
-    const allowed = { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'c' } }, { type: 'function', function: { name: 'a' } }] } };
+    const allowed = {
+      type: 'allowed_tools',
+      allowed_tools: {
+        mode: 'auto',
+        tools: [
+          { type: 'function', function: { name: 'c' } },
+          { type: 'function', function: { name: 'a' } },
+        ],
+      },
+    };
     expect(parse({ tools, tool_choice: allowed }).toolset.map((t) => t.name)).toEqual(['a', 'c']);
     expect(parse({}).extractTextCalls).toBe(false);
   });
@@ -35,7 +47,10 @@ describe('toGatewayRequest', () => {
   });
 
   it('maps the model, keeps every other field, and asks for usage when streaming', () => {
-    const request = parse({ model: 'gpt-4o', stream: true, temperature: 0.3, seed: 7, stream_options: { include_usage: false } }, { 'gpt-4o': 'llama', '*': 'other' });
+    const request = parse(
+      { model: 'gpt-4o', stream: true, temperature: 0.3, seed: 7, stream_options: { include_usage: false } },
+      { 'gpt-4o': 'llama', '*': 'other' },
+    );
     expect(request.model).toBe('llama');
     expect(request.upstreamBody).toMatchObject({ model: 'llama', temperature: 0.3, seed: 7, stream: true, stream_options: { include_usage: true } });
     expect(request.includeUsage).toBe(false);

@@ -42,7 +42,9 @@ const ToolChoice = z.union(
 export const ChatCompletionsBody = z.looseObject({
   model: z.string({ error: 'model is required: the name of the model to ask' }).min(1, 'model must not be empty'),
   messages: z
-    .array(z.looseObject({ role: z.string({ error: 'every message needs a role' }) }), { error: 'messages is required: the conversation as an array of {role, content}' })
+    .array(z.looseObject({ role: z.string({ error: 'every message needs a role' }) }), {
+      error: 'messages is required: the conversation as an array of {role, content}',
+    })
     .min(1, 'messages must not be empty'),
   stream: z.boolean({ error: 'stream must be true or false' }).nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
@@ -84,7 +86,10 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
   refuseUnsupported(body);
   const tools = (body.tools ?? []).map((tool, i) => {
     if (tool.type !== 'function') {
-      throw unsupported(`tools[${i}].type`, `tools[${i}] is a "${tool.type}" tool: the gateway gates function tools only. Send {"type": "function", "function": {name, parameters}}.`);
+      throw unsupported(
+        `tools[${i}].type`,
+        `tools[${i}] is a "${tool.type}" tool: the gateway gates function tools only. Send {"type": "function", "function": {name, parameters}}.`,
+      );
     }
     if (!tool.function) throw unsupported(`tools[${i}].function`, `tools[${i}] has no "function": send {"type": "function", "function": {name, parameters}}.`);
     return tool.function;
@@ -112,14 +117,23 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
 
 function refuseUnsupported(body: ChatCompletionsBody): void {
   if (typeof body.n === 'number' && body.n > 1) {
-    throw unsupported('n', `n = ${body.n} is not supported: the gateway gates and retries one answer per request. Send n: 1 (or leave it out) and make ${body.n} requests.`);
+    throw unsupported(
+      'n',
+      `n = ${body.n} is not supported: the gateway gates and retries one answer per request. Send n: 1 (or leave it out) and make ${body.n} requests.`,
+    );
   }
   const modalities = body.modalities;
   if ((body.audio !== undefined && body.audio !== null) || (Array.isArray(modalities) && modalities.includes('audio'))) {
-    throw unsupported(body.audio ? 'audio' : 'modalities', 'Audio output is not supported by the gateway: it gates text and tool calls. Leave out "audio" and the "audio" modality, or call the upstream directly.');
+    throw unsupported(
+      body.audio ? 'audio' : 'modalities',
+      'Audio output is not supported by the gateway: it gates text and tool calls. Leave out "audio" and the "audio" modality, or call the upstream directly.',
+    );
   }
   if (body.functions !== undefined || body.function_call !== undefined) {
-    throw unsupported(body.functions !== undefined ? 'functions' : 'function_call', 'The deprecated "functions"/"function_call" fields are not supported: send the same definitions as "tools" ([{"type": "function", "function": {…}}]) and "tool_choice".');
+    throw unsupported(
+      body.functions !== undefined ? 'functions' : 'function_call',
+      'The deprecated "functions"/"function_call" fields are not supported: send the same definitions as "tools" ([{"type": "function", "function": {…}}]) and "tool_choice".',
+    );
   }
 }
 
@@ -171,7 +185,12 @@ function narrow(specs: ToolSpec[], choice: ChatCompletionsBody['tool_choice']): 
       : (choice as { allowed_tools: { tools: Array<z.infer<typeof NamedFunction>> } }).allowed_tools.tools.map((t) => t.function.name);
   for (const name of names) {
     if (!specs.some((s) => s.name === name)) {
-      throw new GatewayError(400, 'invalid_tool_choice', `tool_choice names "${name}", which is not among the request's tools (${specs.map((s) => s.name).join(', ') || 'none'}).`, 'tool_choice');
+      throw new GatewayError(
+        400,
+        'invalid_tool_choice',
+        `tool_choice names "${name}", which is not among the request's tools (${specs.map((s) => s.name).join(', ') || 'none'}).`,
+        'tool_choice',
+      );
     }
   }
   return specs.filter((s) => names.includes(s.name));

@@ -64,11 +64,14 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
       const delivery = new Delivery((text) => {
         if (!closed) pending.push(text);
       });
-      keepalive = setInterval(() => {
-        if (Date.now() - lastWrite < run.keepaliveMs) return;
-        delivery.comment('keepalive');
-        flush();
-      }, Math.max(25, Math.floor(run.keepaliveMs / 2)));
+      keepalive = setInterval(
+        () => {
+          if (Date.now() - lastWrite < run.keepaliveMs) return;
+          delivery.comment('keepalive');
+          flush();
+        },
+        Math.max(25, Math.floor(run.keepaliveMs / 2)),
+      );
 
       const end = (error?: unknown) => {
         clearInterval(keepalive);
@@ -106,7 +109,13 @@ async function attempts(run: StreamRun, delivery: Delivery, flush: () => void): 
   let attempt = 1;
   let usage: UsageRecord | null = null;
   for (;;) {
-    const held = new HeldStream({ toolset: request.toolset, extractTextCalls: request.extractTextCalls, first: attempt === 1, last: attempt > run.retries, delivery });
+    const held = new HeldStream({
+      toolset: request.toolset,
+      extractTextCalls: request.extractTextCalls,
+      first: attempt === 1,
+      last: attempt > run.retries,
+      delivery,
+    });
     let broken: unknown = null;
     try {
       for await (const batch of sseBatches(response.body!)) {
@@ -146,7 +155,11 @@ function finish(run: StreamRun, delivery: Delivery, last: AttemptResult, attempt
   // Still blocked with no retry left: the calls go out as the model wrote them.
   for (const g of blockedOf(last.calls)) delivery.call(g);
   const outcome = outcomeOf(delivery.calls);
-  const reason = finishReason(last.finishReason, delivery.calls, last.calls.some((c) => !c.embedded));
+  const reason = finishReason(
+    last.finishReason,
+    delivery.calls,
+    last.calls.some((c) => !c.embedded),
+  );
   const includeUsage = run.request.includeUsage;
   if (reason !== null) {
     delivery.finish(last.finishChoice, reason, { rebound: { attempts: attempt, verdict: outcome }, ...(usage && !includeUsage ? { usage } : {}) });

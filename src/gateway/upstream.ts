@@ -15,12 +15,19 @@ export interface UpstreamOptions {
   fetch?: typeof fetch;
 }
 
-export type UpstreamResult =
-  | { ok: true; response: Response }
-  | { ok: false; status: number; body: OpenAIErrorBody; headers: Record<string, string> };
+export type UpstreamResult = { ok: true; response: Response } | { ok: false; status: number; body: OpenAIErrorBody; headers: Record<string, string> };
 
 /** Response headers an OpenAI client acts on when it retries (rate limits). */
-const PASSED_HEADERS = ['retry-after', 'retry-after-ms', 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests', 'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens'];
+const PASSED_HEADERS = [
+  'retry-after',
+  'retry-after-ms',
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-remaining-requests',
+  'x-ratelimit-reset-requests',
+  'x-ratelimit-limit-tokens',
+  'x-ratelimit-remaining-tokens',
+  'x-ratelimit-reset-tokens',
+];
 
 export async function callUpstream(options: UpstreamOptions, body: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamResult> {
   return upstreamResult(options, await postChat(options, body, signal));
@@ -33,7 +40,10 @@ export async function listUpstreamModels(options: UpstreamOptions, signal: Abort
 
 async function upstreamResult(options: UpstreamOptions, posted: ChatPost): Promise<UpstreamResult> {
   if (posted.kind === 'timeout') {
-    return failure(504, openAIError(504, 'upstream_timeout', `The upstream (${options.baseURL}) did not answer within ${options.timeoutMs} ms (MODEL_TIMEOUT_MS). Try again.`));
+    return failure(
+      504,
+      openAIError(504, 'upstream_timeout', `The upstream (${options.baseURL}) did not answer within ${options.timeoutMs} ms (MODEL_TIMEOUT_MS). Try again.`),
+    );
   }
   if (posted.kind === 'unreachable') {
     return failure(502, openAIError(502, 'upstream_unreachable', `Could not reach the upstream (${options.baseURL}): ${posted.message}.`));
@@ -55,7 +65,11 @@ async function upstreamResult(options: UpstreamOptions, posted: ChatPost): Promi
   }
   const errorBody = isOpenAIErrorBody(parsed)
     ? parsed
-    : openAIError(response.status, 'upstream_error', `The upstream answered ${response.status}${text.trim() ? `: ${text.trim().slice(0, 300)}` : ' with no body'}.`);
+    : openAIError(
+        response.status,
+        'upstream_error',
+        `The upstream answered ${response.status}${text.trim() ? `: ${text.trim().slice(0, 300)}` : ' with no body'}.`,
+      );
   return { ok: false, status: response.status, body: errorBody, headers };
 }
 

@@ -31,7 +31,16 @@ export function createApp(deps: AppDeps): Hono {
     app.use('*', hostGuard({ allowedHosts: deps.config.allowedHosts }), originGuard({ allowedOrigins: deps.config.corsOrigins }));
   }
   if (deps.config.corsOrigins.length > 0) {
-    app.use('/v1/*', cors({ origin: deps.config.corsOrigins, allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID', 'X-Rebound-Authorization'], exposeHeaders: ['X-Rebound-Verdict', 'X-Rebound-Attempts'], maxAge: 600 }));
+    app.use(
+      '/v1/*',
+      cors({
+        origin: deps.config.corsOrigins,
+        allowMethods: ['GET', 'POST', 'OPTIONS'],
+        allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID', 'X-Rebound-Authorization'],
+        exposeHeaders: ['X-Rebound-Verdict', 'X-Rebound-Attempts'],
+        maxAge: 600,
+      }),
+    );
   }
 
   app.get('/health', (c) => c.json({ ok: true, model: deps.model.model, demo: deps.model.demo }));

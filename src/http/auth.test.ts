@@ -36,11 +36,7 @@ async function signer(alg: 'ES256' | 'RS256', kid: string): Promise<{ signer: Si
   return { signer: { key: privateKey, kid, alg }, jwk };
 }
 
-function token(
-  key: Signer | 'hs256',
-  claims: Record<string, unknown> = {},
-  opts: { exp?: number; nbf?: number; secret?: string } = {},
-): Promise<string> {
+function token(key: Signer | 'hs256', claims: Record<string, unknown> = {}, opts: { exp?: number; nbf?: number; secret?: string } = {}): Promise<string> {
   const jwt = new SignJWT({
     role: 'authenticated',
     sub: 'user-123',
@@ -55,8 +51,7 @@ function token(
   return jwt.setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.key);
 }
 
-const req = (bearer?: string) =>
-  new Request('https://example.test/v1/chat', { method: 'POST', headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+const req = (bearer?: string) => new Request('https://example.test/v1/chat', { method: 'POST', headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
   try {
@@ -227,7 +222,10 @@ describe('authFromEnv', () => {
   });
 
   it('reads REBOUND_JWT_SECRET / REBOUND_JWT_ISSUER (Supabase reserves the SUPABASE_ prefix), before the SUPABASE_ spellings', async () => {
-    const choice = authFromEnv({ REBOUND_JWT_SECRET: SECRET, SUPABASE_JWT_SECRET: 'another-secret-of-at-least-32-characters!!', REBOUND_JWT_ISSUER: issuer() }, { local: false });
+    const choice = authFromEnv(
+      { REBOUND_JWT_SECRET: SECRET, SUPABASE_JWT_SECRET: 'another-secret-of-at-least-32-characters!!', REBOUND_JWT_ISSUER: issuer() },
+      { local: false },
+    );
     expect(choice.mode).toBe('jwt');
     expect(choice.description).toContain(`iss ${issuer()}`);
     await expect(choice.auth.authenticate(req(await token('hs256')))).resolves.toEqual({ userId: 'user-123' });

@@ -61,7 +61,8 @@ export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
       let payload: JWTPayload;
       try {
         if (alg === 'HS256') {
-          if (!secretKey) throw new AuthError('Token is signed with HS256 but no HS256 secret (REBOUND_JWT_SECRET or SUPABASE_JWT_SECRET) is configured on this server');
+          if (!secretKey)
+            throw new AuthError('Token is signed with HS256 but no HS256 secret (REBOUND_JWT_SECRET or SUPABASE_JWT_SECRET) is configured on this server');
           ({ payload } = await jwtVerify(token, secretKey, { ...verifyOptions, algorithms: ['HS256'] }));
         } else {
           if (!jwks) throw new AuthError(`Token is signed with ${alg ?? 'no algorithm'} but no JWKS is configured (set SUPABASE_URL or SUPABASE_JWKS_URL)`);
@@ -95,19 +96,25 @@ function explain(err: unknown, ctx: { audience: string; issuer?: string; alg?: s
     const p = err.payload;
     switch (err.claim) {
       case 'nbf':
-        return new AuthError(`Token not yet valid (nbf ${typeof p.nbf === 'number' ? new Date(p.nbf * 1000).toISOString() : '?'}): check the clock`, { cause: err });
+        return new AuthError(`Token not yet valid (nbf ${typeof p.nbf === 'number' ? new Date(p.nbf * 1000).toISOString() : '?'}): check the clock`, {
+          cause: err,
+        });
       case 'iat':
         return new AuthError('Token issued in the future (iat): check the clock', { cause: err });
       case 'aud':
-        return new AuthError(`Wrong audience: expected "${ctx.audience}", got ${JSON.stringify(p.aud ?? null)} (anon/service keys are not user tokens)`, { cause: err });
+        return new AuthError(`Wrong audience: expected "${ctx.audience}", got ${JSON.stringify(p.aud ?? null)} (anon/service keys are not user tokens)`, {
+          cause: err,
+        });
       case 'iss':
         return new AuthError(`Wrong issuer: expected "${ctx.issuer}", got ${JSON.stringify(p.iss ?? null)} (token from another project?)`, { cause: err });
       default:
         return new AuthError(`Token claim "${err.claim}" invalid: ${err.reason}`, { cause: err });
     }
   }
-  if (err instanceof errors.JWSSignatureVerificationFailed) return new AuthError('Invalid signature: the token is forged or signed with another key', { cause: err });
-  if (err instanceof errors.JWKSNoMatchingKey) return new AuthError('No key in the project JWKS matches this token (unknown kid): token from another project or a revoked key', { cause: err });
+  if (err instanceof errors.JWSSignatureVerificationFailed)
+    return new AuthError('Invalid signature: the token is forged or signed with another key', { cause: err });
+  if (err instanceof errors.JWKSNoMatchingKey)
+    return new AuthError('No key in the project JWKS matches this token (unknown kid): token from another project or a revoked key', { cause: err });
   if (err instanceof errors.JOSEAlgNotAllowed) return new AuthError(`Algorithm ${ctx.alg ?? '?'} is not accepted`, { cause: err });
   if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) return new AuthError(`Malformed token: ${err.message}`, { cause: err });
   if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || err instanceof TypeError) {

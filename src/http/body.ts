@@ -9,7 +9,11 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export async function readJson<S extends z.ZodType>(c: Context, schema: S, maxBytes = MAX_BODY_BYTES): Promise<z.infer<S>> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-    throw new ApiError(415, 'unsupported_media_type', `Send the body as JSON with "Content-Type: application/json" (got ${type ? `"${type}"` : 'no content type'}).`);
+    throw new ApiError(
+      415,
+      'unsupported_media_type',
+      `Send the body as JSON with "Content-Type: application/json" (got ${type ? `"${type}"` : 'no content type'}).`,
+    );
   }
   const declared = Number(c.req.header('content-length') ?? '0');
   if (declared > maxBytes) throw tooLarge(maxBytes);
@@ -18,7 +22,9 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S, maxBy
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new ApiError(400, 'malformed_json', `The body is not valid JSON (${(err as Error).message}). Send one JSON object such as {"message": "…"}.`, { cause: err });
+    throw new ApiError(400, 'malformed_json', `The body is not valid JSON (${(err as Error).message}). Send one JSON object such as {"message": "…"}.`, {
+      cause: err,
+    });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;

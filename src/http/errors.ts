@@ -33,7 +33,9 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof AuthError) return new ApiError(err.status, err.status === 401 ? 'unauthorized' : 'forbidden', err.message, { cause: err });
   if (err instanceof SessionForbiddenError) {
-    return new ApiError(403, 'forbidden', 'This session belongs to another user. Omit sessionId to start a new session (useChat: use another chat id).', { cause: err });
+    return new ApiError(403, 'forbidden', 'This session belongs to another user. Omit sessionId to start a new session (useChat: use another chat id).', {
+      cause: err,
+    });
   }
   return new ApiError(500, 'internal', INTERNAL, { cause: err });
 }

@@ -69,9 +69,13 @@ async function authenticateGateway(request: Request, options: GatewayAuthOptions
   } catch (err) {
     if (options.keys.length === 0) throw err;
     if (err instanceof AuthConfigError) {
-      throw new AuthError(token === undefined ? 'Missing credentials: send "Authorization: Bearer <one of GATEWAY_KEYS>".' : 'The bearer token is not one of GATEWAY_KEYS.', { cause: err });
+      throw new AuthError(
+        token === undefined ? 'Missing credentials: send "Authorization: Bearer <one of GATEWAY_KEYS>".' : 'The bearer token is not one of GATEWAY_KEYS.',
+        { cause: err },
+      );
     }
-    if (err instanceof AuthError) throw new AuthError(`${err.message} (the gateway also accepts one of GATEWAY_KEYS as the bearer token)`, { status: err.status, cause: err });
+    if (err instanceof AuthError)
+      throw new AuthError(`${err.message} (the gateway also accepts one of GATEWAY_KEYS as the bearer token)`, { status: err.status, cause: err });
     throw err;
   }
 }

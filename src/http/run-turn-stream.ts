@@ -41,7 +41,12 @@ export function startTurn(deps: AppDeps, turns: LiveTurns, turn: TurnRecord, c: 
             model: deps.model,
             tools,
             activity,
-            limits: { maxIterations: config.maxIterations, timeBudgetMs: config.timeBudgetMs, toolTimeoutMs: config.toolTimeoutMs, modelRetries: config.modelRetries },
+            limits: {
+              maxIterations: config.maxIterations,
+              timeBudgetMs: config.timeBudgetMs,
+              toolTimeoutMs: config.toolTimeoutMs,
+              modelRetries: config.modelRetries,
+            },
             systemPrompt: deps.systemPrompt,
             waitUntil,
           },
@@ -86,9 +91,15 @@ export type StreamFormat = Pick<SseOptions, 'frame' | 'headers'>;
 /** A stream of a turn running in this process. */
 export function liveStream(deps: AppDeps, live: LiveTurn, afterSeq: number, c: Context, format: StreamFormat = {}): Response {
   const abortOnLeave = deps.config.onDisconnect === 'abort';
-  return logResponse(deps, c, format, (signal) => live.log.read(afterSeq, signal), () => {
-    if (abortOnLeave && !live.log.finished) live.stop();
-  });
+  return logResponse(
+    deps,
+    c,
+    format,
+    (signal) => live.log.read(afterSeq, signal),
+    () => {
+      if (abortOnLeave && !live.log.finished) live.stop();
+    },
+  );
 }
 
 /** A stream of a turn whose producer is elsewhere (another instance) or gone (finished before). */
@@ -103,7 +114,13 @@ export function persistedStream(deps: AppDeps, turn: TurnRecord, afterSeq: numbe
   return logResponse(deps, c, format, (signal) => followPersisted({ store, turnId: turn.id, afterSeq, signal, stillRunning }));
 }
 
-function logResponse(deps: AppDeps, c: Context, format: StreamFormat, read: (signal: AbortSignal) => AsyncIterable<LoggedEvent>, onLeave?: () => void): Response {
+function logResponse(
+  deps: AppDeps,
+  c: Context,
+  format: StreamFormat,
+  read: (signal: AbortSignal) => AsyncIterable<LoggedEvent>,
+  onLeave?: () => void,
+): Response {
   return sseResponse(
     async (send, signal) => {
       let ended = false;

@@ -88,11 +88,14 @@ export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<vo
       // A first comment flushes the headers at once, so EventSource reports the connection open.
       write(': open\n\n');
       const armKeepalive = () => {
-        keepalive = setTimeout(() => {
-          if (closed) return;
-          write(': keepalive\n\n');
-          armKeepalive();
-        }, options.keepaliveMs * (1 - KEEPALIVE_JITTER * Math.random()));
+        keepalive = setTimeout(
+          () => {
+            if (closed) return;
+            write(': keepalive\n\n');
+            armKeepalive();
+          },
+          options.keepaliveMs * (1 - KEEPALIVE_JITTER * Math.random()),
+        );
       };
       armKeepalive();
       void run(send, abort.signal).finally(() => {

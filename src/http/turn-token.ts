@@ -27,7 +27,8 @@ export class TurnTokens {
     const exp = Number(match[1]);
     const sig = fromBase64url(match[2]!);
     const valid = await crypto.subtle.verify('HMAC', await this.key, sig, encoder.encode(payload(turnId, userId, exp)));
-    if (!valid) return { ok: false, status: 403, message: 'This stream token is not valid for this turn: use the streamUrl that POST /v1/turns returned for it.' };
+    if (!valid)
+      return { ok: false, status: 403, message: 'This stream token is not valid for this turn: use the streamUrl that POST /v1/turns returned for it.' };
     if (exp * 1000 < now) return { ok: false, status: 401, message: 'The stream token has expired: start a new turn with POST /v1/turns.' };
     return { ok: true };
   }

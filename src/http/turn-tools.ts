@@ -14,7 +14,9 @@ export async function withTurnTools<T>(
   if (!deps.toolSource) return run({ tools: deps.tools, activity: deps.activity });
   const set = await deps.toolSource.open({ signal });
   try {
-    const activity = tagCalls(deps.activity, (row) => ({ tool_server: set.serverOf(row.tool_resolved ?? row.tool_requested) ?? set.serverOf(row.tool_requested) }));
+    const activity = tagCalls(deps.activity, (row) => ({
+      tool_server: set.serverOf(row.tool_resolved ?? row.tool_requested) ?? set.serverOf(row.tool_requested),
+    }));
     return await run({ tools: [...deps.tools, ...set.tools], activity });
   } finally {
     await set.close();

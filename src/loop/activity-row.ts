@@ -91,7 +91,11 @@ export function activityRow(ctx: CallContext, outcome: CallOutcome | HandedOn): 
 }
 
 function repeatedProblem(category: string, escalation: Escalation): string {
-  const then = escalation.withheld ? 'the tool was withheld for the rest of the turn' : escalation.shown ? 'the schema and an example were sent' : 'the model was told';
+  const then = escalation.withheld
+    ? 'the tool was withheld for the rest of the turn'
+    : escalation.shown
+      ? 'the schema and an example were sent'
+      : 'the model was told';
   return `the same call failed with ${category} ${escalation.repeats} times in this turn; ${then}`;
 }
 

@@ -12,7 +12,11 @@ const echo: ToolSpec = {
   name: 'echo',
   parameters: { type: 'object', properties: { text: { type: 'string' }, times: { type: 'integer' } }, required: ['text'] },
 };
-const read: ToolSpec = { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, pathParams: ['path'] };
+const read: ToolSpec = {
+  name: 'read_file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  pathParams: ['path'],
+};
 const tools = [echo, read];
 const ctx = { turnId: 't1', sessionId: 's1', userId: null, iteration: 2, model: 'm' };
 
@@ -28,7 +32,12 @@ function passed(call: ProposedCall): PassedVerdict {
   return v;
 }
 const ran = (result: unknown): Execution => ({ ok: true, result, json: JSON.stringify(result) });
-const threw: Execution = { ok: false, error: 'echo failed: disk on fire', hint: 'Read the error, correct the arguments and call the tool again.', timedOut: false };
+const threw: Execution = {
+  ok: false,
+  error: 'echo failed: disk on fire',
+  hint: 'Read the error, correct the arguments and call the tool again.',
+  timedOut: false,
+};
 
 /** The three views of one outcome, the tool message parsed. */
 function views(outcome: CallOutcome) {
@@ -44,8 +53,28 @@ describe('CallOutcome', () => {
     expect(message.tool_call_id).toBe(call.id);
     const { suggestions } = verdict;
     expect(payload).toEqual({ ok: false, error: verdict.message, suggestions });
-    expect(event).toEqual({ id: call.id, name: 'fly_to_moon', verdict: 'blocked', category: 'phantom_tool', ok: false, error: verdict.message, suggestions, durationMs: 3 });
-    expect(row).toMatchObject({ call_id: call.id, tool_requested: 'fly_to_moon', tool_resolved: null, verdict: 'blocked', category: 'phantom_tool', error: verdict.message, suggestions, duration_ms: 3, iteration: 2, source: 'loop' });
+    expect(event).toEqual({
+      id: call.id,
+      name: 'fly_to_moon',
+      verdict: 'blocked',
+      category: 'phantom_tool',
+      ok: false,
+      error: verdict.message,
+      suggestions,
+      durationMs: 3,
+    });
+    expect(row).toMatchObject({
+      call_id: call.id,
+      tool_requested: 'fly_to_moon',
+      tool_resolved: null,
+      verdict: 'blocked',
+      category: 'phantom_tool',
+      error: verdict.message,
+      suggestions,
+      duration_ms: 3,
+      iteration: 2,
+      source: 'loop',
+    });
   });
 
   it('a path that does not exist: the model also gets the nearest folder listing', () => {
@@ -63,7 +92,13 @@ describe('CallOutcome', () => {
     breaker.failed({ tool: 'echo', category: verdict.category, args: call.arguments });
     const escalation = breaker.failed({ tool: 'echo', category: verdict.category, args: call.arguments })!;
     const { event, payload, row } = views({ kind: 'blocked', call, verdict, escalation, durationMs: 1 });
-    expect(payload).toEqual({ ok: false, error: `${verdict.message}\n${escalation.note}`, suggestions: verdict.suggestions, schema: echo.parameters, example: { text: 'example' } });
+    expect(payload).toEqual({
+      ok: false,
+      error: `${verdict.message}\n${escalation.note}`,
+      suggestions: verdict.suggestions,
+      schema: echo.parameters,
+      example: { text: 'example' },
+    });
     expect(event).toMatchObject({ category: 'repeated_failure', error: `${verdict.message}\n${escalation.note}` });
     expect(row.category).toBe('repeated_failure');
     expect(row.problems.at(-1)).toMatch(/^\$: the same call failed with missing_required 2 times in this turn; the schema and an example were sent$/);
@@ -74,7 +109,16 @@ describe('CallOutcome', () => {
     const refusal = 'Tool "echo" was not executed: it was withheld for the rest of this turn.';
     const { event, payload, row } = views({ kind: 'withheld', call, refusal, durationMs: 0.2 });
     expect(payload).toEqual({ ok: false, error: refusal });
-    expect(event).toEqual({ id: call.id, name: 'echo', verdict: 'blocked', category: 'repeated_failure', ok: false, error: refusal, suggestions: [], durationMs: 0 });
+    expect(event).toEqual({
+      id: call.id,
+      name: 'echo',
+      verdict: 'blocked',
+      category: 'repeated_failure',
+      ok: false,
+      error: refusal,
+      suggestions: [],
+      durationMs: 0,
+    });
     expect(row).toMatchObject({ verdict: 'blocked', category: 'repeated_failure', tool_resolved: null, error: refusal });
   });
 
@@ -84,7 +128,16 @@ describe('CallOutcome', () => {
     const { event, payload, message, row } = views({ kind: 'executed', call, verdict, execution: ran({ echoed: 'hi' }), escalation: null, durationMs: 5 });
     expect(payload).toEqual({ ok: true, result: { echoed: 'hi' } });
     expect(message.content).toBe('{"ok":true,"result":{"echoed":"hi"}}');
-    expect(event).toEqual({ id: call.id, name: 'echo', verdict: 'repaired', category: 'wrong_type', ok: true, result: { echoed: 'hi' }, repairs: verdict.verdict === 'repaired' ? verdict.repairs : [], durationMs: 5 });
+    expect(event).toEqual({
+      id: call.id,
+      name: 'echo',
+      verdict: 'repaired',
+      category: 'wrong_type',
+      ok: true,
+      result: { echoed: 'hi' },
+      repairs: verdict.verdict === 'repaired' ? verdict.repairs : [],
+      durationMs: 5,
+    });
     expect(row).toMatchObject({ tool_resolved: 'echo', verdict: 'repaired', category: 'wrong_type', error: null });
   });
 
@@ -104,7 +157,9 @@ describe('CallOutcome', () => {
     expect(row).toMatchObject({ verdict: 'pass', category: 'execution_error', error: threw.error });
 
     const repairedCall = proposed('echo', '{"text": "hi", "times": "2"}');
-    expect(views({ kind: 'executed', call: repairedCall, verdict: passed(repairedCall), execution: threw, escalation: null, durationMs: 1 }).row.category).toBe('wrong_type');
+    expect(views({ kind: 'executed', call: repairedCall, verdict: passed(repairedCall), execution: threw, escalation: null, durationMs: 1 }).row.category).toBe(
+      'wrong_type',
+    );
   });
 
   it('a failed run repeated: the escalation replaces the hint, its note follows the error for the client and the row', () => {
@@ -129,7 +184,9 @@ describe('CallOutcome', () => {
       if (payload.ok !== true) throw new Error('expected ok');
       expect(typeof payload.result).toBe('string');
       expect((execution as { json: string }).json.startsWith(payload.result as string)).toBe(true);
-      expect(payload.truncated).toMatch(new RegExp(`^the result is ${(execution as { json: string }).json.length} characters of JSON; only the first \\d+ are shown$`));
+      expect(payload.truncated).toMatch(
+        new RegExp(`^the result is ${(execution as { json: string }).json.length} characters of JSON; only the first \\d+ are shown$`),
+      );
       // The client still gets the whole value.
       expect(event.result).toEqual(result);
     }

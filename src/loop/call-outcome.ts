@@ -44,10 +44,23 @@ export function errorOf(outcome: CallOutcome): string | null {
 export function toolResultEvent(outcome: CallOutcome): Extract<TurnEvent, { event: 'tool_result' }> {
   const base = { id: outcome.call.id, category: categoryOf(outcome), durationMs: Math.round(outcome.durationMs) };
   if (outcome.kind === 'withheld') {
-    return { event: 'tool_result', data: { ...base, name: bound(outcome.call.name, MAX_NAME), verdict: 'blocked', ok: false, error: outcome.refusal, suggestions: [] } };
+    return {
+      event: 'tool_result',
+      data: { ...base, name: bound(outcome.call.name, MAX_NAME), verdict: 'blocked', ok: false, error: outcome.refusal, suggestions: [] },
+    };
   }
   if (outcome.kind === 'blocked') {
-    return { event: 'tool_result', data: { ...base, name: bound(outcome.call.name, MAX_NAME), verdict: 'blocked', ok: false, error: errorOf(outcome)!, suggestions: outcome.verdict.suggestions } };
+    return {
+      event: 'tool_result',
+      data: {
+        ...base,
+        name: bound(outcome.call.name, MAX_NAME),
+        verdict: 'blocked',
+        ok: false,
+        error: errorOf(outcome)!,
+        suggestions: outcome.verdict.suggestions,
+      },
+    };
   }
   const { verdict, execution } = outcome;
   return {

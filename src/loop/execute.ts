@@ -6,8 +6,7 @@ import type { FileDiff } from '../vocabulary.ts';
 
 export type Execution =
   /** `json` is the result as JSON text (a tool returning nothing gives "null"); `diffs`, for the page only, are not in it. */
-  | { ok: true; result: unknown; json: string; diffs?: FileDiff[] }
-  | { ok: false; error: string; hint: string; timedOut: boolean };
+  { ok: true; result: unknown; json: string; diffs?: FileDiff[] } | { ok: false; error: string; hint: string; timedOut: boolean };
 
 export async function executeTool(
   tool: Tool,

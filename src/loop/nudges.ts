@@ -24,7 +24,8 @@ export const NARRATION_NUDGE =
 
 // First-person intent about to act ("I'll now read…", "Let me check…", "Next, I will update…"),
 // near the end of the reply: narrating instead of calling.
-const INTENT = /\b(?:I(?:'ll| will| am going to|'m going to| shall)|let me|let's|next,? I(?:'ll| will)?|now I(?:'ll| will)?)\s+(?:now\s+|first\s+|then\s+|go ahead and\s+)?(?:read|open|check|look|write|create|update|edit|modify|fix|patch|run|call|search|list|delete|save|apply|inspect|fetch|use|try|add|change|rename|move|implement)\b/i;
+const INTENT =
+  /\b(?:I(?:'ll| will| am going to|'m going to| shall)|let me|let's|next,? I(?:'ll| will)?|now I(?:'ll| will)?)\s+(?:now\s+|first\s+|then\s+|go ahead and\s+)?(?:read|open|check|look|write|create|update|edit|modify|fix|patch|run|call|search|list|delete|save|apply|inspect|fetch|use|try|add|change|rename|move|implement)\b/i;
 
 /** True when the text ends by announcing an action the model has not taken. */
 export function isNarratedAction(text: string): boolean {

@@ -2,7 +2,8 @@
 // (so the prompt prefix, and the provider's prompt cache, stay the same) but tool_choice "none".
 import type { SummaryReason } from '../vocabulary.ts';
 
-const SUMMARY_INSTRUCTION = 'Do not call any tool. In at most 6 short lines, tell the user: what was done, what failed or is unfinished, and the single next step.';
+const SUMMARY_INSTRUCTION =
+  'Do not call any tool. In at most 6 short lines, tell the user: what was done, what failed or is unfinished, and the single next step.';
 
 export function summaryRequest(reason: SummaryReason): string {
   const what = reason === 'iteration_limit' ? 'the maximum number of steps' : 'the time budget';

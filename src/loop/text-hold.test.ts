@@ -34,7 +34,10 @@ function cut(text: string, points: number[]): string[] {
 
 // Text made of the characters the patterns care about, so that triggers and near-misses are common.
 const pieces = ['\n', ' ', '\t', '\r', '[', '{', '"', '`', '<', '|', 'tool_call', '<tool_cal', 'a', 'Hi. ', '{"', '```', '\n  [\n {', 'é', '😀'];
-const textArb = fc.oneof(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((p) => p.join('')), fc.string({ unit: 'grapheme', maxLength: 40 }));
+const textArb = fc.oneof(
+  fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((p) => p.join('')),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+);
 
 describe('TextHold', () => {
   it('shows prose as it arrives', () => {

@@ -19,7 +19,11 @@ function scripted(completions: ModelEvent[][]): ModelClient {
     model: 'scripted',
     demo: false,
     async *stream(_request: ModelRequest) {
-      for (const e of completions[n++] ?? [{ type: 'text', text: 'Done.' }, { type: 'finish', toolCalls: [], finishReason: 'stop', usage: null }]) yield e;
+      for (const e of completions[n++] ?? [
+        { type: 'text', text: 'Done.' },
+        { type: 'finish', toolCalls: [], finishReason: 'stop', usage: null },
+      ])
+        yield e;
     },
   };
 }
@@ -43,7 +47,9 @@ async function turnWith(completions: ModelEvent[][]): Promise<{ events: TurnEven
   return { events, reason: done?.event === 'done' ? done.data.reason : 'no done event' };
 }
 
-const toolCall = (args: string): ModelEvent[] => [{ type: 'finish', toolCalls: [{ id: 'c1', name: 'read_file', arguments: args }], finishReason: 'tool_calls', usage: null }];
+const toolCall = (args: string): ModelEvent[] => [
+  { type: 'finish', toolCalls: [{ id: 'c1', name: 'read_file', arguments: args }], finishReason: 'tool_calls', usage: null },
+];
 
 describe('runTurn on calls too deep or too large to read', () => {
   it('blocks a call nested 20,000 deep and goes on to the answer', async () => {
@@ -64,7 +70,12 @@ describe('runTurn on calls too deep or too large to read', () => {
 
   it('leaves a call nested 20,000 deep in the reply as text, and completes', async () => {
     const text = `Reading.\n<tool_call>{"name": "read_file", "arguments": ${DEEP}}</tool_call>`;
-    const { events, reason } = await turnWith([[{ type: 'text', text }, { type: 'finish', toolCalls: [], finishReason: 'stop', usage: null }]]);
+    const { events, reason } = await turnWith([
+      [
+        { type: 'text', text },
+        { type: 'finish', toolCalls: [], finishReason: 'stop', usage: null },
+      ],
+    ]);
     expect(events.find((e) => e.event === 'agent_error')).toBeUndefined();
     expect(events.find((e) => e.event === 'tool_call')).toBeUndefined();
     expect(reason).toBe('completed');

@@ -5,7 +5,11 @@ import type { CallOutcome } from './call-outcome.ts';
 import { TurnState } from './turn-state.ts';
 
 const echo: ToolSpec = { name: 'echo', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } };
-const read: ToolSpec = { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, pathParams: ['path'] };
+const read: ToolSpec = {
+  name: 'read_file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  pathParams: ['path'],
+};
 const history = [
   { role: 'user' as const, content: 'earlier' },
   { role: 'assistant' as const, content: 'earlier answer' },

@@ -15,7 +15,12 @@ const echo: Tool = {
   run: async (args) => ({ echoed: args.text }),
 };
 const limits = { maxIterations: 5, timeBudgetMs: 60_000, toolTimeoutMs: 5_000, modelRetries: 0 };
-const finish = (toolCalls: Array<{ id: string; name: string; arguments: string }> = []): ModelEvent => ({ type: 'finish', toolCalls, finishReason: null, usage: { promptTokens: 3, completionTokens: 1 } });
+const finish = (toolCalls: Array<{ id: string; name: string; arguments: string }> = []): ModelEvent => ({
+  type: 'finish',
+  toolCalls,
+  finishReason: null,
+  usage: { promptTokens: 3, completionTokens: 1 },
+});
 
 /** A model that calls echo once, then answers; `onSecond` runs before the answer. */
 function model(onSecond: () => void = () => {}): ModelClient {

@@ -109,7 +109,18 @@ async function play(turn: TurnInput, history: ChatMessage[], deps: TurnDeps, emi
   const state = new TurnState({ systemPrompt: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, history, message: turn.message, tools: specs });
   const budget = abortAfter(deps.limits.timeBudgetMs, signal, () => new BudgetExceeded('time budget'));
   const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
-  const run: Run = { turn, deps, emit, signal, budget: budget.signal, state, specs, tools: new Map(deps.tools.map((t) => [t.name, t])), workspace: deps.storage.workspace(scope), memory: deps.storage.memory(scope) };
+  const run: Run = {
+    turn,
+    deps,
+    emit,
+    signal,
+    budget: budget.signal,
+    state,
+    specs,
+    tools: new Map(deps.tools.map((t) => [t.name, t])),
+    workspace: deps.storage.workspace(scope),
+    memory: deps.storage.memory(scope),
+  };
   try {
     return state.result(await iterate(run));
   } finally {
@@ -128,7 +139,11 @@ async function iterate(run: Run): Promise<DoneReason> {
 
     let completion: Completion;
     try {
-      completion = await streamCompletion(deps.model, state.request(budget), { retries: deps.limits.modelRetries, emit: run.emit, addUsage: (u) => state.addUsage(u) });
+      completion = await streamCompletion(deps.model, state.request(budget), {
+        retries: deps.limits.modelRetries,
+        emit: run.emit,
+        addUsage: (u) => state.addUsage(u),
+      });
     } catch (err) {
       // What the user already read of a cut answer stays in the history, for them and the model.
       if (err instanceof CompletionAborted && err.shownText.trim()) state.add({ role: 'assistant', content: err.shownText });
@@ -158,7 +173,12 @@ async function iterate(run: Run): Promise<DoneReason> {
       const outcome = await handleCall(run, call, completion.embedded, context);
       state.called(outcome);
       run.emit(toolResultEvent(outcome));
-      deps.activity.recordCall(activityRow({ turnId: run.turn.id, sessionId: run.turn.sessionId, userId: run.turn.userId, iteration: state.iteration, model: deps.model.model }, outcome));
+      deps.activity.recordCall(
+        activityRow(
+          { turnId: run.turn.id, sessionId: run.turn.sessionId, userId: run.turn.userId, iteration: state.iteration, model: deps.model.model },
+          outcome,
+        ),
+      );
       state.add(toolMessage(outcome));
       const directive = outcome.kind === 'executed' && outcome.execution.ok ? nextActionOf(outcome.execution.result) : null;
       if (directive) directives.push(directive);
@@ -169,12 +189,22 @@ async function iterate(run: Run): Promise<DoneReason> {
 }
 
 /** Gates the call and runs it when it passes, unless the loop breaker withholds its tool. */
-async function handleCall({ state, specs, tools, turn, deps, workspace, memory, budget }: Run, call: ProposedCall, embedded: boolean, context: GateContext): Promise<CallOutcome> {
+async function handleCall(
+  { state, specs, tools, turn, deps, workspace, memory, budget }: Run,
+  call: ProposedCall,
+  embedded: boolean,
+  context: GateContext,
+): Promise<CallOutcome> {
   const t0 = performance.now();
   let verdict: Verdict = gate(call, specs, context);
   if (embedded && verdict.verdict !== 'blocked') {
     // The call was valid but written into the text: record that, run it anyway.
-    verdict = { ...verdict, verdict: 'repaired', category: 'text_embedded_call', repairs: [{ kind: 'extracted_from_text', path: '$', category: 'text_embedded_call' }, ...(verdict.verdict === 'repaired' ? verdict.repairs : [])] };
+    verdict = {
+      ...verdict,
+      verdict: 'repaired',
+      category: 'text_embedded_call',
+      repairs: [{ kind: 'extracted_from_text', path: '$', category: 'text_embedded_call' }, ...(verdict.verdict === 'repaired' ? verdict.repairs : [])],
+    };
   }
   const { breaker } = state;
   const target = verdict.verdict === 'blocked' ? call.name : verdict.call.name;

@@ -103,7 +103,10 @@ describe('ToolCallAssembler', () => {
       { index: i, id: `i${i}`, function: { name: 'f', arguments: '' } },
       { index: i, function: { arguments: `{"n":${i}}` } },
     ]).flat();
-    const unindexed = Array.from({ length: n }, (_, i) => [{ id: `u${i}`, function: { name: 'f', arguments: '{"n":' } }, { function: { arguments: `${i}}` } }]).flat();
+    const unindexed = Array.from({ length: n }, (_, i) => [
+      { id: `u${i}`, function: { name: 'f', arguments: '{"n":' } },
+      { function: { arguments: `${i}}` } },
+    ]).flat();
     for (const deltas of [indexed, unindexed]) {
       const calls = assemble(deltas);
       expect(calls).toHaveLength(n);

@@ -75,7 +75,7 @@ export class ToolCallAssembler {
     }
     // No index: a new id starts a new call, otherwise the delta continues the last one.
     if (id) return this.keyById.get(id) ?? this.freeKey();
-    return Math.max(this.lastKey , 0);
+    return Math.max(this.lastKey, 0);
   }
 
   private freeKey(): number {

@@ -34,12 +34,17 @@ async function failure(model: OpenAIModel, signal = new AbortController().signal
   throw new Error('expected the stream to fail');
 }
 
-const model = (fetch: typeof globalThis.fetch, timeoutMs = 1_000) => new OpenAIModel({ apiKey: 'sk-test', baseURL: 'http://upstream.test/v1/', model: 'm', timeoutMs, fetch });
+const model = (fetch: typeof globalThis.fetch, timeoutMs = 1_000) =>
+  new OpenAIModel({ apiKey: 'sk-test', baseURL: 'http://upstream.test/v1/', model: 'm', timeoutMs, fetch });
 
 describe('postChat', () => {
   it('posts JSON to <baseURL>/chat/completions with the key, and asks for an event stream when streaming', async () => {
     const { fn, requests } = fakeFetch(json(200, {}));
-    const posted = await postChat({ baseURL: 'http://upstream.test/v1//', apiKey: 'sk-x', timeoutMs: 1_000, fetch: fn }, { model: 'm', stream: true }, new AbortController().signal);
+    const posted = await postChat(
+      { baseURL: 'http://upstream.test/v1//', apiKey: 'sk-x', timeoutMs: 1_000, fetch: fn },
+      { model: 'm', stream: true },
+      new AbortController().signal,
+    );
     expect(posted.kind).toBe('response');
     expect(requests[0]!.url).toBe('http://upstream.test/v1/chat/completions');
     expect(requests[0]!.init.method).toBe('POST');
@@ -96,13 +101,20 @@ describe('postChat', () => {
 });
 
 describe('OpenAIModel request body', () => {
-  const tool = (name: string, parameters: ToolSpec['parameters'], description?: string): ToolSpec => ({ name, parameters, ...(description ? { description } : {}) });
+  const tool = (name: string, parameters: ToolSpec['parameters'], description?: string): ToolSpec => ({
+    name,
+    parameters,
+    ...(description ? { description } : {}),
+  });
   const schema = { type: 'object', properties: { path: { type: 'string', description: 'a "quoted" path\n' } }, required: ['path'] } as ToolSpec['parameters'];
 
   async function bodies(tools: ToolSpec[][], toolChoice: 'auto' | 'none' = 'auto'): Promise<string[]> {
-    const { fn, requests } = fakeFetch(() => new Response('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'));
+    const { fn, requests } = fakeFetch(
+      () => new Response('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'),
+    );
     const m = model(fn);
-    for (const list of tools) for await (const _ of m.stream({ messages: [{ role: 'user', content: 'hi' }], tools: list, toolChoice, signal: new AbortController().signal }));
+    for (const list of tools)
+      for await (const _ of m.stream({ messages: [{ role: 'user', content: 'hi' }], tools: list, toolChoice, signal: new AbortController().signal }));
     return requests.map((r) => String(r.init.body));
   }
   /** The body as the adapter built it before the tools' JSON was reused: one JSON.stringify of it all. */
@@ -112,7 +124,12 @@ describe('OpenAIModel request body', () => {
       messages: [{ role: 'user', content: 'hi' }],
       stream: true,
       stream_options: { include_usage: true },
-      ...(tools.length ? { tools: tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })), tool_choice: toolChoice } : {}),
+      ...(tools.length
+        ? {
+            tools: tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+            tool_choice: toolChoice,
+          }
+        : {}),
     });
 
   it('is byte for byte one JSON.stringify of the request, on the first request and on those that reuse the tools', async () => {
@@ -216,7 +233,8 @@ describe('OpenAIModel errors', () => {
   it("sends the model, the messages, include_usage and, with tools, each as a function with the turn's tool_choice", async () => {
     const { fn, requests } = fakeFetch(() => new Response('data: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } }));
     const tools = [{ name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }];
-    for await (const _ of model(fn).stream({ messages: [{ role: 'user', content: 'hi' }], tools, toolChoice: 'none', signal: new AbortController().signal })) void _;
+    for await (const _ of model(fn).stream({ messages: [{ role: 'user', content: 'hi' }], tools, toolChoice: 'none', signal: new AbortController().signal }))
+      void _;
     expect(JSON.parse(String(requests[0]!.init.body))).toEqual({
       model: 'm',
       messages: [{ role: 'user', content: 'hi' }],
@@ -229,7 +247,13 @@ describe('OpenAIModel errors', () => {
 
   it("defaults to OpenAI's API", async () => {
     const { fn, requests } = fakeFetch(() => new Response('data: [DONE]\n\n'));
-    for await (const _ of new OpenAIModel({ apiKey: 'k', model: 'm', fetch: fn }).stream({ messages: [], tools: [], toolChoice: 'auto', signal: new AbortController().signal })) void _;
+    for await (const _ of new OpenAIModel({ apiKey: 'k', model: 'm', fetch: fn }).stream({
+      messages: [],
+      tools: [],
+      toolChoice: 'auto',
+      signal: new AbortController().signal,
+    }))
+      void _;
     expect(requests[0]!.url).toBe('https://api.openai.com/v1/chat/completions');
   });
 });

@@ -15,10 +15,7 @@ export interface ChatEndpoint {
   fetch?: typeof fetch;
 }
 
-export type ChatPost =
-  | { kind: 'response'; response: Response }
-  | { kind: 'timeout' }
-  | { kind: 'unreachable'; message: string; cause: unknown };
+export type ChatPost = { kind: 'response'; response: Response } | { kind: 'timeout' } | { kind: 'unreachable'; message: string; cause: unknown };
 
 export async function postChat(endpoint: ChatEndpoint, body: Record<string, unknown>, signal: AbortSignal): Promise<ChatPost> {
   return postChatJson(endpoint, { json: JSON.stringify(body), stream: body.stream === true }, signal);

@@ -42,7 +42,13 @@ const chunk = (content: string, extra = '') =>
 describe('ContentTemplate', () => {
   it('reads the text of chunks that repeat the learned one, and only those', () => {
     const t = new ContentTemplate();
-    const datas = [chunk('a'), chunk('b'), chunk('say "hi"\n'), chunk('\u00e9\ud83d\ude00\u2028'), chunk('x', ',"usage":{"prompt_tokens":1,"completion_tokens":2}')];
+    const datas = [
+      chunk('a'),
+      chunk('b'),
+      chunk('say "hi"\n'),
+      chunk('\u00e9\ud83d\ude00\u2028'),
+      chunk('x', ',"usage":{"prompt_tokens":1,"completion_tokens":2}'),
+    ];
     expect(feed(t, datas)).toEqual([undefined, 'b', 'say "hi"\n', '\u00e9\ud83d\ude00\u2028', undefined]);
   });
 
@@ -93,7 +99,29 @@ describe('ContentTemplate', () => {
   });
 
   it('agrees with JSON.parse on random bodies in the learned place (quotes, escapes, control characters)', () => {
-    const pieces = ['a', ' ', '"', '\\', '\\"', '\\\\', '\\n', '\\u00e9', '\\u12', '\\x', '\n', '\u0001', '\u2028', '\ud83d', '\ude00', '}', ']', ',', ':', '"usage":{"prompt_tokens":1}', '","x":"'];
+    const pieces = [
+      'a',
+      ' ',
+      '"',
+      '\\',
+      '\\"',
+      '\\\\',
+      '\\n',
+      '\\u00e9',
+      '\\u12',
+      '\\x',
+      '\n',
+      '\u0001',
+      '\u2028',
+      '\ud83d',
+      '\ude00',
+      '}',
+      ']',
+      ',',
+      ':',
+      '"usage":{"prompt_tokens":1}',
+      '","x":"',
+    ];
     let seed = 42;
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;

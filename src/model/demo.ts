@@ -58,23 +58,37 @@ function recoveryStep(outcomes: ToolOutcome[]): Step {
   const last = outcomes.at(-1);
   switch (outcomes.length) {
     case 0:
-      return { say: "I'll add a slugify helper. Writing the file first.", call: { name: 'write_file', args: { path: 'src/utils/slugify.ts', content: CUT_FILE } } };
+      return {
+        say: "I'll add a slugify helper. Writing the file first.",
+        call: { name: 'write_file', args: { path: 'src/utils/slugify.ts', content: CUT_FILE } },
+      };
     case 1:
       return last!.ok
         ? { say: 'Written. Let me read it back.', call: { name: 'read_file', args: { path: 'src/utils/slugfy.ts' } } }
-        : { say: 'The write was refused because my file was cut short. Writing the whole file this time.', call: { name: 'write_file', args: { path: 'src/utils/slugify.ts', content: FULL_FILE } } };
+        : {
+            say: 'The write was refused because my file was cut short. Writing the whole file this time.',
+            call: { name: 'write_file', args: { path: 'src/utils/slugify.ts', content: FULL_FILE } },
+          };
     case 2:
       // Deliberately mistyped: the gate should answer with the path that exists.
       return { say: 'Written. Let me read it back to check.', call: { name: 'read_file', args: { path: 'src/utils/slugfy.ts' } } };
     case 3:
       // Also sloppy in the ways models are: a number as a string, and a parameter the tool does not
       // have. The gate repairs the first and records the second as a feature request.
-      if (!last!.ok && last!.suggestion) return { say: `That path does not exist; the gate suggests \`${last!.suggestion}\`. Reading that instead.`, call: { name: 'read_file', args: { path: last!.suggestion, limit: '50', show_line_numbers: true } } };
+      if (!last!.ok && last!.suggestion)
+        return {
+          say: `That path does not exist; the gate suggests \`${last!.suggestion}\`. Reading that instead.`,
+          call: { name: 'read_file', args: { path: last!.suggestion, limit: '50', show_line_numbers: true } },
+        };
       return { say: 'Now let me see the folder.', call: { name: 'list_directory', args: { path: 'src/utils' } } };
     case 4:
       return { say: 'Now let me see what else is in the folder.', call: { name: 'list_directory', args: { path: 'src/utils' } } };
     case 5:
-      if (!last!.ok && last!.suggestion) return { say: `There is no \`list_directory\` tool; using the suggested \`${last!.suggestion}\`.`, call: { name: last!.suggestion, args: { path: 'src/utils' } } };
+      if (!last!.ok && last!.suggestion)
+        return {
+          say: `There is no \`list_directory\` tool; using the suggested \`${last!.suggestion}\`.`,
+          call: { name: last!.suggestion, args: { path: 'src/utils' } },
+        };
       return { say: 'Done.' };
     default:
       return { say: FINAL_ANSWER };
@@ -127,7 +141,12 @@ export class DemoModel implements ModelClient {
     const toolCalls: AssembledToolCall[] = step.call
       ? [{ id: `demo_${crypto.randomUUID().slice(0, 8)}`, name: step.call.name, arguments: JSON.stringify(step.call.args) }]
       : [];
-    yield { type: 'finish', toolCalls, finishReason: toolCalls.length ? 'tool_calls' : 'stop', usage: { promptTokens: 0, completionTokens: step.say.split(' ').length } };
+    yield {
+      type: 'finish',
+      toolCalls,
+      finishReason: toolCalls.length ? 'tool_calls' : 'stop',
+      usage: { promptTokens: 0, completionTokens: step.say.split(' ').length },
+    };
   }
 }
 

@@ -6,7 +6,10 @@ import { validUsage } from './openai.ts';
 describe('validUsage', () => {
   it('keeps non-negative safe integers', () => {
     expect(validUsage({ prompt_tokens: 0, completion_tokens: 20, total_tokens: 20 })).toEqual({ promptTokens: 0, completionTokens: 20 });
-    expect(validUsage({ prompt_tokens: 3e9, completion_tokens: Number.MAX_SAFE_INTEGER })).toEqual({ promptTokens: 3e9, completionTokens: Number.MAX_SAFE_INTEGER });
+    expect(validUsage({ prompt_tokens: 3e9, completion_tokens: Number.MAX_SAFE_INTEGER })).toEqual({
+      promptTokens: 3e9,
+      completionTokens: Number.MAX_SAFE_INTEGER,
+    });
   });
 
   it.each([

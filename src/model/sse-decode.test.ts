@@ -82,8 +82,14 @@ describe('SseDecoder', () => {
   });
 
   it('counts a final event without its blank line, and a final line without its line break', () => {
-    expect(decode(['data: {"a":1}\n\ndata: last\n'])).toEqual([{ event: null, data: '{"a":1}' }, { event: null, data: 'last' }]);
-    expect(decode(['data: {"a":1}\n\ndata: la', 'st'])).toEqual([{ event: null, data: '{"a":1}' }, { event: null, data: 'last' }]);
+    expect(decode(['data: {"a":1}\n\ndata: last\n'])).toEqual([
+      { event: null, data: '{"a":1}' },
+      { event: null, data: 'last' },
+    ]);
+    expect(decode(['data: {"a":1}\n\ndata: la', 'st'])).toEqual([
+      { event: null, data: '{"a":1}' },
+      { event: null, data: 'last' },
+    ]);
   });
 
   it('returns the events each read completes, and nothing more', () => {
@@ -110,7 +116,12 @@ describe('SseDecoder', () => {
   it('fails a line longer than the cap as a retryable ModelError that names the limit, whether it arrives in one read or many', () => {
     const limits = { maxLineChars: 100, maxEventChars: 1_000 };
     const oneRead = caught(() => decode([`data: ${'x'.repeat(200)}\n\n`], limits));
-    const manyReads = caught(() => decode(Array.from({ length: 50 }, () => 'xxxxxxxxxx'), limits));
+    const manyReads = caught(() =>
+      decode(
+        Array.from({ length: 50 }, () => 'xxxxxxxxxx'),
+        limits,
+      ),
+    );
     for (const err of [oneRead, manyReads]) {
       expect(err).toBeInstanceOf(ModelError);
       expect((err as ModelError).retryable).toBe(true);
@@ -131,7 +142,7 @@ describe('SseDecoder', () => {
     expect((err as ModelError).retryable).toBe(true);
     expect((err as ModelError).message).toMatch(/SSE event whose data is longer than 250 characters.*event limit/);
     // The count starts again with each event.
-    expect(decode([(`${line.repeat(2)}\n`).repeat(5)], limits)).toHaveLength(5);
+    expect(decode([`${line.repeat(2)}\n`.repeat(5)], limits)).toHaveLength(5);
   });
 
   it('names the default cap in megabytes', () => {
@@ -169,12 +180,21 @@ describe('sseBatches', () => {
   it('yields one batch per read that completed events', async () => {
     const batches: SseMessage[][] = [];
     for await (const batch of sseBatches(body(['data: a\n\ndata: b\n\n', ': keepalive\n\n', 'data: c\n\n']))) batches.push(batch);
-    expect(batches).toEqual([[{ event: null, data: 'a' }, { event: null, data: 'b' }], [{ event: null, data: 'c' }]]);
+    expect(batches).toEqual([
+      [
+        { event: null, data: 'a' },
+        { event: null, data: 'b' },
+      ],
+      [{ event: null, data: 'c' }],
+    ]);
   });
 
   it('cancels the body when a cap is hit, so the upstream is not read on', async () => {
     let cancelled = false;
-    const endless = body(Array.from({ length: 100 }, () => 'x'.repeat(1_000)), () => (cancelled = true));
+    const endless = body(
+      Array.from({ length: 100 }, () => 'x'.repeat(1_000)),
+      () => (cancelled = true),
+    );
     const err = await (async () => {
       try {
         for await (const _ of sseBatches(endless, new SseDecoder({ maxLineChars: 5_000 }))) void _;

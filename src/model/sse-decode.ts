@@ -148,11 +148,17 @@ export class SseDecoder {
 }
 
 function lineTooLong(limits: SseLimits): ModelError {
-  return new ModelError(`the model sent an SSE line longer than ${formatChars(limits.maxLineChars)} without a line break (the line limit); the stream was stopped`, true);
+  return new ModelError(
+    `the model sent an SSE line longer than ${formatChars(limits.maxLineChars)} without a line break (the line limit); the stream was stopped`,
+    true,
+  );
 }
 
 function eventTooLong(limits: SseLimits): ModelError {
-  return new ModelError(`the model sent an SSE event whose data is longer than ${formatChars(limits.maxEventChars)} (the event limit); the stream was stopped`, true);
+  return new ModelError(
+    `the model sent an SSE event whose data is longer than ${formatChars(limits.maxEventChars)} (the event limit); the stream was stopped`,
+    true,
+  );
 }
 
 function formatChars(n: number): string {

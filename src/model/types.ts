@@ -23,9 +23,7 @@ export interface AssembledToolCall {
   arguments: string;
 }
 
-export type ModelEvent =
-  | { type: 'text'; text: string }
-  | { type: 'finish'; toolCalls: AssembledToolCall[]; finishReason: string | null; usage: Usage | null };
+export type ModelEvent = { type: 'text'; text: string } | { type: 'finish'; toolCalls: AssembledToolCall[]; finishReason: string | null; usage: Usage | null };
 
 export interface ModelClient {
   /** The model's name as reported in turn_start and activity rows. */

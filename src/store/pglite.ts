@@ -93,10 +93,9 @@ class PgliteSessions implements SessionStore {
   }
 
   async getTurn(turnId: string): Promise<TurnRecord | null> {
-    const { rows } = await this.db.query<TurnDbRow>(
-      'select id, session_id, user_id, message, status, created_at from public.agent_turns where id = $1',
-      [turnId],
-    );
+    const { rows } = await this.db.query<TurnDbRow>('select id, session_id, user_id, message, status, created_at from public.agent_turns where id = $1', [
+      turnId,
+    ]);
     return rows[0] ? toTurn(rows[0]) : null;
   }
 
@@ -116,18 +115,12 @@ class PgliteSessions implements SessionStore {
   }
 
   async requestStop(turnId: string): Promise<boolean> {
-    const { rows } = await this.db.query(
-      `update public.agent_turns set stop_requested_at = now() where id = $1 and status = 'running' returning id`,
-      [turnId],
-    );
+    const { rows } = await this.db.query(`update public.agent_turns set stop_requested_at = now() where id = $1 and status = 'running' returning id`, [turnId]);
     return rows.length > 0;
   }
 
   async stopRequested(turnId: string): Promise<boolean> {
-    const { rows } = await this.db.query<{ stop: boolean }>(
-      'select stop_requested_at is not null as stop from public.agent_turns where id = $1',
-      [turnId],
-    );
+    const { rows } = await this.db.query<{ stop: boolean }>('select stop_requested_at is not null as stop from public.agent_turns where id = $1', [turnId]);
     return rows[0]?.stop === true;
   }
 
@@ -268,7 +261,6 @@ class PgliteMemories implements MemoryStore {
     return rows.map(toMemory);
   }
 }
-
 
 export function createPgliteStorage(db: PgliteLike, options: PgliteStorageOptions = {}): Storage {
   return {

@@ -25,9 +25,7 @@ export async function applyMigrations(db: SqlRunner, files: SqlFile[], options: 
     create schema if not exists supabase_migrations;
     create table if not exists supabase_migrations.schema_migrations (version text primary key, statements text[], name text);
   `);
-  const done = new Set(
-    (await db.query<{ version: string }>('select version from supabase_migrations.schema_migrations')).rows.map((r) => r.version),
-  );
+  const done = new Set((await db.query<{ version: string }>('select version from supabase_migrations.schema_migrations')).rows.map((r) => r.version));
   const applied: string[] = [];
   for (const file of [...files].sort((a, b) => a.name.localeCompare(b.name))) {
     const version = migrationVersion(file.name);

@@ -85,12 +85,13 @@ class SupabaseSessions implements SessionStore {
     const files = Object.entries(this.seed);
     if (files.length > 0) {
       check(
-        await this.db
-          .from('workspace_files')
-          .upsert(files.map(([path, content]) => ({ user_id: userId, session_id: id, path: encodeText(path), content: encodeText(content) })), {
+        await this.db.from('workspace_files').upsert(
+          files.map(([path, content]) => ({ user_id: userId, session_id: id, path: encodeText(path), content: encodeText(content) })),
+          {
             onConflict: 'user_id,session_id,path',
             ignoreDuplicates: true,
-          }),
+          },
+        ),
         'workspace seed',
       );
     }
@@ -141,12 +142,7 @@ class SupabaseSessions implements SessionStore {
   async requestStop(turnId: string): Promise<boolean> {
     // PATCH … WHERE status = 'running' RETURNING: one statement, so a turn finishing meanwhile is not marked.
     const rows = rowsOf(
-      await this.db
-        .from('agent_turns')
-        .update({ stop_requested_at: new Date().toISOString() })
-        .eq('id', turnId)
-        .eq('status', 'running')
-        .select('id'),
+      await this.db.from('agent_turns').update({ stop_requested_at: new Date().toISOString() }).eq('id', turnId).eq('status', 'running').select('id'),
       'agent_turns stop',
     );
     return rows.length > 0;

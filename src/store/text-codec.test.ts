@@ -38,11 +38,14 @@ describe('text codec', () => {
       fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
     );
     fc.assert(
-      fc.property(fc.array(unit, { maxLength: 40 }).map((parts) => parts.join('')), (s) => {
-        const stored = encodeText(s);
-        expect(postgresSafe(stored)).toBe(true);
-        expect(decodeText(stored)).toBe(s);
-      }),
+      fc.property(
+        fc.array(unit, { maxLength: 40 }).map((parts) => parts.join('')),
+        (s) => {
+          const stored = encodeText(s);
+          expect(postgresSafe(stored)).toBe(true);
+          expect(decodeText(stored)).toBe(s);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -61,7 +61,9 @@ export class TurnLogWriter {
       this.rowsWritten += rows.length;
     } catch (err) {
       this.failedRows = rows;
-      this.log(`rebound: turn ${this.turnId}: could not persist events ${rows[0]!.seq}–${rows.at(-1)!.lastSeq} (${err instanceof Error ? err.message : String(err)}); retrying with the next write`);
+      this.log(
+        `rebound: turn ${this.turnId}: could not persist events ${rows[0]!.seq}–${rows.at(-1)!.lastSeq} (${err instanceof Error ? err.message : String(err)}); retrying with the next write`,
+      );
     }
   }
 

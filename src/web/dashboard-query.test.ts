@@ -13,7 +13,10 @@ describe('parseDashboardQuery: source', () => {
   });
 
   it('refuses another source with a message that names both', () => {
-    expect(parseDashboardQuery({ source: 'proxy' }, now)).toEqual({ ok: false, message: 'source must be "loop" (the agent loop) or "gateway" (apps behind /v1/chat/completions)' });
+    expect(parseDashboardQuery({ source: 'proxy' }, now)).toEqual({
+      ok: false,
+      message: 'source must be "loop" (the agent loop) or "gateway" (apps behind /v1/chat/completions)',
+    });
   });
 
   it('names source among the parameters it takes', () => {

@@ -38,7 +38,10 @@ export function parseDashboardQuery(query: Record<string, string>, now = new Dat
   }
   const to = parsed.data.to ? new Date(parsed.data.to) : now;
   const from = parsed.data.from ? new Date(parsed.data.from) : new Date(to.getTime() - 24 * HOUR);
-  for (const [name, date] of [['from', from], ['to', to]] as const) {
+  for (const [name, date] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
     const t = date.getTime();
     if (!(t >= EARLIEST && t <= LATEST)) {
       const got = Number.isNaN(t) ? 'an invalid date' : date.toISOString();

@@ -6,9 +6,20 @@ function data(repeatedFailures: number, repeatedFailureTurns: number): Dashboard
   return {
     range: { from: '2025-03-01T00:00:00.000Z', to: '2025-03-02T00:00:00.000Z', bucket: 'day' },
     totals: {
-      calls: 10, hallucinated: 4, hallucinationRate: 0.4, repaired: 1, repairRate: 0.1, blocked: 3,
-      repeatedFailures, repeatedFailureTurns,
-      turns: 2, forcedSummaryRate: 0, abortedRate: 0, interrupted: 0, interruptedRate: 0, avgIterations: 3,
+      calls: 10,
+      hallucinated: 4,
+      hallucinationRate: 0.4,
+      repaired: 1,
+      repairRate: 0.1,
+      blocked: 3,
+      repeatedFailures,
+      repeatedFailureTurns,
+      turns: 2,
+      forcedSummaryRate: 0,
+      abortedRate: 0,
+      interrupted: 0,
+      interruptedRate: 0,
+      avgIterations: 3,
     },
     ratesOverTime: [],
     byTool: [],
@@ -23,7 +34,8 @@ function data(repeatedFailures: number, repeatedFailureTurns: number): Dashboard
   };
 }
 
-const tile = (html: string, label: string) => html.match(new RegExp(`<div class="tile-value">([^<]*)</div><div class="tile-label">${label}</div><div class="tile-detail">([^<]*)</div>`))?.slice(1);
+const tile = (html: string, label: string) =>
+  html.match(new RegExp(`<div class="tile-value">([^<]*)</div><div class="tile-label">${label}</div><div class="tile-detail">([^<]*)</div>`))?.slice(1);
 
 describe('renderDashboard', () => {
   it('shows repeated failures as a tile and as a category', () => {

@@ -80,8 +80,7 @@ export function renderDashboard(data: DashboardData): string {
     domain: timeDomain(data),
     volume: callVolume(data),
   };
-  const bars = (items: Bar[], options: BarChartOptions) =>
-    responsive(barChart(items, options), barChart(items, { ...options, width: 330, labelWidth: 125 }));
+  const bars = (items: Bar[], options: BarChartOptions) => responsive(barChart(items, options), barChart(items, { ...options, width: 330, labelWidth: 125 }));
 
   const rates = figure(
     'rates',
@@ -98,11 +97,13 @@ export function renderDashboard(data: DashboardData): string {
     'categories',
     'What went wrong',
     bars(
-      data.categories.filter((c) => c.category !== 'valid').map((c) => ({
-        label: c.category.replaceAll('_', ' '),
-        value: c.count,
-        tone: c.category === 'execution_error' ? ('warn' as const) : ('bad' as const),
-      })),
+      data.categories
+        .filter((c) => c.category !== 'valid')
+        .map((c) => ({
+          label: c.category.replaceAll('_', ' '),
+          value: c.count,
+          tone: c.category === 'execution_error' ? ('warn' as const) : ('bad' as const),
+        })),
       { title: 'Calls by category' },
     ),
     'Call categories other than valid. Repeated failure: a call that failed as an earlier one in its turn did; the 2nd is shown the schema, the 3rd loses the tool for the turn.',
@@ -163,10 +164,15 @@ export function renderDashboard(data: DashboardData): string {
         'by-server',
         'Hallucination rate by MCP server',
         bars(
-          data.byServer.map((s) => ({ label: s.server ?? 'own tools', value: s.rate, display: `${pct(s.rate)} of ${s.calls}, ${s.blocked} blocked`, tone: 'bad' as const })),
+          data.byServer.map((s) => ({
+            label: s.server ?? 'own tools',
+            value: s.rate,
+            display: `${pct(s.rate)} of ${s.calls}, ${s.blocked} blocked`,
+            tone: 'bad' as const,
+          })),
           { title: 'Hallucination rate by MCP server', max: 1, limit: 12 },
         ),
-        'Calls grouped by where their tool lives: an MCP server (MCP_SERVERS) or this app (own tools). A blocked name with a server\'s prefix counts for that server.',
+        "Calls grouped by where their tool lives: an MCP server (MCP_SERVERS) or this app (own tools). A blocked name with a server's prefix counts for that server.",
       )
     : '';
 

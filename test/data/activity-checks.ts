@@ -77,7 +77,11 @@ export async function checkPoisonRow(sink: ActivitySink, db: ActivityDb, prefix:
   const writer = createActivityWriter(sink, { batchSize: 100, flushIntervalMs: 5, backoffMs: 10, log: (l) => log.push(l) });
   for (const row of rows) writer.recordCall(row);
   const report = await writer.flush();
-  expect(report).toMatchObject({ written: 99, dropped: 1, refused: [{ kind: 'call', id: `${prefix}-41`, error: expect.stringMatching(/out of range for type integer/) }] });
+  expect(report).toMatchObject({
+    written: 99,
+    dropped: 1,
+    refused: [{ kind: 'call', id: `${prefix}-41`, error: expect.stringMatching(/out of range for type integer/) }],
+  });
   expect(await db.countActivity(`${prefix}-`)).toBe(99);
   expect(await db.activity(`${prefix}-41`)).toBeUndefined();
   expect(log).toHaveLength(1);

@@ -18,7 +18,9 @@ export async function checkDashboardAll(load: Load): Promise<void> {
   expect(rounded(all.byTool)).toEqual(rounded(EXPECTED_ALL.byTool));
   // The fixture's calls are all to the app's own tools: one group, the totals.
   const t = EXPECTED_ALL.totals;
-  expect(rounded(all.byServer)).toEqual(rounded([{ server: null, calls: t.calls, hallucinated: t.hallucinated, rate: t.hallucinationRate, blocked: t.blocked }]));
+  expect(rounded(all.byServer)).toEqual(
+    rounded([{ server: null, calls: t.calls, hallucinated: t.hallucinated, rate: t.hallucinationRate, blocked: t.blocked }]),
+  );
   expect(all.categories).toEqual(EXPECTED_ALL.categories);
   expect(all.phantomTools).toEqual(EXPECTED_ALL.phantomTools);
   expect(all.inventedParams).toEqual(EXPECTED_ALL.inventedParams);
@@ -33,7 +35,12 @@ export async function checkDashboardUserA(load: Load, user: string | null = USER
   const a = await load(ALL_TIME, user);
   expect(rounded(a.totals)).toEqual(rounded(EXPECTED_USER_A.totals));
   expect(a.phantomTools).toEqual(EXPECTED_USER_A.phantomTools);
-  expect(a.inventedParams.find((p) => p.param === 'append')).toEqual({ tool: 'write_file', param: 'append', count: EXPECTED_USER_A.appendCount, candidate: false });
+  expect(a.inventedParams.find((p) => p.param === 'append')).toEqual({
+    tool: 'write_file',
+    param: 'append',
+    count: EXPECTED_USER_A.appendCount,
+    candidate: false,
+  });
   expect(rounded(a.selfCorrection)).toEqual(rounded(EXPECTED_USER_A.selfCorrection));
 }
 
@@ -41,9 +48,13 @@ export async function checkDashboardUserA(load: Load, user: string | null = USER
 export async function checkViews(select: (view: string) => Promise<Record<string, unknown>[]>): Promise<void> {
   const sortBy = (rows: Record<string, unknown>[], ...keys: string[]) =>
     [...rows].sort((x, y) => keys.map((k) => String(x[k]).localeCompare(String(y[k]))).find((c) => c !== 0) ?? 0);
-  const num = (rows: Record<string, unknown>[]) => rounded(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]))));
+  const num = (rows: Record<string, unknown>[]) =>
+    rounded(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]))));
 
-  const daily = num(await select('dashboard_hallucination_daily')).map((r) => ({ ...r, day: String(r.day instanceof Date ? r.day.toISOString() : r.day).slice(0, 10) }));
+  const daily = num(await select('dashboard_hallucination_daily')).map((r) => ({
+    ...r,
+    day: String(r.day instanceof Date ? r.day.toISOString() : r.day).slice(0, 10),
+  }));
   expect(daily).toHaveLength(9);
   expect(daily).toContainEqual({ day: '2025-03-01', model: 'm1', tool: 'write_file', calls: 4, hallucinated: 4, rate: 1 });
   expect(daily).toContainEqual({ day: '2025-03-01', model: 'm1', tool: 'read_file', calls: 1, hallucinated: 0, rate: 0 });
@@ -51,9 +62,7 @@ export async function checkViews(select: (view: string) => Promise<Record<string
   expect(daily).toContainEqual({ day: '2025-03-02', model: 'm2', tool: 'read_file', calls: 3, hallucinated: 3, rate: 1 });
   expect(daily).toContainEqual({ day: '2025-03-02', model: 'm1', tool: 'run_shell', calls: 2, hallucinated: 2, rate: 1 });
 
-  expect(sortBy(num(await select('dashboard_categories')), 'category')).toEqual(
-    sortBy(EXPECTED_ALL.categories, 'category'),
-  );
+  expect(sortBy(num(await select('dashboard_categories')), 'category')).toEqual(sortBy(EXPECTED_ALL.categories, 'category'));
   expect(sortBy(num(await select('dashboard_phantom_tools')), 'name')).toEqual(sortBy(EXPECTED_ALL.phantomTools, 'name'));
   expect(sortBy(num(await select('dashboard_invented_params')), 'param')).toEqual(sortBy(EXPECTED_ALL.inventedParams, 'param'));
   expect(num(await select('dashboard_self_correction'))).toEqual([

@@ -21,9 +21,36 @@ import { ALL_TIME, EXPECTED_ALL, activityRows, turnRows } from './fixture.ts';
  * everything: calls 3, hallucinated 3, blocked 2; crm: calls 2, hallucinated 0, blocked 0.
  */
 function mcpRows(): ActivityRow[] {
-  const row = (id: string, requested: string, resolved: string | null, verdict: ActivityRow['verdict'], category: ActivityRow['category'], server: string, second: number): ActivityRow => ({
-    id, turn_id: 'M1', session_id: 'S-M', user_id: activityRows()[0]!.user_id, iteration: 1, model: 'm1', call_id: `call_${id}`, tool_requested: requested, tool_resolved: resolved,
-    verdict, category, problems: [], repairs: [], suggestions: [], invented_params: [], arguments: '{}', error: null, duration_ms: 2, created_at: `2025-03-02T18:00:0${second}Z`, source: 'loop', tool_server: server,
+  const row = (
+    id: string,
+    requested: string,
+    resolved: string | null,
+    verdict: ActivityRow['verdict'],
+    category: ActivityRow['category'],
+    server: string,
+    second: number,
+  ): ActivityRow => ({
+    id,
+    turn_id: 'M1',
+    session_id: 'S-M',
+    user_id: activityRows()[0]!.user_id,
+    iteration: 1,
+    model: 'm1',
+    call_id: `call_${id}`,
+    tool_requested: requested,
+    tool_resolved: resolved,
+    verdict,
+    category,
+    problems: [],
+    repairs: [],
+    suggestions: [],
+    invented_params: [],
+    arguments: '{}',
+    error: null,
+    duration_ms: 2,
+    created_at: `2025-03-02T18:00:0${second}Z`,
+    source: 'loop',
+    tool_server: server,
   });
   return [
     row('m1', 'everything__get_sum', 'everything__get-sum', 'repaired', 'phantom_tool', 'everything', 1),
@@ -48,8 +75,10 @@ afterAll(async () => {
 });
 
 describe('the dashboard by MCP server', () => {
-  it('stores tool_server; rows without one (the app\'s own tools, the gateway) are null', async () => {
-    const { rows } = await db.query<{ tool_server: string | null; n: number }>('select tool_server, count(*)::int as n from agent_activity group by tool_server order by tool_server nulls first');
+  it("stores tool_server; rows without one (the app's own tools, the gateway) are null", async () => {
+    const { rows } = await db.query<{ tool_server: string | null; n: number }>(
+      'select tool_server, count(*)::int as n from agent_activity group by tool_server order by tool_server nulls first',
+    );
     expect(rows).toEqual([
       { tool_server: null, n: activityRows().length },
       { tool_server: 'crm', n: 2 },
@@ -71,7 +100,12 @@ describe('the dashboard by MCP server', () => {
   });
 
   it('agent_activity_facts carries tool_server for the SQL editor', async () => {
-    const { rows } = await db.query<{ tool_server: string; n: number }>(`select tool_server, count(*)::int as n from agent_activity_facts where tool_server is not null group by 1 order by 1`);
-    expect(rows).toEqual([{ tool_server: 'crm', n: 2 }, { tool_server: 'everything', n: 3 }]);
+    const { rows } = await db.query<{ tool_server: string; n: number }>(
+      `select tool_server, count(*)::int as n from agent_activity_facts where tool_server is not null group by 1 order by 1`,
+    );
+    expect(rows).toEqual([
+      { tool_server: 'crm', n: 2 },
+      { tool_server: 'everything', n: 3 },
+    ]);
   });
 });

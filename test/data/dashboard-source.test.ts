@@ -21,9 +21,36 @@ import { ALL_TIME, EXPECTED_ALL, activityRows, turnRows } from './fixture.ts';
  * calls 4, hallucinated g1 g3 g4 = 3, repaired 2, blocked 1; no turns; self-correction 1 of 1.
  */
 function gatewayRows(): ActivityRow[] {
-  const row = (id: string, turn: string, iteration: number, requested: string, resolved: string | null, verdict: ActivityRow['verdict'], category: ActivityRow['category'], at: string): ActivityRow => ({
-    id, turn_id: turn, session_id: turn, user_id: null, iteration, model: 'gw-model', call_id: `call_${id}`, tool_requested: requested, tool_resolved: resolved,
-    verdict, category, problems: [], repairs: [], suggestions: [], invented_params: [], arguments: '{}', error: null, duration_ms: 0.1, created_at: at, source: 'gateway',
+  const row = (
+    id: string,
+    turn: string,
+    iteration: number,
+    requested: string,
+    resolved: string | null,
+    verdict: ActivityRow['verdict'],
+    category: ActivityRow['category'],
+    at: string,
+  ): ActivityRow => ({
+    id,
+    turn_id: turn,
+    session_id: turn,
+    user_id: null,
+    iteration,
+    model: 'gw-model',
+    call_id: `call_${id}`,
+    tool_requested: requested,
+    tool_resolved: resolved,
+    verdict,
+    category,
+    problems: [],
+    repairs: [],
+    suggestions: [],
+    invented_params: [],
+    arguments: '{}',
+    error: null,
+    duration_ms: 0.1,
+    created_at: at,
+    source: 'gateway',
   });
   return [
     row('g1', 'R1', 1, 'get_weather', null, 'blocked', 'missing_required', '2025-03-02T15:00:01Z'),
@@ -47,13 +74,22 @@ afterAll(async () => {
 });
 
 describe('the dashboard by source', () => {
-  it('stores the source of every row; a row written without one is the loop\'s', async () => {
+  it("stores the source of every row; a row written without one is the loop's", async () => {
     const { rows } = await db.query<{ source: string; n: number }>('select source, count(*)::int as n from agent_activity group by source order by source');
-    expect(rows).toEqual([{ source: 'gateway', n: 4 }, { source: 'loop', n: activityRows().length }]);
-    await db.query(`insert into agent_activity (id, turn_id, session_id, iteration, model, call_id, tool_requested, verdict, category) values ('old', 'T', 'S', 1, 'm', 'c', 't', 'pass', 'valid')`);
+    expect(rows).toEqual([
+      { source: 'gateway', n: 4 },
+      { source: 'loop', n: activityRows().length },
+    ]);
+    await db.query(
+      `insert into agent_activity (id, turn_id, session_id, iteration, model, call_id, tool_requested, verdict, category) values ('old', 'T', 'S', 1, 'm', 'c', 't', 'pass', 'valid')`,
+    );
     expect((await db.query<{ source: string }>(`select source from agent_activity where id = 'old'`)).rows).toEqual([{ source: 'loop' }]);
     await db.query(`delete from agent_activity where id = 'old'`);
-    await expect(db.query(`insert into agent_activity (id, turn_id, session_id, iteration, model, call_id, tool_requested, verdict, category, source) values ('bad', 'T', 'S', 1, 'm', 'c', 't', 'pass', 'valid', 'proxy')`)).rejects.toThrow(/check constraint/);
+    await expect(
+      db.query(
+        `insert into agent_activity (id, turn_id, session_id, iteration, model, call_id, tool_requested, verdict, category, source) values ('bad', 'T', 'S', 1, 'm', 'c', 't', 'pass', 'valid', 'proxy')`,
+      ),
+    ).rejects.toThrow(/check constraint/);
   });
 
   it('filtered to the loop: exactly the hand-worked fixture', async () => {
@@ -67,7 +103,9 @@ describe('the dashboard by source', () => {
   it('filtered to the gateway: its calls only, no turns, its retries as self-correction', async () => {
     const data = await dashboard.load({ ...ALL_TIME, source: 'gateway' }, null);
     expect(data.range.source).toBe('gateway');
-    expect(rounded(data.totals)).toMatchObject(rounded({ calls: 4, hallucinated: 3, hallucinationRate: 0.75, repaired: 2, repairRate: 0.5, blocked: 1, turns: 0 }));
+    expect(rounded(data.totals)).toMatchObject(
+      rounded({ calls: 4, hallucinated: 3, hallucinationRate: 0.75, repaired: 2, repairRate: 0.5, blocked: 1, turns: 0 }),
+    );
     expect(data.ratesOverTime).toEqual([{ bucket: '2025-03-02T00:00:00Z', model: 'gw-model', calls: 4, hallucinated: 3, rate: 0.75 }]);
     expect(data.phantomTools).toEqual([{ name: 'getWeather', count: 1 }]);
     expect(data.categories).toEqual([

@@ -6,31 +6,41 @@ export const USER_A = '11111111-1111-4111-8111-111111111111';
 export const USER_B = '22222222-2222-4222-8222-222222222222';
 
 type Spec = [
-  id: string, turn: string, user: string, model: string, iteration: number, requested: string, resolved: string | null,
-  verdict: ActivityRow['verdict'], category: ActivityRow['category'], suggestions: string[], invented: string[], at: string,
+  id: string,
+  turn: string,
+  user: string,
+  model: string,
+  iteration: number,
+  requested: string,
+  resolved: string | null,
+  verdict: ActivityRow['verdict'],
+  category: ActivityRow['category'],
+  suggestions: string[],
+  invented: string[],
+  at: string,
 ];
 
 // prettier-ignore
 const SPECS: Spec[] = [
-  ['c1',  'T1', USER_A, 'm1', 1, 'read_fille',   null,           'blocked',  'phantom_tool',      ['read_file'],    [],                       '2025-03-01T10:00:01Z'],
-  ['c2',  'T1', USER_A, 'm1', 2, 'read_file',    'read_file',    'pass',     'valid',             [],               [],                       '2025-03-01T10:00:02Z'],
-  ['c3',  'T1', USER_A, 'm1', 2, 'write_file',   'write_file',   'repaired', 'unknown_parameter', [],               ['append', 'mode'],       '2025-03-01T10:00:03Z'],
-  ['c4',  'T2', USER_A, 'm1', 1, 'write_file',   null,           'blocked',  'missing_required',  ['content'],      ['append', 'overwrite'],  '2025-03-01T11:00:01Z'],
-  ['c5',  'T2', USER_A, 'm1', 2, 'write_file',   null,           'blocked',  'missing_required',  ['content'],      ['append'],               '2025-03-01T11:00:02Z'],
-  ['c6',  'T2', USER_A, 'm1', 3, 'write_file',   'write_file',   'repaired', 'unknown_parameter', [],               ['append'],               '2025-03-01T11:00:03Z'],
-  ['c7',  'T3', USER_A, 'm2', 1, 'list_files',   'list_files',   'pass',     'valid',             [],               [],                       '2025-03-02T09:00:01Z'],
-  ['c8',  'T3', USER_A, 'm2', 1, 'search_files', 'search_files', 'pass',     'execution_error',   [],               [],                       '2025-03-02T09:00:02Z'],
-  ['c9',  'T3', USER_A, 'm2', 2, 'run_shell',    null,           'blocked',  'phantom_tool',      ['search_files'], [],                       '2025-03-02T09:00:03Z'],
-  ['c10', 'T4', USER_B, 'm1', 1, 'run_shell',    null,           'blocked',  'phantom_tool',      [],               [],                       '2025-03-02T12:00:01Z'],
-  ['c11', 'T4', USER_B, 'm1', 2, 'run_shell',    null,           'blocked',  'phantom_tool',      [],               [],                       '2025-03-02T12:00:02Z'],
-  ['c12', 'T4', USER_B, 'm1', 2, 'write_file',   'write_file',   'repaired', 'unknown_parameter', [],               ['append', 'line_end'],   '2025-03-02T12:00:03Z'],
+  ['c1', 'T1', USER_A, 'm1', 1, 'read_fille', null, 'blocked', 'phantom_tool', ['read_file'], [], '2025-03-01T10:00:01Z'],
+  ['c2', 'T1', USER_A, 'm1', 2, 'read_file', 'read_file', 'pass', 'valid', [], [], '2025-03-01T10:00:02Z'],
+  ['c3', 'T1', USER_A, 'm1', 2, 'write_file', 'write_file', 'repaired', 'unknown_parameter', [], ['append', 'mode'], '2025-03-01T10:00:03Z'],
+  ['c4', 'T2', USER_A, 'm1', 1, 'write_file', null, 'blocked', 'missing_required', ['content'], ['append', 'overwrite'], '2025-03-01T11:00:01Z'],
+  ['c5', 'T2', USER_A, 'm1', 2, 'write_file', null, 'blocked', 'missing_required', ['content'], ['append'], '2025-03-01T11:00:02Z'],
+  ['c6', 'T2', USER_A, 'm1', 3, 'write_file', 'write_file', 'repaired', 'unknown_parameter', [], ['append'], '2025-03-01T11:00:03Z'],
+  ['c7', 'T3', USER_A, 'm2', 1, 'list_files', 'list_files', 'pass', 'valid', [], [], '2025-03-02T09:00:01Z'],
+  ['c8', 'T3', USER_A, 'm2', 1, 'search_files', 'search_files', 'pass', 'execution_error', [], [], '2025-03-02T09:00:02Z'],
+  ['c9', 'T3', USER_A, 'm2', 2, 'run_shell', null, 'blocked', 'phantom_tool', ['search_files'], [], '2025-03-02T09:00:03Z'],
+  ['c10', 'T4', USER_B, 'm1', 1, 'run_shell', null, 'blocked', 'phantom_tool', [], [], '2025-03-02T12:00:01Z'],
+  ['c11', 'T4', USER_B, 'm1', 2, 'run_shell', null, 'blocked', 'phantom_tool', [], [], '2025-03-02T12:00:02Z'],
+  ['c12', 'T4', USER_B, 'm1', 2, 'write_file', 'write_file', 'repaired', 'unknown_parameter', [], ['append', 'line_end'], '2025-03-02T12:00:03Z'],
   // One reply of five calls (the loop breaker counts within a reply too): the same bad read_file three
   // times, then the same failing search twice.
-  ['c13', 'T5', USER_B, 'm2', 1, 'read_file',    null,           'blocked',  'missing_required',  [],               [],                       '2025-03-02T12:59:01Z'],
-  ['c14', 'T5', USER_B, 'm2', 1, 'read_file',    null,           'blocked',  'repeated_failure',  [],               [],                       '2025-03-02T12:59:02Z'],
-  ['c15', 'T5', USER_B, 'm2', 1, 'read_file',    null,           'blocked',  'repeated_failure',  [],               [],                       '2025-03-02T12:59:03Z'],
-  ['c16', 'T5', USER_B, 'm2', 1, 'search_files', 'search_files', 'pass',     'execution_error',   [],               [],                       '2025-03-02T12:59:04Z'],
-  ['c17', 'T5', USER_B, 'm2', 1, 'search_files', 'search_files', 'pass',     'repeated_failure',  [],               [],                       '2025-03-02T12:59:05Z'],
+  ['c13', 'T5', USER_B, 'm2', 1, 'read_file', null, 'blocked', 'missing_required', [], [], '2025-03-02T12:59:01Z'],
+  ['c14', 'T5', USER_B, 'm2', 1, 'read_file', null, 'blocked', 'repeated_failure', [], [], '2025-03-02T12:59:02Z'],
+  ['c15', 'T5', USER_B, 'm2', 1, 'read_file', null, 'blocked', 'repeated_failure', [], [], '2025-03-02T12:59:03Z'],
+  ['c16', 'T5', USER_B, 'm2', 1, 'search_files', 'search_files', 'pass', 'execution_error', [], [], '2025-03-02T12:59:04Z'],
+  ['c17', 'T5', USER_B, 'm2', 1, 'search_files', 'search_files', 'pass', 'repeated_failure', [], [], '2025-03-02T12:59:05Z'],
 ];
 
 /** Ids are prefixed so that several suites can seed the same database without colliding. */
@@ -62,11 +72,11 @@ export function activityRows(prefix = ''): ActivityRow[] {
 
 // prettier-ignore
 const TURNS: Array<[id: string, user: string, model: string, outcome: TurnRow['outcome'], iterations: number, finished: string]> = [
-  ['T1', USER_A, 'm1', 'completed',       2, '2025-03-01T10:01:00Z'],
+  ['T1', USER_A, 'm1', 'completed', 2, '2025-03-01T10:01:00Z'],
   ['T2', USER_A, 'm1', 'iteration_limit', 3, '2025-03-01T11:01:00Z'],
-  ['T3', USER_A, 'm2', 'aborted',         2, '2025-03-02T09:01:00Z'],
-  ['T4', USER_B, 'm1', 'time_budget',     2, '2025-03-02T12:01:00Z'],
-  ['T5', USER_B, 'm2', 'completed',       1, '2025-03-02T13:00:00Z'],
+  ['T3', USER_A, 'm2', 'aborted', 2, '2025-03-02T09:01:00Z'],
+  ['T4', USER_B, 'm1', 'time_budget', 2, '2025-03-02T12:01:00Z'],
+  ['T5', USER_B, 'm2', 'completed', 1, '2025-03-02T13:00:00Z'],
 ];
 
 export function turnRows(prefix = ''): TurnRow[] {
@@ -113,7 +123,22 @@ export const DAY_2_HOURLY = { from: '2025-03-02T00:00:00.000Z', to: '2025-03-03T
  *   per tool (calls desc, then name): write_file 5/5, read_file 4/3, run_shell 3/3, search_files 3/0, list_files 1/0, read_fille 1/1.
  */
 export const EXPECTED_ALL = {
-  totals: { calls: 17, hallucinated: 12, hallucinationRate: 12 / 17, repaired: 3, repairRate: 3 / 17, blocked: 9, repeatedFailures: 3, repeatedFailureTurns: 1, turns: 5, forcedSummaryRate: 0.4, abortedRate: 0.2, interrupted: 0, interruptedRate: 0, avgIterations: 2 },
+  totals: {
+    calls: 17,
+    hallucinated: 12,
+    hallucinationRate: 12 / 17,
+    repaired: 3,
+    repairRate: 3 / 17,
+    blocked: 9,
+    repeatedFailures: 3,
+    repeatedFailureTurns: 1,
+    turns: 5,
+    forcedSummaryRate: 0.4,
+    abortedRate: 0.2,
+    interrupted: 0,
+    interruptedRate: 0,
+    avgIterations: 2,
+  },
   ratesOverTime: [
     { bucket: '2025-03-01T00:00:00Z', model: 'm1', calls: 6, hallucinated: 5, rate: 5 / 6 },
     { bucket: '2025-03-02T00:00:00Z', model: 'm1', calls: 3, hallucinated: 3, rate: 1 },
@@ -156,7 +181,22 @@ export const EXPECTED_ALL = {
  *   phantom: read_fille 1, run_shell 1 (tie: by name). append invented 4 times: not yet a candidate.
  */
 export const EXPECTED_USER_A = {
-  totals: { calls: 9, hallucinated: 6, hallucinationRate: 6 / 9, repaired: 2, repairRate: 2 / 9, blocked: 4, repeatedFailures: 0, repeatedFailureTurns: 0, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, interrupted: 0, interruptedRate: 0, avgIterations: 7 / 3 },
+  totals: {
+    calls: 9,
+    hallucinated: 6,
+    hallucinationRate: 6 / 9,
+    repaired: 2,
+    repairRate: 2 / 9,
+    blocked: 4,
+    repeatedFailures: 0,
+    repeatedFailureTurns: 0,
+    turns: 3,
+    forcedSummaryRate: 1 / 3,
+    abortedRate: 1 / 3,
+    interrupted: 0,
+    interruptedRate: 0,
+    avgIterations: 7 / 3,
+  },
   phantomTools: [
     { name: 'read_fille', count: 1 },
     { name: 'run_shell', count: 1 },
@@ -177,5 +217,14 @@ export const EXPECTED_DAY_2_HOURLY = {
     { bucket: '2025-03-02T12:00:00Z', model: 'm1', calls: 3, hallucinated: 3, rate: 1 },
     { bucket: '2025-03-02T12:00:00Z', model: 'm2', calls: 5, hallucinated: 3, rate: 0.6 },
   ],
-  totals: { calls: 11, hallucinated: 7, repeatedFailures: 3, repeatedFailureTurns: 1, turns: 3, forcedSummaryRate: 1 / 3, abortedRate: 1 / 3, avgIterations: 5 / 3 },
+  totals: {
+    calls: 11,
+    hallucinated: 7,
+    repeatedFailures: 3,
+    repeatedFailureTurns: 1,
+    turns: 3,
+    forcedSummaryRate: 1 / 3,
+    abortedRate: 1 / 3,
+    avgIterations: 5 / 3,
+  },
 };

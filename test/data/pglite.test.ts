@@ -30,7 +30,9 @@ describe('migrations on PGlite', () => {
   });
 
   it('ships dashboard.sql verbatim as the newest dashboard migration', () => {
-    const newest = readMigrations().filter((m) => m.name.endsWith('_dashboard.sql')).at(-1);
+    const newest = readMigrations()
+      .filter((m) => m.name.endsWith('_dashboard.sql'))
+      .at(-1);
     expect(newest?.sql).toBe(readDashboardSql());
   });
 
@@ -105,8 +107,14 @@ describe('the PGlite activity sink', () => {
   const activityDb: ActivityDb = {
     activity: async (id) => (await db.query<Record<string, unknown>>('select * from agent_activity where id = $1', [id])).rows[0],
     turn: async (id) =>
-      (await db.query<{ prompt_tokens: unknown; completion_tokens: unknown; model: string }>('select prompt_tokens, completion_tokens, model from agent_turns where id = $1', [id])).rows[0],
-    countActivity: async (prefix) => (await db.query<{ n: number }>('select count(*)::int as n from agent_activity where starts_with(id, $1)', [prefix])).rows[0]!.n,
+      (
+        await db.query<{ prompt_tokens: unknown; completion_tokens: unknown; model: string }>(
+          'select prompt_tokens, completion_tokens, model from agent_turns where id = $1',
+          [id],
+        )
+      ).rows[0],
+    countActivity: async (prefix) =>
+      (await db.query<{ n: number }>('select count(*)::int as n from agent_activity where starts_with(id, $1)', [prefix])).rows[0]!.n,
   };
 
   it('writes any text and reads it back exactly; token counts out of range are null, not a failed batch', async () => {

@@ -271,7 +271,10 @@ export async function checkTurnEvents(storage: Storage, userId: string | null): 
   const events: TurnEvent[] = [
     { event: 'turn_start', data: { turnId, sessionId, model: 'm', demo: false } },
     ...NASTY_STRINGS.slice(0, 6).map(text),
-    { event: 'tool_call', data: { id: `call ${NASTY_STRINGS[0]}`, name: 'write_file', arguments: JSON.stringify({ content: NASTY_STRINGS.at(-1) }), iteration: 1 } },
+    {
+      event: 'tool_call',
+      data: { id: `call ${NASTY_STRINGS[0]}`, name: 'write_file', arguments: JSON.stringify({ content: NASTY_STRINGS.at(-1) }), iteration: 1 },
+    },
     {
       event: 'tool_result',
       data: {

@@ -57,7 +57,8 @@ describe('migrations on PostgreSQL 15', () => {
   });
 
   it('grants anon nothing on any table or view', async () => {
-    const grants = await pg.sql`select table_name, privilege_type from information_schema.role_table_grants where grantee in ('anon', 'public') and table_schema = 'public'`;
+    const grants =
+      await pg.sql`select table_name, privilege_type from information_schema.role_table_grants where grantee in ('anon', 'public') and table_schema = 'public'`;
     expect(grants).toEqual([]);
   });
 });
@@ -85,7 +86,16 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
   it('anon: insert refused, select sees nothing, RPC refused', async () => {
     const insert = await anon.from('agent_activity').insert({ ...activityRows()[0]!, id: 'anon-row' });
     expect(insert.error?.code).toBe('42501');
-    for (const table of ['agent_activity', 'agent_turns', 'agent_turn_events', 'agent_sessions', 'agent_messages', 'workspace_files', 'agent_memories', 'dashboard_categories']) {
+    for (const table of [
+      'agent_activity',
+      'agent_turns',
+      'agent_turn_events',
+      'agent_sessions',
+      'agent_messages',
+      'workspace_files',
+      'agent_memories',
+      'dashboard_categories',
+    ]) {
       const { data, error } = await anon.from(table).select('*');
       expect(data ?? []).toEqual([]);
       expect(error?.code).toBe('42501');
@@ -112,7 +122,9 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
     await checkDashboardUserA((range) => source.load(range, null, keys.a), null);
     const b = await source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null, keys.b);
     expect(b.totals).toMatchObject({ calls: 8, turns: 2, repeatedFailures: 3, repeatedFailureTurns: 1 });
-    await expect(source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null)).rejects.toThrow(/Sign in to see the dashboard/);
+    await expect(source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null)).rejects.toThrow(
+      /Sign in to see the dashboard/,
+    );
   });
 
   it('the dashboard RPC and views through the service role match the hand-worked numbers', async () => {
@@ -164,7 +176,7 @@ describe('Supabase storage (service role through PostgREST)', () => {
     expect((await userA.rpc('agent_close_interrupted', { p_before: new Date().toISOString(), p_note: 'x' })).error?.code).toBe('42501');
   });
 
-  it('a user reads their own session history through RLS, not another user\'s', async () => {
+  it("a user reads their own session history through RLS, not another user's", async () => {
     const storage = createSupabaseStorage(service);
     const sessionId = await storage.sessions.ensureSession(USER_A);
     await storage.sessions.appendMessages(sessionId, 't', [{ role: 'user', content: 'mine' }]);
@@ -219,7 +231,15 @@ describe('turn events under RLS (user, anon and service-role JWTs through PostgR
     const row = { turn_id: a.turnId, seq: 10, last_seq: 10, event: 'agent_error', data: { message: 'forged', retryable: false } };
     expect((await userA.from('agent_turn_events').insert(row)).error?.code).toBe('42501');
     expect((await anon.from('agent_turn_events').insert(row)).error?.code).toBe('42501');
-    expect((await userA.from('agent_turn_events').update({ data: { texts: ['forged'] } }).eq('turn_id', a.turnId).select()).error?.code).toBe('42501');
+    expect(
+      (
+        await userA
+          .from('agent_turn_events')
+          .update({ data: { texts: ['forged'] } })
+          .eq('turn_id', a.turnId)
+          .select()
+      ).error?.code,
+    ).toBe('42501');
     expect((await userA.from('agent_turn_events').delete().eq('turn_id', a.turnId).select()).error?.code).toBe('42501');
     expect((await userA.from('agent_turns').update({ stop_requested_at: new Date().toISOString() }).eq('id', a.turnId).select()).error?.code).toBe('42501');
     expect(await createSupabaseStorage(service).turnEvents.eventsAfter(a.turnId, 0)).toEqual(a.rows);
@@ -230,7 +250,12 @@ describe('turn events under RLS (user, anon and service-role JWTs through PostgR
     const a = await loggedTurn(USER_A);
     const row = { turn_id: a.turnId, seq: 10, last_seq: 10, event: 'agent_error', data: { message: 'late', retryable: false } };
     expect((await service.from('agent_turn_events').insert(row)).error).toBeNull();
-    const updated = await service.from('agent_turn_events').update({ data: { message: 'later', retryable: true } }).eq('turn_id', a.turnId).eq('seq', 10).select('seq');
+    const updated = await service
+      .from('agent_turn_events')
+      .update({ data: { message: 'later', retryable: true } })
+      .eq('turn_id', a.turnId)
+      .eq('seq', 10)
+      .select('seq');
     expect(seqs(updated)).toEqual([10]);
     const deleted = await service.from('agent_turn_events').delete().eq('turn_id', a.turnId).select('seq');
     expect(seqs(deleted)?.sort((x, y) => x - y)).toEqual([1, 2, 4, 10]);
@@ -241,7 +266,8 @@ describe('turn events under RLS (user, anon and service-role JWTs through PostgR
 describe('the activity sink through PostgREST', () => {
   const activityDb: ActivityDb = {
     activity: async (id) => (await pg.sql`select * from agent_activity where id = ${id}`)[0],
-    turn: async (id) => (await pg.sql`select prompt_tokens, completion_tokens, model from agent_turns where id = ${id}`)[0] as Awaited<ReturnType<ActivityDb['turn']>>,
+    turn: async (id) =>
+      (await pg.sql`select prompt_tokens, completion_tokens, model from agent_turns where id = ${id}`)[0] as Awaited<ReturnType<ActivityDb['turn']>>,
     countActivity: async (prefix) => Number((await pg.sql`select count(*) as n from agent_activity where starts_with(id, ${prefix})`)[0]?.n),
   };
 
@@ -264,8 +290,20 @@ describe('the activity sink through PostgREST', () => {
         return sink.writeActivity(rows);
       },
     };
-    const writer = createActivityWriter(counted, { batchSize: 100, flushIntervalMs: 5, retries: 8, backoffMs: 100, maxBackoffMs: 400, log: (l) => lines.push(l) });
-    const rows = Array.from({ length: 100 }, (_, i) => ({ ...activityRows()[i % 12]!, id: `back-${i}`, turn_id: 'back-turn', created_at: '2024-01-01T00:00:00Z' }));
+    const writer = createActivityWriter(counted, {
+      batchSize: 100,
+      flushIntervalMs: 5,
+      retries: 8,
+      backoffMs: 100,
+      maxBackoffMs: 400,
+      log: (l) => lines.push(l),
+    });
+    const rows = Array.from({ length: 100 }, (_, i) => ({
+      ...activityRows()[i % 12]!,
+      id: `back-${i}`,
+      turn_id: 'back-turn',
+      created_at: '2024-01-01T00:00:00Z',
+    }));
     rows[7] = { ...rows[7]!, verdict: 'maybe' as never };
     await rest.stop();
     let report: FlushReport | undefined;
@@ -281,14 +319,19 @@ describe('the activity sink through PostgREST', () => {
     } finally {
       if (!rest.running()) await rest.start();
     }
-    expect(report).toMatchObject({ written: 99, dropped: 1, refused: [{ kind: 'call', id: 'back-7', error: expect.stringMatching(/agent_activity_verdict_check/) }] });
+    expect(report).toMatchObject({
+      written: 99,
+      dropped: 1,
+      refused: [{ kind: 'call', id: 'back-7', error: expect.stringMatching(/agent_activity_verdict_check/) }],
+    });
     expect(await activityDb.countActivity('back-')).toBe(99);
     expect(lines).toEqual([expect.stringMatching(/^\[activity\] supabase: refused 1 of 100 call rows, wrote the others: back-7 /)]);
   });
 });
 
 describe('PostgREST stopped in the middle of a run', () => {
-  const rows = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ ...activityRows()[i % 12]!, id: `${prefix}-${i}`, turn_id: `${prefix}-turn` }));
+  const rows = (prefix: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ ...activityRows()[i % 12]!, id: `${prefix}-${i}`, turn_id: `${prefix}-turn` }));
   const inDb = async (prefix: string) => Number((await pg.sql`select count(*) as n from agent_activity where id like ${`${prefix}-%`}`)[0]?.n);
 
   /** Emits a simulated turn: one call row per event, timing each record call. */
@@ -304,7 +347,14 @@ describe('PostgREST stopped in the middle of a run', () => {
 
   it('loses nothing when it comes back within the retries, and never blocks the caller', async () => {
     const lines: string[] = [];
-    const writer = createActivityWriter(createSupabaseSink(service), { batchSize: 20, flushIntervalMs: 10, retries: 8, backoffMs: 100, maxBackoffMs: 800, log: (l) => lines.push(l) });
+    const writer = createActivityWriter(createSupabaseSink(service), {
+      batchSize: 20,
+      flushIntervalMs: 10,
+      retries: 8,
+      backoffMs: 100,
+      maxBackoffMs: 800,
+      log: (l) => lines.push(l),
+    });
     let worst = emit(writer, rows('up', 40));
     await new Promise((r) => setTimeout(r, 100));
     await rest.stop();
@@ -323,7 +373,13 @@ describe('PostgREST stopped in the middle of a run', () => {
 
   it('when it stays down, reports what it could not write and everything reported written is there', async () => {
     const lines: string[] = [];
-    const writer = createActivityWriter(createSupabaseSink(service), { batchSize: 25, flushIntervalMs: 5, retries: 2, backoffMs: 20, log: (l) => lines.push(l) });
+    const writer = createActivityWriter(createSupabaseSink(service), {
+      batchSize: 25,
+      flushIntervalMs: 5,
+      retries: 2,
+      backoffMs: 20,
+      log: (l) => lines.push(l),
+    });
     emit(writer, rows('before', 50));
     expect(await writer.flush()).toEqual({ written: 50, dropped: 0 });
     await rest.stop();

@@ -114,7 +114,10 @@ describe('BatchingActivityWriter', () => {
   });
 
   it('never throws into the caller', () => {
-    const writer = createActivityWriter({ name: 'x', writeActivity: () => Promise.reject(new Error('no')), writeTurns: () => Promise.reject(new Error('no')) }, { log: () => {} });
+    const writer = createActivityWriter(
+      { name: 'x', writeActivity: () => Promise.reject(new Error('no')), writeTurns: () => Promise.reject(new Error('no')) },
+      { log: () => {} },
+    );
     expect(() => writer.recordCall(row(1))).not.toThrow();
   });
 });

@@ -31,7 +31,11 @@ async function setup(env: Record<string, string> = {}, scriptFor: Script = scrip
 }
 
 async function createTurn(base: string, message: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}/v1/turns`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ message }) });
+  const res = await fetch(`${base}/v1/turns`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ message }),
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { turnId: string; sessionId: string; streamUrl: string };
 }
@@ -69,7 +73,10 @@ async function read(url: string, options: { lastEventId?: number; limit?: number
 
 const ids = (events: SseEvent[]) => events.map((e) => Number(e.id));
 const strip = (events: SseEvent[]) =>
-  events.map(({ event, data }) => ({ event, data: JSON.parse(JSON.stringify(data, (k, v) => (['turnId', 'sessionId', 'durationMs', 'id'].includes(k) ? undefined : v))) }));
+  events.map(({ event, data }) => ({
+    event,
+    data: JSON.parse(JSON.stringify(data, (k, v) => (['turnId', 'sessionId', 'durationMs', 'id'].includes(k) ? undefined : v))),
+  }));
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000) {
   const until = Date.now() + timeoutMs;
@@ -133,7 +140,10 @@ describe('durable turns', () => {
     expect(a.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'aborted' } });
     expect(b.events).toEqual(a.events);
     // What the readers were shown of the cut answer is kept in the history, after the user's message.
-    const shown = a.events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
+    const shown = a.events
+      .filter((e) => e.event === 'text_delta')
+      .map((e) => e.data.text)
+      .join('');
     expect(shown.length).toBeGreaterThan(0);
     await waitFor(async () => (await app.deps.storage.sessions.getTurn(turn.turnId))?.status === 'finished');
     expect(await app.deps.storage.sessions.history(turn.sessionId)).toEqual([

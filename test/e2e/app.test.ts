@@ -24,7 +24,11 @@ afterAll(async () => {
 });
 
 const assistant = () => page.locator('.msg.assistant').last();
-const answerText = () => assistant().locator('.answer').allTextContents().then((t) => t.join(''));
+const answerText = () =>
+  assistant()
+    .locator('.answer')
+    .allTextContents()
+    .then((t) => t.join(''));
 
 async function send(text: string) {
   await page.fill('#message', text);
@@ -43,13 +47,15 @@ describe('chat page on the real app (demo model)', () => {
     // Streaming: the answer grows while the turn is still running.
     await page.waitForFunction(() => (document.querySelector('.msg.assistant.streaming .answer')?.textContent ?? '').length > 0);
     const early = (await answerText()).length;
-    await page.waitForFunction(
-      (n) => {
-        const msg = document.querySelector('.msg.assistant.streaming');
-        return !!msg && Array.from(msg.querySelectorAll('.answer')).map((a) => a.textContent).join('').length > n;
-      },
-      early,
-    );
+    await page.waitForFunction((n) => {
+      const msg = document.querySelector('.msg.assistant.streaming');
+      return (
+        !!msg &&
+        Array.from(msg.querySelectorAll('.answer'))
+          .map((a) => a.textContent)
+          .join('').length > n
+      );
+    }, early);
     expect(await page.locator('#conn').getAttribute('data-state')).toMatch(/live|quiet/);
     await screenshot(page, 'chat-streaming');
 
@@ -115,7 +121,12 @@ describe('chat page on the real app (demo model)', () => {
     expect(users.some((t) => t.includes('Add a slugify helper'))).toBe(true);
     expect(users.some((t) => t.includes('keep going forever'))).toBe(true);
     expect(users.some((t) => /tool results are above|MANDATORY NEXT STEP/.test(t))).toBe(false); // loop nudges are not the user's
-    expect(await page.locator('.msg.assistant').allTextContents().then((t) => t.join(' '))).toContain('slugify');
+    expect(
+      await page
+        .locator('.msg.assistant')
+        .allTextContents()
+        .then((t) => t.join(' ')),
+    ).toContain('slugify');
     await screenshot(page, 'chat-reloaded');
 
     // The next message continues the same session.
@@ -215,10 +226,13 @@ describe('durable turns in the browser (scripted upstream, through a proxy the t
   });
 
   const last = () => p.locator('.msg.assistant').last();
-  const answer = () => last().locator('.answer').allTextContents().then((t) => t.join(''));
+  const answer = () =>
+    last()
+      .locator('.answer')
+      .allTextContents()
+      .then((t) => t.join(''));
   const turnId = () => p.evaluate(() => (JSON.parse(localStorage.getItem('rebound.turn') ?? 'null') as { turnId: string } | null)?.turnId);
-  const until = (text: string) =>
-    p.waitForFunction((t) => (document.querySelector('.msg.assistant.streaming')?.textContent ?? '').includes(t), text);
+  const until = (text: string) => p.waitForFunction((t) => (document.querySelector('.msg.assistant.streaming')?.textContent ?? '').includes(t), text);
   async function say(text: string) {
     await p.fill('#message', text);
     await p.press('#message', 'Enter');

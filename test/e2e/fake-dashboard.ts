@@ -38,7 +38,9 @@ export function fixedDashboardData(range: DashboardRange): DashboardData {
     ratesOverTime: [
       ...buckets.map((bucket, i) => ({ bucket, model: 'demo-model', calls: 12, hallucinated: demo[i]!, rate: demo[i]! / 12 })),
       // gpt-4o-mini was not used in the 4th bucket: a gap in its line.
-      ...buckets.flatMap((bucket, i) => (i === 3 ? [] : [{ bucket, model: 'gpt-4o-mini', calls: 8 + (i % 3), hallucinated: gpt[i]!, rate: gpt[i]! / (8 + (i % 3)) }])),
+      ...buckets.flatMap((bucket, i) =>
+        i === 3 ? [] : [{ bucket, model: 'gpt-4o-mini', calls: 8 + (i % 3), hallucinated: gpt[i]!, rate: gpt[i]! / (8 + (i % 3)) }],
+      ),
     ],
     byTool: [
       { tool: 'read_file', calls: 20, hallucinated: 6, rate: 0.3 },

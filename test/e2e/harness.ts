@@ -20,7 +20,11 @@ export const LONG_FENCE = [
   'Here is the parser, **rewritten**:',
   '',
   '```ts',
-  ...Array.from({ length: 60 }, (_, i) => `export function rule${i}(input: string): boolean {\n  // rule ${i}: \`${i}\` < ${i + 1} && "quoted"\n  return /^[a-z]+$/.test(input) && input.length > ${i};\n}`),
+  ...Array.from(
+    { length: 60 },
+    (_, i) =>
+      `export function rule${i}(input: string): boolean {\n  // rule ${i}: \`${i}\` < ${i + 1} && "quoted"\n  return /^[a-z]+$/.test(input) && input.length > ${i};\n}`,
+  ),
   '```',
   '',
   '| rule | checks |',
@@ -45,7 +49,10 @@ function script(turnId: string, sessionId: string, message: string): Step[] {
   if (/long fence/i.test(message)) {
     // A long fenced block (and a table after it) in small chunks, as a model streams code.
     const chunks = (text: string, size: number): Step[] =>
-      Array.from({ length: Math.ceil(text.length / size) }, (_, i): Step[] => [{ event: 'text_delta', data: { text: text.slice(i * size, (i + 1) * size) } }, { wait: 3 }]).flat();
+      Array.from({ length: Math.ceil(text.length / size) }, (_, i): Step[] => [
+        { event: 'text_delta', data: { text: text.slice(i * size, (i + 1) * size) } },
+        { wait: 3 },
+      ]).flat();
     return [start, ...chunks(LONG_FENCE, 7), done];
   }
   if (/slow/i.test(message)) {
@@ -59,8 +66,14 @@ function script(turnId: string, sessionId: string, message: string): Step[] {
     {
       event: 'tool_result',
       data: {
-        id: 'c1', name: 'read_file', verdict: 'blocked', category: 'invalid_path', ok: false,
-        error: 'path "src/parsr.ts" does not exist. Did you mean src/parser.ts?', suggestions: ['src/parser.ts'], durationMs: 1,
+        id: 'c1',
+        name: 'read_file',
+        verdict: 'blocked',
+        category: 'invalid_path',
+        ok: false,
+        error: 'path "src/parsr.ts" does not exist. Did you mean src/parser.ts?',
+        suggestions: ['src/parser.ts'],
+        durationMs: 1,
       },
     },
     { event: 'tool_call', data: { id: 'c2', name: 'read_file', arguments: '{"path":"src/parser.ts","max_lines":"50"}', iteration: 2 } },
@@ -68,8 +81,14 @@ function script(turnId: string, sessionId: string, message: string): Step[] {
     {
       event: 'tool_result',
       data: {
-        id: 'c2', name: 'read_file', verdict: 'repaired', category: 'wrong_type', ok: true, result: { content: 'export const x = 1;' },
-        repairs: [{ kind: 'coerce', path: '$.max_lines', from: '"50"', to: '50', category: 'wrong_type' }], durationMs: 3,
+        id: 'c2',
+        name: 'read_file',
+        verdict: 'repaired',
+        category: 'wrong_type',
+        ok: true,
+        result: { content: 'export const x = 1;' },
+        repairs: [{ kind: 'coerce', path: '$.max_lines', from: '"50"', to: '50', category: 'wrong_type' }],
+        durationMs: 3,
       },
     },
     ...words('The bug was an off-by-one <b>in</b> the tokenizer. I fixed it.'),
@@ -99,7 +118,14 @@ export interface Harness {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -153,8 +179,14 @@ export function harness(): Harness {
     if (!sessions.has(sessionId)) sessions.set(sessionId, []);
     const turnId = crypto.randomUUID();
     const turn: HarnessTurn = {
-      sessionId, message: body.message, log: [], finished: false, keepalives: 0,
-      stop: new AbortController(), waiting: new Set(), readers: new Set(),
+      sessionId,
+      message: body.message,
+      log: [],
+      finished: false,
+      keepalives: 0,
+      stop: new AbortController(),
+      waiting: new Set(),
+      readers: new Set(),
     };
     turns.set(turnId, turn);
     void produce(turnId, turn);

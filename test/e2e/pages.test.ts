@@ -50,7 +50,13 @@ describe('chat page (harness)', () => {
   });
 });
 
-const answerOf = (page: Page) => page.locator('.msg.assistant').last().locator('.answer').allTextContents().then((t) => t.join(''));
+const answerOf = (page: Page) =>
+  page
+    .locator('.msg.assistant')
+    .last()
+    .locator('.answer')
+    .allTextContents()
+    .then((t) => t.join(''));
 const turnIdOf = (page: Page) => page.evaluate(() => (JSON.parse(localStorage.getItem('rebound.turn') ?? 'null') as { turnId: string } | null)?.turnId);
 const notLoadErrors = (errors: string[]) => errors.filter((e) => !e.includes('Failed to load resource'));
 
@@ -131,7 +137,12 @@ describe('stop and reload (harness)', () => {
     expect(stub.seen.resumes.filter((r) => r.turnId === turnId).map((r) => r.lastEventId)).toEqual([undefined, undefined]);
 
     // A tab closed mid-turn and opened after it ended: the history has the turn, and its replay is not drawn twice.
-    const remembered = { turnId, sessionId: await page.evaluate(() => localStorage.getItem('rebound.sessionId')), streamUrl: `/v1/turns/${turnId}/stream?token=t`, message: 'slow' };
+    const remembered = {
+      turnId,
+      sessionId: await page.evaluate(() => localStorage.getItem('rebound.sessionId')),
+      streamUrl: `/v1/turns/${turnId}/stream?token=t`,
+      message: 'slow',
+    };
     await page.evaluate((r) => localStorage.setItem('rebound.turn', JSON.stringify(r)), remembered);
     await page.reload();
     await expect.poll(() => turnIdOf(page)).toBeUndefined();
@@ -140,7 +151,11 @@ describe('stop and reload (harness)', () => {
     expect(await page.locator('.msg.assistant').textContent()).toContain('word199');
 
     // A remembered turn the server does not know (404) is forgotten without an error.
-    await page.evaluate((r) => localStorage.setItem('rebound.turn', JSON.stringify(r)), { ...remembered, turnId: crypto.randomUUID(), streamUrl: `/v1/turns/${crypto.randomUUID()}/stream?token=t` });
+    await page.evaluate((r) => localStorage.setItem('rebound.turn', JSON.stringify(r)), {
+      ...remembered,
+      turnId: crypto.randomUUID(),
+      streamUrl: `/v1/turns/${crypto.randomUUID()}/stream?token=t`,
+    });
     await page.reload();
     await expect.poll(() => turnIdOf(page)).toBeUndefined();
     expect(await page.locator('.msg.user').count()).toBe(1);

@@ -100,7 +100,9 @@ describe('the demo answer (real app, demo model)', () => {
     expect(copied).toMatch(/^export function slugify\(input: string\): string \{\n[\s\S]*\n\}$/);
 
     // The write that passed shows what it created.
-    const written = lastAssistant(page).locator('.tool', { has: page.locator('.tool-name', { hasText: 'write_file' }) }).filter({ has: page.locator('.diff') });
+    const written = lastAssistant(page)
+      .locator('.tool', { has: page.locator('.tool-name', { hasText: 'write_file' }) })
+      .filter({ has: page.locator('.diff') });
     expect(await written.locator('.diff summary').textContent()).toMatch(/^src\/utils\/slugify\.ts created \+8 −0$/);
     expect(await written.locator('.diff-add').first().textContent()).toBe('+export function slugify(input: string): string {\n');
 
@@ -185,7 +187,11 @@ function model(request: ChatRequest): Reply {
   }
   if (/write then patch/.test(message)) {
     if (step === 0) return { text: 'Writing it.', toolCalls: [call('write_file', { path: 'src/app.ts', content: APP_LINES })] };
-    if (step === 1) return { text: 'Now the patch.', toolCalls: [call('patch_file', { path: 'src/app.ts', search: 'export const v4 = 4;', replace: 'export const v4 = 40;\nexport const v4b = 41;' })] };
+    if (step === 1)
+      return {
+        text: 'Now the patch.',
+        toolCalls: [call('patch_file', { path: 'src/app.ts', search: 'export const v4 = 4;', replace: 'export const v4 = 40;\nexport const v4b = 41;' })],
+      };
     if (step === 2) return { text: 'And a big file.', toolCalls: [call('write_file', { path: 'big.txt', content: BIG })] };
     return { text: 'Done: `src/app.ts` and `big.txt`.' };
   }
@@ -215,10 +221,11 @@ describe('a real model (scripted upstream)', () => {
     await upstream?.close();
   });
 
-  const badgeShown = () => page.evaluate(() => {
-    const badge = document.getElementById('demo')!;
-    return !badge.hidden || getComputedStyle(badge).display !== 'none';
-  });
+  const badgeShown = () =>
+    page.evaluate(() => {
+      const badge = document.getElementById('demo')!;
+      return !badge.hidden || getComputedStyle(badge).display !== 'none';
+    });
 
   it('never labels a real model a demo, and keeps paragraphs, line breaks, a fence and a table', async () => {
     await expect.poll(() => page.locator('#model').textContent()).toBe('model: scripted-e2e');
@@ -246,9 +253,19 @@ describe('a real model (scripted upstream)', () => {
     // The text, the tool results (the written file's diff, the file read back) and the errors (a path, a tool name) all hold payloads, as text.
     expect(await msg.locator('.answer').first().textContent()).toContain(`<img src=x onerror="window.__pwned='img'">`);
     expect(await msg.locator('.tool .diff-lines').first().textContent()).toContain(`+<script>window.__pwned='script'</script>`);
-    expect(await msg.locator('.tool .reason').allTextContents().then((t) => t.join('\n'))).toContain(`onerror="window.__pwned='path'"`);
+    expect(
+      await msg
+        .locator('.tool .reason')
+        .allTextContents()
+        .then((t) => t.join('\n')),
+    ).toContain(`onerror="window.__pwned='path'"`);
     expect(await msg.locator('.tool-name').allTextContents()).toContain(`<svg onload="window.__pwned='tool'">`);
-    expect(await msg.locator('.tool details', { hasText: 'result' }).allTextContents().then((t) => t.join('\n'))).toContain(`<script>window.__pwned='script'</script>`);
+    expect(
+      await msg
+        .locator('.tool details', { hasText: 'result' })
+        .allTextContents()
+        .then((t) => t.join('\n')),
+    ).toContain(`<script>window.__pwned='script'</script>`);
     // Links to what must not open are not links; the tracker image is its alt text and address.
     expect(await msg.locator('a[href^="javascript:"], a[href^="data:"], a[href^="vbscript:"]').count()).toBe(0);
     expect(await msg.locator('.link-inert').count()).toBeGreaterThanOrEqual(4);

@@ -14,7 +14,16 @@ import type { Category, GateContext, ToolSpec, Verdict } from '../../src/gate/ty
 const tools: ToolSpec[] = defaultTools.map(({ run: _run, ...spec }) => spec);
 const names = tools.map((t) => t.name);
 const context: GateContext = {
-  paths: buildPathIndex(['README.md', 'package.json', 'src/index.ts', 'src/app.ts', 'src/lib/util.ts', 'src/lib/parse.py', 'docs/guide.md', 'test/app.test.ts']),
+  paths: buildPathIndex([
+    'README.md',
+    'package.json',
+    'src/index.ts',
+    'src/app.ts',
+    'src/lib/util.ts',
+    'src/lib/parse.py',
+    'docs/guide.md',
+    'test/app.test.ts',
+  ]),
 };
 
 const PROBLEM_CATEGORIES: Category[] = [
@@ -68,41 +77,78 @@ const codeUnits = (maxLength: number) => fc.array(fc.integer({ min: 0, max: 0xff
 const pieces = <T extends string>(parts: T[], maxLength = 40) => fc.array(fc.constantFrom(...parts), { maxLength }).map((p) => p.join(''));
 
 /** Pathological shapes, at sizes a test can afford. */
-const shapes = fc.tuple(fc.integer({ min: 1, max: 3_000 }), fc.constantFrom(
-  (k: number) => `\`\`\`${' '.repeat(k)}`,
-  (k: number) => `\`\`\`json\n${' \n'.repeat(k)}\`\`\``,
-  (k: number) => `{"path":${'['.repeat(k)}`,
-  (k: number) => `{"path": "a", "x": ${'['.repeat(k)}${']'.repeat(k)}}`,
-  (k: number) => `{"path":${'{"a":'.repeat(k)}1${'}'.repeat(k)}}`,
-  (k: number) => `{"path":${'"'.repeat(k)}`,
-  (k: number) => `{'path': '${"\\'".repeat(k)}`,
-  (k: number) => `{"path": "${'.'.repeat(k)}"}`,
-  (k: number) => `{"path": "${'/'.repeat(k)}"}`,
-  (k: number) => `{"path": "${'\\\\'.repeat(k)}"}`,
-  (k: number) => `{"path": "${'../'.repeat(k)}x"}`,
-  (k: number) => `{"path": "${'src/lib/'.repeat(k)}util.tz"}`,
-  (k: number) => `{"path": "src/a.ts", "content": ${JSON.stringify('// ... /* # -- <!-- '.repeat(k))}}`,
-  (k: number) => `{"path": "src/a.ts", "content": ${JSON.stringify('f(['.repeat(k) + '"\'`'.repeat(k))}}`,
-  (k: number) => `{"path": "a.py", "content": ${JSON.stringify(`x = [${'True, None, '.repeat(k)}]`)}}`,
-  (k: number) => `{'path': 'README.md', 'x': [${'True, False, None, '.repeat(k)}]}`,
-  (k: number) => `{"path": "README.md" ${'/* */ // c\n'.repeat(k)}}`,
-  (k: number) => `{"path": "README.md"${Array.from({ length: k }, (_, i) => `,"k${i}":${i}`).join('')}}`,
-  (k: number) => `{"path": "README.md", "${'x'.repeat(k)}": 1}`,
-  (k: number) => `{"path": "README.md", "offset": "${'1'.repeat(k)}x"}`,
-)).map(([k, make]) => make(k));
+const shapes = fc
+  .tuple(
+    fc.integer({ min: 1, max: 3_000 }),
+    fc.constantFrom(
+      (k: number) => `\`\`\`${' '.repeat(k)}`,
+      (k: number) => `\`\`\`json\n${' \n'.repeat(k)}\`\`\``,
+      (k: number) => `{"path":${'['.repeat(k)}`,
+      (k: number) => `{"path": "a", "x": ${'['.repeat(k)}${']'.repeat(k)}}`,
+      (k: number) => `{"path":${'{"a":'.repeat(k)}1${'}'.repeat(k)}}`,
+      (k: number) => `{"path":${'"'.repeat(k)}`,
+      (k: number) => `{'path': '${"\\'".repeat(k)}`,
+      (k: number) => `{"path": "${'.'.repeat(k)}"}`,
+      (k: number) => `{"path": "${'/'.repeat(k)}"}`,
+      (k: number) => `{"path": "${'\\\\'.repeat(k)}"}`,
+      (k: number) => `{"path": "${'../'.repeat(k)}x"}`,
+      (k: number) => `{"path": "${'src/lib/'.repeat(k)}util.tz"}`,
+      (k: number) => `{"path": "src/a.ts", "content": ${JSON.stringify('// ... /* # -- <!-- '.repeat(k))}}`,
+      (k: number) => `{"path": "src/a.ts", "content": ${JSON.stringify('f(['.repeat(k) + '"\'`'.repeat(k))}}`,
+      (k: number) => `{"path": "a.py", "content": ${JSON.stringify(`x = [${'True, None, '.repeat(k)}]`)}}`,
+      (k: number) => `{'path': 'README.md', 'x': [${'True, False, None, '.repeat(k)}]}`,
+      (k: number) => `{"path": "README.md" ${'/* */ // c\n'.repeat(k)}}`,
+      (k: number) => `{"path": "README.md"${Array.from({ length: k }, (_, i) => `,"k${i}":${i}`).join('')}}`,
+      (k: number) => `{"path": "README.md", "${'x'.repeat(k)}": 1}`,
+      (k: number) => `{"path": "README.md", "offset": "${'1'.repeat(k)}x"}`,
+    ),
+  )
+  .map(([k, make]) => make(k));
 
 const argumentsText = fc.oneof(
   codeUnits(120),
   fc.string({ maxLength: 120 }),
   fc.json({ maxDepth: 4 }),
-  pieces(['{', '}', '[', ']', '"', "'", ',', ':', ' ', '\n', '//', '/*', '*/', '...', '…', 'True', 'None', '```', '```json\n', '"path"', '"content"', '"README.md"', '1', '"x"', '\\', '\u0000', '\ud800']),
+  pieces([
+    '{',
+    '}',
+    '[',
+    ']',
+    '"',
+    "'",
+    ',',
+    ':',
+    ' ',
+    '\n',
+    '//',
+    '/*',
+    '*/',
+    '...',
+    '…',
+    'True',
+    'None',
+    '```',
+    '```json\n',
+    '"path"',
+    '"content"',
+    '"README.md"',
+    '1',
+    '"x"',
+    '\\',
+    '\u0000',
+    '\ud800',
+  ]),
   shapes,
 );
 
 /** A tool's own parameter names with values of any type: near-misses of real calls. */
 const nearCall = fc.constantFrom(...tools).chain((t) =>
   fc
-    .dictionary(fc.oneof(fc.constantFrom(...Object.keys(t.parameters.properties ?? {}), 'arguments', 'file_path', 'Path'), fc.string({ maxLength: 8 })), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 })
+    .dictionary(
+      fc.oneof(fc.constantFrom(...Object.keys(t.parameters.properties ?? {}), 'arguments', 'file_path', 'Path'), fc.string({ maxLength: 8 })),
+      fc.jsonValue({ maxDepth: 3 }),
+      { maxKeys: 5 },
+    )
     .chain((args) =>
       fc.constantFrom(
         JSON.stringify(args),
@@ -172,7 +218,36 @@ describe('extractTextCalls with the real tools, on hostile model text', () => {
     codeUnits(200),
     fc.string({ maxLength: 200 }),
     pieces(
-      ['\n', ' ', '{', '[', ']', '}', ':', '=', '"', ',', ';', '```', '```json\n', '<tool_call>', '</tool_call>', '<function_call>', '<|im_start|>', '<|im_end|>', '[TOOL_CALLS]', '<?xml version="1.0"?>', 'for example:', 'read_file', call('read_file', '{"path": "README.md"}'), call('list_files', '{}'), '{"name": "write_file"', '"arguments": "{\\"path\\": \\"a\\"}"', 'True', 'None'],
+      [
+        '\n',
+        ' ',
+        '{',
+        '[',
+        ']',
+        '}',
+        ':',
+        '=',
+        '"',
+        ',',
+        ';',
+        '```',
+        '```json\n',
+        '<tool_call>',
+        '</tool_call>',
+        '<function_call>',
+        '<|im_start|>',
+        '<|im_end|>',
+        '[TOOL_CALLS]',
+        '<?xml version="1.0"?>',
+        'for example:',
+        'read_file',
+        call('read_file', '{"path": "README.md"}'),
+        call('list_files', '{}'),
+        '{"name": "write_file"',
+        '"arguments": "{\\"path\\": \\"a\\"}"',
+        'True',
+        'None',
+      ],
       30,
     ),
     fc.integer({ min: 1, max: 2_000 }).map((k) => `<tool_call>${call('read_file', `{"x": ${'['.repeat(k)}${']'.repeat(k)}}`)}</tool_call>`),

@@ -37,7 +37,9 @@ const twist = fc.constantFrom(
   (p: string) => `~/${p}`,
   (p: string) => p.replace(/[^/]*$/, '.'),
 );
-const spelling = fc.tuple(fc.constantFrom(...Object.keys(files), 'src', 'missing.ts', 'src/lib'), fc.array(twist, { maxLength: 3 })).map(([p, ts]) => ts.reduce((s, t) => t(s), p));
+const spelling = fc
+  .tuple(fc.constantFrom(...Object.keys(files), 'src', 'missing.ts', 'src/lib'), fc.array(twist, { maxLength: 3 }))
+  .map(([p, ts]) => ts.reduce((s, t) => t(s), p));
 
 describe('a path reads the same in the gate and in the workspace tools', () => {
   it('read_file opens exactly the paths the gate passes, and the same file', async () => {

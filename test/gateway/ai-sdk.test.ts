@@ -76,7 +76,11 @@ describe('the AI SDK through the gateway', () => {
   it('streamText: text streams, a blocked call is re-asked with the gate message, the corrected call runs', async () => {
     gw = await startGateway((_req, i) =>
       i === 0
-        ? { text: 'Let me look that up.', toolCalls: [{ id: 'call_bad', name: 'get_weather', arguments: '{"location": "Paris"}' }], usage: { prompt_tokens: 30, completion_tokens: 5 } }
+        ? {
+            text: 'Let me look that up.',
+            toolCalls: [{ id: 'call_bad', name: 'get_weather', arguments: '{"location": "Paris"}' }],
+            usage: { prompt_tokens: 30, completion_tokens: 5 },
+          }
         : { toolCalls: [{ id: 'call_good', name: 'get_weather', arguments: '{"city": "Paris"}' }], usage: { prompt_tokens: 40, completion_tokens: 6 } },
     );
     const { model, tools, ran } = setup(gw);

@@ -17,7 +17,11 @@ const KEY = 'gw-key-0123456789abcdef';
 const jwtAuth = () => createJwtAuthenticator({ secret: TEST_JWT_SECRET });
 
 async function ask(headers: Record<string, string>) {
-  const res = await fetch(`${gw!.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: 'm', messages: ASK }) });
+  const res = await fetch(`${gw!.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ model: 'm', messages: ASK }),
+  });
   return { status: res.status, body: (await res.json()) as { error?: { message: string; code: string; type: string } } };
 }
 
@@ -40,7 +44,11 @@ describe('gateway auth', () => {
     const res = await fetch(`${gw.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${await userToken('user-42')}` },
-      body: JSON.stringify({ model: 'm', messages: ASK, tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }] }),
+      body: JSON.stringify({
+        model: 'm',
+        messages: ASK,
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      }),
     });
     expect(res.status).toBe(200);
     expect(gw.app.activity.calls.map((r) => r.user_id)).toEqual(['user-42']);

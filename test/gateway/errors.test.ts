@@ -16,8 +16,16 @@ afterEach(async () => {
 });
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as { error: { message: string; type: string; param: string | null; code: string | null } } };
+  const res = await fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as { error: { message: string; type: string; param: string | null; code: string | null } },
+  };
 }
 
 describe('upstream errors', () => {
@@ -56,7 +64,12 @@ describe('requests the gateway cannot serve', () => {
     ['audio output', { modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }, 'audio', /Audio output is not supported/],
     ['the functions API', { functions: [{ name: 'f', parameters: {} }] }, 'functions', /send the same definitions as "tools"/],
     ['a custom tool', { tools: [{ type: 'custom', custom: { name: 'grammar' } }] }, 'tools[0].type', /function tools only/],
-    ['tool_choice naming another tool', { tools: TOOLS, tool_choice: { type: 'function', function: { name: 'get_wether' } } }, 'tool_choice', /"get_wether", which is not among the request's tools \(get_weather, search_notes, write_file\)/],
+    [
+      'tool_choice naming another tool',
+      { tools: TOOLS, tool_choice: { type: 'function', function: { name: 'get_wether' } } },
+      'tool_choice',
+      /"get_wether", which is not among the request's tools \(get_weather, search_notes, write_file\)/,
+    ],
   ];
   for (const [what, extra, param, message] of cases) {
     it(`${what}: 400 with a message that says what to send`, async () => {

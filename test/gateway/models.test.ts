@@ -44,7 +44,9 @@ describe('GET /v1/models', () => {
   });
 
   it('with GATEWAY_MODELS, lists the names a client can send, and each one reaches the model it was listed as', async () => {
-    const { upstream, client } = await start(['up-small', 'up-large', 'up-old'], { GATEWAY_MODELS: 'fast=up-small,smart=up-large,up-old=up-large,gone=up-missing' });
+    const { upstream, client } = await start(['up-small', 'up-large', 'up-old'], {
+      GATEWAY_MODELS: 'fast=up-small,smart=up-large,up-old=up-large,gone=up-missing',
+    });
     const page = await client().models.list();
     // up-old is sent as up-large, so it is listed only as a name of up-large; gone's model is not upstream.
     expect(page.data.map((m) => [m.id, m.owned_by])).toEqual([
@@ -65,7 +67,9 @@ describe('GET /v1/models', () => {
 
   it('takes the gateway auth: a gateway key or a user token, no credential is an AuthenticationError', async () => {
     const { upstream, client } = await start(['up-small'], { GATEWAY_KEYS: KEY }, { auth: createJwtAuthenticator({ secret: TEST_JWT_SECRET }) });
-    const refused = await client('not-a-key').models.list().catch((e: unknown) => e);
+    const refused = await client('not-a-key')
+      .models.list()
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((refused as Error).message).toMatch(/GATEWAY_KEYS/);
     expect(upstream.modelListAuthorizations).toEqual([]);
@@ -82,7 +86,9 @@ describe('GET /v1/models', () => {
 
   it("the upstream's errors pass through OpenAI-shaped, with their status", async () => {
     const { client } = await start({ status: 429, message: 'Rate limit reached for requests' }, { GATEWAY_MODELS: 'fast=up-small' });
-    const limited = await client().models.list().catch((e: unknown) => e);
+    const limited = await client()
+      .models.list()
+      .catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
     expect((limited as Error).message).toMatch(/Rate limit reached for requests/);
     await app!.close();
@@ -90,7 +96,10 @@ describe('GET /v1/models', () => {
 
     // An upstream without a model list (the scripted server without one answers 404).
     const bare = await start(undefined);
-    const missing = await bare.client().models.list().catch((e: unknown) => e);
+    const missing = await bare
+      .client()
+      .models.list()
+      .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
   });
 });

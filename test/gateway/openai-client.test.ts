@@ -33,7 +33,11 @@ describe('non-streaming, through the openai package', () => {
     expect(data.choices[0]!.finish_reason).toBe('tool_calls');
     expect(message.tool_calls).toEqual([
       { id: 'call_weather1', type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ city: 'Paris', days: 3 }) } },
-      { id: 'call_notes1', type: 'function', function: { name: 'search_notes', arguments: JSON.stringify({ query: 'rain', tags: ['trip', 'paris'], exact: true }) } },
+      {
+        id: 'call_notes1',
+        type: 'function',
+        function: { name: 'search_notes', arguments: JSON.stringify({ query: 'rain', tags: ['trip', 'paris'], exact: true }) },
+      },
     ]);
     expect(response.headers.get('x-rebound-verdict')).toBe('repaired');
     expect(response.headers.get('x-rebound-attempts')).toBe('1');
@@ -74,11 +78,20 @@ describe('non-streaming, through the openai package', () => {
   it('re-asks for a call that stays invalid, with the gate message, and returns the corrected answer', async () => {
     gw = await startGateway((_req, i) =>
       i === 0
-        ? { text: 'Checking.', toolCalls: [{ id: 'call_bad', name: 'get_weather', arguments: '{"units": "c"}' }], usage: { prompt_tokens: 50, completion_tokens: 10 } }
-        : { toolCalls: [{ id: 'call_good', name: 'get_weather', arguments: '{"city": "Paris", "units": "c"}' }], usage: { prompt_tokens: 70, completion_tokens: 12 } },
+        ? {
+            text: 'Checking.',
+            toolCalls: [{ id: 'call_bad', name: 'get_weather', arguments: '{"units": "c"}' }],
+            usage: { prompt_tokens: 50, completion_tokens: 10 },
+          }
+        : {
+            toolCalls: [{ id: 'call_good', name: 'get_weather', arguments: '{"city": "Paris", "units": "c"}' }],
+            usage: { prompt_tokens: 70, completion_tokens: 12 },
+          },
     );
     const { data, response } = await gw.openai.chat.completions.create({ model: 'm', messages: ASK, tools: TOOLS }).withResponse();
-    expect(data.choices[0]!.message.tool_calls).toEqual([{ id: 'call_good', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris", "units": "c"}' } }]);
+    expect(data.choices[0]!.message.tool_calls).toEqual([
+      { id: 'call_good', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris", "units": "c"}' } },
+    ]);
     expect(data.choices[0]!.message.content).toBe('Checking.');
     expect(data.choices[0]!.finish_reason).toBe('tool_calls');
     expect(data.usage).toMatchObject({ prompt_tokens: 120, completion_tokens: 22, total_tokens: 142 });
@@ -87,7 +100,11 @@ describe('non-streaming, through the openai package', () => {
 
     const retry = gw.upstream.requests[1]!;
     expect(retry.messages.slice(0, ASK.length)).toEqual(ASK);
-    expect(retry.messages[1]).toEqual({ role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'call_bad', type: 'function', function: { name: 'get_weather', arguments: '{"units": "c"}' } }] });
+    expect(retry.messages[1]).toEqual({
+      role: 'assistant',
+      content: 'Checking.',
+      tool_calls: [{ id: 'call_bad', type: 'function', function: { name: 'get_weather', arguments: '{"units": "c"}' } }],
+    });
     expect(retry.messages[2]).toMatchObject({ role: 'tool', tool_call_id: 'call_bad' });
     const result = lastToolResult(retry) as { ok: boolean; error: string };
     expect(result.ok).toBe(false);
@@ -98,7 +115,9 @@ describe('non-streaming, through the openai package', () => {
   it('passes the last answer on unchanged when no attempt passes, and says so in the headers', async () => {
     gw = await startGateway(() => ({ toolCalls: [{ id: 'call_same', name: 'delete_everything', arguments: '{"really": true}' }] }), { GATEWAY_RETRIES: '2' });
     const { data, response } = await gw.openai.chat.completions.create({ model: 'm', messages: ASK, tools: TOOLS }).withResponse();
-    expect(data.choices[0]!.message.tool_calls).toEqual([{ id: 'call_same', type: 'function', function: { name: 'delete_everything', arguments: '{"really": true}' } }]);
+    expect(data.choices[0]!.message.tool_calls).toEqual([
+      { id: 'call_same', type: 'function', function: { name: 'delete_everything', arguments: '{"really": true}' } },
+    ]);
     expect(response.headers.get('x-rebound-verdict')).toBe('blocked');
     expect(response.headers.get('x-rebound-attempts')).toBe('3');
     expect(gw.upstream.requests).toHaveLength(3);
@@ -118,7 +137,14 @@ describe('non-streaming, through the openai package', () => {
 
   it('writes an activity row per gated call and attempt, with source gateway', async () => {
     gw = await startGateway((_req, i) =>
-      i === 0 ? { toolCalls: [{ name: 'getWeather', arguments: '{"city": "Oslo"}' }, { name: 'get_weather', arguments: '{}' }] } : { toolCalls: [{ name: 'get_weather', arguments: '{"city": "Bergen"}' }] },
+      i === 0
+        ? {
+            toolCalls: [
+              { name: 'getWeather', arguments: '{"city": "Oslo"}' },
+              { name: 'get_weather', arguments: '{}' },
+            ],
+          }
+        : { toolCalls: [{ name: 'get_weather', arguments: '{"city": "Bergen"}' }] },
     );
     await gw.openai.chat.completions.create({ model: 'client-model', messages: ASK, tools: TOOLS });
     const rows = gw.app.activity.calls;
@@ -185,8 +211,18 @@ describe('streaming, through the openai package', () => {
   it('sends a call that passed at once and re-asks only for the blocked one', async () => {
     gw = await startGateway((_req, i) =>
       i === 0
-        ? { toolCalls: [{ id: 'call_ok', name: 'get_weather', arguments: '{"city": "Rome"}' }, { id: 'call_bad', name: 'get_weather', arguments: '{"days": 2}' }] }
-        : { toolCalls: [{ id: 'call_ok2', name: 'get_weather', arguments: '{"city": "Rome"}' }, { id: 'call_fixed', name: 'get_weather', arguments: '{"city": "Milan", "days": 2}' }] },
+        ? {
+            toolCalls: [
+              { id: 'call_ok', name: 'get_weather', arguments: '{"city": "Rome"}' },
+              { id: 'call_bad', name: 'get_weather', arguments: '{"days": 2}' },
+            ],
+          }
+        : {
+            toolCalls: [
+              { id: 'call_ok2', name: 'get_weather', arguments: '{"city": "Rome"}' },
+              { id: 'call_fixed', name: 'get_weather', arguments: '{"city": "Milan", "days": 2}' },
+            ],
+          },
     );
     const out = await streamed({ model: 'm', messages: ASK, tools: TOOLS });
     // The repeat of the call already sent is not sent twice.
@@ -198,7 +234,10 @@ describe('streaming, through the openai package', () => {
   });
 
   it('passes the last answer on unchanged when no attempt passes', async () => {
-    gw = await startGateway(() => ({ toolCalls: [{ id: 'call_never', name: 'get_weather', arguments: '{"city": ["not", "a", "string"], "units": "kelvin"}' }] }), { GATEWAY_RETRIES: '1' });
+    gw = await startGateway(
+      () => ({ toolCalls: [{ id: 'call_never', name: 'get_weather', arguments: '{"city": ["not", "a", "string"], "units": "kelvin"}' }] }),
+      { GATEWAY_RETRIES: '1' },
+    );
     const out = await streamed({ model: 'm', messages: ASK, tools: TOOLS });
     expect(out.calls).toEqual([{ id: 'call_never', name: 'get_weather', arguments: '{"city": ["not", "a", "string"], "units": "kelvin"}' }]);
     expect(out.finishReason).toBe('tool_calls');
@@ -219,8 +258,20 @@ describe('streaming, through the openai package', () => {
   it('runs the content check on parameters marked as code', async () => {
     gw = await startGateway((_req, i) =>
       i === 0
-        ? { toolCalls: [{ id: 'call_w1', name: 'write_file', arguments: JSON.stringify({ path: 'src/app.ts', content: 'export function a() {\n  return 1;\n}\n// ... rest of code unchanged\n' }) }] }
-        : { toolCalls: [{ id: 'call_w2', name: 'write_file', arguments: JSON.stringify({ path: 'src/app.ts', content: 'export function a() {\n  return 1;\n}\n' }) }] },
+        ? {
+            toolCalls: [
+              {
+                id: 'call_w1',
+                name: 'write_file',
+                arguments: JSON.stringify({ path: 'src/app.ts', content: 'export function a() {\n  return 1;\n}\n// ... rest of code unchanged\n' }),
+              },
+            ],
+          }
+        : {
+            toolCalls: [
+              { id: 'call_w2', name: 'write_file', arguments: JSON.stringify({ path: 'src/app.ts', content: 'export function a() {\n  return 1;\n}\n' }) },
+            ],
+          },
     );
     const out = await streamed({ model: 'm', messages: ASK, tools: TOOLS });
     expect(out.calls.map((c) => c.id)).toEqual(['call_w2']);
@@ -229,7 +280,11 @@ describe('streaming, through the openai package', () => {
 
   it('sends keepalive comments while the upstream is silent', async () => {
     gw = await startGateway(() => ({ text: 'late answer', stallMs: 400 }), { KEEPALIVE_MS: '100' });
-    const res = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: ASK, stream: true }) });
+    const res = await fetch(`${gw.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: ASK, stream: true }),
+    });
     const raw = await res.text();
     expect(raw.match(/^: keepalive$/gm)!.length).toBeGreaterThanOrEqual(1);
     expect(raw.trimEnd().endsWith('data: [DONE]')).toBe(true);

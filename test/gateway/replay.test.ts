@@ -102,7 +102,12 @@ describe('recorded provider streams through the gateway', () => {
       current = readFileSync(join(dir, entry.file), 'utf8');
       const expected = recorded(current);
       const tools = toolsFor(expected.calls);
-      const stream = await client.chat.completions.create({ model: 'replay', messages: [{ role: 'user', content: 'x' }], stream: true, ...(tools.length ? { tools } : {}) });
+      const stream = await client.chat.completions.create({
+        model: 'replay',
+        messages: [{ role: 'user', content: 'x' }],
+        stream: true,
+        ...(tools.length ? { tools } : {}),
+      });
       let text = '';
       let refusal = '';
       let finishReason: string | null = null;

@@ -136,17 +136,31 @@ const rows: Row[] = [
   { name: "NUL and a lone surrogate in the user's message", message: `hello${NUL}world ${HIGH}`, replies: [{ text: 'Noted.' }], client: { done: 'completed' } },
 
   // 200 responses that hold no completion: upstream errors, retried, then agent_error.
-  { name: 'garbage bytes', replies: [{ raw: garbage(8192) }], client: { done: 'error', agentError: upstreamError(/(no completion|garbled|not a JSON object)/) } },
+  {
+    name: 'garbage bytes',
+    replies: [{ raw: garbage(8192) }],
+    client: { done: 'error', agentError: upstreamError(/(no completion|garbled|not a JSON object)/) },
+  },
   {
     name: 'an HTML page',
-    replies: [{ raw: '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n', contentType: 'text/html; charset=utf-8' }],
+    replies: [
+      {
+        raw: '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n',
+        contentType: 'text/html; charset=utf-8',
+      },
+    ],
     client: { done: 'error', agentError: upstreamError(/held no completion.*text\/html.*<!DOCTYPE html>/) },
   },
   {
     name: 'a non-streaming JSON body',
     replies: [
       {
-        raw: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi!' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 2 } }),
+        raw: JSON.stringify({
+          id: 'chatcmpl-x',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Hi!' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 5, completion_tokens: 2 },
+        }),
         contentType: 'application/json',
       },
     ],
@@ -207,13 +221,21 @@ const rows: Row[] = [
       },
     },
   },
-  boundedEchoRow('a parameter name of 1 MB (as much as the arguments cap lets through)', withExtra('long-name.txt', `, "${'q'.repeat(999_900)}": 1`), (invented) => {
-    expect(invented).toHaveLength(1);
-    expect(invented[0]).toMatch(/^q+… \(999900 chars\)$/);
-  }),
-  boundedEchoRow('8,000 invented parameter names', withExtra('many-names.txt', Array.from({ length: 8_000 }, (_, i) => `, "invented_${i}": ${i}`).join('')), (invented) => {
-    expect(invented).toEqual(Array.from({ length: 20 }, (_, i) => `invented_${i}`));
-  }),
+  boundedEchoRow(
+    'a parameter name of 1 MB (as much as the arguments cap lets through)',
+    withExtra('long-name.txt', `, "${'q'.repeat(999_900)}": 1`),
+    (invented) => {
+      expect(invented).toHaveLength(1);
+      expect(invented[0]).toMatch(/^q+… \(999900 chars\)$/);
+    },
+  ),
+  boundedEchoRow(
+    '8,000 invented parameter names',
+    withExtra('many-names.txt', Array.from({ length: 8_000 }, (_, i) => `, "invented_${i}": ${i}`).join('')),
+    (invented) => {
+      expect(invented).toEqual(Array.from({ length: 20 }, (_, i) => `invented_${i}`));
+    },
+  ),
   {
     name: 'a tool name of 900 KB (as much as the SSE line cap lets through)',
     replies: [{ toolCalls: [call('r'.repeat(900 * KB), '{"path": "a.txt"}')], argChunk: 65_536 }, done],
@@ -256,7 +278,13 @@ let firstRequest = 0;
 beforeAll(async () => {
   upstream = await startScriptedOpenAI((_req, i) => current[Math.min(i - firstRequest, current.length - 1)]!);
   dataDir = mkdtempSync(join(tmpdir(), 'rebound-hostile-'));
-  const config = loadConfig({ OPENAI_API_KEY: 'sk-hostile', OPENAI_BASE_URL: upstream.url, MODEL: 'hostile-1', MODEL_RETRIES: String(RETRIES), KEEPALIVE_MS: '10000' });
+  const config = loadConfig({
+    OPENAI_API_KEY: 'sk-hostile',
+    OPENAI_BASE_URL: upstream.url,
+    MODEL: 'hostile-1',
+    MODEL_RETRIES: String(RETRIES),
+    KEEPALIVE_MS: '10000',
+  });
   local = await openLocalDeps(config, { dataDir, auth: noAuth, activity: { flushIntervalMs: 50 } });
   server = await listen(createApp(local.deps).fetch);
 });
@@ -336,7 +364,9 @@ describe('hostile model output, through the real app on PGlite', () => {
       const scriptedCalls = completions.flatMap((r) => r.toolCalls ?? []);
       const callEvents = events.filter((e) => e.event === 'tool_call').map((e) => e.data);
       // The event shows the name as proposed, cut (with its length) past MAX_NAME characters.
-      expect(callEvents.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }))).toEqual(scriptedCalls.map((c) => ({ id: c.id, name: bound(c.name, MAX_NAME), arguments: c.arguments })));
+      expect(callEvents.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }))).toEqual(
+        scriptedCalls.map((c) => ({ id: c.id, name: bound(c.name, MAX_NAME), arguments: c.arguments })),
+      );
       row.client.check?.(events, turn);
 
       // What is persisted: the history exactly, as a reload reads it.
@@ -359,7 +389,10 @@ describe('hostile model output, through the real app on PGlite', () => {
       const tokens = row.stored?.promptTokens;
       if (Array.isArray(tokens)) expect(tokens).toContain(turnRows.rows[0]!.prompt_tokens);
       else if (tokens !== undefined) expect(turnRows.rows[0]!.prompt_tokens).toBe(tokens);
-      const activity = await local.db.query<{ call_id: string; tool_requested: string }>('select call_id, tool_requested from public.agent_activity where turn_id = $1', [turnId]);
+      const activity = await local.db.query<{ call_id: string; tool_requested: string }>(
+        'select call_id, tool_requested from public.agent_activity where turn_id = $1',
+        [turnId],
+      );
       const byCall = new Map(activity.rows.map((r) => [decodeText(r.call_id), decodeText(r.tool_requested)]));
       expect(activity.rows).toHaveLength(toolResults(events).length);
       for (const c of scriptedCalls) expect(byCall.get(c.id!)).toBe(bound(c.name, MAX_NAME));

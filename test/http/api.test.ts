@@ -28,7 +28,11 @@ describe('EventSource flow', () => {
   it('POST /v1/turns then GET the stream with the eventsource package; a reconnect past the end gets 204, a fresh one the replay', async () => {
     const created = await createTurn({ message: 'first' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ turnId: expect.any(String), sessionId: expect.any(String), streamUrl: expect.stringMatching(/^\/v1\/turns\/[0-9a-f-]+\/stream\?token=/) });
+    expect(created.body).toMatchObject({
+      turnId: expect.any(String),
+      sessionId: expect.any(String),
+      streamUrl: expect.stringMatching(/^\/v1\/turns\/[0-9a-f-]+\/stream\?token=/),
+    });
     const events = await collectWithEventSource(app.url + created.body.streamUrl);
     expect(shape(events)).toEqual(['turn_start', 'text_delta', 'done']);
     expect(textOf(events)).toBe('You said: first');
@@ -81,14 +85,20 @@ describe('CORS', () => {
   it('answers a preflight from a configured origin and not from another', async () => {
     const corsApp = await startApp({ CORS_ORIGINS: 'https://chat.example' });
     try {
-      const ok = await fetch(`${corsApp.url}/v1/turns`, { method: 'OPTIONS', headers: { origin: 'https://chat.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' } });
+      const ok = await fetch(`${corsApp.url}/v1/turns`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://chat.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' },
+      });
       expect(ok.status).toBe(204);
       expect(ok.headers.get('access-control-allow-origin')).toBe('https://chat.example');
       expect(ok.headers.get('access-control-allow-headers')).toMatch(/Authorization/i);
       // Resume (EventSource's Last-Event-ID) and the gateway's own credential when the client key is forwarded.
       expect(ok.headers.get('access-control-allow-headers')).toMatch(/Last-Event-ID/i);
       expect(ok.headers.get('access-control-allow-headers')).toMatch(/X-Rebound-Authorization/i);
-      const other = await fetch(`${corsApp.url}/v1/turns`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      const other = await fetch(`${corsApp.url}/v1/turns`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
     } finally {
       await corsApp.close();

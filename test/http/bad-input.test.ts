@@ -64,7 +64,8 @@ const emptyMessage = err(400, 'invalid_request', /message: message must not be e
 const badSessionId = err(400, 'invalid_request', /sessionId: sessionId must be a UUID returned by an earlier turn/);
 const tooLarge = err(413, 'payload_too_large', /larger than 256 KB\. Send a shorter message/);
 const notJsonType = err(415, 'unsupported_media_type', /Send the body as JSON with "Content-Type: application\/json"/);
-const noRoute = (method: string, path: string) => err(404, 'not_found', new RegExp(`No route ${method} ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. See the README`));
+const noRoute = (method: string, path: string) =>
+  err(404, 'not_found', new RegExp(`No route ${method} ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. See the README`));
 const noTurn = err(404, 'not_found', /No turn .*Create one with POST \/v1\/turns/);
 const noSession = err(404, 'not_found', /No session .*created by POST \/v1\/turns; use the sessionId it returned/);
 const foreignHost = err(403, 'host_not_allowed', /Host "[^"]*" is not served.*add the name to ALLOWED_HOSTS/);
@@ -73,7 +74,14 @@ const range = err(400, 'invalid_request', /within years 1970–9999 \(1970-01-01
 
 /** The body rows, the same for both routes that take a message. */
 function bodyRows(path: '/v1/turns' | '/v1/chat'): Row[] {
-  const post = (name: string, body: string, expected: ReturnType<typeof err>, headers: Record<string, string> = alice): Row => ({ name, method: 'POST', path, headers, body, ...expected });
+  const post = (name: string, body: string, expected: ReturnType<typeof err>, headers: Record<string, string> = alice): Row => ({
+    name,
+    method: 'POST',
+    path,
+    headers,
+    body,
+    ...expected,
+  });
   return [
     post('truncated JSON', '{"message": "hi"', notJson),
     post('an empty body', '', notJson),
@@ -93,7 +101,11 @@ function bodyRows(path: '/v1/turns' | '/v1/chat'): Row[] {
     post('message: an object', '{"message": {"text": "hi"}}', messageType),
     post('message: empty', '{"message": ""}', emptyMessage),
     post('message: whitespace only', '{"message": " \\n\\t "}', emptyMessage),
-    post(`message: ${MAX_CHARS + 1} characters`, JSON.stringify({ message: 'x'.repeat(MAX_CHARS + 1) }), err(400, 'invalid_request', new RegExp(`message must be at most ${MAX_CHARS} characters`))),
+    post(
+      `message: ${MAX_CHARS + 1} characters`,
+      JSON.stringify({ message: 'x'.repeat(MAX_CHARS + 1) }),
+      err(400, 'invalid_request', new RegExp(`message must be at most ${MAX_CHARS} characters`)),
+    ),
     post('sessionId: not a UUID', '{"message": "hi", "sessionId": "nope"}', badSessionId),
     post('sessionId: a number', '{"message": "hi", "sessionId": 42}', badSessionId),
     post('sessionId: null', '{"message": "hi", "sessionId": null}', badSessionId),
@@ -123,16 +135,89 @@ const rows: Row[] = [
   // POST /v1/turns and POST /v1/chat
   ...bodyRows('/v1/turns'),
   ...bodyRows('/v1/chat'),
-  { name: 'a NUL in the message is kept', method: 'POST', path: '/v1/turns', headers: alice, body: '{"message": "a\\u0000b"}', status: 201, type: /application\/json/ },
-  { name: 'a lone surrogate in the message is kept', method: 'POST', path: '/v1/turns', headers: alice, body: '{"message": "a\\ud800b"}', status: 201, type: /application\/json/ },
-  { name: 'a NUL in the message streams', method: 'POST', path: '/v1/chat', headers: alice, body: '{"message": "a\\u0000b"}', status: 200, type: /text\/event-stream/ },
-  { name: 'a message of exactly the limit', method: 'POST', path: '/v1/turns', headers: alice, body: JSON.stringify({ message: 'x'.repeat(MAX_CHARS) }), status: 201 },
-  { name: 'application/json with a charset', method: 'POST', path: '/v1/turns', headers: { ...alice, 'content-type': 'application/json; charset=utf-8' }, body: '{"message": "hi"}', status: 201 },
-  { name: 'application/vnd.api+json', method: 'POST', path: '/v1/turns', headers: { ...alice, 'content-type': 'application/vnd.api+json' }, body: '{"message": "hi"}', status: 201 },
-  { name: 'unknown fields are ignored', method: 'POST', path: '/v1/turns', headers: alice, body: '{"message": "hi", "role": "system", "admin": true}', status: 201 },
-  { name: '__proto__ with a message', method: 'POST', path: '/v1/turns', headers: alice, body: '{"message": "hi", "__proto__": {"polluted": true}}', status: 201 },
-  { name: 'constructor.prototype with a message', method: 'POST', path: '/v1/turns', headers: alice, body: '{"message": "hi", "constructor": {"prototype": {"polluted": true}}}', status: 201 },
-  { name: '__proto__ in the message object', method: 'POST', path: '/v1/turns', headers: alice, body: '{"message": {"__proto__": {"toString": "x"}}}', ...messageType },
+  {
+    name: 'a NUL in the message is kept',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: alice,
+    body: '{"message": "a\\u0000b"}',
+    status: 201,
+    type: /application\/json/,
+  },
+  {
+    name: 'a lone surrogate in the message is kept',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: alice,
+    body: '{"message": "a\\ud800b"}',
+    status: 201,
+    type: /application\/json/,
+  },
+  {
+    name: 'a NUL in the message streams',
+    method: 'POST',
+    path: '/v1/chat',
+    headers: alice,
+    body: '{"message": "a\\u0000b"}',
+    status: 200,
+    type: /text\/event-stream/,
+  },
+  {
+    name: 'a message of exactly the limit',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: alice,
+    body: JSON.stringify({ message: 'x'.repeat(MAX_CHARS) }),
+    status: 201,
+  },
+  {
+    name: 'application/json with a charset',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: { ...alice, 'content-type': 'application/json; charset=utf-8' },
+    body: '{"message": "hi"}',
+    status: 201,
+  },
+  {
+    name: 'application/vnd.api+json',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: { ...alice, 'content-type': 'application/vnd.api+json' },
+    body: '{"message": "hi"}',
+    status: 201,
+  },
+  {
+    name: 'unknown fields are ignored',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: alice,
+    body: '{"message": "hi", "role": "system", "admin": true}',
+    status: 201,
+  },
+  {
+    name: '__proto__ with a message',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: alice,
+    body: '{"message": "hi", "__proto__": {"polluted": true}}',
+    status: 201,
+  },
+  {
+    name: 'constructor.prototype with a message',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: alice,
+    body: '{"message": "hi", "constructor": {"prototype": {"polluted": true}}}',
+    status: 201,
+  },
+  {
+    name: '__proto__ in the message object',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: alice,
+    body: '{"message": {"__proto__": {"toString": "x"}}}',
+    ...messageType,
+  },
 
   // GET /v1/turns/:id/stream
   { name: 'a non-UUID turn id', path: '/v1/turns/not-a-uuid/stream?token=x', ...noTurn },
@@ -140,30 +225,102 @@ const rows: Row[] = [
   { name: 'an upper-case non-UUID', path: '/v1/turns/ZZZZZZZZ-0000-4000-8000-000000000000/stream', ...noTurn },
   { name: 'an encoded path traversal as the id', path: '/v1/turns/..%2F..%2Fhealth/stream', ...noTurn },
   { name: '__proto__ as the id', path: '/v1/turns/__proto__/stream', ...noTurn },
-  { name: 'no token', path: (f) => stream(f.pending.turnId), ...err(401, 'unauthorized', /Missing stream token: use the streamUrl returned by POST \/v1\/turns/) },
+  {
+    name: 'no token',
+    path: (f) => stream(f.pending.turnId),
+    ...err(401, 'unauthorized', /Missing stream token: use the streamUrl returned by POST \/v1\/turns/),
+  },
   { name: 'an empty token', path: (f) => `${stream(f.pending.turnId)}?token=`, ...err(401, 'unauthorized', /Missing stream token/) },
-  { name: 'a malformed token', path: (f) => stream(f.pending.turnId, 'garbage'), ...err(401, 'unauthorized', /Malformed stream token: use the streamUrl returned by POST \/v1\/turns unchanged/) },
-  { name: 'a token with a huge expiry', path: (f) => stream(f.pending.turnId, `${'9'.repeat(13)}.${f.pending.token.split('.')[1]}`), ...err(401, 'unauthorized', /Malformed stream token/) },
+  {
+    name: 'a malformed token',
+    path: (f) => stream(f.pending.turnId, 'garbage'),
+    ...err(401, 'unauthorized', /Malformed stream token: use the streamUrl returned by POST \/v1\/turns unchanged/),
+  },
+  {
+    name: 'a token with a huge expiry',
+    path: (f) => stream(f.pending.turnId, `${'9'.repeat(13)}.${f.pending.token.split('.')[1]}`),
+    ...err(401, 'unauthorized', /Malformed stream token/),
+  },
   { name: 'a truncated token', path: (f) => stream(f.pending.turnId, f.pending.token.slice(0, -1)), ...err(401, 'unauthorized', /Malformed stream token/) },
-  { name: 'two tokens', path: (f) => `${stream(f.pending.turnId, 'garbage')}&token=${encodeURIComponent(f.pending.token)}`, ...err(401, 'unauthorized', /Malformed stream token/) },
-  { name: "another turn's token", path: (f) => stream(f.pending.turnId, f.other.token), ...err(403, 'forbidden', /not valid for this turn: use the streamUrl that POST \/v1\/turns returned/) },
+  {
+    name: 'two tokens',
+    path: (f) => `${stream(f.pending.turnId, 'garbage')}&token=${encodeURIComponent(f.pending.token)}`,
+    ...err(401, 'unauthorized', /Malformed stream token/),
+  },
+  {
+    name: "another turn's token",
+    path: (f) => stream(f.pending.turnId, f.other.token),
+    ...err(403, 'forbidden', /not valid for this turn: use the streamUrl that POST \/v1\/turns returned/),
+  },
   { name: 'a token issued to another user', path: (f) => stream(f.pending.turnId, f.tokens.otherUser), ...err(403, 'forbidden', /not valid for this turn/) },
   { name: 'a token signed with another secret', path: (f) => stream(f.pending.turnId, f.tokens.forged), ...err(403, 'forbidden', /not valid for this turn/) },
-  { name: 'an expired token', path: (f) => stream(f.pending.turnId, f.tokens.expired), ...err(401, 'unauthorized', /stream token has expired: start a new turn with POST \/v1\/turns/) },
-  { name: 'a token with its expiry edited', path: (f) => stream(f.pending.turnId, `${Number(f.pending.token.split('.')[0]) + 3600}.${f.pending.token.split('.')[1]}`), ...err(403, 'forbidden', /not valid for this turn/) },
-  { name: 'a finished turn with a Last-Event-ID at its end: 204, nothing runs again', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=999`, status: 204 },
-  { name: 'a finished turn without a Last-Event-ID: its replay', path: (f) => stream(f.finished.turnId, f.finished.token), status: 200, type: /text\/event-stream/ },
-  { name: 'a Last-Event-ID that is not a number', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=x1`, ...err(400, 'invalid_request', /Last-Event-ID must be the id of an event this stream sent/) },
-  { name: 'a stream format other than "ui"', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&format=json`, ...err(400, 'invalid_request', /format must be "ui" \(the AI SDK's UI message stream\) or left out/) },
-  { name: 'format=ui after a Last-Event-ID', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&format=ui&lastEventId=2`, ...err(400, 'invalid_request', /UI message stream \(format=ui\) is read from the turn's start/) },
-  { name: 'a finished turn with format=ui: its replay as a UI message stream', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&format=ui`, status: 200, type: /text\/event-stream/ },
-  { name: 'POST to a stream', method: 'POST', path: (f) => stream(f.pending.turnId, f.pending.token), headers: alice, body: '{}', ...err(404, 'not_found', /No route POST \/v1\/turns\/[0-9a-f-]+\/stream\. See the README/) },
+  {
+    name: 'an expired token',
+    path: (f) => stream(f.pending.turnId, f.tokens.expired),
+    ...err(401, 'unauthorized', /stream token has expired: start a new turn with POST \/v1\/turns/),
+  },
+  {
+    name: 'a token with its expiry edited',
+    path: (f) => stream(f.pending.turnId, `${Number(f.pending.token.split('.')[0]) + 3600}.${f.pending.token.split('.')[1]}`),
+    ...err(403, 'forbidden', /not valid for this turn/),
+  },
+  {
+    name: 'a finished turn with a Last-Event-ID at its end: 204, nothing runs again',
+    path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=999`,
+    status: 204,
+  },
+  {
+    name: 'a finished turn without a Last-Event-ID: its replay',
+    path: (f) => stream(f.finished.turnId, f.finished.token),
+    status: 200,
+    type: /text\/event-stream/,
+  },
+  {
+    name: 'a Last-Event-ID that is not a number',
+    path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=x1`,
+    ...err(400, 'invalid_request', /Last-Event-ID must be the id of an event this stream sent/),
+  },
+  {
+    name: 'a stream format other than "ui"',
+    path: (f) => `${stream(f.finished.turnId, f.finished.token)}&format=json`,
+    ...err(400, 'invalid_request', /format must be "ui" \(the AI SDK's UI message stream\) or left out/),
+  },
+  {
+    name: 'format=ui after a Last-Event-ID',
+    path: (f) => `${stream(f.finished.turnId, f.finished.token)}&format=ui&lastEventId=2`,
+    ...err(400, 'invalid_request', /UI message stream \(format=ui\) is read from the turn's start/),
+  },
+  {
+    name: 'a finished turn with format=ui: its replay as a UI message stream',
+    path: (f) => `${stream(f.finished.turnId, f.finished.token)}&format=ui`,
+    status: 200,
+    type: /text\/event-stream/,
+  },
+  {
+    name: 'POST to a stream',
+    method: 'POST',
+    path: (f) => stream(f.pending.turnId, f.pending.token),
+    headers: alice,
+    body: '{}',
+    ...err(404, 'not_found', /No route POST \/v1\/turns\/[0-9a-f-]+\/stream\. See the README/),
+  },
   { name: 'a path below the stream', path: (f) => `/v1/turns/${f.pending.turnId}/stream/more`, ...err(404, 'not_found', /No route GET .*See the README/) },
 
   // HEAD on the stream: the status and headers a GET would get, nothing run or claimed (bodies are empty).
   { name: 'HEAD on a pending turn', method: 'HEAD', path: (f) => stream(f.pending.turnId, f.pending.token), status: 200, type: /text\/event-stream/ },
-  { name: 'HEAD on a finished turn seen to its end', method: 'HEAD', path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=999`, status: 204 },
-  { name: 'HEAD on a finished turn to replay', method: 'HEAD', path: (f) => stream(f.finished.turnId, f.finished.token), status: 200, type: /text\/event-stream/ },
+  {
+    name: 'HEAD on a finished turn seen to its end',
+    method: 'HEAD',
+    path: (f) => `${stream(f.finished.turnId, f.finished.token)}&lastEventId=999`,
+    status: 204,
+  },
+  {
+    name: 'HEAD on a finished turn to replay',
+    method: 'HEAD',
+    path: (f) => stream(f.finished.turnId, f.finished.token),
+    status: 200,
+    type: /text\/event-stream/,
+  },
   { name: 'HEAD on an unknown turn', method: 'HEAD', path: stream(UNKNOWN, 'x'), status: 404, type: /application\/json/ },
   { name: 'HEAD without a token', method: 'HEAD', path: (f) => stream(f.pending.turnId), status: 401, type: /application\/json/ },
   { name: "HEAD with another turn's token", method: 'HEAD', path: (f) => stream(f.pending.turnId, f.other.token), status: 403, type: /application\/json/ },
@@ -175,14 +332,28 @@ const rows: Row[] = [
   { name: 'an encoded path traversal as the session id', path: '/v1/sessions/..%2F..%2Fetc%2Fpasswd/messages', headers: alice, ...noSession },
   { name: '__proto__ as the session id', path: '/v1/sessions/__proto__/messages', headers: alice, ...noSession },
   { name: 'constructor as the session id', path: '/v1/sessions/constructor/messages', headers: alice, ...noSession },
-  { name: 'no credentials for a session', path: (f) => `/v1/sessions/${f.pending.sessionId}/messages`, ...err(401, 'unauthorized', /Missing credentials: send a bearer token/) },
-  { name: "another user's session", path: (f) => `/v1/sessions/${f.pending.sessionId}/messages`, headers: bob, ...err(403, 'forbidden', /belongs to another user\. Use a sessionId from your own turns/) },
+  {
+    name: 'no credentials for a session',
+    path: (f) => `/v1/sessions/${f.pending.sessionId}/messages`,
+    ...err(401, 'unauthorized', /Missing credentials: send a bearer token/),
+  },
+  {
+    name: "another user's session",
+    path: (f) => `/v1/sessions/${f.pending.sessionId}/messages`,
+    headers: bob,
+    ...err(403, 'forbidden', /belongs to another user\. Use a sessionId from your own turns/),
+  },
   { name: 'the owner reads it', path: (f) => `/v1/sessions/${f.pending.sessionId}/messages`, headers: alice, status: 200, type: /application\/json/ },
   { name: 'a path below the messages', path: `/v1/sessions/${UNKNOWN}/messages/1`, headers: alice, ...err(404, 'not_found', /No route GET .*See the README/) },
 
   // GET /v1/dashboard and /v1/dashboard/view (a real PGlite source: an out-of-range date reached it as a 500)
   ...(['/v1/dashboard', '/v1/dashboard/view'] as const).flatMap((path): Row[] => [
-    { name: 'a word for from', path: `${path}?from=yesterday`, headers: alice, ...err(400, 'invalid_request', /from must be an ISO 8601 timestamp within years 1970–9999.*such as 2025-01-31T00:00:00Z/) },
+    {
+      name: 'a word for from',
+      path: `${path}?from=yesterday`,
+      headers: alice,
+      ...err(400, 'invalid_request', /from must be an ISO 8601 timestamp within years 1970–9999.*such as 2025-01-31T00:00:00Z/),
+    },
     { name: 'month 13', path: `${path}?to=2025-13-01T00:00:00Z`, headers: alice, ...err(400, 'invalid_request', /to must be an ISO 8601 timestamp/) },
     { name: 'February 30th', path: `${path}?from=2025-02-30T00:00:00Z`, headers: alice, ...range },
     { name: 'a date without a time', path: `${path}?from=2025-01-01`, headers: alice, ...range },
@@ -191,12 +362,37 @@ const rows: Row[] = [
     { name: 'a default from before 1970', path: `${path}?to=1970-01-01T01:00:00Z`, headers: alice, ...range },
     { name: 'year 10000 through an offset', path: `${path}?from=9999-12-31T00:00:00Z&to=9999-12-31T23:00:00-05:00`, headers: alice, ...range },
     { name: 'a six-digit year', path: `${path}?from=%2B010000-01-01T00:00:00Z`, headers: alice, ...range },
-    { name: 'from after to', path: `${path}?from=2025-03-02T00:00:00Z&to=2025-03-01T00:00:00Z`, headers: alice, ...err(400, 'invalid_request', /from must be earlier than to/) },
-    { name: 'from equal to to', path: `${path}?from=2025-03-01T00:00:00Z&to=2025-03-01T00:00:00Z`, headers: alice, ...err(400, 'invalid_request', /from must be earlier than to/) },
-    { name: 'over 366 days', path: `${path}?from=2020-01-01T00:00:00Z&to=2025-01-01T00:00:00Z`, headers: alice, ...err(400, 'invalid_request', /longer than 366 days: narrow from\/to/) },
-    { name: 'hourly over 31 days', path: `${path}?from=2025-01-01T00:00:00Z&to=2025-03-01T00:00:00Z&bucket=hour`, headers: alice, ...err(400, 'invalid_request', /use bucket=day or a shorter range/) },
+    {
+      name: 'from after to',
+      path: `${path}?from=2025-03-02T00:00:00Z&to=2025-03-01T00:00:00Z`,
+      headers: alice,
+      ...err(400, 'invalid_request', /from must be earlier than to/),
+    },
+    {
+      name: 'from equal to to',
+      path: `${path}?from=2025-03-01T00:00:00Z&to=2025-03-01T00:00:00Z`,
+      headers: alice,
+      ...err(400, 'invalid_request', /from must be earlier than to/),
+    },
+    {
+      name: 'over 366 days',
+      path: `${path}?from=2020-01-01T00:00:00Z&to=2025-01-01T00:00:00Z`,
+      headers: alice,
+      ...err(400, 'invalid_request', /longer than 366 days: narrow from\/to/),
+    },
+    {
+      name: 'hourly over 31 days',
+      path: `${path}?from=2025-01-01T00:00:00Z&to=2025-03-01T00:00:00Z&bucket=hour`,
+      headers: alice,
+      ...err(400, 'invalid_request', /use bucket=day or a shorter range/),
+    },
     { name: 'bucket=week', path: `${path}?bucket=week`, headers: alice, ...err(400, 'invalid_request', /bucket must be "hour" or "day"/) },
-    { name: 'an unknown parameter', path: `${path}?range=7d`, headers: alice, ...err(400, 'invalid_request', /unknown query parameter "range": use from, to, bucket and source/) },
+    {
+      name: 'an unknown parameter',
+      path: `${path}?range=7d`,
+      headers: alice,
+      ...err(400, 'invalid_request', /unknown query parameter "range": use from, to, bucket and source/),
+    },
     { name: '__proto__ as a parameter', path: `${path}?__proto__=1`, headers: alice, ...err(400, 'invalid_request', /unknown query parameter "__proto__"/) },
     { name: 'no credentials for the dashboard', path, ...err(401, 'unauthorized', /Missing credentials/) },
     { name: 'the edges of the valid range', path: `${path}?from=9999-12-30T23:59:59Z&to=9999-12-31T23:59:59Z`, headers: alice, status: 200 },
@@ -229,22 +425,106 @@ const rows: Row[] = [
   { on: 'local', name: 'a foreign Host on the chat page', path: '/', headers: { host: 'evil.example' }, ...foreignHost },
   { on: 'local', name: 'a foreign Host on the dashboard', path: '/v1/dashboard', headers: { host: 'evil.example' }, ...foreignHost },
   { on: 'local', name: 'a foreign Host on a session', path: `/v1/sessions/${UNKNOWN}/messages`, headers: { host: 'evil.example' }, ...foreignHost },
-  { on: 'local', name: 'a foreign Host on a POST', method: 'POST', path: '/v1/turns', headers: { ...json, host: 'evil.example' }, body: '{"message": "hi"}', ...foreignHost },
+  {
+    on: 'local',
+    name: 'a foreign Host on a POST',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: { ...json, host: 'evil.example' },
+    body: '{"message": "hi"}',
+    ...foreignHost,
+  },
   { on: 'local', name: 'a foreign Host on a stream', path: stream(UNKNOWN, 'x'), headers: { host: 'evil.example' }, ...foreignHost },
-  { on: 'local', name: 'a foreign Host on a preflight', method: 'OPTIONS', path: '/v1/turns', headers: { host: 'evil.example', origin: 'https://chat.example', 'access-control-request-method': 'POST' }, ...foreignHost },
+  {
+    on: 'local',
+    name: 'a foreign Host on a preflight',
+    method: 'OPTIONS',
+    path: '/v1/turns',
+    headers: { host: 'evil.example', origin: 'https://chat.example', 'access-control-request-method': 'POST' },
+    ...foreignHost,
+  },
   { on: 'local', name: 'Host localhost', path: '/health', headers: { host: 'localhost' }, status: 200 },
   { on: 'local', name: 'Host [::1] with a port', path: '/health', headers: { host: '[::1]:8787' }, status: 200 },
   { on: 'local', name: 'a Host in ALLOWED_HOSTS', path: '/health', headers: { host: 'Dev.Example.Test:8787' }, status: 200 },
-  { on: 'local', name: 'a foreign Origin', method: 'POST', path: '/v1/turns', headers: { ...json, origin: 'https://evil.example' }, body: '{"message": "hi"}', ...foreignOrigin },
-  { on: 'local', name: 'a foreign Origin on /v1/chat', method: 'POST', path: '/v1/chat', headers: { ...json, origin: 'https://evil.example' }, body: '{"message": "hi"}', ...foreignOrigin },
-  { on: 'local', name: 'a foreign Origin posting a form', method: 'POST', path: '/v1/turns', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: 'message=hi', ...foreignOrigin },
-  { on: 'local', name: 'an opaque Origin', method: 'POST', path: '/v1/turns', headers: { ...json, origin: 'null' }, body: '{"message": "hi"}', ...foreignOrigin },
-  { on: 'local', name: 'the Origin of another port', method: 'POST', path: '/v1/turns', headers: { ...json, origin: 'http://127.0.0.1:1' }, body: '{"message": "hi"}', ...foreignOrigin },
-  { on: 'local', name: 'a same-origin POST', method: 'POST', path: '/v1/turns', headers: (f) => ({ ...json, origin: `http://${f.localHost}` }), body: '{"message": "hi"}', status: 201 },
-  { on: 'local', name: 'a POST from CORS_ORIGINS', method: 'POST', path: '/v1/turns', headers: { ...json, origin: 'https://chat.example' }, body: '{"message": "hi"}', status: 201 },
+  {
+    on: 'local',
+    name: 'a foreign Origin',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: { ...json, origin: 'https://evil.example' },
+    body: '{"message": "hi"}',
+    ...foreignOrigin,
+  },
+  {
+    on: 'local',
+    name: 'a foreign Origin on /v1/chat',
+    method: 'POST',
+    path: '/v1/chat',
+    headers: { ...json, origin: 'https://evil.example' },
+    body: '{"message": "hi"}',
+    ...foreignOrigin,
+  },
+  {
+    on: 'local',
+    name: 'a foreign Origin posting a form',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+    body: 'message=hi',
+    ...foreignOrigin,
+  },
+  {
+    on: 'local',
+    name: 'an opaque Origin',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: { ...json, origin: 'null' },
+    body: '{"message": "hi"}',
+    ...foreignOrigin,
+  },
+  {
+    on: 'local',
+    name: 'the Origin of another port',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: { ...json, origin: 'http://127.0.0.1:1' },
+    body: '{"message": "hi"}',
+    ...foreignOrigin,
+  },
+  {
+    on: 'local',
+    name: 'a same-origin POST',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: (f) => ({ ...json, origin: `http://${f.localHost}` }),
+    body: '{"message": "hi"}',
+    status: 201,
+  },
+  {
+    on: 'local',
+    name: 'a POST from CORS_ORIGINS',
+    method: 'POST',
+    path: '/v1/turns',
+    headers: { ...json, origin: 'https://chat.example' },
+    body: '{"message": "hi"}',
+    status: 201,
+  },
   { on: 'local', name: 'a POST without Origin (curl)', method: 'POST', path: '/v1/turns', headers: json, body: '{"message": "hi"}', status: 201 },
-  { on: 'local', name: 'a foreign Origin on a GET (CORS decides who reads it)', path: `/v1/sessions/${UNKNOWN}/messages`, headers: { origin: 'https://evil.example' }, ...noSession },
-  { on: 'local', name: 'a preflight from CORS_ORIGINS', method: 'OPTIONS', path: '/v1/turns', headers: { origin: 'https://chat.example', 'access-control-request-method': 'POST' }, status: 204 },
+  {
+    on: 'local',
+    name: 'a foreign Origin on a GET (CORS decides who reads it)',
+    path: `/v1/sessions/${UNKNOWN}/messages`,
+    headers: { origin: 'https://evil.example' },
+    ...noSession,
+  },
+  {
+    on: 'local',
+    name: 'a preflight from CORS_ORIGINS',
+    method: 'OPTIONS',
+    path: '/v1/turns',
+    headers: { origin: 'https://chat.example', 'access-control-request-method': 'POST' },
+    status: 204,
+  },
 ];
 
 let upstream: ScriptedServer;
@@ -332,8 +612,21 @@ describe('the bad-input table', () => {
   it('has a row for every route and the ~128 cases of the review', () => {
     expect(rows.length).toBeGreaterThanOrEqual(128);
     const paths = rows.map((r) => (typeof r.path === 'string' ? r.path : r.path(f)));
-    for (const route of [/^\/v1\/turns$/, /^\/v1\/chat$/, /^\/v1\/turns\/[^/]+\/stream/, /^\/v1\/sessions\/[^/]+\/messages$/, /^\/v1\/dashboard\?/, /^\/v1\/dashboard\/view/, /^\/health$/, /^\/$/, /^\/assets\//]) {
-      expect(paths.some((p) => route.test(p)), String(route)).toBe(true);
+    for (const route of [
+      /^\/v1\/turns$/,
+      /^\/v1\/chat$/,
+      /^\/v1\/turns\/[^/]+\/stream/,
+      /^\/v1\/sessions\/[^/]+\/messages$/,
+      /^\/v1\/dashboard\?/,
+      /^\/v1\/dashboard\/view/,
+      /^\/health$/,
+      /^\/$/,
+      /^\/assets\//,
+    ]) {
+      expect(
+        paths.some((p) => route.test(p)),
+        String(route),
+      ).toBe(true);
     }
   });
 
@@ -372,7 +665,12 @@ describe('what the table cannot show', () => {
   });
 
   it("a __proto__ key cannot smuggle another user's sessionId", async () => {
-    const res = await send(auth.url, { method: 'POST', path: '/v1/turns', headers: bob, body: `{"message": "hi", "__proto__": {"sessionId": "${f.pending.sessionId}"}}` });
+    const res = await send(auth.url, {
+      method: 'POST',
+      path: '/v1/turns',
+      headers: bob,
+      body: `{"message": "hi", "__proto__": {"sessionId": "${f.pending.sessionId}"}}`,
+    });
     expect(res.status).toBe(201);
     expect((JSON.parse(res.text) as { sessionId: string }).sessionId).not.toBe(f.pending.sessionId);
   });

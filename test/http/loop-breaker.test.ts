@@ -49,7 +49,10 @@ describe('the loop breaker', () => {
     const { echo, list, ran } = tools();
     // The same call three times, spaced differently each time, then the withheld tool once more.
     const sent = ['{"times": 2}', '{ "times":2 }', '{"times":\n2}', '{"text": "hi", "times": 1}'];
-    const { app, upstream } = await setup((_req, i) => (i < sent.length ? { toolCalls: [{ name: 'echo', arguments: sent[i]! }] } : { text: 'Final answer.' }), [echo, list]);
+    const { app, upstream } = await setup(
+      (_req, i) => (i < sent.length ? { toolCalls: [{ name: 'echo', arguments: sent[i]! }] } : { text: 'Final answer.' }),
+      [echo, list],
+    );
     const res = await chat(app.url, { message: 'echo twice' });
 
     expect(results(res.events).map((r) => [r.verdict, r.category])).toEqual([
@@ -69,7 +72,11 @@ describe('the loop breaker', () => {
     const third = lastToolResult(upstream.requests[3]!) as { error: string };
     expect(third.error).toMatch(/failed 3 times[\s\S]*"echo" is now withheld for the rest of this turn/);
     expect(third).not.toHaveProperty('schema');
-    expect(upstream.requests.slice(0, 3).map(offered)).toEqual([['echo', 'list'], ['echo', 'list'], ['echo', 'list']]);
+    expect(upstream.requests.slice(0, 3).map(offered)).toEqual([
+      ['echo', 'list'],
+      ['echo', 'list'],
+      ['echo', 'list'],
+    ]);
     expect(upstream.requests.slice(3).map(offered)).toEqual([['list'], ['list']]);
 
     // Valid arguments, but the tool is gone for this turn: refused, not run.
@@ -88,7 +95,10 @@ describe('the loop breaker', () => {
       ['blocked', 'repeated_failure'],
       ['blocked', 'repeated_failure'],
     ]);
-    expect(rows[1]!.problems).toEqual(['$.text: missing required parameter "text"', '$: the same call failed with missing_required 2 times in this turn; the schema and an example were sent']);
+    expect(rows[1]!.problems).toEqual([
+      '$.text: missing required parameter "text"',
+      '$: the same call failed with missing_required 2 times in this turn; the schema and an example were sent',
+    ]);
     expect(rows[2]!.problems.at(-1)).toMatch(/3 times in this turn; the tool was withheld/);
     expect(rows[3]!.problems).toEqual(['$name: the tool was withheld for the rest of the turn after repeated identical failures']);
   });
@@ -96,7 +106,10 @@ describe('the loop breaker', () => {
   it('does not escalate a different bad call (other arguments)', async () => {
     const { echo, list } = tools();
     const sent = ['{"times": 1}', '{"times": 2}', '{"times": 3}'];
-    const { app, upstream } = await setup((_req, i) => (i < sent.length ? { toolCalls: [{ name: 'echo', arguments: sent[i]! }] } : { text: 'Gave up.' }), [echo, list]);
+    const { app, upstream } = await setup(
+      (_req, i) => (i < sent.length ? { toolCalls: [{ name: 'echo', arguments: sent[i]! }] } : { text: 'Gave up.' }),
+      [echo, list],
+    );
     const res = await chat(app.url, { message: 'x' });
     expect(results(res.events).map((r) => r.category)).toEqual(['missing_required', 'missing_required', 'missing_required']);
     for (const request of upstream.requests.slice(1)) {
@@ -121,7 +134,10 @@ describe('the loop breaker', () => {
     };
     const { list } = tools();
     const call = { name: 'fetch_page', arguments: '{"url": "http://nowhere.invalid"}' };
-    const { app, upstream } = await setup((_req, i) => (i === 0 ? { toolCalls: [call, call, call, call] } : { text: 'The page cannot be reached.' }), [flaky, list]);
+    const { app, upstream } = await setup(
+      (_req, i) => (i === 0 ? { toolCalls: [call, call, call, call] } : { text: 'The page cannot be reached.' }),
+      [flaky, list],
+    );
     const res = await chat(app.url, { message: 'fetch it' });
 
     expect(results(res.events).map((r) => [r.verdict, r.category, r.ok])).toEqual([

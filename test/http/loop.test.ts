@@ -50,8 +50,9 @@ describe('a turn', () => {
   });
 
   it('assembles a tool call split across chunks, runs it and sends the result back', async () => {
-    const { app, upstream } = await setup((_req, i) =>
-      i === 0 ? { text: 'Echoing.', toolCalls: [{ name: 'echo', arguments: '{"text": "split across many chunks"}' }], argChunk: 3 } : { text: 'Done.' },
+    const { app, upstream } = await setup(
+      (_req, i) =>
+        i === 0 ? { text: 'Echoing.', toolCalls: [{ name: 'echo', arguments: '{"text": "split across many chunks"}' }], argChunk: 3 } : { text: 'Done.' },
       {},
       [echoTool],
     );
@@ -69,8 +70,17 @@ describe('a turn', () => {
   });
 
   it('runs parallel calls keyed by index', async () => {
-    const { app, upstream } = await setup((_req, i) =>
-      i === 0 ? { toolCalls: [{ name: 'echo', arguments: '{"text":"one"}' }, { name: 'echo', arguments: '{"text":"two"}' }], argChunk: 2 } : { text: 'ok' },
+    const { app, upstream } = await setup(
+      (_req, i) =>
+        i === 0
+          ? {
+              toolCalls: [
+                { name: 'echo', arguments: '{"text":"one"}' },
+                { name: 'echo', arguments: '{"text":"two"}' },
+              ],
+              argChunk: 2,
+            }
+          : { text: 'ok' },
       {},
       [echoTool],
     );
@@ -82,7 +92,14 @@ describe('a turn', () => {
 
   it('turns a phantom tool into a blocked result with suggestions, and goes on', async () => {
     const { app, upstream } = await setup((_req, i) =>
-      i === 0 ? { toolCalls: [{ name: 'read_files', arguments: '{"path": "a.txt"}' }, { name: 'fly_to_moon', arguments: '{}' }] } : { text: 'Recovered.' },
+      i === 0
+        ? {
+            toolCalls: [
+              { name: 'read_files', arguments: '{"path": "a.txt"}' },
+              { name: 'fly_to_moon', arguments: '{}' },
+            ],
+          }
+        : { text: 'Recovered.' },
     );
     const res = await chat(app.url, { message: 'read a.txt' });
     const results = res.events.filter((e) => e.event === 'tool_result').map((e) => e.data);
@@ -97,7 +114,9 @@ describe('a turn', () => {
   });
 
   it('blocks arguments that are not JSON and tells the model', async () => {
-    const { app, upstream } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ name: 'echo', arguments: '{"text": "cut off' }] } : { text: 'ok' }), {}, [echoTool]);
+    const { app, upstream } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ name: 'echo', arguments: '{"text": "cut off' }] } : { text: 'ok' }), {}, [
+      echoTool,
+    ]);
     const res = await chat(app.url, { message: 'x' });
     const result = res.events.find((e) => e.event === 'tool_result')!.data;
     expect(result).toMatchObject({ verdict: 'blocked', category: 'malformed_json', ok: false });
@@ -108,7 +127,8 @@ describe('a turn', () => {
 describe('calls written into the text', () => {
   it('extracts a <tool_call> from the reply, runs it, and keeps it out of the visible text', async () => {
     const { app, upstream } = await setup(
-      (_req, i) => (i === 0 ? { text: 'Let me echo that. <tool_call>{"name": "echo", "arguments": {"text": "from prose"}}</tool_call>', delayMs: 2 } : { text: 'Echoed.' }),
+      (_req, i) =>
+        i === 0 ? { text: 'Let me echo that. <tool_call>{"name": "echo", "arguments": {"text": "from prose"}}</tool_call>', delayMs: 2 } : { text: 'Echoed.' },
       {},
       [echoTool],
     );
@@ -137,7 +157,9 @@ describe('error-as-result', () => {
     const boom = tool('boom', async () => {
       throw new Error('disk on fire');
     });
-    const { app, upstream } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ name: 'boom', arguments: '{}' }] } : { text: 'I saw the error.' }), {}, [boom]);
+    const { app, upstream } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ name: 'boom', arguments: '{}' }] } : { text: 'I saw the error.' }), {}, [
+      boom,
+    ]);
     const res = await chat(app.url, { message: 'x' });
     const result = res.events.find((e) => e.event === 'tool_result')!.data;
     expect(result).toMatchObject({ verdict: 'pass', category: 'execution_error', ok: false });
@@ -151,7 +173,11 @@ describe('error-as-result', () => {
 
   it('a tool past its timeout becomes an error result', async () => {
     const slow = tool('slow', () => new Promise(() => {}));
-    const { app, upstream } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ name: 'slow', arguments: '{}' }] } : { text: 'moving on' }), { TOOL_TIMEOUT_MS: '100' }, [slow]);
+    const { app, upstream } = await setup(
+      (_req, i) => (i === 0 ? { toolCalls: [{ name: 'slow', arguments: '{}' }] } : { text: 'moving on' }),
+      { TOOL_TIMEOUT_MS: '100' },
+      [slow],
+    );
     const res = await chat(app.url, { message: 'x' });
     expect(res.events.find((e) => e.event === 'tool_result')!.data).toMatchObject({ ok: false, category: 'execution_error' });
     expect((lastToolResult(upstream.requests[1]!) as { error: string }).error).toMatch(/did not finish within 100 ms/);
@@ -166,7 +192,15 @@ describe('error-as-result', () => {
     });
     const big = tool('bigint', async () => ({ n: 10n }));
     const { app, upstream } = await setup(
-      (_req, i) => (i === 0 ? { toolCalls: [{ name: 'circular', arguments: '{}' }, { name: 'bigint', arguments: '{}' }] } : { text: 'fine' }),
+      (_req, i) =>
+        i === 0
+          ? {
+              toolCalls: [
+                { name: 'circular', arguments: '{}' },
+                { name: 'bigint', arguments: '{}' },
+              ],
+            }
+          : { text: 'fine' },
       {},
       [circular, big],
     );
@@ -184,7 +218,16 @@ describe('nudges', () => {
     const chained = tool('chained', async () => ({ ok: true, _next_action: { instruction: 'call verify with the new id' } }));
     const odd = tool('odd', async () => ({ _next_action: 'not an object' }));
     const { app, upstream } = await setup(
-      (_req, i) => (i === 0 ? { toolCalls: [{ name: 'plain', arguments: '{}' }, { name: 'chained', arguments: '{}' }, { name: 'odd', arguments: '{}' }] } : { text: 'ok' }),
+      (_req, i) =>
+        i === 0
+          ? {
+              toolCalls: [
+                { name: 'plain', arguments: '{}' },
+                { name: 'chained', arguments: '{}' },
+                { name: 'odd', arguments: '{}' },
+              ],
+            }
+          : { text: 'ok' },
       {},
       [plain, chained, odd],
     );
@@ -196,7 +239,9 @@ describe('nudges', () => {
   });
 
   it('nudges to call the next tool after results without a directive', async () => {
-    const { app, upstream } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ name: 'echo', arguments: '{"text":"a"}' }] } : { text: 'ok' }), {}, [echoTool]);
+    const { app, upstream } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ name: 'echo', arguments: '{"text":"a"}' }] } : { text: 'ok' }), {}, [
+      echoTool,
+    ]);
     await chat(app.url, { message: 'x' });
     const last = upstream.requests[1]!.messages.at(-1)!;
     expect(last.role).toBe('user');
@@ -221,7 +266,10 @@ describe('nudges', () => {
 describe('forced summary', () => {
   it('after the iteration limit: one more call with tools kept and tool_choice none', async () => {
     const { app, upstream } = await setup(
-      (req) => (req.tool_choice === 'none' ? { text: 'Done: echoed twice. Failed: nothing. Next: stop.' } : { toolCalls: [{ name: 'echo', arguments: '{"text":"again"}' }] }),
+      (req) =>
+        req.tool_choice === 'none'
+          ? { text: 'Done: echoed twice. Failed: nothing. Next: stop.' }
+          : { toolCalls: [{ name: 'echo', arguments: '{"text":"again"}' }] },
       { MAX_ITERATIONS: '2' },
       [echoTool],
     );
@@ -239,7 +287,11 @@ describe('forced summary', () => {
   });
 
   it('falls back to an honest fixed text when the summary call fails', async () => {
-    const { app } = await setup((req) => (req.tool_choice === 'none' ? { status: 500 } : { toolCalls: [{ name: 'echo', arguments: '{"text":"x"}' }] }), { MAX_ITERATIONS: '1', MODEL_RETRIES: '0' }, [echoTool]);
+    const { app } = await setup(
+      (req) => (req.tool_choice === 'none' ? { status: 500 } : { toolCalls: [{ name: 'echo', arguments: '{"text":"x"}' }] }),
+      { MAX_ITERATIONS: '1', MODEL_RETRIES: '0' },
+      [echoTool],
+    );
     const res = await chat(app.url, { message: 'loop' });
     expect(textOf(res.events)).toMatch(/I reached the step limit before finishing/);
     expect(textOf(res.events)).toMatch(/Tool calls made: 1/);
@@ -247,7 +299,10 @@ describe('forced summary', () => {
   });
 
   it('when the time budget runs out while the model is silent', async () => {
-    const { app } = await setup((req) => (req.tool_choice === 'none' ? { text: 'Out of time; nothing done.' } : { text: 'late', stallMs: 5_000 }), { TIME_BUDGET_MS: '1000', MODEL_RETRIES: '0' });
+    const { app } = await setup((req) => (req.tool_choice === 'none' ? { text: 'Out of time; nothing done.' } : { text: 'late', stallMs: 5_000 }), {
+      TIME_BUDGET_MS: '1000',
+      MODEL_RETRIES: '0',
+    });
     const started = Date.now();
     const res = await chat(app.url, { message: 'slow' });
     expect(Date.now() - started).toBeLessThan(4_500);
@@ -287,7 +342,12 @@ describe('keepalive and disconnect', () => {
     });
     const { app } = await setup(() => ({ toolCalls: [{ name: 'patient', arguments: '{}' }] }), { ON_DISCONNECT: 'abort' }, [patient]);
     const controller = new AbortController();
-    const res = await fetch(`${app.url}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'x' }), signal: controller.signal });
+    const res = await fetch(`${app.url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'x' }),
+      signal: controller.signal,
+    });
     void res.body!.getReader().read();
     await started;
     expect(toolSignal!.aborted).toBe(false);
@@ -299,7 +359,12 @@ describe('keepalive and disconnect', () => {
   it('with ON_DISCONNECT=abort, a client that disconnects aborts the upstream request, and the turn is recorded as aborted', async () => {
     const { app, upstream } = await setup(() => ({ text: 'a very slow answer that will never finish in time', delayMs: 200 }), { ON_DISCONNECT: 'abort' });
     const controller = new AbortController();
-    const res = await fetch(`${app.url}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'x' }), signal: controller.signal });
+    const res = await fetch(`${app.url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'x' }),
+      signal: controller.signal,
+    });
     const reader = res.body!.getReader();
     let seen = '';
     while (!seen.includes('text_delta')) seen += new TextDecoder().decode((await reader.read()).value);
@@ -319,7 +384,9 @@ describe('upstream failures', () => {
   });
 
   it('retries an upstream that does not answer in time', async () => {
-    const { app, upstream } = await setup((_req, i) => (i === 0 ? { text: 'too late', headersAfterMs: 2_000 } : { text: 'on time' }), { MODEL_TIMEOUT_MS: '200' });
+    const { app, upstream } = await setup((_req, i) => (i === 0 ? { text: 'too late', headersAfterMs: 2_000 } : { text: 'on time' }), {
+      MODEL_TIMEOUT_MS: '200',
+    });
     const res = await chat(app.url, { message: 'x' });
     expect(upstream.requests).toHaveLength(2);
     expect(upstream.aborted).toBe(1);

@@ -30,7 +30,14 @@ afterEach(async () => {
 
 async function setup(script: Script, servers: unknown[] = [{ name: 'everything', url: everything.url }], env: Record<string, string> = {}) {
   upstream = await startScriptedOpenAI(script);
-  const vars = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1', MODEL_RETRIES: '0', MCP_SERVERS: JSON.stringify(servers), ...env };
+  const vars = {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: upstream.url,
+    MODEL: 'scripted-1',
+    MODEL_RETRIES: '0',
+    MCP_SERVERS: JSON.stringify(servers),
+    ...env,
+  };
   // The wiring every entry does (src/entries/local.ts, edge.ts): the tool source from the configuration.
   app = await startApp(vars, { toolSource: mcpToolSource(loadConfig(vars)) });
   return { upstream, app };
@@ -110,7 +117,9 @@ describe('server-everything through the gate', () => {
     const [weather, image] = results(res.events);
     expect(weather).toMatchObject({ verdict: 'pass', ok: true, result: { temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 } });
     expect(image!.result).toMatch(/^Here's the image you requested:\n\[image: image\/png, \d+\.\d KB, not shown\]\nThe image above is the MCP logo\.$/);
-    const sent = upstream.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '').join('\n');
+    const sent = upstream.requests[1]!.messages.filter((m) => m.role === 'tool')
+      .map((m) => m.content ?? '')
+      .join('\n');
     expect(sent).not.toContain('iVBORw0KGgo'); // the PNG's base64 never reaches the model
   }, 30_000);
 
@@ -154,7 +163,10 @@ describe('server-everything through the gate', () => {
     const dead = `http://127.0.0.1:${await freePort()}/mcp`;
     const { app, upstream } = await setup(
       (_req, i) => (i === 0 ? { toolCalls: [{ id: 'c1', name: 'everything__get-sum', arguments: '{"a":1,"b":2}' }] } : { text: 'three' }),
-      [{ name: 'gone', url: dead, headers: { authorization: 'Bearer sk-never-logged' } }, { name: 'everything', url: everything.url }],
+      [
+        { name: 'gone', url: dead, headers: { authorization: 'Bearer sk-never-logged' } },
+        { name: 'everything', url: everything.url },
+      ],
     );
     const res = await chat(app.url, { message: 'one plus two' });
     expect(results(res.events)[0]).toMatchObject({ ok: true, result: 'The sum of 1 and 2 is 3.' });
@@ -170,7 +182,10 @@ describe('server-everything through the gate', () => {
 
   it('TOOL_TIMEOUT_MS cancels the MCP request: the server is told (notifications/cancelled) and the model gets an error result', async () => {
     const { app } = await setup(
-      (_req, i) => (i === 0 ? { toolCalls: [{ id: 'c_long', name: 'everything__trigger-long-running-operation', arguments: '{"duration":5,"steps":5}' }] } : { text: 'It took too long.' }),
+      (_req, i) =>
+        i === 0
+          ? { toolCalls: [{ id: 'c_long', name: 'everything__trigger-long-running-operation', arguments: '{"duration":5,"steps":5}' }] }
+          : { text: 'It took too long.' },
       undefined,
       { TOOL_TIMEOUT_MS: '400' },
     );

@@ -22,7 +22,14 @@ afterEach(async () => {
 async function setup(script: Script, options: Parameters<typeof startTestServer>[0] = {}, env: Record<string, string> = {}) {
   server = await startTestServer(options);
   upstream = await startScriptedOpenAI(script);
-  const vars = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1', MODEL_RETRIES: '0', MCP_SERVERS: JSON.stringify([{ name: 'own', url: server.url }]), ...env };
+  const vars = {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: upstream.url,
+    MODEL: 'scripted-1',
+    MODEL_RETRIES: '0',
+    MCP_SERVERS: JSON.stringify([{ name: 'own', url: server.url }]),
+    ...env,
+  };
   app = await startApp(vars, { toolSource: mcpToolSource(loadConfig(vars)) });
   return { server, upstream, app };
 }
@@ -48,7 +55,13 @@ describe('an MCP server of our own', () => {
   it('CallToolResult.isError becomes an error result the model reads, and the loop goes on', async () => {
     const { app } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ id: 'c1', name: 'own__fail', arguments: '{}' }] } : { text: 'The ledger is locked.' }));
     const res = await chat(app.url, { message: 'write to the ledger' });
-    expect(results(res.events)[0]).toMatchObject({ name: 'own__fail', verdict: 'pass', category: 'execution_error', ok: false, error: expect.stringContaining('the ledger is locked') });
+    expect(results(res.events)[0]).toMatchObject({
+      name: 'own__fail',
+      verdict: 'pass',
+      category: 'execution_error',
+      ok: false,
+      error: expect.stringContaining('the ledger is locked'),
+    });
     expect(res.events.at(-1)!.data).toMatchObject({ reason: 'completed' });
   }, 30_000);
 
@@ -75,7 +88,11 @@ describe('an MCP server of our own', () => {
   }, 30_000);
 
   it("the turn's abort signal cancels the MCP request in flight", async () => {
-    const { app, server } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ id: 'c1', name: 'own__slow', arguments: '{"label":"stopped"}' }] } : { text: 'unused' }), {}, { ON_DISCONNECT: 'abort' });
+    const { app, server } = await setup(
+      (_req, i) => (i === 0 ? { toolCalls: [{ id: 'c1', name: 'own__slow', arguments: '{"label":"stopped"}' }] } : { text: 'unused' }),
+      {},
+      { ON_DISCONNECT: 'abort' },
+    );
     const controller = new AbortController();
     const reading = chat(app.url, { message: 'slow please' }, { signal: controller.signal }).catch(() => null);
     await vi.waitFor(() => expect(server.toolCalls('slow')).toHaveLength(1), { timeout: 5_000 });

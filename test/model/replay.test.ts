@@ -29,7 +29,8 @@ async function replay(raw: string) {
   current = raw;
   const model = new OpenAIModel({ apiKey: 'sk-replay', baseURL: server.url, model: 'replay' });
   const events: ModelEvent[] = [];
-  for await (const e of model.stream({ messages: [{ role: 'user', content: 'x' }], tools: [], toolChoice: 'auto', signal: new AbortController().signal })) events.push(e);
+  for await (const e of model.stream({ messages: [{ role: 'user', content: 'x' }], tools: [], toolChoice: 'auto', signal: new AbortController().signal }))
+    events.push(e);
   const finish = events.at(-1)!;
   if (finish.type !== 'finish') throw new Error('no finish event');
   return { text: events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join(''), finish };

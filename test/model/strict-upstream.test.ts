@@ -61,11 +61,18 @@ describe('a 200 response that holds no completion is a retryable upstream error'
   it('an HTML page, quoted in the message', async () => {
     const { events, error } = await run({ raw: '<!DOCTYPE html>\n<html><body><h1>502 Bad Gateway</h1></body></html>\n', contentType: 'text/html' });
     expect(events).toEqual([]);
-    expectUpstreamError(error, /held no completion: no chunk, no finish reason and no \[DONE\] \(content-type text\/html\); it began: <!DOCTYPE html>\\n<html>/);
+    expectUpstreamError(
+      error,
+      /held no completion: no chunk, no finish reason and no \[DONE\] \(content-type text\/html\); it began: <!DOCTYPE html>\\n<html>/,
+    );
   });
 
   it('a non-streaming JSON body, said to be one', async () => {
-    const body = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] });
+    const body = JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+    });
     const { error } = await run({ raw: body, contentType: 'application/json' });
     expectUpstreamError(error, /non-streaming JSON body \(content-type application\/json\) instead of an event stream; it began: \{"id":"chatcmpl-1"/);
   });
@@ -114,7 +121,12 @@ describe('a 200 response that holds no completion is a retryable upstream error'
     for await (const e of streamWithRetry(model, request(), { retries: 2, baseDelayMs: 1, onRetry: (_n, err) => retried.push(err.message) })) events.push(e);
     expect(server.requests.length - before).toBe(3);
     expect(retried).toEqual([expect.stringMatching(/held no completion/), expect.stringMatching(/non-streaming JSON body/)]);
-    expect(events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join('')).toBe('finally');
+    expect(
+      events
+        .filter((e) => e.type === 'text')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe('finally');
   });
 });
 
@@ -128,7 +140,11 @@ describe('what stays a completion', () => {
   it('a tool call without [DONE]', async () => {
     const { events, error } = await run({ toolCalls: [{ name: 'read_file', arguments: '{"path":"a"}', id: 'call_a' }], omitDone: true });
     expect(error).toBeUndefined();
-    expect(events.at(-1)).toMatchObject({ type: 'finish', toolCalls: [{ id: 'call_a', name: 'read_file', arguments: '{"path":"a"}' }], finishReason: 'tool_calls' });
+    expect(events.at(-1)).toMatchObject({
+      type: 'finish',
+      toolCalls: [{ id: 'call_a', name: 'read_file', arguments: '{"path":"a"}' }],
+      finishReason: 'tool_calls',
+    });
   });
 
   it('empty data lines and chunks of unknown shape are skipped', async () => {
@@ -142,7 +158,8 @@ describe('what stays a completion', () => {
   });
 
   it('chunks after [DONE] are ignored', async () => {
-    const raw = 'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\ndata: {"choices":[{"index":0,"delta":{"content":"late"}}]}\n\n';
+    const raw =
+      'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\ndata: {"choices":[{"index":0,"delta":{"content":"late"}}]}\n\n';
     const { events } = await run({ raw });
     expect(events.filter((e) => e.type === 'text')).toEqual([{ type: 'text', text: 'ok' }]);
   });

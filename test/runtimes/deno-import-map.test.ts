@@ -15,7 +15,9 @@ function bareImports(entry: string): Map<string, string> {
   const visit = (path: string) => {
     if (seen.has(path)) return;
     seen.add(path);
-    const code = readFileSync(join(root, path), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+    const code = readFileSync(join(root, path), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
     for (const m of code.matchAll(/\b(?:import|export)\s[^'"`;]*?\sfrom\s*['"]([^'"]+)['"]|\bimport\s*\(?\s*['"]([^'"]+)['"]/g)) {
       const spec = (m[1] ?? m[2])!;
       if (spec.startsWith('.')) {
@@ -43,9 +45,7 @@ describe('supabase/functions/rebound/deno.json', () => {
     const keys = Object.keys(denoJson.imports);
     const found = bareImports('supabase/functions/rebound/index.ts');
     expect([...found.keys()]).toEqual(expect.arrayContaining(['hono', 'zod', 'jose', '@supabase/postgrest-js']));
-    const unmapped = [...found].filter(
-      ([spec]) => !keys.some((k) => (k.endsWith('/') ? spec.startsWith(k) : spec === k)),
-    );
+    const unmapped = [...found].filter(([spec]) => !keys.some((k) => (k.endsWith('/') ? spec.startsWith(k) : spec === k)));
     expect(unmapped.map(([spec, from]) => `${spec} (imported by ${from})`)).toEqual([]);
   });
 });

@@ -35,7 +35,11 @@ const layers: Layer[] = [
   { name: 'turns', holds: ['src/turns/'], may: ['loop', 'model', 'store', 'activity', 'tools', ...BASE] },
   { name: 'gateway', holds: ['src/gateway/'], may: ['loop', 'model', 'store', 'activity', 'tools', ...BASE] },
   { name: 'http', holds: ['src/http/'], may: ['gateway', 'turns', 'loop', 'web', 'dashboard', 'model', 'store', 'activity', 'tools', ...BASE] },
-  { name: 'entries', holds: ['src/entries/'], may: ['http', 'gateway', 'turns', 'loop', 'web', 'dashboard', 'functions', 'model', 'store', 'activity', 'tools', ...BASE] },
+  {
+    name: 'entries',
+    holds: ['src/entries/'],
+    may: ['http', 'gateway', 'turns', 'loop', 'web', 'dashboard', 'functions', 'model', 'store', 'activity', 'tools', ...BASE],
+  },
 ];
 
 const isTest = (path: string) => /\.test\.ts$/.test(path);

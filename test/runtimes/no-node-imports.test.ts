@@ -12,8 +12,7 @@ const scanned = ['src', 'functions', 'supabase/functions'];
 // entry (node.ts and its helpers, e.g. reading migrations from disk). The reachability test below
 // makes sure no edge entry pulls one of them in.
 const edgeEntries = ['src/entries/worker.ts', 'src/entries/deno.ts', 'supabase/functions/rebound/index.ts'];
-const allowed = (path: string) =>
-  (/^src\/entries\/[^/]+\.ts$/.test(path) && !edgeEntries.includes(path)) || /\.test\.ts$/.test(path);
+const allowed = (path: string) => (/^src\/entries\/[^/]+\.ts$/.test(path) && !edgeEntries.includes(path)) || /\.test\.ts$/.test(path);
 
 const builtins = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]!]));
 const isNodeBuiltin = (spec: string) => spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]!);
@@ -67,7 +66,9 @@ describe('edge-safe sources', () => {
 
   it('no Node-only globals (process.env, Buffer, __dirname) outside src/entries/node*.ts and tests', () => {
     const offenders = files.flatMap((path) => {
-      const code = readFileSync(join(root, path), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+      const code = readFileSync(join(root, path), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
       return code
         .split('\n')
         .map((line, i) => [line, i + 1] as const)

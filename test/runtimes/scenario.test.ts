@@ -27,7 +27,10 @@ function script(req: ChatRequest): Reply {
   const text = userText(req);
   if (req.tool_choice === 'none') {
     // Silent for a while before answering: keepalives must flow meanwhile.
-    return { stallMs: 4 * KEEPALIVE_MS, text: 'Summary: wrote src/app.ts. fetch_url does not exist. src/ap.ts was a typo for src/app.ts. Next: read src/app.ts.' };
+    return {
+      stallMs: 4 * KEEPALIVE_MS,
+      text: 'Summary: wrote src/app.ts. fetch_url does not exist. src/ap.ts was a typo for src/app.ts. Next: read src/app.ts.',
+    };
   }
   if (text.startsWith('SLOW')) {
     // Silent far beyond the time budget: only the budget can end this turn.
@@ -51,7 +54,10 @@ function script(req: ChatRequest): Reply {
     case 0:
       return { toolCalls: [{ id: 'call_phantom', name: 'fetch_url', arguments: '{"url":"https://example.com"}' }] };
     case 1:
-      return { text: 'Writing the file. ', toolCalls: [{ id: 'call_write', name: 'write_file', arguments: '{"path":"src/app.ts","content":"export const answer = 42;\\n"}' }] };
+      return {
+        text: 'Writing the file. ',
+        toolCalls: [{ id: 'call_write', name: 'write_file', arguments: '{"path":"src/app.ts","content":"export const answer = 42;\\n"}' }],
+      };
     case 2:
       return { toolCalls: [{ id: 'call_read', name: 'read_file', arguments: '{"path":"src/ap.ts"}' }] };
     default:
@@ -218,7 +224,11 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
     const missing = await fetch(`${baseUrl}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"hi"}' });
     expect(missing.status).toBe(401);
     expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(/Authorization/);
-    const forged = await fetch(`${baseUrl}/v1/chat`, { method: 'POST', headers: { ...auth(), authorization: `Bearer ${jwt.slice(0, -4)}AAAA` }, body: '{"message":"hi"}' });
+    const forged = await fetch(`${baseUrl}/v1/chat`, {
+      method: 'POST',
+      headers: { ...auth(), authorization: `Bearer ${jwt.slice(0, -4)}AAAA` },
+      body: '{"message":"hi"}',
+    });
     expect(forged.status).toBe(401);
   });
 
@@ -250,7 +260,11 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
 
   it('ends a turn on its time budget with a forced summary while the model is silent', async () => {
     const started = Date.now();
-    const t = await readSse(`${server(name).baseUrl}/v1/chat`, { method: 'POST', headers: auth(), body: JSON.stringify({ message: `SLOW ${name}` }) }, { timeoutMs: 3 * TIME_BUDGET_MS });
+    const t = await readSse(
+      `${server(name).baseUrl}/v1/chat`,
+      { method: 'POST', headers: auth(), body: JSON.stringify({ message: `SLOW ${name}` }) },
+      { timeoutMs: 3 * TIME_BUDGET_MS },
+    );
     const elapsed = Date.now() - started;
     budgetTranscripts.set(name, t);
     expect(normalise(t.events)).toMatchObject([
@@ -283,8 +297,14 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
         const rest = first.abandoned ? (await readTurn(turn.streamUrl, { lastEventId: first.events.at(-1)!.id! })).events : [];
         const joined = [...first.events, ...rest];
         const why = `cut after ${cut} of ${total}`;
-        expect(joined.map((e) => Number(e.id)), why).toEqual(joined.map((_, i) => i + 1));
-        expect(joined.map((e) => [e.id, e.event, e.data]), why).toEqual((await whole).events.map((e) => [e.id, e.event, e.data]));
+        expect(
+          joined.map((e) => Number(e.id)),
+          why,
+        ).toEqual(joined.map((_, i) => i + 1));
+        expect(
+          joined.map((e) => [e.id, e.event, e.data]),
+          why,
+        ).toEqual((await whole).events.map((e) => [e.id, e.event, e.data]));
         // And the same as another run of the script, text joined.
         expect(normalise(joined), why).toEqual(normalise(reference.events));
       }),
@@ -348,7 +368,11 @@ describe('across runtimes', () => {
     await Promise.all(
       RUNTIMES.map(async (name) => {
         const message = `DISCONNECT ${name}`;
-        const t = await readSse(`${server(name).baseUrl}/v1/chat`, { method: 'POST', headers: auth(), body: JSON.stringify({ message }) }, { stopWhen: (e) => e.event === 'text_delta', timeoutMs: 15_000 });
+        const t = await readSse(
+          `${server(name).baseUrl}/v1/chat`,
+          { method: 'POST', headers: auth(), body: JSON.stringify({ message }) },
+          { stopWhen: (e) => e.event === 'text_delta', timeoutMs: 15_000 },
+        );
         expect(t.abandoned, name).toBe(true);
         const { sessionId } = t.events[0]!.data as { sessionId: string };
         // The forced summary after MAX_ITERATIONS model calls: the turn outlived its only reader.
@@ -359,7 +383,10 @@ describe('across runtimes', () => {
         });
         expect(history[0], name).toMatchObject({ role: 'user', content: message });
         expect(requestsFor(message), name).toHaveLength(4);
-        expect(model.requests.some((r, i) => userText(r) === message && model.abortedRequests.includes(i)), `${name}: an upstream request aborted`).toBe(false);
+        expect(
+          model.requests.some((r, i) => userText(r) === message && model.abortedRequests.includes(i)),
+          `${name}: an upstream request aborted`,
+        ).toBe(false);
       }),
     );
   }, 60_000);
@@ -373,19 +400,28 @@ describe('across runtimes', () => {
     await Promise.all(
       RUNTIMES.map(async (name) => {
         const message = `DISCONNECT abort ${name}`;
-        const t = await readSse(`${abortServers.get(name)!.baseUrl}/v1/chat`, { method: 'POST', headers: auth(), body: JSON.stringify({ message }) }, { stopWhen: (e) => e.event === 'text_delta', timeoutMs: 15_000 });
+        const t = await readSse(
+          `${abortServers.get(name)!.baseUrl}/v1/chat`,
+          { method: 'POST', headers: auth(), body: JSON.stringify({ message }) },
+          { stopWhen: (e) => e.event === 'text_delta', timeoutMs: 15_000 },
+        );
         const disconnectedAt = Date.now();
         expect(t.abandoned).toBe(true);
         let outcome: string | undefined;
         while (!outcome && Date.now() - disconnectedAt < 15_000) {
           if (aborted(message)) outcome = `signals disconnect: upstream request aborted ${Date.now() - disconnectedAt} ms after the client left`;
-          else if (requestsFor(message).some((r) => r.tool_choice === 'none')) outcome = `no disconnect signal: the turn ran on to its budget (forced summary after ${requestsFor(message).length - 1} model calls)`;
+          else if (requestsFor(message).some((r) => r.tool_choice === 'none'))
+            outcome = `no disconnect signal: the turn ran on to its budget (forced summary after ${requestsFor(message).length - 1} model calls)`;
           else await new Promise((r) => setTimeout(r, 50));
         }
         findings[name] = outcome ?? `neither an abort nor the budget end within 15 s (${requestsFor(message).length} model calls)`;
       }),
     );
-    console.log(`client disconnect with ON_DISCONNECT=abort, per runtime:\n${Object.entries(findings).map(([k, v]) => `  ${k}: ${v}`).join('\n')}`);
+    console.log(
+      `client disconnect with ON_DISCONNECT=abort, per runtime:\n${Object.entries(findings)
+        .map(([k, v]) => `  ${k}: ${v}`)
+        .join('\n')}`,
+    );
     for (const name of RUNTIMES) expect(findings[name], name).not.toMatch(/^neither/);
     // Node passes the disconnect on: the lead's loop relies on it there.
     expect(findings.node).toMatch(/^signals/);

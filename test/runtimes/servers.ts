@@ -90,7 +90,26 @@ async function waitHealthy(name: RuntimeName, baseUrl: string, spawned: Spawned,
 export const baseEnv = (): NodeJS.ProcessEnv => {
   // The runtimes must see only the scenario's settings, not a developer's OPENAI_API_KEY or SUPABASE_URL.
   // The machine's CA and proxy settings stay: Deno fetches npm: packages through them on a clean machine.
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SYSTEMROOT', 'NODE_OPTIONS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'DENO_CERT', 'DENO_TLS_CA_STORE', 'NPM_CONFIG_REGISTRY', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy'];
+  const keep = [
+    'PATH',
+    'HOME',
+    'TMPDIR',
+    'LANG',
+    'SYSTEMROOT',
+    'NODE_OPTIONS',
+    'SSL_CERT_FILE',
+    'SSL_CERT_DIR',
+    'NODE_EXTRA_CA_CERTS',
+    'DENO_CERT',
+    'DENO_TLS_CA_STORE',
+    'NPM_CONFIG_REGISTRY',
+    'HTTPS_PROXY',
+    'HTTP_PROXY',
+    'NO_PROXY',
+    'https_proxy',
+    'http_proxy',
+    'no_proxy',
+  ];
   return Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
 };
 
@@ -106,10 +125,30 @@ export async function startWorkerd(vars: Record<string, string>, options: Worker
   // --env-file replaces .dev.vars, so a developer's local secrets cannot leak into the scenario.
   // dotenv keeps \" inside double quotes as it is, so a value holding quotes (MCP_SERVERS' JSON) goes in single quotes, which are literal.
   const quote = (v: string) => (v.includes('"') && !/['\n]/.test(v) ? `'${v}'` : JSON.stringify(v));
-  writeFileSync(envFile, Object.entries(vars).map(([k, v]) => `${k}=${quote(v)}`).join('\n'));
+  writeFileSync(
+    envFile,
+    Object.entries(vars)
+      .map(([k, v]) => `${k}=${quote(v)}`)
+      .join('\n'),
+  );
   const spawned = spawnLogged(
     bin('wrangler'),
-    ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(await freePort()), '--env-file', envFile, '--persist-to', join(dir, 'state'), '--show-interactive-dev-session=false', '--log-level', options.logLevel ?? 'info'],
+    [
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(await freePort()),
+      '--env-file',
+      envFile,
+      '--persist-to',
+      join(dir, 'state'),
+      '--show-interactive-dev-session=false',
+      '--log-level',
+      options.logLevel ?? 'info',
+    ],
     { ...baseEnv(), WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', CI: '1' },
   );
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -35,11 +35,19 @@ function restProxy(target: string): Promise<Server> {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)),
+    ) as Record<string, string>;
     try {
-      const upstream = await fetch(`${target}${req.url!.replace(/^\/rest\/v1/, '')}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const upstream = await fetch(`${target}${req.url!.replace(/^\/rest\/v1/, '')}`, {
+        method: req.method,
+        headers,
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
       const body = Buffer.from(await upstream.arrayBuffer());
-      const out = Object.fromEntries([...upstream.headers].filter(([k]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(k)));
+      const out = Object.fromEntries(
+        [...upstream.headers].filter(([k]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(k)),
+      );
       res.writeHead(upstream.status, out).end(body);
     } catch (err) {
       res.writeHead(502).end(String(err));
@@ -64,19 +72,22 @@ beforeAll(async () => {
   proxy = await restProxy(rest.url);
   tokens.alice = await userToken(ALICE);
   tokens.mallory = await userToken(MALLORY);
-  worker = await startWorkerd({
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: 'sk-scripted',
-    MODEL: 'scripted-model',
-    MAX_ITERATIONS: '3',
-    KEEPALIVE_MS: '200',
-    MODEL_RETRIES: '0',
-    SUPABASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-    SUPABASE_SERVICE_ROLE_KEY: await serviceKey(),
-    SUPABASE_JWT_SECRET: TEST_JWT_SECRET,
-    SUPABASE_JWT_ISSUER: 'supabase',
-    // No TURN_TOKEN_SECRET: the Worker and the turn objects must still accept each other's tokens.
-  }, { logLevel: 'log' });
+  worker = await startWorkerd(
+    {
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'sk-scripted',
+      MODEL: 'scripted-model',
+      MAX_ITERATIONS: '3',
+      KEEPALIVE_MS: '200',
+      MODEL_RETRIES: '0',
+      SUPABASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      SUPABASE_SERVICE_ROLE_KEY: await serviceKey(),
+      SUPABASE_JWT_SECRET: TEST_JWT_SECRET,
+      SUPABASE_JWT_ISSUER: 'supabase',
+      // No TURN_TOKEN_SECRET: the Worker and the turn objects must still accept each other's tokens.
+    },
+    { logLevel: 'log' },
+  );
 }, 150_000);
 
 afterAll(async () => {
@@ -98,7 +109,11 @@ async function createTurn(message: string, user: 'alice' | 'mallory' = 'alice') 
 
 function readTurn(url: string, options: { lastEventId?: string; keep?: number } = {}): Promise<SseTranscript> {
   const keep = options.keep;
-  return readSse(url, { headers: options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId } }, { timeoutMs: 20_000, ...(keep === undefined ? {} : { stopWhen: (_e, t) => t.events.length >= keep }) });
+  return readSse(
+    url,
+    { headers: options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId } },
+    { timeoutMs: 20_000, ...(keep === undefined ? {} : { stopWhen: (_e, t) => t.events.length >= keep }) },
+  );
 }
 
 /** A run as the script defines it: what differs between runs (ids of the turn and session, timings) left out, and text joined, since deltas that reach the app together become one event. */
@@ -107,7 +122,11 @@ function comparable(events: SseEvent[]): unknown[] {
   for (const e of events) {
     const last = out.at(-1);
     if (e.event === 'text_delta' && last?.event === 'text_delta') (last.data as { text: string }).text += (e.data as { text: string }).text;
-    else out.push({ event: e.event, data: JSON.parse(JSON.stringify(e.data, (k, v) => (['turnId', 'sessionId', 'durationMs'].includes(k) ? undefined : v))) as unknown });
+    else
+      out.push({
+        event: e.event,
+        data: JSON.parse(JSON.stringify(e.data, (k, v) => (['turnId', 'sessionId', 'durationMs'].includes(k) ? undefined : v))) as unknown,
+      });
   }
   return out;
 }
@@ -122,14 +141,23 @@ async function until<T>(what: string, check: () => Promise<T | undefined> | T | 
   }
 }
 
-const turnRow = async (id: string) => (await pg.sql`select status, outcome from agent_turns where id = ${id}`)[0] as { status: string; outcome: string | null } | undefined;
+const turnRow = async (id: string) =>
+  (await pg.sql`select status, outcome from agent_turns where id = ${id}`)[0] as { status: string; outcome: string | null } | undefined;
 /** The turn objects that built their app so far: each logs one startup line. */
-const objectStarts = () => worker.log().split('\n').filter((l) => l.includes('rebound on Cloudflare Workers (turn object)')).length;
+const objectStarts = () =>
+  worker
+    .log()
+    .split('\n')
+    .filter((l) => l.includes('rebound on Cloudflare Workers (turn object)')).length;
 
 describe('workerd with Supabase storage: each turn in its own Durable Object', () => {
   it('POST /v1/chat: created by the Worker, streamed by a new turn object; log, history and activity in Postgres', async () => {
     const objectsBefore = objectStarts();
-    const t = await readSse(`${worker.baseUrl}/v1/chat`, { method: 'POST', headers: as('alice'), body: JSON.stringify({ message: 'look around' }) }, { timeoutMs: 20_000 });
+    const t = await readSse(
+      `${worker.baseUrl}/v1/chat`,
+      { method: 'POST', headers: as('alice'), body: JSON.stringify({ message: 'look around' }) },
+      { timeoutMs: 20_000 },
+    );
     expect(t.status).toBe(200);
     expect(t.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
     expect(t.events.map((e) => Number(e.id))).toEqual(t.events.map((_, i) => i + 1));
@@ -165,8 +193,14 @@ describe('workerd with Supabase storage: each turn in its own Durable Object', (
     await new Promise((r) => setTimeout(r, 150));
     const rest = await readTurn(turn.streamUrl, { lastEventId: first.events.at(-1)!.id! });
     const joined = [...first.events, ...rest.events];
-    expect(joined.map((e) => Number(e.id)), `cut after ${cut} of ${total}`).toEqual(joined.map((_, i) => i + 1));
-    expect(joined.map((e) => [e.id, e.event, e.data]), `cut after ${cut} of ${total}`).toEqual((await whole).events.map((e) => [e.id, e.event, e.data]));
+    expect(
+      joined.map((e) => Number(e.id)),
+      `cut after ${cut} of ${total}`,
+    ).toEqual(joined.map((_, i) => i + 1));
+    expect(
+      joined.map((e) => [e.id, e.event, e.data]),
+      `cut after ${cut} of ${total}`,
+    ).toEqual((await whole).events.map((e) => [e.id, e.event, e.data]));
     expect(comparable(joined), `cut after ${cut} of ${total}`).toEqual(comparable(reference.events));
     expect((await fetch(turn.streamUrl, { headers: { 'last-event-id': String(joined.length) } })).status).toBe(204);
     // Five requests for two turns, each turn's served by its one object.
@@ -178,7 +212,10 @@ describe('workerd with Supabase storage: each turn in its own Durable Object', (
     expect((await readTurn(turn.streamUrl, { keep: 2 })).abandoned).toBe(true);
     await until('the turn finished', async () => (await turnRow(turn.turnId))?.outcome === 'completed' || undefined);
     expect(await turnRow(turn.turnId)).toEqual({ status: 'finished', outcome: 'completed' });
-    await until('the activity row of the call', async () => (await pg.sql`select 1 from agent_activity where turn_id = ${turn.turnId}`).length === 1 || undefined);
+    await until(
+      'the activity row of the call',
+      async () => (await pg.sql`select 1 from agent_activity where turn_id = ${turn.turnId}`).length === 1 || undefined,
+    );
     const replay = await readTurn(turn.streamUrl);
     expect(replay.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
   }, 30_000);
@@ -210,7 +247,13 @@ describe('workerd with Supabase storage: each turn in its own Durable Object', (
 /** Sends a message as useChat does (DefaultChatTransport) and leaves after the first text, as its stop() does. */
 async function sendAndLeave(chatId: string, text: string) {
   const leave = new AbortController();
-  const stream = await transport(worker.baseUrl, { authorization: as('alice').authorization }).sendMessages({ chatId, messages: [userMessage(text)], trigger: 'submit-message', messageId: undefined, abortSignal: leave.signal });
+  const stream = await transport(worker.baseUrl, { authorization: as('alice').authorization }).sendMessages({
+    chatId,
+    messages: [userMessage(text)],
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: leave.signal,
+  });
   const reader = stream.getReader();
   const seen: UIMessageChunk[] = [];
   while (!seen.some((c) => c.type === 'text-delta')) {

@@ -4,11 +4,7 @@ import { SignJWT } from 'jose';
 export const TEST_JWT_SECRET = 'rebound-test-secret-with-at-least-32-characters';
 
 export async function signJwt(claims: Record<string, unknown>, secret = TEST_JWT_SECRET): Promise<string> {
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuedAt()
-    .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(secret));
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(secret));
 }
 
 export const anonKey = (secret?: string) => signJwt({ role: 'anon', iss: 'supabase' }, secret);

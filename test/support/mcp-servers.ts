@@ -113,7 +113,11 @@ function record(body: Buffer, into: Recorded[]): void {
   for (const m of Array.isArray(json) ? json : [json]) {
     if (!m || typeof m !== 'object' || typeof m.method !== 'string') continue;
     const params = (m.params ?? {}) as Record<string, unknown>;
-    into.push({ method: m.method, ...(m.method === 'tools/call' ? { tool: params.name as string, arguments: params.arguments } : {}), ...(m.method === 'notifications/cancelled' ? { requestId: params.requestId } : {}) });
+    into.push({
+      method: m.method,
+      ...(m.method === 'tools/call' ? { tool: params.name as string, arguments: params.arguments } : {}),
+      ...(m.method === 'notifications/cancelled' ? { requestId: params.requestId } : {}),
+    });
   }
 }
 
@@ -159,11 +163,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       });
       return { content: [{ type: 'text', text: 'finally' }] };
     });
-    mcp.registerTool('fail', { description: 'Always fails.', inputSchema: {} }, async () => ({ isError: true, content: [{ type: 'text', text: 'the ledger is locked' }] }));
+    mcp.registerTool('fail', { description: 'Always fails.', inputSchema: {} }, async () => ({
+      isError: true,
+      content: [{ type: 'text', text: 'the ledger is locked' }],
+    }));
     mcp.registerTool('add-tool', { description: 'Adds a tool named added.', inputSchema: {} }, async () => {
       if (!added) {
         added = true;
-        mcp.registerTool('added', { description: 'A tool that came later.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'hello from added' }] }));
+        mcp.registerTool('added', { description: 'A tool that came later.', inputSchema: {} }, async () => ({
+          content: [{ type: 'text', text: 'hello from added' }],
+        }));
       }
       return { content: [{ type: 'text', text: 'added' }] };
     });
@@ -175,7 +184,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     let transport = typeof id === 'string' ? transports.get(id) : undefined;
     if (!transport) {
       if (id !== undefined) return void res.writeHead(404).end();
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void transports.set(sid, transport!) });
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void transports.set(sid, transport!),
+      });
       transport.onclose = () => transport?.sessionId && transports.delete(transport.sessionId);
       await build().connect(transport);
     }

@@ -45,7 +45,24 @@ export async function startPostgres(): Promise<PostgresCluster> {
   const port = await freePort();
   const server: ChildProcess = spawn(
     join(PG_BIN, 'postgres'),
-    ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=50'],
+    [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=50',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], ...(runAs ?? {}) },
   );
   let log = '';

@@ -104,5 +104,4 @@ export function edgeClient(restUrl: string, key: string): DataClient {
   return createServerClient(restUrl, key, { fetch: restRootFetch });
 }
 
-export const restRootFetch: typeof fetch = (input, init) =>
-  fetch(String(input instanceof Request ? input.url : input).replace('/rest/v1', ''), init);
+export const restRootFetch: typeof fetch = (input, init) => fetch(String(input instanceof Request ? input.url : input).replace('/rest/v1', ''), init);

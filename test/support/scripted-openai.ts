@@ -229,7 +229,11 @@ function listModels(res: ServerResponse, models: NonNullable<ScriptedOptions['mo
 
 /** A request without `stream: true` gets one chat.completion JSON body, as the real API answers it. */
 function completion(res: ServerResponse, reply: Extract<Reply, { text?: string }>, model: string, sent: (bytes: number) => void): void {
-  const calls = (reply.toolCalls ?? []).map((c) => ({ id: c.id ?? `call_${Math.random().toString(36).slice(2, 14)}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  const calls = (reply.toolCalls ?? []).map((c) => ({
+    id: c.id ?? `call_${Math.random().toString(36).slice(2, 14)}`,
+    type: 'function',
+    function: { name: c.name, arguments: c.arguments },
+  }));
   const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
   const total = typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number' ? usage.prompt_tokens + usage.completion_tokens : null;
   const body = JSON.stringify({
@@ -238,7 +242,14 @@ function completion(res: ServerResponse, reply: Extract<Reply, { text?: string }
     created: Math.floor(Date.now() / 1000),
     model,
     system_fingerprint: 'fp_scripted',
-    choices: [{ index: 0, message: { role: 'assistant', content: reply.text ?? null, refusal: null, ...(calls.length ? { tool_calls: calls } : {}) }, logprobs: null, finish_reason: calls.length ? 'tool_calls' : 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: reply.text ?? null, refusal: null, ...(calls.length ? { tool_calls: calls } : {}) },
+        logprobs: null,
+        finish_reason: calls.length ? 'tool_calls' : 'stop',
+      },
+    ],
     usage: { ...usage, total_tokens: total },
   });
   sent(Buffer.byteLength(body));

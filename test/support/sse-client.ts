@@ -94,5 +94,8 @@ export function shape(events: SseEvent[]): string[] {
 }
 
 export function textOf(events: SseEvent[]): string {
-  return events.filter((e) => e.event === 'text_delta').map((e) => e.data.text).join('');
+  return events
+    .filter((e) => e.event === 'text_delta')
+    .map((e) => e.data.text)
+    .join('');
 }

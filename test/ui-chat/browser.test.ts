@@ -58,7 +58,11 @@ async function bundlePage(): Promise<string> {
 beforeAll(async () => {
   const script = await bundlePage();
   const site = new Hono();
-  site.get('/', (c) => c.html('<!doctype html><html><head><meta charset="utf-8"><title>useChat on Rebound</title></head><body><div id="root"></div><script type="module" src="/chat.js"></script></body></html>'));
+  site.get('/', (c) =>
+    c.html(
+      '<!doctype html><html><head><meta charset="utf-8"><title>useChat on Rebound</title></head><body><div id="root"></div><script type="module" src="/chat.js"></script></body></html>',
+    ),
+  );
   site.get('/favicon.ico', (c) => c.body(null, 204));
   site.get('/chat.js', (c) => c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   pages = await listen(site.fetch);
@@ -91,7 +95,11 @@ async function say(text: string) {
 }
 
 const assistant = () => page.locator('.msg.assistant').last();
-const assistantText = () => assistant().locator('.text').allTextContents().then((t) => t.join(''));
+const assistantText = () =>
+  assistant()
+    .locator('.text')
+    .allTextContents()
+    .then((t) => t.join(''));
 
 describe('a useChat app in Chromium', () => {
   it('streams a demo turn and draws its tool parts and the verdicts', async () => {
@@ -102,7 +110,9 @@ describe('a useChat app in Chromium', () => {
     await page.locator('#status[data-status="ready"]').waitFor({ timeout: 20_000 });
     expect(await page.locator('#error').count()).toBe(0);
 
-    const tools = await assistant().locator('.tool').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-tool')}:${e.getAttribute('data-state')}`));
+    const tools = await assistant()
+      .locator('.tool')
+      .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-tool')}:${e.getAttribute('data-state')}`));
     expect(tools).toEqual([
       'write_file:output-error',
       'write_file:output-available',
@@ -111,8 +121,17 @@ describe('a useChat app in Chromium', () => {
       'list_directory:output-error',
       'list_files:output-available',
     ]);
-    const verdicts = await assistant().locator('.verdict').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-verdict')}:${e.getAttribute('data-category')}`));
-    expect(verdicts).toEqual(['blocked:placeholder_content', 'pass:valid', 'blocked:invalid_path', 'repaired:wrong_type', 'blocked:phantom_tool', 'pass:valid']);
+    const verdicts = await assistant()
+      .locator('.verdict')
+      .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-verdict')}:${e.getAttribute('data-category')}`));
+    expect(verdicts).toEqual([
+      'blocked:placeholder_content',
+      'pass:valid',
+      'blocked:invalid_path',
+      'repaired:wrong_type',
+      'blocked:phantom_tool',
+      'pass:valid',
+    ]);
     expect(await assistant().locator('.verdict[data-category="invalid_path"] .suggestions').textContent()).toContain('src/utils/slugify.ts');
     expect(await assistant().locator('.verdict[data-verdict="repaired"] .repairs').textContent()).toMatch(/coerce/);
     expect(await assistant().locator('.tool[data-state="output-error"] .error').first().textContent()).not.toBe('');

@@ -71,7 +71,10 @@ export function partsOf(message: UIMessage): Array<Record<string, any>> {
 }
 
 export const toolParts = (message: UIMessage) => partsOf(message).filter((p) => p.type === 'dynamic-tool');
-export const verdicts = (message: UIMessage) => partsOf(message).filter((p) => p.type === 'data-rebound-verdict').map((p) => p.data);
+export const verdicts = (message: UIMessage) =>
+  partsOf(message)
+    .filter((p) => p.type === 'data-rebound-verdict')
+    .map((p) => p.data);
 export const textOf = (message: UIMessage) =>
   partsOf(message)
     .filter((p) => p.type === 'text')

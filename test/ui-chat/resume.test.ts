@@ -26,14 +26,21 @@ afterEach(async () => {
 async function setup(count = 1, overrides: Parameters<typeof startApp>[1] = {}) {
   upstream = await startScriptedOpenAI(() => ({ text: LONG, delayMs: 25 }));
   const storage = createMemoryStorage();
-  for (let i = 0; i < count; i++) apps.push(await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1' }, { storage, ...overrides }));
+  for (let i = 0; i < count; i++)
+    apps.push(await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1' }, { storage, ...overrides }));
   return { upstream, apps };
 }
 
 /** Sends a message as useChat does and leaves after the first text (useChat's stop() aborts the fetch). Returns the start chunk. */
 async function sendAndLeave(baseUrl: string, chatId: string, headers: Record<string, string> = {}) {
   const leave = new AbortController();
-  const stream = await transport(baseUrl, headers).sendMessages({ chatId, messages: [userMessage('tell me a long story')], trigger: 'submit-message', messageId: undefined, abortSignal: leave.signal });
+  const stream = await transport(baseUrl, headers).sendMessages({
+    chatId,
+    messages: [userMessage('tell me a long story')],
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: leave.signal,
+  });
   const reader = stream.getReader();
   const seen: UIMessageChunk[] = [];
   while (!seen.some((c) => c.type === 'text-delta')) {
@@ -83,14 +90,24 @@ describe('GET /v1/ui/chat/:id/stream', () => {
   it('refuses a second message while a turn runs in the chat (409, naming the turn), and takes it once the turn has ended', async () => {
     const [app] = (await setup()).apps;
     const { turnId } = await sendAndLeave(app!.url, 'busy');
-    const res = await fetch(`${app!.url}/v1/ui/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'busy', messages: [userMessage('and another')] }) });
+    const res = await fetch(`${app!.url}/v1/ui/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'busy', messages: [userMessage('and another')] }),
+    });
     expect(res.status).toBe(409);
     const error = ((await res.json()) as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('conflict');
     expect(error.message).toContain(`POST /v1/turns/${turnId}/stop`);
     const resumed = await resume(app!.url, 'busy');
     await readReply(resumed.stream!, resumed.response);
-    const next = await transport(app!.url).sendMessages({ chatId: 'busy', messages: [userMessage('and another')], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+    const next = await transport(app!.url).sendMessages({
+      chatId: 'busy',
+      messages: [userMessage('and another')],
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: undefined,
+    });
     expect(textOf((await readReply(next, resumed.response)).message)).toBe(LONG);
   });
 

@@ -12,5 +12,7 @@ export function sinkError(what: string, error: unknown): Error {
   const e = error as { message?: unknown; code?: unknown } | null;
   const message = `${what}: ${typeof e?.message === 'string' ? e.message : String(error)}`;
   const code = typeof e?.code === 'string' ? e.code : '';
-  return /^[0-9A-Z]{5}$/.test(code) && ROW_CLASSES.has(code.slice(0, 2)) ? new RowsRefusedError(message, { code, cause: error }) : new Error(message, { cause: error });
+  return /^[0-9A-Z]{5}$/.test(code) && ROW_CLASSES.has(code.slice(0, 2))
+    ? new RowsRefusedError(message, { code, cause: error })
+    : new Error(message, { cause: error });
 }

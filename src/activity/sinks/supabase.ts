@@ -15,9 +15,10 @@ export function createSupabaseSink(client: DataClient): ActivitySink {
     },
     async writeTurns(rows: TurnRow[]) {
       // The turn row usually exists already (created by POST); the outcome columns complete it.
-      const { error } = await client
-        .from('agent_turns')
-        .upsert(rows.map((r) => ({ ...storableTurn(r), status: 'finished' })), { onConflict: 'id' });
+      const { error } = await client.from('agent_turns').upsert(
+        rows.map((r) => ({ ...storableTurn(r), status: 'finished' })),
+        { onConflict: 'id' },
+      );
       if (error) throw sinkError('agent_turns upsert', error);
     },
   };

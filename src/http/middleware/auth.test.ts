@@ -28,13 +28,16 @@ function counting(): Authenticator & { calls: number } {
 /** A JSON body that records whether anything read it. */
 function watchedBody() {
   const body = { read: false };
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      body.read = true;
-      controller.enqueue(new TextEncoder().encode('{"message":"hi"}'));
-      controller.close();
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        body.read = true;
+        controller.enqueue(new TextEncoder().encode('{"message":"hi"}'));
+        controller.close();
+      },
     },
-  }, { highWaterMark: 0 }); // pulled only when read
+    { highWaterMark: 0 },
+  ); // pulled only when read
   return { body, init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit };
 }
 

@@ -12,7 +12,8 @@ describe('originGuard', () => {
     return c.text('created', 201);
   });
 
-  const post = (headers: Record<string, string>) => app.request('http://127.0.0.1:8787/v1/turns', { method: 'POST', headers: { host: '127.0.0.1:8787', ...headers } });
+  const post = (headers: Record<string, string>) =>
+    app.request('http://127.0.0.1:8787/v1/turns', { method: 'POST', headers: { host: '127.0.0.1:8787', ...headers } });
 
   it.each([
     ['no Origin (curl, SDKs, server-side callers)', {}],

@@ -23,11 +23,20 @@ export function gatewayRoutes(deps: AppDeps) {
   // Every error of these routes, the middleware's included, in the shape an OpenAI client reads.
   app.onError((err, c) => errorResponse(c, err));
 
-  const authenticated = gatewayAuth({ keys: config.gateway.keys, forwardClientKey: config.gateway.forwardClientKey, auth: deps.auth, serverKey: config.openai.apiKey });
+  const authenticated = gatewayAuth({
+    keys: config.gateway.keys,
+    forwardClientKey: config.gateway.forwardClientKey,
+    auth: deps.auth,
+    serverKey: config.openai.apiKey,
+  });
   /** The upstream as this caller reaches it: with the server's key, or its own (GATEWAY_FORWARD_CLIENT_KEY). */
   const upstreamFor = (caller: GatewayCaller) => {
     if (!caller.upstreamKey) {
-      throw new GatewayError(503, 'gateway_not_configured', 'The gateway has no upstream key: set OPENAI_API_KEY (any value for a server that takes none, such as Ollama) and OPENAI_BASE_URL, or GATEWAY_FORWARD_CLIENT_KEY=true to pass on each client\'s own key.');
+      throw new GatewayError(
+        503,
+        'gateway_not_configured',
+        "The gateway has no upstream key: set OPENAI_API_KEY (any value for a server that takes none, such as Ollama) and OPENAI_BASE_URL, or GATEWAY_FORWARD_CLIENT_KEY=true to pass on each client's own key.",
+      );
     }
     return { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs };
   };
@@ -47,7 +56,8 @@ export function gatewayRoutes(deps: AppDeps) {
       signal: c.req.raw.signal,
       onSettled: () => {
         const flushed = deps.activity.flush().then((report) => {
-          if (report.dropped > 0) console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
+          if (report.dropped > 0)
+            console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
         });
         waitUntil?.(flushed);
       },
@@ -61,10 +71,24 @@ export function gatewayRoutes(deps: AppDeps) {
   );
 
   app.post('/v1/responses', (c) =>
-    json(c, new GatewayError(400, 'unsupported_endpoint', 'The Responses API is not supported by the gateway: use the Chat Completions API, POST /v1/chat/completions (openai SDK: client.chat.completions.create; AI SDK: @ai-sdk/openai-compatible).')),
+    json(
+      c,
+      new GatewayError(
+        400,
+        'unsupported_endpoint',
+        'The Responses API is not supported by the gateway: use the Chat Completions API, POST /v1/chat/completions (openai SDK: client.chat.completions.create; AI SDK: @ai-sdk/openai-compatible).',
+      ),
+    ),
   );
   app.post('/v1/completions', (c) =>
-    json(c, new GatewayError(400, 'unsupported_endpoint', 'The legacy completions API is not supported by the gateway: use POST /v1/chat/completions with a messages array.')),
+    json(
+      c,
+      new GatewayError(
+        400,
+        'unsupported_endpoint',
+        'The legacy completions API is not supported by the gateway: use POST /v1/chat/completions with a messages array.',
+      ),
+    ),
   );
 
   return app;

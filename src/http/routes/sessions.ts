@@ -14,7 +14,8 @@ export function sessionRoutes(deps: AppDeps) {
     if (!z.uuid().safeParse(id).success) throw unknown();
     const session = await deps.storage.sessions.getSession(id);
     if (!session) throw unknown();
-    if (session.userId !== c.get('principal').userId) throw new ApiError(403, 'forbidden', 'This session belongs to another user. Use a sessionId from your own turns.');
+    if (session.userId !== c.get('principal').userId)
+      throw new ApiError(403, 'forbidden', 'This session belongs to another user. Use a sessionId from your own turns.');
     return c.json({ sessionId: id, messages: await deps.storage.sessions.history(id) });
   });
   return app;

@@ -19,7 +19,11 @@ import type { LiveTurns } from '../../turns/live-turns.ts';
 
 const TurnRequest = (maxChars: number) =>
   z.object({
-    message: z.string({ error: 'message is required and must be a string' }).trim().min(1, 'message must not be empty').max(maxChars, `message must be at most ${maxChars} characters`),
+    message: z
+      .string({ error: 'message is required and must be a string' })
+      .trim()
+      .min(1, 'message must not be empty')
+      .max(maxChars, `message must be at most ${maxChars} characters`),
     sessionId: z.uuid({ error: 'sessionId must be a UUID returned by an earlier turn' }).optional(),
   });
 
@@ -27,7 +31,12 @@ const TurnRequest = (maxChars: number) =>
 function lastEventId(header: string | undefined, query: string | undefined): number {
   const raw = (header ?? query ?? '').trim();
   if (raw === '') return 0;
-  if (!/^\d{1,9}$/.test(raw)) throw new ApiError(400, 'invalid_request', `Last-Event-ID must be the id of an event this stream sent (a whole number), not ${JSON.stringify(raw.slice(0, 40))}. Omit it to replay the turn from its start.`);
+  if (!/^\d{1,9}$/.test(raw))
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `Last-Event-ID must be the id of an event this stream sent (a whole number), not ${JSON.stringify(raw.slice(0, 40))}. Omit it to replay the turn from its start.`,
+    );
   return Number(raw);
 }
 
@@ -35,7 +44,11 @@ function lastEventId(header: string | undefined, query: string | undefined): num
 function streamFormat(format: string | undefined): StreamFormat {
   if (format === undefined) return {};
   if (format === 'ui') return uiMessageStreamFormat();
-  throw new ApiError(400, 'invalid_request', `format must be "ui" (the AI SDK's UI message stream) or left out (Rebound's SSE events), not ${JSON.stringify(format.slice(0, 40))}.`);
+  throw new ApiError(
+    400,
+    'invalid_request',
+    `format must be "ui" (the AI SDK's UI message stream) or left out (Rebound's SSE events), not ${JSON.stringify(format.slice(0, 40))}.`,
+  );
 }
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
@@ -81,7 +94,12 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) 
     if (!check.ok) throw new AuthError(check.message, { status: check.status });
     const after = lastEventId(c.req.header('last-event-id'), c.req.query('lastEventId'));
     const format = streamFormat(c.req.query('format'));
-    if (format.frame && after > 0) throw new ApiError(400, 'invalid_request', 'A UI message stream (format=ui) is read from the turn\'s start, its chunks make one message: leave out Last-Event-ID and lastEventId.');
+    if (format.frame && after > 0)
+      throw new ApiError(
+        400,
+        'invalid_request',
+        "A UI message stream (format=ui) is read from the turn's start, its chunks make one message: leave out Last-Event-ID and lastEventId.",
+      );
     // HEAD (Hono hands it to this GET handler) runs and claims nothing: the status and headers a GET would get now.
     const head = c.req.method === 'HEAD';
     const headOk = () => new Response(null, { status: 200, headers: { ...SSE_HEADERS, ...format.headers } });

@@ -119,16 +119,25 @@ async function readBody(c: Context): Promise<UiChatBody> {
 function userText(body: UiChatBody, maxChars: number): string {
   const last = body.messages.at(-1)!;
   if (last.role !== 'user') {
-    throw new ApiError(400, 'invalid_request', `Invalid request: the last message must be the user's (role "user"), not "${last.role}". Send the new user message last, or use trigger "regenerate-message" to answer the last one again.`);
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `Invalid request: the last message must be the user's (role "user"), not "${last.role}". Send the new user message last, or use trigger "regenerate-message" to answer the last one again.`,
+    );
   }
   const texts = last.parts.flatMap((p) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : []));
   const text = texts.join('\n\n').trim();
   if (text === '') {
     const kinds = [...new Set(last.parts.map((p) => p.type))];
     const had = kinds.length ? `it has only ${kinds.map((k) => `"${k}"`).join(', ')} parts` : 'it has no parts';
-    throw new ApiError(400, 'invalid_request', `Invalid request: the last message has no text (${had}). Rebound answers text parts; files and other parts are not read.`);
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `Invalid request: the last message has no text (${had}). Rebound answers text parts; files and other parts are not read.`,
+    );
   }
-  if (text.length > maxChars) throw new ApiError(400, 'invalid_request', `Invalid request: the message must be at most ${maxChars} characters (its text parts have ${text.length}).`);
+  if (text.length > maxChars)
+    throw new ApiError(400, 'invalid_request', `Invalid request: the message must be at most ${maxChars} characters (its text parts have ${text.length}).`);
   return text;
 }
 
@@ -136,6 +145,7 @@ function userText(body: UiChatBody, maxChars: number): string {
 async function lastTurnMessage(deps: AppDeps, sessionId: string): Promise<string> {
   const history = await deps.storage.sessions.history(sessionId);
   const last = history.findLast((m) => m.role === 'user');
-  if (!last) throw new ApiError(400, 'invalid_request', 'Invalid request: this chat has no turn to regenerate yet. Send a message with trigger "submit-message".');
+  if (!last)
+    throw new ApiError(400, 'invalid_request', 'Invalid request: this chat has no turn to regenerate yet. Send a message with trigger "submit-message".');
   return last.content;
 }

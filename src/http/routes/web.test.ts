@@ -92,9 +92,7 @@ describe('GET /v1/dashboard', () => {
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     const body = (await res.json()) as { totals: { calls: number } };
     expect(body.totals.calls).toBe(40);
-    expect(dashboard.calls).toEqual([
-      { range: { from: '2025-03-01T00:00:00.000Z', to: '2025-03-02T00:00:00.000Z', bucket: 'hour' }, userId: 'user-1' },
-    ]);
+    expect(dashboard.calls).toEqual([{ range: { from: '2025-03-01T00:00:00.000Z', to: '2025-03-02T00:00:00.000Z', bucket: 'hour' }, userId: 'user-1' }]);
   });
 
   it('defaults to the last 24 hours by the hour', async () => {
@@ -139,15 +137,15 @@ describe('GET /v1/dashboard', () => {
     }
   });
 
-  it.each([
-    ['from=1970-01-01T00:00:00Z&to=1970-01-02T00:00:00Z'],
-    ['from=9999-12-30T23:59:59Z&to=9999-12-31T23:59:59Z'],
-  ])('accepts the edges of the valid range: %s', async (query) => {
-    const dashboard = fakeDashboard();
-    const res = await webRoutes(deps({ dashboard })).request(`/v1/dashboard?${query}`);
-    expect(res.status).toBe(200);
-    expect(dashboard.calls).toHaveLength(1);
-  });
+  it.each([['from=1970-01-01T00:00:00Z&to=1970-01-02T00:00:00Z'], ['from=9999-12-30T23:59:59Z&to=9999-12-31T23:59:59Z']])(
+    'accepts the edges of the valid range: %s',
+    async (query) => {
+      const dashboard = fakeDashboard();
+      const res = await webRoutes(deps({ dashboard })).request(`/v1/dashboard?${query}`);
+      expect(res.status).toBe(200);
+      expect(dashboard.calls).toHaveLength(1);
+    },
+  );
 
   it('answers the authenticator’s 401', async () => {
     const auth: Authenticator = {

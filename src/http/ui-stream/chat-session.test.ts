@@ -17,7 +17,12 @@ describe('chatSessionId', () => {
     const a = await chatSessionId('user-a', 'chat-1');
     expect(z.uuid().safeParse(a).success).toBe(true);
     expect(await chatSessionId('user-a', 'chat-1')).toBe(a);
-    const others = await Promise.all([chatSessionId('user-b', 'chat-1'), chatSessionId('user-a', 'chat-2'), chatSessionId(null, 'chat-1'), chatSessionId('null', 'chat-1')]);
+    const others = await Promise.all([
+      chatSessionId('user-b', 'chat-1'),
+      chatSessionId('user-a', 'chat-2'),
+      chatSessionId(null, 'chat-1'),
+      chatSessionId('null', 'chat-1'),
+    ]);
     expect(new Set([a, ...others]).size).toBe(5);
     // The pair is encoded unambiguously: ("a\"", "b") and ("a", "\"b") are different chats.
     expect(await chatSessionId('a"', 'b')).not.toBe(await chatSessionId('a', '"b'));

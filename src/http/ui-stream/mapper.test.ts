@@ -8,7 +8,10 @@ const usage = { promptTokens: 300, completionTokens: 60 };
 const start: TurnEvent = { event: 'turn_start', data: { turnId: 't1', sessionId: 's1', model: 'scripted-1', demo: false } };
 const text = (t: string): TurnEvent => ({ event: 'text_delta', data: { text: t } });
 const call = (id: string, name: string, args: string, iteration: number): TurnEvent => ({ event: 'tool_call', data: { id, name, arguments: args, iteration } });
-const done = (reason: 'completed' | 'aborted' | 'iteration_limit' | 'error', iterations = 3): TurnEvent => ({ event: 'done', data: { reason, iterations, usage } });
+const done = (reason: 'completed' | 'aborted' | 'iteration_limit' | 'error', iterations = 3): TurnEvent => ({
+  event: 'done',
+  data: { reason, iterations, usage },
+});
 const repairs = [{ kind: 'coerce', path: '$.max_lines', from: '"50"', to: '50', category: 'wrong_type' as const }];
 
 /** A turn with a blocked call, a repaired one and a failing one in the next model call, text before and after. */
@@ -19,12 +22,27 @@ const turn: TurnEvent[] = [
   call('c1', 'read_file', '{"path":"src/parsr.ts"}', 1),
   {
     event: 'tool_result',
-    data: { id: 'c1', name: 'read_file', verdict: 'blocked', category: 'invalid_path', ok: false, error: 'src/parsr.ts does not exist. Did you mean src/parser.ts?', suggestions: ['src/parser.ts'], durationMs: 1 },
+    data: {
+      id: 'c1',
+      name: 'read_file',
+      verdict: 'blocked',
+      category: 'invalid_path',
+      ok: false,
+      error: 'src/parsr.ts does not exist. Did you mean src/parser.ts?',
+      suggestions: ['src/parser.ts'],
+      durationMs: 1,
+    },
   },
   call('c2', 'read_file', '{"path":"src/parser.ts","max_lines":"50"}', 2),
-  { event: 'tool_result', data: { id: 'c2', name: 'read_file', verdict: 'repaired', category: 'wrong_type', ok: true, result: { content: 'x' }, repairs, durationMs: 2 } },
+  {
+    event: 'tool_result',
+    data: { id: 'c2', name: 'read_file', verdict: 'repaired', category: 'wrong_type', ok: true, result: { content: 'x' }, repairs, durationMs: 2 },
+  },
   call('c3', 'run_tests', '{}', 2),
-  { event: 'tool_result', data: { id: 'c3', name: 'run_tests', verdict: 'pass', category: 'execution_error', ok: false, error: 'tests failed: 2 of 9', durationMs: 5 } },
+  {
+    event: 'tool_result',
+    data: { id: 'c3', name: 'run_tests', verdict: 'pass', category: 'execution_error', ok: false, error: 'tests failed: 2 of 9', durationMs: 5 },
+  },
   text('Fixed.'),
   done('completed'),
 ];
@@ -41,39 +59,70 @@ describe('UiMessageStreamMapper', () => {
     expect(chunks.map((c) => c.type)).toEqual([
       'start',
       'start-step',
-      'text-start', 'text-delta', 'text-delta', 'text-end',
-      'tool-input-start', 'tool-input-available', 'tool-input-error', 'data-rebound-verdict',
+      'text-start',
+      'text-delta',
+      'text-delta',
+      'text-end',
+      'tool-input-start',
+      'tool-input-available',
+      'tool-input-error',
+      'data-rebound-verdict',
       'finish-step',
       'start-step',
-      'tool-input-start', 'tool-input-available', 'tool-output-available', 'data-rebound-verdict',
-      'tool-input-start', 'tool-input-available', 'tool-output-error', 'data-rebound-verdict',
+      'tool-input-start',
+      'tool-input-available',
+      'tool-output-available',
+      'data-rebound-verdict',
+      'tool-input-start',
+      'tool-input-available',
+      'tool-output-error',
+      'data-rebound-verdict',
       'finish-step',
       'start-step',
-      'text-start', 'text-delta', 'text-end',
+      'text-start',
+      'text-delta',
+      'text-end',
       'finish-step',
       'finish',
     ]);
     expect(chunks[0]).toEqual({ type: 'start', messageId: 't1', messageMetadata: { turnId: 't1', sessionId: 's1', model: 'scripted-1', demo: false } });
     expect(chunks.find((c) => c.type === 'tool-input-available')).toEqual({
-      type: 'tool-input-available', toolCallId: 'c1', toolName: 'read_file', input: { path: 'src/parsr.ts' }, dynamic: true, providerExecuted: true,
+      type: 'tool-input-available',
+      toolCallId: 'c1',
+      toolName: 'read_file',
+      input: { path: 'src/parsr.ts' },
+      dynamic: true,
+      providerExecuted: true,
     });
     expect(chunks.at(-1)).toEqual({ type: 'finish', messageMetadata: { reason: 'completed', iterations: 3, usage } });
   });
 
-  it('assembles, with ai\'s own readUIMessageStream, into the message a useChat app renders', async () => {
+  it("assembles, with ai's own readUIMessageStream, into the message a useChat app renders", async () => {
     const { message, errors } = await assemble(mapAll(turn) as never);
     expect(errors).toEqual([]);
     expect(message!.id).toBe('t1');
     expect(message!.metadata).toEqual({ turnId: 't1', sessionId: 's1', model: 'scripted-1', demo: false, reason: 'completed', iterations: 3, usage });
     const parts = message!.parts as Array<Record<string, unknown>>;
     expect(parts.map((p) => (p.type === 'dynamic-tool' ? `tool:${p.toolCallId}:${p.state}` : p.type))).toEqual([
-      'step-start', 'text', 'tool:c1:output-error', 'data-rebound-verdict',
-      'step-start', 'tool:c2:output-available', 'data-rebound-verdict', 'tool:c3:output-error', 'data-rebound-verdict',
-      'step-start', 'text',
+      'step-start',
+      'text',
+      'tool:c1:output-error',
+      'data-rebound-verdict',
+      'step-start',
+      'tool:c2:output-available',
+      'data-rebound-verdict',
+      'tool:c3:output-error',
+      'data-rebound-verdict',
+      'step-start',
+      'text',
     ]);
     expect(parts.filter((p) => p.type === 'text').map((p) => p.text)).toEqual(['Let me look.', 'Fixed.']);
     const tool = (id: string) => parts.find((p) => p.toolCallId === id)!;
-    expect(tool('c1')).toMatchObject({ toolName: 'read_file', input: { path: 'src/parsr.ts' }, errorText: 'src/parsr.ts does not exist. Did you mean src/parser.ts?' });
+    expect(tool('c1')).toMatchObject({
+      toolName: 'read_file',
+      input: { path: 'src/parsr.ts' },
+      errorText: 'src/parsr.ts does not exist. Did you mean src/parser.ts?',
+    });
     expect(tool('c2')).toMatchObject({ input: { path: 'src/parser.ts', max_lines: '50' }, output: { content: 'x' } });
     expect(tool('c3')).toMatchObject({ toolName: 'run_tests', errorText: 'tests failed: 2 of 9' });
     expect(parts.filter((p) => p.type === 'data-rebound-verdict').map((p) => p.data)).toEqual([
@@ -84,11 +133,31 @@ describe('UiMessageStreamMapper', () => {
   });
 
   it('announces the forced summary (transient, kept out of the message) before the summary text, in a step of its own', async () => {
-    const chunks = mapAll([start, call('c1', 'list_files', '{}', 1), { event: 'tool_result', data: { id: 'c1', name: 'list_files', verdict: 'pass', category: 'valid', ok: true, result: [], durationMs: 1 } }, { event: 'forced_summary', data: { reason: 'iteration_limit' } }, text('Summary.'), done('iteration_limit', 1)]);
+    const chunks = mapAll([
+      start,
+      call('c1', 'list_files', '{}', 1),
+      { event: 'tool_result', data: { id: 'c1', name: 'list_files', verdict: 'pass', category: 'valid', ok: true, result: [], durationMs: 1 } },
+      { event: 'forced_summary', data: { reason: 'iteration_limit' } },
+      text('Summary.'),
+      done('iteration_limit', 1),
+    ]);
     expect(await allChunkErrors(chunks)).toEqual([]);
     const types = chunks.map((c) => c.type);
-    expect(types.slice(types.indexOf('data-rebound-verdict') + 1)).toEqual(['finish-step', 'data-rebound-forced-summary', 'start-step', 'text-start', 'text-delta', 'text-end', 'finish-step', 'finish']);
-    expect(chunks.find((c) => c.type === 'data-rebound-forced-summary')).toEqual({ type: 'data-rebound-forced-summary', data: { reason: 'iteration_limit' }, transient: true });
+    expect(types.slice(types.indexOf('data-rebound-verdict') + 1)).toEqual([
+      'finish-step',
+      'data-rebound-forced-summary',
+      'start-step',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'finish-step',
+      'finish',
+    ]);
+    expect(chunks.find((c) => c.type === 'data-rebound-forced-summary')).toEqual({
+      type: 'data-rebound-forced-summary',
+      data: { reason: 'iteration_limit' },
+      transient: true,
+    });
     const { message } = await assemble(chunks as never);
     expect(message!.parts.some((p) => p.type === 'data-rebound-forced-summary')).toBe(false);
     expect(message!.metadata).toMatchObject({ reason: 'iteration_limit' });
@@ -100,7 +169,11 @@ describe('UiMessageStreamMapper', () => {
     expect(aborted.map((c) => c.type)).toEqual(['start', 'start-step', 'text-start', 'text-delta', 'text-end', 'finish-step', 'message-metadata', 'abort']);
     expect(aborted.at(-2)).toEqual({ type: 'message-metadata', messageMetadata: { reason: 'aborted', iterations: 1, usage } });
 
-    const failed = mapAll([start, { event: 'agent_error', data: { message: 'The model could not answer: 503. Try again in a moment.', retryable: true } }, done('error', 1)]);
+    const failed = mapAll([
+      start,
+      { event: 'agent_error', data: { message: 'The model could not answer: 503. Try again in a moment.', retryable: true } },
+      done('error', 1),
+    ]);
     expect(await allChunkErrors(failed)).toEqual([]);
     expect(failed.map((c) => c.type)).toEqual(['start', 'error', 'finish']);
     expect(failed[1]).toEqual({ type: 'error', errorText: 'The model could not answer: 503. Try again in a moment.' });
@@ -111,13 +184,18 @@ describe('UiMessageStreamMapper', () => {
       start,
       text(''),
       call('c1', 'echo', '{"text": "cut', 1),
-      { event: 'tool_result', data: { id: 'c1', name: 'echo', verdict: 'blocked', category: 'malformed_json', ok: false, error: 'not JSON', suggestions: [], durationMs: 0 } },
+      {
+        event: 'tool_result',
+        data: { id: 'c1', name: 'echo', verdict: 'blocked', category: 'malformed_json', ok: false, error: 'not JSON', suggestions: [], durationMs: 0 },
+      },
       { event: 'tool_result', data: { id: 'c9', name: 'echo', verdict: 'pass', category: 'valid', ok: true, result: 'ok', durationMs: 0 } },
     ]);
     expect(await allChunkErrors(chunks)).toEqual([]);
     expect(chunks.filter((c) => c.type === 'text-delta')).toEqual([]);
     expect(chunks.find((c) => c.type === 'tool-input-error')).toMatchObject({ input: '{"text": "cut' });
-    const lone = chunks.filter((c) => ('toolCallId' in c ? c.toolCallId : 'data' in c && 'toolCallId' in c.data ? c.data.toolCallId : null) === 'c9').map((c) => c.type);
+    const lone = chunks
+      .filter((c) => ('toolCallId' in c ? c.toolCallId : 'data' in c && 'toolCallId' in c.data ? c.data.toolCallId : null) === 'c9')
+      .map((c) => c.type);
     expect(lone).toEqual(['tool-input-start', 'tool-input-available', 'tool-output-available', 'data-rebound-verdict']);
   });
 });
@@ -130,6 +208,8 @@ describe('uiFrames / uiMessageStreamFormat', () => {
     expect(format.headers).toEqual({ 'x-vercel-ai-ui-message-stream': 'v1' });
     expect(format.frame(start, 1)).toMatch(/^data: \{"type":"start","messageId":"t1"/);
     expect(format.frame(text(''), 2)).toBe('');
-    expect(format.frame(done('completed'), 3)).toBe('data: {"type":"finish","messageMetadata":{"reason":"completed","iterations":3,"usage":{"promptTokens":300,"completionTokens":60}}}\n\ndata: [DONE]\n\n');
+    expect(format.frame(done('completed'), 3)).toBe(
+      'data: {"type":"finish","messageMetadata":{"reason":"completed","iterations":3,"usage":{"promptTokens":300,"completionTokens":60}}}\n\ndata: [DONE]\n\n',
+    );
   });
 });

@@ -84,7 +84,14 @@ export class UiMessageStreamMapper {
     // A result always follows its call in a turn's log; should one come alone, its call is shown first.
     const call = this.calls.get(toolCallId) ?? this.callStarted(out, toolCallId, result.name, null);
     if (result.verdict === 'blocked') {
-      out.push({ type: 'tool-input-error', toolCallId, toolName: call.toolName, input: call.input, errorText: result.error ?? 'The call was blocked.', ...SERVER_TOOL });
+      out.push({
+        type: 'tool-input-error',
+        toolCallId,
+        toolName: call.toolName,
+        input: call.input,
+        errorText: result.error ?? 'The call was blocked.',
+        ...SERVER_TOOL,
+      });
     } else if (result.ok) {
       out.push({ type: 'tool-output-available', toolCallId, output: result.result ?? null, ...SERVER_TOOL });
     } else {

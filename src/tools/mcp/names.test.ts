@@ -26,7 +26,10 @@ describe('exposedNames', () => {
   });
 
   it('a valid name keeps its name when a changed one would collide with it, in any order', () => {
-    for (const order of [['a.b', 'a_b'], ['a_b', 'a.b']]) {
+    for (const order of [
+      ['a.b', 'a_b'],
+      ['a_b', 'a.b'],
+    ]) {
       const names = exposedNames('s', order);
       expect(names.get('a_b')).toBe('s__a_b');
       expect(names.get('a.b')).toMatch(/^s__a_b_[0-9a-f]{6}$/);

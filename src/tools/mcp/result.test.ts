@@ -14,7 +14,10 @@ describe('mapCallResult', () => {
   });
 
   it('isError is a failure with the text as the message, whatever else came', () => {
-    expect(mapCallResult({ isError: true, content: [text('Unknown customer 42')], structuredContent: { x: 1 } })).toEqual({ ok: false, error: 'Unknown customer 42' });
+    expect(mapCallResult({ isError: true, content: [text('Unknown customer 42')], structuredContent: { x: 1 } })).toEqual({
+      ok: false,
+      error: 'Unknown customer 42',
+    });
     expect(mapCallResult({ isError: true, content: [] })).toEqual({ ok: false, error: 'the tool reported an error without a message' });
     const long = mapCallResult({ isError: true, content: [text('e'.repeat(5_000))] });
     expect(long.ok === false && long.error.length).toBe(MAX_ERROR_CHARS + 1);

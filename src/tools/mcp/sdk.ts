@@ -22,7 +22,11 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
     jsonSchemaValidator: gateSchemaValidator,
     listChanged: {
       // No debounce: the refresh must run while the turn's session is still open.
-      tools: { autoRefresh: true, debounceMs: 0, onChanged: (error: Error | null, tools: ListedTool[] | null) => onToolsChanged(error || !tools ? null : tools.map(toolInfo)) },
+      tools: {
+        autoRefresh: true,
+        debounceMs: 0,
+        onChanged: (error: Error | null, tools: ListedTool[] | null) => onToolsChanged(error || !tools ? null : tools.map(toolInfo)),
+      },
     },
   });
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });

@@ -6,13 +6,29 @@ import type { ToolContext } from '../types.ts';
 import { createMcpToolSource } from './source.ts';
 import type { McpSession, McpToolInfo, OpenSession, SessionOptions } from './session.ts';
 
-const sum: McpToolInfo = { name: 'get-sum', description: 'Returns the sum', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } };
-const echo: McpToolInfo = { name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } };
+const sum: McpToolInfo = {
+  name: 'get-sum',
+  description: 'Returns the sum',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+};
+const echo: McpToolInfo = {
+  name: 'echo',
+  description: 'Echoes',
+  inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+};
 const task: McpToolInfo = { name: 'research', inputSchema: { type: 'object' }, taskSupport: 'required' };
 
 /** A pretend server: counts what it was asked, can be switched off, can announce a new list. */
 function fakeServer(tools: McpToolInfo[]) {
-  const state = { up: true, opened: 0, closed: 0, lists: 0, calls: [] as Array<{ name: string; args: unknown }>, tools, changed: [] as SessionOptions['onToolsChanged'][] };
+  const state = {
+    up: true,
+    opened: 0,
+    closed: 0,
+    lists: 0,
+    calls: [] as Array<{ name: string; args: unknown }>,
+    tools,
+    changed: [] as SessionOptions['onToolsChanged'][],
+  };
   const open: OpenSession = async (_server, options) => {
     if (!state.up) throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
     state.opened++;
@@ -38,7 +54,12 @@ function fakeServer(tools: McpToolInfo[]) {
 }
 
 const ctx = (signal = new AbortController().signal) => ({ signal }) as ToolContext;
-const server = (extra: Partial<McpServerConfig> = {}): McpServerConfig => ({ name: 'everything', url: 'http://127.0.0.1:9/mcp?key=secret', headers: {}, ...extra });
+const server = (extra: Partial<McpServerConfig> = {}): McpServerConfig => ({
+  name: 'everything',
+  url: 'http://127.0.0.1:9/mcp?key=secret',
+  headers: {},
+  ...extra,
+});
 const signal = () => new AbortController().signal;
 
 describe('createMcpToolSource', () => {
@@ -61,7 +82,10 @@ describe('createMcpToolSource', () => {
     const [sumTool, echoTool] = set.tools;
     expect(await sumTool!.run({ a: 2, b: 3 }, ctx())).toBe('The sum is 5.');
     await expect(echoTool!.run({ message: 'hi' }, ctx())).rejects.toThrow('echo is broken today');
-    expect(state.calls).toEqual([{ name: 'get-sum', args: { a: 2, b: 3 } }, { name: 'echo', args: { message: 'hi' } }]);
+    expect(state.calls).toEqual([
+      { name: 'get-sum', args: { a: 2, b: 3 } },
+      { name: 'echo', args: { message: 'hi' } },
+    ]);
     expect(state.opened).toBe(1); // one session for the turn: the listing's
     state.up = false;
     await expect(sumTool!.run({ a: 1, b: 1 }, ctx())).rejects.toThrow(/the MCP server "everything" did not answer/);
@@ -112,7 +136,9 @@ describe('createMcpToolSource', () => {
 
   it('an allowlist offers only its tools and reports the ones the server lacks', async () => {
     const { open } = fakeServer([sum, echo, task]);
-    const set = await createMcpToolSource({ servers: [server({ tools: ['echo', 'research', 'add'] })], ttlMs: 0, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    const set = await createMcpToolSource({ servers: [server({ tools: ['echo', 'research', 'add'] })], ttlMs: 0, timeoutMs: 1_000, openSession: open }).open({
+      signal: signal(),
+    });
     expect(set.tools.map((t) => t.name)).toEqual(['everything__echo']);
     expect(set.sources[0]).toMatchObject({ ok: true, tools: 1, notOffered: ['research', 'add'] });
     await set.close();

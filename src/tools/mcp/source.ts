@@ -46,7 +46,10 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
   const remember = (server: McpServerConfig, infos: McpToolInfo[]): Listing => {
     const allowed = server.tools ? new Set(server.tools) : null;
     const callable = infos.filter((t) => t.taskSupport !== 'required' && (!allowed || allowed.has(t.name)));
-    const names = exposedNames(server.name, callable.map((t) => t.name));
+    const names = exposedNames(
+      server.name,
+      callable.map((t) => t.name),
+    );
     const tools = callable.flatMap((info) => {
       const name = names.get(info.name);
       return name ? [{ name, description: sanitiseDescription(info.description), info }] : [];
@@ -94,7 +97,10 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
             };
           });
           const notOffered = listing!.notOffered;
-          return { status: { server: server.name, url: where(server.url), ok: true, tools: tools.length, cached, ...(notOffered.length ? { notOffered } : {}) }, tools };
+          return {
+            status: { server: server.name, url: where(server.url), ok: true, tools: tools.length, cached, ...(notOffered.length ? { notOffered } : {}) },
+            tools,
+          };
         }),
       );
       return {
@@ -140,7 +146,9 @@ class TurnSessions {
     try {
       session = await this.get(server, signal);
     } catch (err) {
-      throw new Error(`the MCP server "${server.name}" could not be reached (${describeError(err)}). Continue without this tool, or try it again later.`, { cause: err });
+      throw new Error(`the MCP server "${server.name}" could not be reached (${describeError(err)}). Continue without this tool, or try it again later.`, {
+        cause: err,
+      });
     }
     let result: CallResultLike;
     try {
@@ -150,7 +158,9 @@ class TurnSessions {
       // The connection is gone: drop the session so that the next call connects afresh.
       this.forget(server, this.sessions.get(server.name));
       void session.close();
-      throw new Error(`the MCP server "${server.name}" did not answer (${describeError(err)}). Continue without this tool, or try it again later.`, { cause: err });
+      throw new Error(`the MCP server "${server.name}" did not answer (${describeError(err)}). Continue without this tool, or try it again later.`, {
+        cause: err,
+      });
     }
     const mapped = mapCallResult(result);
     if (!mapped.ok) throw new Error(mapped.error);

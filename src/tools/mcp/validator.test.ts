@@ -9,7 +9,11 @@ describe('gateSchemaValidator', () => {
   });
 
   it('passes what fits the output schema, extra keys included (plain JSON Schema)', () => {
-    expect(check({ temperature: 33, conditions: 'Cloudy', humidity: 82 })).toEqual({ valid: true, data: { temperature: 33, conditions: 'Cloudy', humidity: 82 }, errorMessage: undefined });
+    expect(check({ temperature: 33, conditions: 'Cloudy', humidity: 82 })).toEqual({
+      valid: true,
+      data: { temperature: 33, conditions: 'Cloudy', humidity: 82 },
+      errorMessage: undefined,
+    });
   });
 
   it('says what does not fit', () => {

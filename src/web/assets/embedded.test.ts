@@ -13,10 +13,15 @@ describe('embedded page assets', () => {
 
   it('the page script parses no HTML and evaluates no strings (model text reaches the DOM as text only)', () => {
     const dir = join(import.meta.dirname, '..', 'client');
-    const sinks = /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment|\beval\(|new Function\b|setAttribute\(\s*['"`]on/;
+    const sinks =
+      /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment|\beval\(|new Function\b|setAttribute\(\s*['"`]on/;
     const offenders = readdirSync(dir)
       .filter((f) => f.endsWith('.js'))
-      .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').map((line, i) => ({ where: `${f}:${i + 1}`, line })))
+      .flatMap((f) =>
+        readFileSync(join(dir, f), 'utf8')
+          .split('\n')
+          .map((line, i) => ({ where: `${f}:${i + 1}`, line })),
+      )
       .filter(({ line }) => sinks.test(line))
       .map(({ where, line }) => `${where}: ${line.trim()}`);
     expect(offenders).toEqual([]);

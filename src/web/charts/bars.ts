@@ -56,9 +56,5 @@ export function barChart(bars: Bar[], options: BarChartOptions): string {
   });
 
   const label = `${title}: ${shown.map((b) => `${b.label} ${b.display ?? b.value}`).join(', ')}`;
-  return (
-    `<svg class="chart chart-bars" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}">` +
-    rows.join('') +
-    `</svg>`
-  );
+  return `<svg class="chart chart-bars" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}">${rows.join('')}</svg>`;
 }

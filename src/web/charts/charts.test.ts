@@ -33,7 +33,14 @@ describe('svg helpers', () => {
 
 describe('lineChart', () => {
   const series = [
-    { name: 'demo', points: [{ x: '2025-01-01T01', y: 0.5 }, { x: '2025-01-01T00', y: 0.25 }, { x: '2025-01-01T02', y: 0 }] },
+    {
+      name: 'demo',
+      points: [
+        { x: '2025-01-01T01', y: 0.5 },
+        { x: '2025-01-01T00', y: 0.25 },
+        { x: '2025-01-01T02', y: 0 },
+      ],
+    },
     { name: 'gpt', points: [{ x: '2025-01-01T02', y: 1, note: '3 of 3 calls' }] },
   ];
 
@@ -110,7 +117,10 @@ describe('lineChart on a time domain', () => {
     const svg = lineChart([{ name: 'm', points: [{ x: at(1), y: 0.2 }] }], {
       title: 'R',
       domain,
-      volume: [{ x: at(1), value: 10 }, { x: at(2), value: 5 }],
+      volume: [
+        { x: at(1), value: 10 },
+        { x: at(2), value: 5 },
+      ],
     });
     const heights = [...svg.matchAll(/<rect class="volume" [^>]*height="([\d.]+)"/g)].map((m) => Number(m[1]));
     expect(heights).toEqual([34, 17]);
@@ -149,7 +159,13 @@ describe('barChart', () => {
   });
 
   it('escapes labels that came from the model and clips long ones', () => {
-    const svg = barChart([{ label: '<script>alert("x")</script>', value: 1 }, { label: 'x'.repeat(60), value: 1 }], { title: 'Phantoms' });
+    const svg = barChart(
+      [
+        { label: '<script>alert("x")</script>', value: 1 },
+        { label: 'x'.repeat(60), value: 1 },
+      ],
+      { title: 'Phantoms' },
+    );
     expect(svg).not.toContain('<script>');
     expect(svg).toContain('&#60;script&#62;');
     expect(svg).toContain(`${'x'.repeat(21)}…</text>`);

@@ -58,7 +58,10 @@ function legendLayout(names: string[], width: number): { items: Array<{ x: numbe
 export function lineChart(series: LineSeries[], options: LineChartOptions): string {
   const { title, width = 640, formatX = (x) => x, percent = true, domain, volume = [], maxLabels = 6 } = options;
   const strip = volume.length > 0 ? STRIP + 8 : 0;
-  const legend = legendLayout(series.map((s) => s.name), width);
+  const legend = legendLayout(
+    series.map((s) => s.name),
+    width,
+  );
   const height = (options.height ?? 240) + strip + legend.extraHeight;
   const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.x)))].sort();
   if (xs.length === 0) return emptyChart(`${title}: no calls in this range`, width);
@@ -146,10 +149,5 @@ export function lineChart(series: LineSeries[], options: LineChartOptions): stri
     .join('');
 
   const label = `${title}: ${series.map((s) => `${s.name}, ${s.points.length} ${s.points.length === 1 ? 'bucket' : 'buckets'}`).join('; ')}`;
-  return (
-    `<svg class="chart chart-line" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}">` +
-    parts.join('') +
-    legendSvg +
-    `</svg>`
-  );
+  return `<svg class="chart chart-line" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(label)}">${parts.join('')}${legendSvg}</svg>`;
 }

@@ -94,7 +94,12 @@ function setModel(model, demo) {
   $('model', HTMLElement).textContent = model ? `model: ${model}` : '';
   $('demo', HTMLElement).hidden = demo !== true;
 }
-fetch('health').then((r) => (r.ok ? r.json() : null)).then((h) => { if (h) setModel(h.model, h.demo); }).catch(() => {});
+fetch('health')
+  .then((r) => (r.ok ? r.json() : null))
+  .then((h) => {
+    if (h) setModel(h.model, h.demo);
+  })
+  .catch(() => {});
 
 // --- connection indicator ----------------------------------------------------------------------
 // EventSource never surfaces the server's ': keepalive' comments, but they are what keeps the
@@ -292,39 +297,48 @@ function openStream(turn) {
    * @param {N} name
    * @param {(data: EventData<N>) => void} fn
    */
-  const on = (name, fn) => source.addEventListener(name, (ev) => {
-    if (current !== turn) return;
-    // Every event carries its sequence number within the turn. The server resumes after the last one we
-    // saw, so a repeat should not happen; if one does, it is not drawn twice.
-    if (ev.lastEventId !== '') {
-      const seq = Number(ev.lastEventId);
-      if (Number.isFinite(seq)) {
-        if (seq <= turn.lastSeq) return;
-        turn.lastSeq = seq;
+  const on = (name, fn) =>
+    source.addEventListener(name, (ev) => {
+      if (current !== turn) return;
+      // Every event carries its sequence number within the turn. The server resumes after the last one we
+      // saw, so a repeat should not happen; if one does, it is not drawn twice.
+      if (ev.lastEventId !== '') {
+        const seq = Number(ev.lastEventId);
+        if (Number.isFinite(seq)) {
+          if (seq <= turn.lastSeq) return;
+          turn.lastSeq = seq;
+        }
       }
-    }
-    lastEvent = Date.now();
-    /** @type {EventData<N>} */
-    let data;
-    try {
-      data = JSON.parse(ev.data);
-    } catch {
-      return;
-    }
-    fn(data);
+      lastEvent = Date.now();
+      /** @type {EventData<N>} */
+      let data;
+      try {
+        data = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      fn(data);
+    });
+  on('turn_start', (d) => {
+    setModel(d.model, d.demo);
+    saveSession(d.sessionId);
   });
-  on('turn_start', (d) => { setModel(d.model, d.demo); saveSession(d.sessionId); });
   on('text_delta', (d) => turn.view.text(d.text));
   on('tool_call', (d) => turn.view.toolCall(d));
   on('tool_result', (d) => {
     rememberCall(localStorage, d);
     turn.view.toolResult(d);
   });
-  on('forced_summary', (d) => turn.view.notice('summary',
-    `${d.reason === 'time_budget' ? 'Time budget reached' : 'Iteration limit reached'}: the agent summarises what it did instead of going on.`));
+  on('forced_summary', (d) =>
+    turn.view.notice(
+      'summary',
+      `${d.reason === 'time_budget' ? 'Time budget reached' : 'Iteration limit reached'}: the agent summarises what it did instead of going on.`,
+    ),
+  );
   on('agent_error', (d) => turn.view.notice('error', `Agent error: ${d.message}${d.retryable ? ' (temporary; try again)' : ''}`));
   on('done', (d) => {
-    if (d.reason === 'aborted') turn.view.notice('stopped', turn.stopping ? 'Stopped. The turn was cancelled on the server.' : 'The turn was stopped on the server.');
+    if (d.reason === 'aborted')
+      turn.view.notice('stopped', turn.stopping ? 'Stopped. The turn was cancelled on the server.' : 'The turn was stopped on the server.');
     const usage = d.usage ? ` · ${d.usage.promptTokens} + ${d.usage.completionTokens} tokens` : '';
     finishTurn(`${DONE_TEXT[d.reason] || d.reason} · ${d.iterations} iteration${d.iterations === 1 ? '' : 's'}${usage}`);
     if (turn.reattached) dedupeReattached(turn);
@@ -340,9 +354,19 @@ function startTurn(fields) {
   const view = newAssistant();
   /** @type {Turn} */
   const turn = {
-    id: fields.id ?? null, streamUrl: fields.streamUrl ?? null, message: fields.message, view, userNode,
-    source: null, controller: fields.controller ?? null, lastSeq: 0, everOpen: false, stopping: false, stopTimer: undefined,
-    reattached: fields.reattached ?? false, historyCount: fields.historyCount ?? null,
+    id: fields.id ?? null,
+    streamUrl: fields.streamUrl ?? null,
+    message: fields.message,
+    view,
+    userNode,
+    source: null,
+    controller: fields.controller ?? null,
+    lastSeq: 0,
+    everOpen: false,
+    stopping: false,
+    stopTimer: undefined,
+    reattached: fields.reattached ?? false,
+    historyCount: fields.historyCount ?? null,
   };
   view.streaming(true);
   current = turn;
@@ -544,7 +568,9 @@ form.addEventListener('submit', (e) => {
 stopBtn.addEventListener('click', stop);
 newBtn.addEventListener('click', resetSession);
 // Leaving does not stop the turn: it runs on on the server, and coming back re-attaches to it.
-window.addEventListener('pagehide', () => { if (current?.source) current.source.close(); });
+window.addEventListener('pagehide', () => {
+  if (current?.source) current.source.close();
+});
 
 load();
 input.focus();

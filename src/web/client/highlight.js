@@ -54,9 +54,14 @@ export function highlight(text, fence, onReady) {
   if (hit) return hit;
   /** @type {HighlightToken[]} */
   const tokens = [];
-  tokenizeWith(text, name, (str, type) => {
-    if (str) tokens.push([str, type]);
-  }, { languages: grammars });
+  tokenizeWith(
+    text,
+    name,
+    (str, type) => {
+      if (str) tokens.push([str, type]);
+    },
+    { languages: grammars },
+  );
   if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value ?? '');
   memo.set(memoKey, tokens);
   return tokens;

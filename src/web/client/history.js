@@ -40,9 +40,10 @@ export function historyResult({ id, name, content, remembered }) {
   } catch {
     payload = null;
   }
-  const p = payload !== null && typeof payload === 'object' && typeof (/** @type {{ ok?: unknown }} */ (payload).ok) === 'boolean'
-    ? /** @type {import('../../vocabulary.ts').ToolResultPayload} */ (payload)
-    : null;
+  const p =
+    payload !== null && typeof payload === 'object' && typeof (/** @type {{ ok?: unknown }} */ (payload).ok) === 'boolean'
+      ? /** @type {import('../../vocabulary.ts').ToolResultPayload} */ (payload)
+      : null;
   if (remembered) {
     if (p === null) return { id, name, ...remembered, result: content };
     return p.ok

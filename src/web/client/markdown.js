@@ -98,7 +98,10 @@ function block(t) {
       // h1 is the page's; a message's headings start at h3.
       return h(`h${Math.min(6, t.depth + 2)}`, inline(t.tokens ?? []));
     case 'code': {
-      const lang = String(t.lang ?? '').trim().split(/\s+/)[0] ?? '';
+      const lang =
+        String(t.lang ?? '')
+          .trim()
+          .split(/\s+/)[0] ?? '';
       return { tag: 'figure', children: [], code: { lang: lang.toLowerCase(), text: t.text } };
     }
     case 'blockquote':
@@ -112,10 +115,30 @@ function block(t) {
       return h(t.ordered ? 'ol' : 'ul', items, attrs);
     }
     case 'table':
-      return h('div', [h('table', [
-        h('thead', [h('tr', t.header.map(/** @param {TableCell} c */ (c) => cell('th', c)))]),
-        h('tbody', t.rows.map(/** @param {TableCell[]} row */ (row) => h('tr', row.map((c) => cell('td', c))))),
-      ])], { class: 'table-wrap' });
+      return h(
+        'div',
+        [
+          h('table', [
+            h('thead', [
+              h(
+                'tr',
+                t.header.map(/** @param {TableCell} c */ (c) => cell('th', c)),
+              ),
+            ]),
+            h(
+              'tbody',
+              t.rows.map(
+                /** @param {TableCell[]} row */ (row) =>
+                  h(
+                    'tr',
+                    row.map((c) => cell('td', c)),
+                  ),
+              ),
+            ),
+          ]),
+        ],
+        { class: 'table-wrap' },
+      );
     case 'html':
       // Raw HTML is shown as the text it is, never rendered.
       return h('p', [t.raw.replace(/\n+$/, '')], { class: 'raw-html' });
@@ -262,12 +285,62 @@ export function safeUrl(raw) {
 /** Named character references models use; numeric ones are decoded by marked already (and here too). */
 /** @type {Record<string, string>} */
 const ENTITIES = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', copy: '©', reg: '®', trade: '™', hellip: '…',
-  mdash: '—', ndash: '–', laquo: '«', raquo: '»', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', times: '×',
-  divide: '÷', middot: '·', bull: '•', deg: '°', plusmn: '±', para: '¶', sect: '§', euro: '€', pound: '£',
-  yen: '¥', cent: '¢', larr: '←', rarr: '→', uarr: '↑', darr: '↓', harr: '↔', rArr: '⇒', lArr: '⇐', hArr: '⇔',
-  le: '≤', ge: '≥', ne: '≠', minus: '−', infin: '∞', check: '✓', tab: '\t', newline: '\n', colon: ':',
-  sol: '/', lpar: '(', rpar: ')', semi: ';', comma: ',', period: '.', excl: '!', num: '#', percnt: '%',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  laquo: '«',
+  raquo: '»',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  times: '×',
+  divide: '÷',
+  middot: '·',
+  bull: '•',
+  deg: '°',
+  plusmn: '±',
+  para: '¶',
+  sect: '§',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+  larr: '←',
+  rarr: '→',
+  uarr: '↑',
+  darr: '↓',
+  harr: '↔',
+  rArr: '⇒',
+  lArr: '⇐',
+  hArr: '⇔',
+  le: '≤',
+  ge: '≥',
+  ne: '≠',
+  minus: '−',
+  infin: '∞',
+  check: '✓',
+  tab: '\t',
+  newline: '\n',
+  colon: ':',
+  sol: '/',
+  lpar: '(',
+  rpar: ')',
+  semi: ';',
+  comma: ',',
+  period: '.',
+  excl: '!',
+  num: '#',
+  percnt: '%',
 };
 
 /**

@@ -7,7 +7,9 @@ function show(nodes: MdNode[]): string {
     .map((n) => {
       if (typeof n === 'string') return n;
       if (n.code) return `<code-block ${n.code.lang}>${n.code.text}</code-block>`;
-      const attrs = Object.entries(n.attrs ?? {}).map(([k, v]) => ` ${k}="${v}"`).join('');
+      const attrs = Object.entries(n.attrs ?? {})
+        .map(([k, v]) => ` ${k}="${v}"`)
+        .join('');
       return `<${n.tag}${attrs}>${show(n.children)}</${n.tag}>`;
     })
     .join('');
@@ -44,7 +46,15 @@ describe('markdownTree', () => {
 
   it('links open only http(s) and mailto, in a new tab without opener or referrer; others are inert text', () => {
     expect(md('[x](https://example.com/a?b=1)')).toBe('<p><a href="https://example.com/a?b=1" rel="noopener noreferrer nofollow" target="_blank">x</a></p>');
-    for (const href of ['javascript:alert(1)', '&#106;avascript:alert(1)', 'JaVaScRiPt:alert(1)', 'java&#9;script:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'src/app.ts']) {
+    for (const href of [
+      'javascript:alert(1)',
+      '&#106;avascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      'java&#9;script:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'src/app.ts',
+    ]) {
       const out = md(`[x](${href})`);
       expect(out, href).not.toContain('<a ');
       expect(out, href).toContain('class="link-inert"');

@@ -194,30 +194,37 @@ export function AssistantView(page) {
       verdict.textContent = label;
       if (d.derived) {
         card.dataset.history = 'derived';
-        verdict.title = d.verdict === 'ran'
-          ? 'From the history: the call passed the gate and ran (whether it was repaired first is not kept there)'
-          : 'From the history: the call was refused before it ran';
+        verdict.title =
+          d.verdict === 'ran'
+            ? 'From the history: the call passed the gate and ran (whether it was repaired first is not kept there)'
+            : 'From the history: the call was refused before it ran';
       }
       if (d.verdict !== 'blocked' && !d.ok) head.append(el('span', 'verdict failed', 'failed'));
       if (d.category && d.category !== 'valid') head.append(el('span', 'category', d.category.replace(/_/g, ' ')));
       if (typeof d.durationMs === 'number') head.append(el('span', 'duration', `${d.durationMs} ms`));
       page.stickToBottom(() => {
         if (d.repairs?.length) {
-          card.append(listBlock('repairs', 'Repaired before running:', d.repairs.map((r) => {
-            /** @type {Node[]} */
-            const parts = [el('code', '', r.path), document.createTextNode(` ${String(r.kind).replace(/_/g, ' ')}`)];
-            // A dropped value has no "to": say what became of it instead of an arrow to nothing.
-            if (r.to !== undefined) {
-              if (r.from !== undefined) parts.push(document.createTextNode(': '), el('code', '', r.from), document.createTextNode(' → '));
-              else parts.push(document.createTextNode(': '));
-              parts.push(el('code', '', r.to));
-            } else if (r.kind === 'drop_unknown') {
-              parts.push(document.createTextNode(': not a parameter of this tool; dropped and recorded as a feature request'));
-            } else if (r.from !== undefined) {
-              parts.push(document.createTextNode(': '), el('code', '', r.from), document.createTextNode(' dropped'));
-            }
-            return parts;
-          })));
+          card.append(
+            listBlock(
+              'repairs',
+              'Repaired before running:',
+              d.repairs.map((r) => {
+                /** @type {Node[]} */
+                const parts = [el('code', '', r.path), document.createTextNode(` ${String(r.kind).replace(/_/g, ' ')}`)];
+                // A dropped value has no "to": say what became of it instead of an arrow to nothing.
+                if (r.to !== undefined) {
+                  if (r.from !== undefined) parts.push(document.createTextNode(': '), el('code', '', r.from), document.createTextNode(' → '));
+                  else parts.push(document.createTextNode(': '));
+                  parts.push(el('code', '', r.to));
+                } else if (r.kind === 'drop_unknown') {
+                  parts.push(document.createTextNode(': not a parameter of this tool; dropped and recorded as a feature request'));
+                } else if (r.from !== undefined) {
+                  parts.push(document.createTextNode(': '), el('code', '', r.from), document.createTextNode(' dropped'));
+                }
+                return parts;
+              }),
+            ),
+          );
         }
         if (d.error) card.append(el('p', 'reason', d.error));
         if (d.suggestions?.length) {

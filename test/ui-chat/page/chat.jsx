@@ -37,8 +37,7 @@ function Part({ part }) {
     const { verdict, category, repairs, suggestions } = part.data;
     return (
       <div className="verdict" data-verdict={verdict} data-category={category} data-call={part.data.toolCallId}>
-        {verdict} ({category})
-        {repairs.length > 0 && <span className="repairs"> repaired: {repairs.map((r) => `${r.kind} ${r.path}`).join(', ')}</span>}
+        {verdict} ({category}){repairs.length > 0 && <span className="repairs"> repaired: {repairs.map((r) => `${r.kind} ${r.path}`).join(', ')}</span>}
         {suggestions?.length > 0 && <span className="suggestions"> try: {suggestions.join(', ')}</span>}
       </div>
     );
@@ -60,11 +59,15 @@ function App() {
   const busy = status === 'submitted' || status === 'streaming';
   return (
     <main>
-      <div id="status" data-status={status}>{status}</div>
+      <div id="status" data-status={status}>
+        {status}
+      </div>
       {error && <div id="error">{error.message}</div>}
       {notices.map((n, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: append-only list: an index always names the same item
-        <div className="notice" key={i}>{n}</div>
+        <div className="notice" key={i}>
+          {n}
+        </div>
       ))}
       {messages.map((m) => (
         <div key={m.id} className={`msg ${m.role}`} data-id={m.id} data-reason={m.metadata?.reason ?? ''}>
@@ -83,8 +86,12 @@ function App() {
         }}
       >
         <input id="message" value={input} onChange={(e) => setInput(e.target.value)} />
-        <button id="send" type="submit" disabled={busy}>Send</button>
-        <button id="stop" type="button" disabled={!busy} onClick={() => stopTurn(messages)}>Stop</button>
+        <button id="send" type="submit" disabled={busy}>
+          Send
+        </button>
+        <button id="stop" type="button" disabled={!busy} onClick={() => stopTurn(messages)}>
+          Stop
+        </button>
       </form>
     </main>
   );
