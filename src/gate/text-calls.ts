@@ -95,6 +95,7 @@ const EXAMPLE_CUE =
   /\b(for example|for instance|e\.g\.|example|sample|such as|would look like|might look like|looks like|look like|format would be|hypothetical)\b[^.\n]*[:.]?\s*$/i;
 const EXAMPLE_WINDOW = 200;
 const FENCE_OPENER = /```[\w+-]*[ \t]*\n/g;
+const HAS_LETTER = /\p{L}/u;
 const LINE_START_JSON = /(^|\n)[ \t]*(?=[{[])/g;
 const AFTER_COLON_JSON = /[:=][ \t]*(?=\{)/g;
 
@@ -289,7 +290,8 @@ export function extractTextCalls(text: string, toolset: readonly ToolSpec[]): { 
     const value = end < 0 ? undefined : json.valueAt(at);
     if (!isPlainObject(value) || x.callsAt(at) !== null) continue;
     const prev = previousLine(text, m.index! + (m[1] ? 1 : 0));
-    const name = prev && resolve(prev.line.trim().replace(/[:(]\s*$/, ''));
+    // A line without a letter names no tool (`{}` above `{}` in a run of values): not worth resolving.
+    const name = prev && HAS_LETTER.test(prev.line) && resolve(prev.line.trim().replace(/[:(]\s*$/, ''));
     if (prev && name) x.add({ start: prev.start, end, calls: [{ name, arguments: value }] });
   }
   // 4. JSON in the same line after a colon ("Here is the call: {...}") or an assignment in a
