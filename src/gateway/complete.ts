@@ -4,6 +4,7 @@
 // counted twice, a retry's text is kept only when it answers without a call, and calls still blocked
 // after the last attempt go out as the model wrote them.
 import { accepted, gateProposed, outcomeOf, sameCall, textCalls, wireCall, type GatedCall, type Outcome } from './gated-call.ts';
+import { isPlainObject } from '../gate/schema.ts';
 import { openAIError } from './errors.ts';
 import { buildCompletion } from './response.ts';
 import { blockedOf, retryMessages, shouldRetry } from './retry.ts';
@@ -12,7 +13,6 @@ import { MAX_COMPLETION_BYTES, readBounded } from './upstream.ts';
 import { addUsage, type UsageRecord } from './usage.ts';
 
 type Json = Record<string, unknown>;
-const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface Completed {
   status: number;
@@ -69,9 +69,9 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
     }
     const calls: GatedCall[] = [];
     // Without tools to gate against (none declared, or tool_choice "none") calls pass as they came.
-    const native = request.toolset.length > 0 && Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
+    const native = request.toolset.length > 0 && Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : [];
     for (const [i, tc] of native.entries()) {
-      const fn = isRecord(tc.function) ? tc.function : {};
+      const fn = isPlainObject(tc.function) ? tc.function : {};
       const id = typeof tc.id === 'string' && tc.id ? tc.id : `call_${i}`;
       originals.set(id, tc);
       calls.push(
@@ -125,7 +125,7 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
 function parse(text: string): Json | null {
   try {
     const v: unknown = JSON.parse(text);
-    return isRecord(v) ? v : null;
+    return isPlainObject(v) ? v : null;
   } catch {
     return null;
   }
@@ -133,6 +133,6 @@ function parse(text: string): Json | null {
 
 function choiceMessage(json: Json): Json | null {
   const choices = Array.isArray(json.choices) ? json.choices : [];
-  const choice = choices.find((c): c is Json => isRecord(c) && (c.index ?? 0) === 0);
-  return choice && isRecord(choice.message) ? choice.message : null;
+  const choice = choices.find((c): c is Json => isPlainObject(c) && (c.index ?? 0) === 0);
+  return choice && isPlainObject(choice.message) ? choice.message : null;
 }

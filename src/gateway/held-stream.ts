@@ -11,6 +11,7 @@
 // loop) the text is held until the answer ends; calls found in it become real tool calls.
 // On a retry (not the first attempt) the text is held to the end and shown only when the retry
 // answers without a call: the client already has the first answer's text.
+import { isPlainObject } from '../gate/schema.ts';
 import type { ToolSpec } from '../gate/types.ts';
 import { TextHold } from '../loop/text-hold.ts';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
@@ -45,7 +46,6 @@ export interface AttemptResult {
 }
 
 type Chunk = Record<string, unknown>;
-const isRecord = (v: unknown): v is Chunk => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface OpenCall {
   key: string;
@@ -85,7 +85,7 @@ export class HeldStream {
       chunk = undefined;
     }
     // Something that is not a chunk is passed on as it came: the client decides what it makes of it.
-    if (!isRecord(chunk)) {
+    if (!isPlainObject(chunk)) {
       d.raw(message);
       return;
     }
@@ -98,9 +98,9 @@ export class HeldStream {
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     // One choice is gated (n > 1 is refused); any other an upstream sends is dropped.
-    const choice = choices.find((c): c is Chunk => isRecord(c) && (c.index ?? 0) === 0);
+    const choice = choices.find((c): c is Chunk => isPlainObject(c) && (c.index ?? 0) === 0);
     if (!choice) return;
-    const delta = isRecord(choice.delta) ? choice.delta : {};
+    const delta = isPlainObject(choice.delta) ? choice.delta : {};
     // Without tools to gate against (none declared, or tool_choice "none") calls pass as they came.
     const toolDeltas = this.options.toolset.length > 0 && Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
 
@@ -121,7 +121,7 @@ export class HeldStream {
     }
     if (!changed) d.raw(message);
     else this.rewrite(chunk, choice, delta, content);
-    for (const tc of toolDeltas) if (isRecord(tc)) this.toolDelta(tc as ToolCallDelta);
+    for (const tc of toolDeltas) if (isPlainObject(tc)) this.toolDelta(tc as ToolCallDelta);
     // The answer is finished, so is its last call: it goes out now, not when the body ends.
     if (this.finishReason !== null && this.open) this.close(this.open);
   }
