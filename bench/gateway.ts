@@ -312,6 +312,12 @@ const corpusMs = performance.now() - corpusStart;
 
 const med = (xs: number[]) => percentile(xs, 50);
 const r = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+/** The three paths' median times, in ms to a tenth. */
+const medianMs = (xs: Record<'gateway' | 'proxy' | 'direct', number[]>) => ({
+  gatewayMs: r(med(xs.gateway), 1),
+  proxyMs: r(med(xs.proxy), 1),
+  directMs: r(med(xs.direct), 1),
+});
 const result = {
   ttfbMs: {
     gateway: { p50: r(percentile(ttfb.gateway, 50)), p99: r(percentile(ttfb.gateway, 99)) },
@@ -324,9 +330,7 @@ const result = {
   pacedAnswer: {
     tokens: TOKENS,
     rounds: PACED_ROUNDS,
-    gatewayMs: r(med(paced.gateway), 1),
-    proxyMs: r(med(paced.proxy), 1),
-    directMs: r(med(paced.direct), 1),
+    ...medianMs(paced),
     /** Each request's total over the time its upstream took to send it, medians, gateway / direct. */
     ratio: r(med(pacedRatio.gateway) / med(pacedRatio.direct), 4),
     proxyRatio: r(med(pacedRatio.proxy) / med(pacedRatio.direct), 4),
@@ -334,9 +338,7 @@ const result = {
   unpacedAnswer: {
     tokens: TOKENS,
     rounds: ROUNDS,
-    gatewayMs: r(med(total.gateway), 1),
-    proxyMs: r(med(total.proxy), 1),
-    directMs: r(med(total.direct), 1),
+    ...medianMs(total),
     ratioToDirect: r(med(total.gateway) / med(total.direct), 3),
     ratioToProxy: r(med(total.gateway) / med(total.proxy), 3),
     gatewayCpuUsPerToken: r((med(cpu.gateway) * 1000) / TOKENS, 2),
