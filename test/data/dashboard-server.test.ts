@@ -3,13 +3,10 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityRow } from '../../src/activity/types.ts';
-import { createPgliteSink } from '../../src/activity/sinks/pglite.ts';
-import { createPgliteDashboard } from '../../src/dashboard/pglite.ts';
 import type { DashboardSource } from '../../src/dashboard/types.ts';
-import { readMigrations } from '../../src/entries/sql-files.ts';
-import { openPglite } from '../../src/store/pglite.ts';
 import { rounded } from './dashboard-checks.ts';
-import { ALL_TIME, EXPECTED_ALL, activityRows, turnRows } from './fixture.ts';
+import { ALL_TIME, EXPECTED_ALL, activityRows } from './fixture.ts';
+import { openFixtureDashboard } from './fixture-dashboard.ts';
 
 /*
  * MCP calls, 2025-03-02, turn M1 (user A), model m1:
@@ -64,11 +61,7 @@ function mcpRows(): ActivityRow[] {
 let db: PGlite;
 let dashboard: DashboardSource;
 beforeAll(async () => {
-  db = await openPglite(undefined, readMigrations());
-  const sink = createPgliteSink(db);
-  await sink.writeActivity([...activityRows(), ...mcpRows()]);
-  await sink.writeTurns(turnRows());
-  dashboard = createPgliteDashboard(db);
+  ({ db, dashboard } = await openFixtureDashboard(mcpRows()));
 });
 afterAll(async () => {
   await db?.close();

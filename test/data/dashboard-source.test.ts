@@ -4,13 +4,10 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityRow } from '../../src/activity/types.ts';
-import { createPgliteSink } from '../../src/activity/sinks/pglite.ts';
-import { createPgliteDashboard } from '../../src/dashboard/pglite.ts';
 import type { DashboardSource } from '../../src/dashboard/types.ts';
-import { readMigrations } from '../../src/entries/sql-files.ts';
-import { openPglite } from '../../src/store/pglite.ts';
 import { checkDashboardAll, rounded } from './dashboard-checks.ts';
-import { ALL_TIME, EXPECTED_ALL, activityRows, turnRows } from './fixture.ts';
+import { ALL_TIME, EXPECTED_ALL, activityRows } from './fixture.ts';
+import { openFixtureDashboard } from './fixture-dashboard.ts';
 
 /*
  * Gateway calls, 2025-03-02, model gw-model, no user (a gateway key):
@@ -63,11 +60,7 @@ function gatewayRows(): ActivityRow[] {
 let db: PGlite;
 let dashboard: DashboardSource;
 beforeAll(async () => {
-  db = await openPglite(undefined, readMigrations());
-  const sink = createPgliteSink(db);
-  await sink.writeActivity([...activityRows(), ...gatewayRows()]);
-  await sink.writeTurns(turnRows());
-  dashboard = createPgliteDashboard(db);
+  ({ db, dashboard } = await openFixtureDashboard(gatewayRows()));
 });
 afterAll(async () => {
   await db?.close();
