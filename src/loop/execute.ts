@@ -1,5 +1,6 @@
 // Running one tool: a tool that throws, hangs past its timeout or returns something that cannot be
 // serialised becomes an error with a hint for the model. Nothing a tool does ends the turn.
+import { delay } from '../delay.ts';
 import { takeDiffs } from '../tools/diffs.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import type { FileDiff } from '../vocabulary.ts';
@@ -14,23 +15,18 @@ export async function executeTool(
   ctx: Omit<ToolContext, 'signal'>,
   options: { timeoutMs: number; signal: AbortSignal },
 ): Promise<Execution> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort = () => {};
+  // The tool's signal: the turn's, or the timeout's. `done` ends the wait once the race is decided.
+  const timedOut = new AbortController();
+  const done = new AbortController();
+  const signal = AbortSignal.any([options.signal, timedOut.signal]);
   // Resolves on the timeout or on an abort, so a tool that ignores its signal cannot hold the turn.
-  const timeout = new Promise<'timeout' | 'aborted'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
-    onAbort = () => {
-      controller.abort(options.signal.reason);
-      resolve('aborted');
-    };
-    if (options.signal.aborted) onAbort();
-    else options.signal.addEventListener('abort', onAbort, { once: true });
-  });
+  const timeout = delay(options.timeoutMs, { signal: AbortSignal.any([options.signal, done.signal]) }).then(() =>
+    options.signal.aborted ? ('aborted' as const) : ('timeout' as const),
+  );
   try {
-    const outcome = await Promise.race([tool.run(args, { ...ctx, signal: controller.signal }), timeout]);
+    const outcome = await Promise.race([tool.run(args, { ...ctx, signal }), timeout]);
     if (outcome === 'timeout') {
-      controller.abort(new Error('tool timeout'));
+      timedOut.abort(new Error('tool timeout'));
       return failure(`${tool.name} did not finish within ${options.timeoutMs} ms`, 'Retry with a smaller request, or continue without this result.', true);
     }
     if (outcome === 'aborted') return failure(`${tool.name} was stopped: the turn ended`, 'No action needed.', true);
@@ -42,8 +38,7 @@ export async function executeTool(
     const message = err instanceof Error ? err.message : String(err);
     return failure(`${tool.name} failed: ${message}`, 'Read the error, correct the arguments and call the tool again, or choose another tool.');
   } finally {
-    clearTimeout(timer);
-    options.signal.removeEventListener('abort', onAbort);
+    done.abort();
   }
 }
 
