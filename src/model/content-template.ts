@@ -15,6 +15,8 @@
 // a control character in it) is decoded by JSON.parse; one it refuses goes to the full parse, which
 // reports it as before.
 
+import { isPlainObject } from '../gate/schema.ts';
+
 /** How many chunks in a row may fail to match before learning stops (providers that vary every chunk). */
 const MAX_MISSES = 4;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes control characters, so they are what this finds
@@ -36,17 +38,17 @@ export class ContentTemplate {
   match(data: string): string | undefined {
     const { prefix, middle, tail } = this;
     if (prefix === '') return undefined;
-    if (data.slice(0, prefix.length) !== prefix) return this.miss();
+    if (!data.startsWith(prefix)) return this.miss();
     const close = stringEnd(data, prefix.length - 1);
     if (close === -1) return this.miss();
     let rest = close;
     if (middle !== null) {
-      if (data.slice(close, close + middle.length) !== middle) return this.miss();
+      if (!data.startsWith(middle, close)) return this.miss();
       const open = close + middle.length - 1;
       rest = stringEnd(data, open);
       if (rest === -1 || stringValue(data.slice(open + 1, rest)) === undefined) return this.miss();
     }
-    if (data.length - rest !== tail.length || data.slice(rest) !== tail) return this.miss();
+    if (data.length - rest !== tail.length || !data.endsWith(tail)) return this.miss();
     this.misses = 0;
     return stringValue(data.slice(prefix.length, close));
   }
@@ -124,19 +126,15 @@ function lastStringValue(data: string, from: number): { open: number; close: num
 
 /** delta.content of a chunk that only adds text (and so may be a template), else undefined. */
 function contentOnly(chunk: unknown): string | undefined {
-  if (!isRecord(chunk) || chunk.error || chunk.usage) return undefined;
+  if (!isPlainObject(chunk) || chunk.error || chunk.usage) return undefined;
   const choices = chunk.choices;
   if (!Array.isArray(choices) || choices.length !== 1) return undefined;
   const choice: unknown = choices[0];
-  if (!isRecord(choice) || (choice.index ?? 0) !== 0) return undefined;
+  if (!isPlainObject(choice) || (choice.index ?? 0) !== 0) return undefined;
   if (typeof choice.finish_reason === 'string' && choice.finish_reason) return undefined;
   const delta = choice.delta;
-  if (!isRecord(delta) || Array.isArray(delta.tool_calls)) return undefined;
+  if (!isPlainObject(delta) || Array.isArray(delta.tool_calls)) return undefined;
   return typeof delta.content === 'string' ? delta.content : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The index after `:` and the JSON whitespace around it, starting at `i`; -1 when no colon is there. */
