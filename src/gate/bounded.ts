@@ -26,11 +26,19 @@ export function boundedNames(names: readonly string[]): string[] {
 }
 
 export function boundedRepairs(repairs: readonly Repair[]): Repair[] {
-  const out = repairs.slice(0, repairs.length > MAX_LISTED ? MAX_LISTED - 1 : MAX_LISTED).map(boundedRepair);
-  if (repairs.length > MAX_LISTED) {
-    const rest = repairs.length - out.length;
-    out.push({ kind: 'omitted', path: '$', to: `${formatCount(rest)} more repairs of this call, not listed`, category: repairs[out.length]!.category });
-  }
+  return capped(repairs, boundedRepair, (rest, next) => ({
+    kind: 'omitted',
+    path: '$',
+    to: `${formatCount(rest)} more repairs of this call, not listed`,
+    category: next.category,
+  }));
+}
+
+/** The first MAX_LISTED entries, mapped; past that one fewer and a last entry (`note`) saying how many more. */
+function capped<T>(list: readonly T[], map: (entry: T) => T, note: (rest: number, next: T) => T): T[] {
+  const over = list.length > MAX_LISTED;
+  const out = list.slice(0, over ? MAX_LISTED - 1 : MAX_LISTED).map(map);
+  if (over) out.push(note(list.length - out.length, list[out.length]!));
   return out;
 }
 
@@ -42,14 +50,11 @@ function boundedRepair(r: Repair): Repair {
 }
 
 export function boundedProblems(problems: readonly Problem[]): Problem[] {
-  const out = problems
-    .slice(0, problems.length > MAX_LISTED ? MAX_LISTED - 1 : MAX_LISTED)
-    .map((p) => ({ ...p, path: bound(p.path, MAX_NAME), message: bound(p.message, MAX_PROBLEM) }));
-  if (problems.length > MAX_LISTED) {
-    const next = problems[out.length]!;
-    out.push({ category: next.category, path: '$', message: `… and ${formatCount(problems.length - out.length)} more problems, not listed` });
-  }
-  return out;
+  return capped(
+    problems,
+    (p) => ({ ...p, path: bound(p.path, MAX_NAME), message: bound(p.message, MAX_PROBLEM) }),
+    (rest, next) => ({ category: next.category, path: '$', message: `… and ${formatCount(rest)} more problems, not listed` }),
+  );
 }
 
 /** The verdict with every model-sized string and list bounded (see the top of this file). */
