@@ -2,6 +2,7 @@
 // error result the model can act on); otherwise `structuredContent` when the server sent it, else the
 // text content. Images, audio and resources are summarised in one line each, never inlined: a base64
 // blob is useless to the model and costly in its context.
+import { isPlainObject } from '../../gate/schema.ts';
 
 /** The parts of a CallToolResult read here (the SDK's type, loosely: servers send what they send). */
 export interface CallResultLike {
@@ -23,15 +24,15 @@ export function mapCallResult(result: CallResultLike): MappedResult {
     const error = text === '' ? 'the tool reported an error without a message' : text;
     return { ok: false, error: error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS)}…` : error };
   }
-  if (isObject(result.structuredContent)) return { ok: true, value: result.structuredContent };
+  if (isPlainObject(result.structuredContent)) return { ok: true, value: result.structuredContent };
   if (blocks.length === 0 && result.toolResult !== undefined) return { ok: true, value: result.toolResult };
-  if (blocks.length === 1 && isObject(blocks[0]) && blocks[0].type === 'text') return { ok: true, value: String(blocks[0].text ?? '') };
+  if (blocks.length === 1 && isPlainObject(blocks[0]) && blocks[0].type === 'text') return { ok: true, value: String(blocks[0].text ?? '') };
   const text = blocks.map(describeBlock).join('\n');
   return { ok: true, value: text === '' ? '(the tool returned no content)' : text };
 }
 
 function describeBlock(block: unknown): string {
-  if (!isObject(block)) return '';
+  if (!isPlainObject(block)) return '';
   switch (block.type) {
     case 'text':
       return typeof block.text === 'string' ? block.text : '';
@@ -39,7 +40,7 @@ function describeBlock(block: unknown): string {
     case 'audio':
       return `[${block.type}: ${mime(block.mimeType)}, ${size(base64Bytes(block.data))}, not shown]`;
     case 'resource': {
-      const r = isObject(block.resource) ? block.resource : {};
+      const r = isPlainObject(block.resource) ? block.resource : {};
       const body = typeof r.text === 'string' ? `${r.text.length} characters of text` : size(base64Bytes(r.blob));
       return `[resource ${str(r.uri)}: ${mime(r.mimeType)}, ${body}, not shown]`;
     }
@@ -48,10 +49,6 @@ function describeBlock(block: unknown): string {
     default:
       return `[${str(block.type)} content, not shown]`;
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : 'unknown');
