@@ -10,6 +10,7 @@ import { startEverything, type RunningMcp } from '../support/mcp-servers.ts';
 import { freePort } from '../support/ports.ts';
 import { lastToolResult, startScriptedOpenAI, type Script, type ScriptedServer } from '../support/scripted-openai.ts';
 import { chat, shape, textOf, type SseEvent } from '../support/sse-client.ts';
+import { everythingStep } from './everything-script.ts';
 
 let everything: RunningMcp;
 let upstream: ScriptedServer | undefined;
@@ -48,18 +49,7 @@ const results = (events: SseEvent[]) => events.filter((e) => e.event === 'tool_r
 describe('server-everything through the gate', () => {
   it('repairs everything__get_sum {"a":"2","b":3} and the real server answers 5; blocks everything__add with get-sum suggested; blocks everything__echo without message and never calls the server', async () => {
     const before = everything.toolCalls().length;
-    const { app, upstream } = await setup((_req, i) => {
-      switch (i) {
-        case 0:
-          return { toolCalls: [{ id: 'c_sum', name: 'everything__get_sum', arguments: '{"a":"2","b":3}' }] };
-        case 1:
-          return { toolCalls: [{ id: 'c_add', name: 'everything__add', arguments: '{"a":2,"b":3}' }] };
-        case 2:
-          return { toolCalls: [{ id: 'c_echo', name: 'everything__echo', arguments: '{}' }] };
-        default:
-          return { text: 'The sum is 5.' };
-      }
-    });
+    const { app, upstream } = await setup((_req, i) => everythingStep(i));
     const res = await chat(app.url, { message: 'add 2 and 3' });
     expect(shape(res.events)).toEqual(['turn_start', 'tool_call', 'tool_result', 'tool_call', 'tool_result', 'tool_call', 'tool_result', 'text_delta', 'done']);
     const [sum, add, echo] = results(res.events);

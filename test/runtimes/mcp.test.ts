@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { startEverything, type RunningMcp } from '../support/mcp-servers.ts';
 import { lastToolResult, startScriptedOpenAI, type ChatRequest, type Reply, type ScriptedServer } from '../support/scripted-openai.ts';
+import { everythingStep } from '../mcp/everything-script.ts';
 import { starters, type RuntimeName, type RuntimeServer } from './servers.ts';
 import { readSse } from './sse-client.ts';
 
@@ -19,18 +20,7 @@ const asked = (req: ChatRequest, message: string) => req.messages.some((m) => m.
 const iteration = (req: ChatRequest) => req.messages.filter((m) => m.role === 'assistant' && m.tool_calls?.length).length;
 
 /** Stateless, keyed on the conversation, so that the three runtimes share it. */
-function script(req: ChatRequest): Reply {
-  switch (iteration(req)) {
-    case 0:
-      return { toolCalls: [{ id: 'c_sum', name: 'everything__get_sum', arguments: '{"a":"2","b":3}' }] };
-    case 1:
-      return { toolCalls: [{ id: 'c_add', name: 'everything__add', arguments: '{"a":2,"b":3}' }] };
-    case 2:
-      return { toolCalls: [{ id: 'c_echo', name: 'everything__echo', arguments: '{}' }] };
-    default:
-      return { text: 'The sum is 5.' };
-  }
-}
+const script = (req: ChatRequest): Reply => everythingStep(iteration(req));
 
 let model: ScriptedServer;
 let jwt: string;
