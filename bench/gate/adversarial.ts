@@ -18,7 +18,7 @@ import { gate } from '../../src/gate/index.ts';
 import { buildPathIndex } from '../../src/gate/paths.ts';
 import { extractTextCalls } from '../../src/gate/text-calls.ts';
 import type { GateContext, ToolSpec } from '../../src/gate/types.ts';
-import { TextHold } from '../../src/loop/text-hold.ts';
+import { TextHold } from '../../src/calls/text-hold.ts';
 import { printTable, round } from './common.ts';
 
 export const SIZES = [1_000, 10_000, 100_000, 1_000_000] as const;

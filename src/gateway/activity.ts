@@ -1,9 +1,10 @@
 // The activity rows of the gateway's calls: one per gated call and attempt, built by the loop's own
-// row builder so both sources mean the same thing by each column. A gateway request has no session
-// or turn: turn_id and session_id hold the request's id, iteration the attempt, source 'gateway'
+// row builder (calls/activity-row.ts), so both sources mean the same thing by each column. A gateway
+// request has no session or turn: turn_id and session_id hold the request's id, iteration the attempt,
+// source 'gateway'
 // (supabase/migrations/20261123000300_activity_source.sql).
 import type { ActivityWriter } from '../activity/types.ts';
-import { activityRow } from '../loop/activity-row.ts';
+import { activityRow } from '../calls/activity-row.ts';
 import type { GatedCall } from './gated-call.ts';
 
 export interface RequestContext {

@@ -13,7 +13,7 @@
 // answers without a call: the client already has the first answer's text.
 import { isPlainObject } from '../gate/schema.ts';
 import type { ToolSpec } from '../gate/types.ts';
-import { TextHold } from '../loop/text-hold.ts';
+import { TextHold } from '../calls/text-hold.ts';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
 import type { SseMessage } from '../model/sse-decode.ts';
 import type { Delivery } from './delivery.ts';

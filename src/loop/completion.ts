@@ -6,7 +6,7 @@ import { extractTextCalls } from '../gate/text-calls.ts';
 import { streamWithRetry } from '../model/retry.ts';
 import type { AssembledToolCall, ModelClient, ModelRequest } from '../model/types.ts';
 import type { Emit, Usage } from '../vocabulary.ts';
-import { TextHold } from './text-hold.ts';
+import { TextHold } from '../calls/text-hold.ts';
 
 export interface Completion {
   text: string;

@@ -4,10 +4,7 @@ import { delay } from '../delay.ts';
 import { takeDiffs } from '../tools/diffs.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import type { FileDiff } from '../vocabulary.ts';
-
-export type Execution =
-  /** `json` is the result as JSON text (a tool returning nothing gives "null"); `diffs`, for the page only, are not in it. */
-  { ok: true; result: unknown; json: string; diffs?: FileDiff[] } | { ok: false; error: string; hint: string; timedOut: boolean };
+import type { Execution } from '../calls/types.ts';
 
 export async function executeTool(
   tool: Tool,

@@ -10,7 +10,8 @@
 // or to withhold.
 import { echo } from '../gate/message.ts';
 import { schemaExample } from '../gate/schema-example.ts';
-import type { Category, JSONSchema, ToolSpec } from '../gate/types.ts';
+import type { Category, ToolSpec } from '../gate/types.ts';
+import type { Escalation } from '../calls/types.ts';
 
 export interface FailedCall {
   /** The tool as the model named it (blocked call) or as it ran (execution error). */
@@ -19,17 +20,6 @@ export interface FailedCall {
   category: Category;
   /** The raw arguments text, or the parsed arguments the tool ran with. */
   args: string | Record<string, unknown>;
-}
-
-export interface Escalation {
-  /** How many times this identical call has failed in this turn, this one included (2 or more). */
-  repeats: number;
-  /** This failure withheld the tool for the rest of the turn. */
-  withheld: boolean;
-  /** What to tell the model, after the failure's own message. */
-  note: string;
-  /** The tool's parameters and one valid set of arguments, on the escalation that shows them: added to the tool message. */
-  shown?: { schema: JSONSchema; example: unknown };
 }
 
 export interface LoopBreakerOptions {

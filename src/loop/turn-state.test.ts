@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gate } from '../gate/index.ts';
 import type { ToolSpec } from '../gate/types.ts';
-import type { CallOutcome } from './call-outcome.ts';
+import type { CallOutcome } from '../calls/call-outcome.ts';
 import { TurnState } from './turn-state.ts';
 
 const echo: ToolSpec = { name: 'echo', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } };

@@ -6,7 +6,7 @@ import { buildPathIndex } from '../gate/paths.ts';
 import type { GateContext, ToolSpec } from '../gate/types.ts';
 import type { ModelRequest } from '../model/types.ts';
 import type { ChatMessage, DoneReason, SummaryReason, Usage } from '../vocabulary.ts';
-import type { CallOutcome } from './call-outcome.ts';
+import type { CallOutcome } from '../calls/call-outcome.ts';
 import { LoopBreaker } from './loop-breaker.ts';
 import { isNarratedAction } from './nudges.ts';
 import { summaryRequest } from './summary.ts';

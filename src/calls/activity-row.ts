@@ -1,14 +1,12 @@
 // Builds the agent_activity row for one call from its outcome (call-outcome.ts): what the gate, the
 // tool and the loop breaker said. The gateway's calls, gated and handed on unrun, get rows the same way.
-// And the agent_turns outcome row of a turn, from its result.
-import type { ActivityRow, TurnRow } from '../activity/types.ts';
+import type { ActivityRow } from '../activity/types.ts';
 import type { ActivitySource } from '../vocabulary.ts';
 import type { ProposedCall } from '../gate/types.ts';
 import { bound } from '../gate/bounded.ts';
 import { MAX_NAME } from '../gate/message.ts';
-import { categoryOf, errorOf, type CallOutcome, type PassedVerdict } from './call-outcome.ts';
-import type { Escalation } from './loop-breaker.ts';
-import type { TurnResult } from './turn-state.ts';
+import { categoryOf, errorOf, type CallOutcome } from './call-outcome.ts';
+import type { Escalation, PassedVerdict } from './types.ts';
 
 const MAX_ARGUMENT_CHARS = 4_000;
 
@@ -97,29 +95,4 @@ function repeatedProblem(category: string, escalation: Escalation): string {
       ? 'the schema and an example were sent'
       : 'the model was told';
   return `the same call failed with ${category} ${escalation.repeats} times in this turn; ${then}`;
-}
-
-export interface TurnRowInput {
-  turn: { id: string; sessionId: string; userId: string | null };
-  model: string;
-  result: TurnResult;
-  started: Date;
-  finished: Date;
-}
-
-export function turnRow({ turn, model, result, started, finished }: TurnRowInput): TurnRow {
-  return {
-    id: turn.id,
-    session_id: turn.sessionId,
-    user_id: turn.userId,
-    model,
-    outcome: result.reason,
-    iterations: result.iterations,
-    tool_calls: result.messages.filter((m) => m.role === 'tool').length,
-    prompt_tokens: result.usage.promptTokens,
-    completion_tokens: result.usage.completionTokens,
-    duration_ms: finished.getTime() - started.getTime(),
-    started_at: started.toISOString(),
-    finished_at: finished.toISOString(),
-  };
 }

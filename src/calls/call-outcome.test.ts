@@ -4,9 +4,9 @@ import { buildPathIndex } from '../gate/paths.ts';
 import type { ProposedCall, ToolSpec } from '../gate/types.ts';
 import type { ToolResultPayload } from '../vocabulary.ts';
 import { activityRow } from './activity-row.ts';
-import { MAX_RESULT_CHARS, toolMessage, toolResultEvent, type BlockedVerdict, type CallOutcome, type PassedVerdict } from './call-outcome.ts';
-import type { Execution } from './execute.ts';
-import { LoopBreaker } from './loop-breaker.ts';
+import { MAX_RESULT_CHARS, toolMessage, toolResultEvent, type CallOutcome } from './call-outcome.ts';
+import type { BlockedVerdict, Execution, PassedVerdict } from './types.ts';
+import { LoopBreaker } from '../loop/loop-breaker.ts';
 
 const echo: ToolSpec = {
   name: 'echo',

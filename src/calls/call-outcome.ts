@@ -1,22 +1,19 @@
 // What became of one proposed call, as data: the gate blocked it, the loop breaker refused it (its
-// tool is withheld for the rest of the turn), or it ran. handleCall in turn.ts produces one; the pure
+// tool is withheld for the rest of the turn), or it ran. handleCall in loop/turn.ts produces one; the pure
 // functions here say what each party is told of it: the client (the tool_result event) and the model
 // (the tool message, one ToolResultPayload shape for every outcome). The activity row is built from
 // the same outcome by activityRow (activity-row.ts), with the same category and error.
-import type { Category, ProposedCall, Verdict } from '../gate/types.ts';
+import type { Category, ProposedCall } from '../gate/types.ts';
 import { bound } from '../gate/bounded.ts';
 import { MAX_NAME } from '../gate/message.ts';
 import type { ChatMessage, ToolResultPayload, TurnEvent } from '../vocabulary.ts';
-import type { Execution } from './execute.ts';
-import type { Escalation } from './loop-breaker.ts';
-
-export type BlockedVerdict = Extract<Verdict, { verdict: 'blocked' }>;
-export type PassedVerdict = Exclude<Verdict, { verdict: 'blocked' }>;
+import { blockedPayload } from './blocked-payload.ts';
+import type { BlockedVerdict, Escalation, Execution, PassedVerdict } from './types.ts';
 
 export type CallOutcome =
   /** The gate refused the call; nothing ran. `escalation` when it repeats an earlier failure of the turn. */
   | { kind: 'blocked'; call: ProposedCall; verdict: BlockedVerdict; escalation: Escalation | null; durationMs: number }
-  /** Neither gated nor run: its tool is withheld (loop-breaker.ts); `refusal` is what the model is told. */
+  /** Neither gated nor run: its tool is withheld (loop/loop-breaker.ts); `refusal` is what the model is told. */
   | { kind: 'withheld'; call: ProposedCall; refusal: string; durationMs: number }
   /** The call passed the gate, perhaps repaired, and ran. `escalation` when its failure repeats an earlier one. */
   | { kind: 'executed'; call: ProposedCall; verdict: PassedVerdict; execution: Execution; escalation: Escalation | null; durationMs: number };
@@ -89,17 +86,6 @@ function toolMessageContent(outcome: CallOutcome): string {
   // A repeated failure's hint is the escalation: the usual "correct the arguments and call again" no longer holds.
   const payload: ToolResultPayload = { ok: false, error: execution.error, hint: escalation ? escalation.note : execution.hint, ...escalation?.shown };
   return JSON.stringify(payload);
-}
-
-/** What the model is told of a call the gate blocked (also what the gateway sends back when it re-asks). */
-export function blockedPayload(verdict: BlockedVerdict, escalation: Escalation | null = null): ToolResultPayload {
-  return {
-    ok: false,
-    error: escalation ? `${verdict.message}\n${escalation.note}` : verdict.message,
-    suggestions: verdict.suggestions,
-    ...(verdict.listing ? { listing: verdict.listing } : {}),
-    ...escalation?.shown,
-  };
 }
 
 /**

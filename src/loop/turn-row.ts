@@ -1,0 +1,28 @@
+// The agent_turns outcome row of a turn, from its result: what the dashboard counts per turn.
+import type { TurnRow } from '../activity/types.ts';
+import type { TurnResult } from './turn-state.ts';
+
+export interface TurnRowInput {
+  turn: { id: string; sessionId: string; userId: string | null };
+  model: string;
+  result: TurnResult;
+  started: Date;
+  finished: Date;
+}
+
+export function turnRow({ turn, model, result, started, finished }: TurnRowInput): TurnRow {
+  return {
+    id: turn.id,
+    session_id: turn.sessionId,
+    user_id: turn.userId,
+    model,
+    outcome: result.reason,
+    iterations: result.iterations,
+    tool_calls: result.messages.filter((m) => m.role === 'tool').length,
+    prompt_tokens: result.usage.promptTokens,
+    completion_tokens: result.usage.completionTokens,
+    duration_ms: finished.getTime() - started.getTime(),
+    started_at: started.toISOString(),
+    finished_at: finished.toISOString(),
+  };
+}
