@@ -2,6 +2,8 @@
 // status. The gateway's clients are SDKs that read exactly this shape (the openai package raises
 // `APIError` from it, the AI SDK `APICallError`), so its own refusals use it too; `status` is added,
 // as in the rest of Rebound's API, and clients ignore it.
+import { cut, MAX_ERROR_MESSAGE } from '../quote.ts';
+
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null; status?: number };
 }
@@ -36,8 +38,11 @@ export class GatewayError extends Error {
   }
 }
 
+/** The error in OpenAI's shape; its message is cut to MAX_ERROR_MESSAGE, so no error body the gateway makes passes 16 KB. */
 export function openAIError(status: number, code: string, message: string, param: string | null = null): OpenAIErrorBody {
-  return { error: { message, type: TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param, code, status } };
+  return {
+    error: { message: cut(message, MAX_ERROR_MESSAGE), type: TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param, code, status },
+  };
 }
 
 /** Whether an upstream's error body already has the OpenAI shape (then it is passed on as it is). */

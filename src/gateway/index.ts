@@ -16,7 +16,7 @@ import type { GatedCall } from './gated-call.ts';
 import { gatewayStream, type AttemptsRun, type Settled } from './stream.ts';
 import { callUpstream, type UpstreamOptions } from './upstream.ts';
 
-export { ChatCompletionsBody, toGatewayRequest, type GatewayRequest } from './request.ts';
+export { ChatCompletionsBody, GATEWAY_COUNTS, toGatewayRequest, type GatewayRequest } from './request.ts';
 export { GatewayError, openAIError, type OpenAIErrorBody } from './errors.ts';
 export { listModels } from './models.ts';
 export type { Settled } from './stream.ts';

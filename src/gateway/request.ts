@@ -9,9 +9,16 @@
 // The gateway removes the field before forwarding; a server that is sent it directly ignores it.
 import * as z from 'zod';
 import type { JSONSchema, ToolSpec } from '../gate/types.ts';
+import { quote } from '../quote.ts';
 import { GatewayError } from './errors.ts';
 
 export const CODE_PARAM_FIELD = 'x-rebound-code';
+
+/**
+ * The most members the gateway reads of these arrays (README § Limits), counted on the body's text
+ * before it is parsed (src/http/body.ts): past them, a 400 at once, whatever the elements are.
+ */
+export const GATEWAY_COUNTS = { messages: 10_000, tools: 1_000, 'messages.*.content': 1_000 } as const;
 
 const FunctionDef = z.looseObject({
   name: z.string({ error: 'every function tool needs a name' }).min(1, 'a function name must not be empty'),
@@ -88,7 +95,7 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
     if (tool.type !== 'function') {
       throw unsupported(
         `tools[${i}].type`,
-        `tools[${i}] is a "${tool.type}" tool: the gateway gates function tools only. Send {"type": "function", "function": {name, parameters}}.`,
+        `tools[${i}] is a ${quote(tool.type, 40)} tool: the gateway gates function tools only. Send {"type": "function", "function": {name, parameters}}.`,
       );
     }
     if (!tool.function) throw unsupported(`tools[${i}].function`, `tools[${i}] has no "function": send {"type": "function", "function": {name, parameters}}.`);
@@ -188,7 +195,12 @@ function narrow(specs: ToolSpec[], choice: ChatCompletionsBody['tool_choice']): 
       throw new GatewayError(
         400,
         'invalid_tool_choice',
-        `tool_choice names "${name}", which is not among the request's tools (${specs.map((s) => s.name).join(', ') || 'none'}).`,
+        `tool_choice names ${quote(name, 80)}, which is not among the request's tools (${
+          specs
+            .slice(0, 20)
+            .map((s) => quote(s.name, 80))
+            .join(', ') || 'none'
+        }${specs.length > 20 ? ` and ${specs.length - 20} more` : ''}).`,
         'tool_choice',
       );
     }

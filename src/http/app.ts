@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import type { AppDeps } from './deps.ts';
 import { noAuth } from './deps.ts';
 import { errorResponse, onApiError } from './errors.ts';
+import { cut } from '../quote.ts';
 import { TurnTokens } from './turn-token.ts';
 import { randomSecret } from './random-secret.ts';
 import { LiveTurns } from '../turns/live-turns.ts';
@@ -51,7 +52,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', toolRoutes(deps));
   app.route('/', webRoutes(deps));
 
-  app.notFound((c) => errorResponse(c, 404, 'not_found', `No route ${c.req.method} ${c.req.path}. See the README for the API.`));
+  app.notFound((c) => errorResponse(c, 404, 'not_found', `No route ${c.req.method} ${cut(c.req.path, 200)}. See the README for the API.`));
   app.onError(onApiError);
   return app;
 }

@@ -1,30 +1,59 @@
-// Reads and validates a JSON request body: 415 for another content type, 413 past the size limit,
-// 400 for text that is not JSON or fields that do not fit the schema, each with what to fix.
+// Reads and validates a JSON request body, the one way every route does: 415 for another content type,
+// 413 past the size limit, 400 for text that is not JSON or fields that do not fit the schema, each with
+// what to fix. The work a body can cause is bounded before it is parsed (json-scan.ts): the counts a
+// route documents (the gateway's messages, tools and content parts), the values in the whole body, and
+// the arrays of which only the last member is read (useChat's conversation). The error lists the first
+// problems and how many more, so its size does not grow with the body's.
 import type { Context } from 'hono';
 import type * as z from 'zod';
+import { cut } from '../quote.ts';
 import { ApiError } from './errors.ts';
+import { type JsonBounds, scanJson } from './json-scan.ts';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
-export async function readJson<S extends z.ZodType>(c: Context, schema: S, maxBytes = MAX_BODY_BYTES): Promise<z.infer<S>> {
+/** Most values (objects, arrays and their members) a body may hold: no field, read or forwarded, makes its parse long. */
+export const MAX_BODY_VALUES = 100_000;
+
+/** Most problems an invalid body's error lists; it says how many more there were. */
+export const MAX_PROBLEMS = 10;
+
+export interface BodyOptions extends JsonBounds {
+  /** The body's byte cap (default 256 KB). */
+  maxBytes?: number;
+  /** The 413's message (default: the size and "Send a shorter message"). */
+  tooLarge?: string;
+}
+
+export async function readJson<S extends z.ZodType>(c: Context, schema: S, options: BodyOptions = {}): Promise<z.infer<S>> {
+  const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
+  const tooLarge = () =>
+    new ApiError(413, 'payload_too_large', options.tooLarge ?? `The body is larger than ${Math.round(maxBytes / 1024)} KB. Send a shorter message.`);
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
     throw new ApiError(
       415,
       'unsupported_media_type',
-      `Send the body as JSON with "Content-Type: application/json" (got ${type ? `"${type}"` : 'no content type'}).`,
+      `Send the body as JSON with "Content-Type: application/json" (got ${type ? cut(`"${type}"`, 100) : 'no content type'}).`,
     );
   }
   const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await readLimited(c.req.raw, maxBytes);
+  if (declared > maxBytes) throw tooLarge();
+  const text = await readLimited(c.req.raw, maxBytes, tooLarge);
+  const scan = scanJson(text, { maxValues: MAX_BODY_VALUES, ...options });
+  if (!scan.ok) throw scanError(scan);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(scan.text);
   } catch (err) {
-    throw new ApiError(400, 'malformed_json', `The body is not valid JSON (${(err as Error).message}). Send one JSON object such as {"message": "…"}.`, {
-      cause: err,
-    });
+    throw new ApiError(
+      400,
+      'malformed_json',
+      `The body is not valid JSON (${cut((err as Error).message, 200)}). Send one JSON object such as {"message": "…"}.`,
+      {
+        cause: err,
+      },
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
@@ -32,18 +61,42 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S, maxBy
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    const details = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'body'}: ${i.message}`).join('; ');
-    throw new ApiError(400, 'invalid_request', `Invalid request: ${details}.`);
+    // The kept member of a keepLast array is its first in the parsed text: name it by its index in the body.
+    const at = (path: PropertyKey[]): PropertyKey[] =>
+      scan.skipped > 0 && path[0] === options.keepLast && path[1] === 0 ? [path[0] as PropertyKey, scan.skipped, ...path.slice(2)] : path;
+    throw new ApiError(400, 'invalid_request', `Invalid request: ${problems(parsed.error.issues.map((i) => ({ path: at(i.path), message: i.message })))}.`);
   }
   return parsed.data;
 }
 
-function tooLarge(maxBytes: number) {
-  return new ApiError(413, 'payload_too_large', `The body is larger than ${Math.round(maxBytes / 1024)} KB. Send a shorter message.`);
+/** The first MAX_PROBLEMS problems, each cut, then how many more: the message stays a few KB whatever the body. */
+function problems(issues: Array<{ path: PropertyKey[]; message: string }>): string {
+  const listed = issues.slice(0, MAX_PROBLEMS).map((i) => `${i.path.length ? cut(i.path.map(String).join('.'), 120) : 'body'}: ${cut(i.message, 200)}`);
+  const more = issues.length > MAX_PROBLEMS ? `; and ${issues.length - MAX_PROBLEMS} more problems, not listed` : '';
+  return listed.join('; ') + more;
+}
+
+function scanError(scan: Exclude<ReturnType<typeof scanJson>, { ok: true }>): ApiError {
+  switch (scan.kind) {
+    case 'malformed':
+      return new ApiError(400, 'malformed_json', `The body is not valid JSON (${scan.reason}). Send one JSON object such as {"message": "…"}.`);
+    case 'values':
+      return new ApiError(
+        400,
+        'invalid_request',
+        `Invalid request: the body holds more than ${scan.max.toLocaleString('en')} JSON values (objects, arrays and their members), the most a request may (README § Limits). Send a smaller request.`,
+      );
+    case 'items':
+      return new ApiError(
+        400,
+        'invalid_request',
+        `Invalid request: ${scan.path.replaceAll('.*', '[]')} has more than ${scan.max.toLocaleString('en')} items, the most this route reads (README § Limits). Send at most ${scan.max.toLocaleString('en')}.`,
+      );
+  }
 }
 
 /** Reads at most maxBytes, without trusting Content-Length (chunked bodies have none). */
-async function readLimited(request: Request, maxBytes: number): Promise<string> {
+async function readLimited(request: Request, maxBytes: number, tooLarge: () => ApiError): Promise<string> {
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -54,7 +107,7 @@ async function readLimited(request: Request, maxBytes: number): Promise<string> 
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
-      throw tooLarge(maxBytes);
+      throw tooLarge();
     }
     chunks.push(value);
   }

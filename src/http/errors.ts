@@ -4,6 +4,7 @@
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AuthError } from '../auth-error.ts';
+import { cut, MAX_ERROR_MESSAGE } from '../quote.ts';
 import { SessionForbiddenError } from '../store/types.ts';
 
 export interface ApiErrorBody {
@@ -40,8 +41,9 @@ export function toApiError(err: unknown): ApiError {
   return new ApiError(500, 'internal', INTERNAL, { cause: err });
 }
 
+/** The error as JSON; its message is cut to MAX_ERROR_MESSAGE, so no error body passes 16 KB. */
 export function errorResponse(c: Context, status: ContentfulStatusCode, code: string, message: string) {
-  return c.json<ApiErrorBody>({ error: { status, code, message } }, status);
+  return c.json<ApiErrorBody>({ error: { status, code, message: cut(message, MAX_ERROR_MESSAGE) } }, status);
 }
 
 /** app.onError: any error thrown by a route or middleware, as its response; the unexpected ones are logged. */

@@ -68,7 +68,7 @@ describe('requests the gateway cannot serve', () => {
       'tool_choice naming another tool',
       { tools: TOOLS, tool_choice: { type: 'function', function: { name: 'get_wether' } } },
       'tool_choice',
-      /"get_wether", which is not among the request's tools \(get_weather, search_notes, write_file\)/,
+      /"get_wether", which is not among the request's tools \("get_weather", "search_notes", "write_file"\)/,
     ],
   ];
   for (const [what, extra, param, message] of cases) {

@@ -23,7 +23,7 @@ const BASE = ['vocabulary', 'gate', 'base'];
 const layers: Layer[] = [
   { name: 'gate', holds: ['src/gate/'], may: [] },
   { name: 'vocabulary', holds: ['src/vocabulary.ts'], may: ['gate'] },
-  { name: 'base', holds: ['src/config.ts', 'src/delay.ts', 'src/auth-error.ts'], may: [] },
+  { name: 'base', holds: ['src/config.ts', 'src/delay.ts', 'src/auth-error.ts', 'src/quote.ts'], may: [] },
   { name: 'store', holds: ['src/store/'], may: BASE },
   { name: 'model', holds: ['src/model/'], may: BASE },
   { name: 'activity', holds: ['src/activity/'], may: ['store', ...BASE] },

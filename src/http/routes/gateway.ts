@@ -4,7 +4,16 @@
 // (src/gateway/models.ts). The Responses API and the legacy completions endpoint get a 400 that says
 // what to call instead.
 import { Hono, type Context } from 'hono';
-import { ChatCompletionsBody, GatewayError, listModels, openAIError, runGateway, toGatewayRequest, type GatewayResponse } from '../../gateway/index.ts';
+import {
+  ChatCompletionsBody,
+  GATEWAY_COUNTS,
+  GatewayError,
+  listModels,
+  openAIError,
+  runGateway,
+  toGatewayRequest,
+  type GatewayResponse,
+} from '../../gateway/index.ts';
 import { readJson } from '../body.ts';
 import type { AppDeps } from '../deps.ts';
 import { toApiError } from '../errors.ts';
@@ -44,7 +53,7 @@ export function gatewayRoutes(deps: AppDeps) {
   app.post('/v1/chat/completions', authenticated, async (c) => {
     const caller = c.get('caller');
     const upstream = upstreamFor(caller);
-    const body = await readJson(c, ChatCompletionsBody, GATEWAY_MAX_BODY_BYTES);
+    const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS });
     const request = toGatewayRequest(body, { models: config.gateway.models });
     const waitUntil = waitUntilFor(c, deps);
     const result = await runGateway(request, {

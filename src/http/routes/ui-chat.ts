@@ -16,6 +16,7 @@ import type { TurnTokens } from '../turn-token.ts';
 import { chatSessionId } from '../ui-stream/chat-session.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
 import { authenticate, type AuthEnv } from '../middleware/auth.ts';
+import { quote } from '../../quote.ts';
 import { closeStaleTurns } from '../../store/interrupted.ts';
 import type { LiveTurns } from '../../turns/live-turns.ts';
 
@@ -99,20 +100,16 @@ export function uiChatRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns
   return app;
 }
 
-async function readBody(c: Context): Promise<UiChatBody> {
-  try {
-    return await readJson(c, UiChatRequest, MAX_UI_BODY_BYTES);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 413) {
-      throw new ApiError(
-        413,
-        'payload_too_large',
-        `The body is larger than ${MAX_UI_BODY_BYTES / (1024 * 1024)} MB. The server keeps the chat's history, so send only the last message (prepareSendMessagesRequest, see the README's "From a useChat app").`,
-        { cause: err },
-      );
-    }
-    throw err;
-  }
+/**
+ * The body, its conversation cut to the last message before it is parsed (readJson's keepLast): only
+ * that one is validated and read, so a history of any length costs one scan of its text.
+ */
+function readBody(c: Context): Promise<UiChatBody> {
+  return readJson(c, UiChatRequest, {
+    maxBytes: MAX_UI_BODY_BYTES,
+    keepLast: 'messages',
+    tooLarge: `The body is larger than ${MAX_UI_BODY_BYTES / (1024 * 1024)} MB. The server keeps the chat's history, so send only the last message (prepareSendMessagesRequest, see the README's "From a useChat app").`,
+  });
 }
 
 /** The turn's message: the text parts of the last message, which must be the user's. */
@@ -122,14 +119,19 @@ function userText(body: UiChatBody, maxChars: number): string {
     throw new ApiError(
       400,
       'invalid_request',
-      `Invalid request: the last message must be the user's (role "user"), not "${last.role}". Send the new user message last, or use trigger "regenerate-message" to answer the last one again.`,
+      `Invalid request: the last message must be the user's (role "user"), not ${quote(last.role)}. Send the new user message last, or use trigger "regenerate-message" to answer the last one again.`,
     );
   }
   const texts = last.parts.flatMap((p) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : []));
   const text = texts.join('\n\n').trim();
   if (text === '') {
     const kinds = [...new Set(last.parts.map((p) => p.type))];
-    const had = kinds.length ? `it has only ${kinds.map((k) => `"${k}"`).join(', ')} parts` : 'it has no parts';
+    const had = kinds.length
+      ? `it has only ${kinds
+          .slice(0, 5)
+          .map((k) => quote(k, 40))
+          .join(', ')}${kinds.length > 5 ? ` and ${kinds.length - 5} more kinds of` : ''} parts`
+      : 'it has no parts';
     throw new ApiError(
       400,
       'invalid_request',

@@ -1,0 +1,154 @@
+// The hostile-client suite, bodies: what an authenticated client can send to make the server work, hold
+// memory or answer at length, against the real app over loopback (node:http, bodies written as they
+// are). Each row holds its answer to a bound: the status and code, an error body of at most 16 KB that
+// names the problem, and for the bodies that are accepted, a turn that runs. How long each answer takes
+// and what /health waits meanwhile are printed by `npm run bench:abuse`, not asserted here.
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BODY_VALUES, MAX_PROBLEMS } from '../../src/http/body.ts';
+import { GATEWAY_COUNTS } from '../../src/gateway/request.ts';
+import { startScriptedOpenAI, type ScriptedServer } from '../support/scripted-openai.ts';
+import { startApp, type TestApp } from '../support/app-server.ts';
+import { parseUiStream } from '../support/ui-chunks.ts';
+
+const MAX_ERROR_BODY = 16 * 1024;
+
+let upstream: ScriptedServer;
+let app: TestApp;
+
+beforeAll(async () => {
+  upstream = await startScriptedOpenAI(() => ({ text: 'fine' }));
+  app = await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await upstream?.close();
+});
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+function post(path: string, body: string): Promise<Answer> {
+  const { hostname, port } = new URL(app.url);
+  return new Promise((resolve, reject) => {
+    const r = request(
+      { hostname, port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
+/** `count` copies of `item` as a JSON array's members, built as text (a million objects would cost the test, not the server). */
+const members = (item: string, count: number) => new Array(count).fill(item).join(',');
+
+const user = '{"id":"m1","role":"user","parts":[{"type":"text","text":"hello"}]}';
+/** The 4 MB body of the review: about 1.4 million empty messages. */
+const uiBody = (last: string, count = 1_398_000) =>
+  `{"id":"chat-${count}-${last.length}","messages":[${members('{}', count)},${last}],"trigger":"submit-message"}`;
+const gatewayBody = (fields: string) => `{"model":"gpt-4o-mini",${fields}}`;
+
+function expectBoundedError(answer: Answer, status: number, message: RegExp) {
+  expect(answer.status).toBe(status);
+  expect(answer.text.length).toBeLessThanOrEqual(MAX_ERROR_BODY);
+  const body = JSON.parse(answer.text) as { error: { message: string } };
+  expect(body.error.message).toMatch(message);
+  return body;
+}
+
+describe('hostile bodies get a bounded answer', () => {
+  it('/v1/ui/chat: 1.4 million {} messages, the last one invalid: a 400 about the last message alone', async () => {
+    const body = uiBody('{}');
+    expect(body.length).toBeGreaterThan(2.7 * 1024 * 1024);
+    const answer = await post('/v1/ui/chat', body);
+    const error = expectBoundedError(
+      answer,
+      400,
+      /^Invalid request: messages\.1398000\.role: role must be "user", "assistant" or "system"; messages\.1398000\.parts/,
+    );
+    expect(error).toEqual({ error: { status: 400, code: 'invalid_request', message: expect.any(String) } });
+  });
+
+  it('/v1/ui/chat: 1.4 million {} before a valid user message: the history is not capped, the turn runs', async () => {
+    const answer = await post('/v1/ui/chat', uiBody(user));
+    expect(answer.status).toBe(200);
+    const { chunks, done } = parseUiStream(answer.text);
+    expect(done).toBe(true);
+    expect(chunks.map((c) => c.type)).toContain('finish');
+    expect(upstream.requests.at(-1)?.messages.at(-1)).toMatchObject({ role: 'user', content: 'hello' });
+  });
+
+  it('/v1/ui/chat: a history whose brackets do not balance is not JSON', async () => {
+    const answer = await post('/v1/ui/chat', `{"id":"x","messages":[${members('{}', 1000)},{],${user}]}`);
+    expectBoundedError(answer, 400, /not valid JSON \(.*\)\. Send one JSON object/);
+  });
+
+  it('the gateway: 8 MB of {} messages is refused at the 10,001st, OpenAI-shaped', async () => {
+    const body = gatewayBody(`"messages":[${members('{}', 2_790_000)}]`);
+    expect(body.length).toBeGreaterThan(7.9 * 1024 * 1024);
+    const answer = await post('/v1/chat/completions', body);
+    const error = expectBoundedError(answer, 400, /messages has more than 10,000 items, the most this route reads \(README § Limits\)\. Send at most 10,000/);
+    expect(error.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', status: 400 });
+    expect(GATEWAY_COUNTS.messages).toBe(10_000);
+  });
+
+  it('the gateway: 1,001 tools, 1,001 content parts', async () => {
+    const tool = '{"type":"function","function":{"name":"t"}}';
+    const tools = await post('/v1/chat/completions', gatewayBody(`"messages":[{"role":"user","content":"hi"}],"tools":[${members(tool, 1001)}]`));
+    expectBoundedError(tools, 400, /tools has more than 1,000 items/);
+    const part = '{"type":"text","text":"x"}';
+    const parts = await post(
+      '/v1/chat/completions',
+      gatewayBody(`"messages":[{"role":"user","content":"hi"},{"role":"user","content":[${members(part, 1001)}]}]`),
+    );
+    expectBoundedError(parts, 400, /messages\[\]\.content has more than 1,000 items/);
+  });
+
+  it('the gateway: 10,000 invalid messages: the first problems and how many more', async () => {
+    const answer = await post('/v1/chat/completions', gatewayBody(`"messages":[${members('{"content":"x"}', 10_000)}]`));
+    expectBoundedError(
+      answer,
+      400,
+      new RegExp(`^Invalid request: messages\\.0\\.role: every message needs a role;.*; and ${10_000 - MAX_PROBLEMS} more problems, not listed\\.$`),
+    );
+  });
+
+  it(`the gateway: more than ${MAX_BODY_VALUES.toLocaleString('en')} values in a field it forwards unread`, async () => {
+    const answer = await post(
+      '/v1/chat/completions',
+      gatewayBody(`"messages":[{"role":"user","content":"hi"}],"metadata":{"x":[${members('{}', 2_000_000)}]}`),
+    );
+    expectBoundedError(answer, 400, /more than 100,000 JSON values \(objects, arrays and their members\)/);
+  });
+
+  it('the gateway: a 1.8 MB tool name of ANSI escapes in tool_choice is quoted cut, with its length', async () => {
+    const name = `x${'\u001b[31m\n'.repeat(300_000)}`;
+    const answer = await post(
+      '/v1/chat/completions',
+      gatewayBody(
+        `"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"t"}}],"tool_choice":${JSON.stringify({ type: 'function', function: { name } })}`,
+      ),
+    );
+    const error = expectBoundedError(
+      answer,
+      400,
+      /tool_choice names "x\\u001b\[31m\\u000a.*…" \(1800001 chars\), which is not among the request's tools \("t"\)/,
+    );
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the message
+    expect(error.error.message).not.toMatch(/[\u0000-\u001f]/);
+  });
+
+  it('a /v1/turns message of any characters: the error quotes nothing raw', async () => {
+    const answer = await post('/v1/turns', JSON.stringify({ message: 'hi', sessionId: '\u001b[2J'.repeat(20_000) }));
+    expectBoundedError(answer, 400, /sessionId: sessionId must be a UUID/);
+  });
+});
