@@ -14,6 +14,8 @@ import { createModel } from '../model/index.ts';
 import { createMemoryStorage } from '../store/memory.ts';
 import { createSupabaseStorage } from '../store/supabase.ts';
 import { mcpToolSource } from '../tools/mcp/index.ts';
+import type { TurnPlacement } from '../turns/placement.ts';
+import { inThisProcess } from './placement.ts';
 import { defaultTools } from '../../functions/index.ts';
 
 export interface EdgePlatform {
@@ -21,6 +23,8 @@ export interface EdgePlatform {
   name: string;
   local: AuthEnvOptions['local'];
   waitUntil?: (promise: Promise<unknown>) => void;
+  /** Where turns run: this isolate unless said (a Worker's turn object says itself). */
+  placement?: TurnPlacement;
 }
 
 export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
@@ -45,6 +49,7 @@ export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
     toolSource: mcpToolSource(config),
     auth: auth.auth,
     waitUntil: platform.waitUntil,
+    placement: platform.placement ?? inThisProcess(),
   };
 }
 

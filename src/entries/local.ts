@@ -12,6 +12,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { closeAllRunning } from '../store/interrupted.ts';
 import { createPgliteStorage, openPglite } from '../store/pglite.ts';
 import type { TurnRecord } from '../store/types.ts';
+import { inThisProcess } from './placement.ts';
 import { readMigrations } from './sql-files.ts';
 import { mcpToolSource } from '../tools/mcp/index.ts';
 import { defaultTools } from '../../functions/index.ts';
@@ -51,6 +52,7 @@ export async function openLocalDeps(config: Config, options: LocalOptions): Prom
     auth: options.auth,
     dashboard: createPgliteDashboard(db),
     singleInstance: true,
+    placement: inThisProcess(),
   };
   return {
     deps,

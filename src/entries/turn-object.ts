@@ -17,6 +17,7 @@ import type { Hono } from 'hono';
 import { createApp } from '../http/app.ts';
 import { isLoopbackRequest } from '../http/auth-env.ts';
 import { edgeDeps, sharedStorage, stringEnv } from './edge.ts';
+import { inTurnObject } from './placement.ts';
 
 /** Well inside the 70 s an idle object is surely kept. */
 export const HEARTBEAT_MS = 30_000;
@@ -58,6 +59,7 @@ export class TurnObject {
         name: 'Cloudflare Workers (turn object)',
         local: isLoopbackRequest,
         waitUntil: (promise) => this.keepAliveUntil(promise),
+        placement: inTurnObject((promise) => this.keepAliveUntil(promise)),
       }),
     );
     return this.app.fetch(request);

@@ -8,6 +8,7 @@ import { cut } from '../quote.ts';
 import { TurnTokens } from './turn-token.ts';
 import { randomSecret } from './random-secret.ts';
 import { LiveTurns } from '../turns/live-turns.ts';
+import { TurnService } from '../turns/service.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { uiChatRoutes } from './routes/ui-chat.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -22,8 +23,7 @@ export function createApp(deps: AppDeps): Hono {
   // A per-process secret is fine for one local server, not for several isolates (set TURN_TOKEN_SECRET there).
   const secret = deps.config.turnTokenSecret ?? randomSecret();
   const tokens = new TurnTokens(secret, deps.config.turnTokenTtlS);
-  // The turns this app's process runs: they outlive the requests that started them.
-  const turns = new LiveTurns();
+  const turns = turnService(deps);
 
   // Local mode (no auth): the network position is the only credential, so only loopback names (against
   // DNS rebinding) and only POSTs from our own pages or CORS_ORIGINS (against CSRF). With auth, both are
@@ -55,4 +55,30 @@ export function createApp(deps: AppDeps): Hono {
   app.notFound((c) => errorResponse(c, 404, 'not_found', `No route ${c.req.method} ${cut(c.req.path, 200)}. See the README for the API.`));
   app.onError(onApiError);
   return app;
+}
+
+/** The turns' lifecycle over the app's storage and agent, started where the entry placed them (a fresh process placement if it named none). */
+function turnService(deps: AppDeps): TurnService {
+  const { config } = deps;
+  return new TurnService({
+    storage: deps.storage,
+    agent: {
+      storage: deps.storage,
+      model: deps.model,
+      tools: deps.tools,
+      toolSource: deps.toolSource,
+      activity: deps.activity,
+      systemPrompt: deps.systemPrompt,
+    },
+    limits: {
+      maxIterations: config.maxIterations,
+      timeBudgetMs: config.timeBudgetMs,
+      toolTimeoutMs: config.toolTimeoutMs,
+      modelRetries: config.modelRetries,
+    },
+    // Turns outlive the requests that started them; absent a placement, they run in this app's process.
+    placement: deps.placement ?? new LiveTurns(),
+    onDisconnect: config.onDisconnect,
+    alone: deps.singleInstance,
+  });
 }

@@ -6,6 +6,7 @@ import type { ModelClient } from '../model/types.ts';
 import type { Storage } from '../store/types.ts';
 import type { ToolSource } from '../tools/source.ts';
 import type { Tool } from '../tools/types.ts';
+import type { TurnPlacement } from '../turns/placement.ts';
 
 export interface Principal {
   /** The Supabase user id (JWT `sub`), or null in local unauthenticated mode. */
@@ -40,4 +41,9 @@ export interface AppDeps {
    * stop asked elsewhere (one query per turn per second: with 2,000 turns open, most of the CPU).
    */
   singleInstance?: boolean;
+  /**
+   * Where a claimed turn's producer runs (src/entries/placement.ts: this process, or the turn's Durable
+   * Object). Absent, each app runs its turns in its own process.
+   */
+  placement?: TurnPlacement;
 }

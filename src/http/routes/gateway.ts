@@ -18,7 +18,7 @@ import { readJson } from '../body.ts';
 import type { AppDeps } from '../deps.ts';
 import { toApiError } from '../errors.ts';
 import { gatewayAuth, type GatewayAuthEnv, type GatewayCaller } from '../gateway-auth.ts';
-import { waitUntilFor } from '../run-turn-stream.ts';
+import { waitUntilFor } from '../wait-until.ts';
 import { SSE_HEADERS } from '../sse.ts';
 
 /** Agents send whole conversations with file contents: far more than a chat message. */

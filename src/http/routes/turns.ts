@@ -3,19 +3,19 @@
 // stream is a reader that replays after Last-Event-ID and follows, and POST …/stop is how a turn ends early.
 // `format=ui` streams the same turn as the AI SDK's UI message stream (a /v1/ui/chat turn read from its
 // Durable Object: handoff.ts).
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import * as z from 'zod';
-import type { AppDeps, Principal } from '../deps.ts';
+import type { AppDeps } from '../deps.ts';
 import { readJson } from '../body.ts';
 import { AuthError } from '../../auth-error.ts';
 import { ApiError } from '../errors.ts';
-import { liveStream, persistedStream, startTurn, type StreamFormat } from '../run-turn-stream.ts';
 import { SSE_HEADERS } from '../sse.ts';
+import { turnStream, type StreamFormat } from '../turn-stream.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
+import { waitUntilFor } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../middleware/auth.ts';
-import { closeStaleTurns } from '../../store/interrupted.ts';
-import type { LiveTurns } from '../../turns/live-turns.ts';
+import type { TurnReader, TurnService } from '../../turns/service.ts';
 
 const TurnRequest = (maxChars: number) =>
   z.object({
@@ -53,31 +53,37 @@ function streamFormat(format: string | undefined): StreamFormat {
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
 
-export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) {
+export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService) {
   const app = new Hono<AuthEnv>();
   const schema = TurnRequest(deps.config.maxMessageChars);
   const authenticated = authenticate(deps.auth);
+  const stream = (c: Context, reader: TurnReader, format?: StreamFormat) =>
+    turnStream(reader, { keepaliveMs: deps.config.keepaliveMs, requestSignal: c.req.raw.signal, format });
 
-  async function createTurn(principal: Principal, body: z.infer<typeof schema>) {
+  /** The turn's record, or 404 for an id that is not a turn's. */
+  async function findTurn(id: string) {
+    const turn = z.uuid().safeParse(id).success ? await turns.find(id) : null;
+    if (!turn) throw notFound(id);
+    return turn;
+  }
+
+  async function createTurn(userId: string | null, body: z.infer<typeof schema>) {
     // Another user's sessionId: SessionForbiddenError, a 403 (toApiError).
-    const sessionId = await deps.storage.sessions.ensureSession(principal.userId, body.sessionId);
-    // Turns a killed process left running are closed here, by age, on every runtime (src/store/interrupted.ts),
-    // this session's first: its interrupted turn reaches the history before the new one does.
-    await closeStaleTurns(deps.storage.sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
-    return deps.storage.sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId: principal.userId, message: body.message });
+    const sessionId = await turns.openSession(userId, body.sessionId);
+    return turns.createTurn({ sessionId, userId, message: body.message });
   }
 
   app.post('/v1/chat', authenticated, async (c) => {
     const body = await readJson(c, schema);
-    const turn = await createTurn(c.get('principal'), body);
-    const claimed = await deps.storage.sessions.claimTurn(turn.id);
-    if (!claimed) throw new ApiError(409, 'conflict', 'The turn was already started.');
-    return liveStream(deps, startTurn(deps, turns, claimed, c), 0, c);
+    const turn = await createTurn(c.get('principal').userId, body);
+    const live = await turns.claimAndStart(turn, { waitUntil: waitUntilFor(c, deps) });
+    if (!live) throw new ApiError(409, 'conflict', 'The turn was already started.');
+    return stream(c, turns.liveReader(live, 0));
   });
 
   app.post('/v1/turns', authenticated, async (c) => {
     const body = await readJson(c, schema);
-    const turn = await createTurn(c.get('principal'), body);
+    const turn = await createTurn(c.get('principal').userId, body);
     const token = await tokens.issue(turn.id, turn.userId);
     // Relative to wherever the app is mounted (a Supabase function serves it under /<name>).
     const prefix = c.req.path.slice(0, c.req.path.length - '/v1/turns'.length);
@@ -86,10 +92,7 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) 
   });
 
   app.get('/v1/turns/:id/stream', async (c) => {
-    const id = c.req.param('id');
-    if (!z.uuid().safeParse(id).success) throw notFound(id);
-    const turn = await deps.storage.sessions.getTurn(id);
-    if (!turn) throw notFound(id);
+    const turn = await findTurn(c.req.param('id'));
     const check = await tokens.verify(c.req.query('token'), turn.id, turn.userId);
     if (!check.ok) throw new AuthError(check.message, { status: check.status });
     const after = lastEventId(c.req.header('last-event-id'), c.req.query('lastEventId'));
@@ -105,39 +108,24 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) 
     const headOk = () => new Response(null, { status: 200, headers: { ...SSE_HEADERS, ...format.headers } });
     if (turn.status === 'pending') {
       if (head) return headOk();
-      const claimed = await deps.storage.sessions.claimTurn(turn.id);
-      if (claimed) return liveStream(deps, startTurn(deps, turns, claimed, c), after, c, format);
+      const live = await turns.claimAndStart(turn, { waitUntil: waitUntilFor(c, deps) });
+      if (live) return stream(c, turns.liveReader(live, after), format);
     }
     // Started (here, elsewhere, or by a racing request a moment ago) or finished: a reader of its log.
-    const live = turns.get(turn.id);
-    if (live) {
-      // A reconnect after the end that has seen everything gets 204, which stops EventSource for good.
-      if (live.log.finished && after >= live.log.lastSeq) return c.body(null, 204);
-      return head ? headOk() : liveStream(deps, live, after, c, format);
-    }
-    const current = (await deps.storage.sessions.getTurn(turn.id)) ?? turn;
-    if (current.status === 'finished' && (await deps.storage.turnEvents.eventsAfter(turn.id, after)).length === 0) return c.body(null, 204);
-    return head ? headOk() : persistedStream(deps, current, after, c, format);
+    const reader = await turns.reader(turn, after);
+    // A reconnect after the end that has seen everything gets 204, which stops EventSource for good.
+    if (!reader) return c.body(null, 204);
+    return head ? headOk() : stream(c, reader, format);
   });
 
   // Ends a turn early for every reader (done{reason:"aborted"}); only its owner may. Idempotent.
   app.post('/v1/turns/:id/stop', authenticated, async (c) => {
-    const id = c.req.param('id');
-    if (!z.uuid().safeParse(id).success) throw notFound(id);
-    const turn = await deps.storage.sessions.getTurn(id);
-    if (!turn) throw notFound(id);
+    const turn = await findTurn(c.req.param('id'));
     if (turn.userId !== c.get('principal').userId) throw new ApiError(403, 'forbidden', 'This turn belongs to another user.');
-    const live = turns.get(id);
-    if (turn.status === 'finished' || live?.log.finished) {
+    if ((await turns.stop(turn, { waitUntil: waitUntilFor(c, deps) })) === 'finished') {
       throw new ApiError(409, 'conflict', 'This turn has already finished: there is nothing to stop. Its stream still replays it.');
     }
-    if (live) live.stop();
-    else if (turn.status === 'pending' && (await deps.storage.sessions.claimTurn(id))) {
-      // Never started: start it stopped, so it ends as aborted like any other, its message in the history.
-      const started = startTurn(deps, turns, turn, c);
-      started.stop();
-    } else await deps.storage.sessions.requestStop(id); // running on another instance: it polls for this
-    return c.json({ turnId: id, status: 'stopping' }, 202);
+    return c.json({ turnId: turn.id, status: 'stopping' }, 202);
   });
 
   return app;

@@ -11,14 +11,14 @@ import type { AppDeps } from '../deps.ts';
 import { readJson } from '../body.ts';
 import { ApiError } from '../errors.ts';
 import { turnHandle, wantsHandle } from '../handoff.ts';
-import { liveStream, persistedStream, startTurn } from '../run-turn-stream.ts';
+import { turnStream } from '../turn-stream.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { chatSessionId } from '../ui-stream/chat-session.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
+import { waitUntilFor } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../middleware/auth.ts';
 import { quote } from '../../quote.ts';
-import { closeStaleTurns } from '../../store/interrupted.ts';
-import type { LiveTurns } from '../../turns/live-turns.ts';
+import type { TurnReader, TurnService } from '../../turns/service.ts';
 
 /**
  * useChat sends the whole conversation with every message (tool outputs included), though only the
@@ -50,21 +50,20 @@ const UiChatRequest = z.object({
 });
 type UiChatBody = z.infer<typeof UiChatRequest>;
 
-export function uiChatRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns) {
+export function uiChatRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService) {
   const app = new Hono<AuthEnv>();
-  const { sessions } = deps.storage;
   const authenticated = authenticate(deps.auth);
+  const stream = (c: Context, reader: TurnReader) =>
+    turnStream(reader, { keepaliveMs: deps.config.keepaliveMs, requestSignal: c.req.raw.signal, format: uiMessageStreamFormat() });
 
   app.post('/v1/ui/chat', authenticated, async (c) => {
     const body = await readBody(c);
     const typed = body.trigger === 'submit-message' ? userText(body, deps.config.maxMessageChars) : null;
-    const principal = c.get('principal');
-    const sessionId = await chatSessionId(principal.userId, body.id);
-    await sessions.ensureSession(principal.userId, sessionId); // SessionForbiddenError: a 403 (toApiError)
-    // As on every turn creation: turns a killed process left running are closed by age, this chat's first.
-    await closeStaleTurns(sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
+    const { userId } = c.get('principal');
+    // SessionForbiddenError: a 403 (toApiError). As on every turn creation, stale turns are closed, this chat's first.
+    const sessionId = await turns.openSession(userId, await chatSessionId(userId, body.id));
     // One turn at a time per chat: the next one reads the history, which holds a turn only once it has ended.
-    const running = await sessions.runningTurn(sessionId);
+    const running = await turns.runningTurn(sessionId);
     if (running) {
       throw new ApiError(
         409,
@@ -72,29 +71,24 @@ export function uiChatRoutes(deps: AppDeps, tokens: TurnTokens, turns: LiveTurns
         `A turn is still running in this chat (turn ${running.id}). Wait for it (GET /v1/ui/chat/{id}/stream follows it) or stop it (POST /v1/turns/${running.id}/stop), then send again.`,
       );
     }
-    const message = typed ?? (await lastTurnMessage(deps, sessionId));
-    const turn = await sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId: principal.userId, message });
+    const message = typed ?? (await lastTurnMessage(turns, sessionId));
+    const turn = await turns.createTurn({ sessionId, userId, message });
     if (wantsHandle(c)) return c.json(await turnHandle(c, turn, { tokens, route: '/v1/ui/chat', format: 'ui' }), 201);
-    const claimed = await sessions.claimTurn(turn.id);
-    if (!claimed) throw new ApiError(409, 'conflict', 'The turn was already started.');
-    return liveStream(deps, startTurn(deps, turns, claimed, c), 0, c, uiMessageStreamFormat());
+    const live = await turns.claimAndStart(turn, { waitUntil: waitUntilFor(c, deps) });
+    if (!live) throw new ApiError(409, 'conflict', 'The turn was already started.');
+    return stream(c, turns.liveReader(live, 0));
   });
 
   app.get('/v1/ui/chat/:id/stream', authenticated, async (c) => {
     const id = chatId.safeParse(c.req.param('id'));
     if (!id.success) throw new ApiError(400, 'invalid_request', `Invalid chat id: ${id.error.issues[0]!.message}.`);
-    const principal = c.get('principal');
-    const sessionId = await chatSessionId(principal.userId, id.data);
-    const session = await sessions.getSession(sessionId);
-    if (!session) return c.body(null, 204); // a chat that never sent a message here: nothing to resume, nothing created
-    if (session.userId !== principal.userId) throw new ApiError(403, 'forbidden', 'This chat belongs to another user.');
-    // A turn left running by a killed process would otherwise be followed until the sweep of a later turn.
-    await closeStaleTurns(sessions, { timeBudgetMs: deps.config.timeBudgetMs, sessionId });
-    const running = await sessions.runningTurn(sessionId);
-    if (!running) return c.body(null, 204);
-    if (wantsHandle(c)) return c.json(await turnHandle(c, running, { tokens, route: '/v1/ui/chat', format: 'ui' }), 200);
-    const live = turns.get(running.id);
-    return live ? liveStream(deps, live, 0, c, uiMessageStreamFormat()) : persistedStream(deps, running, 0, c, uiMessageStreamFormat());
+    const { userId } = c.get('principal');
+    const found = await turns.resumable(userId, await chatSessionId(userId, id.data));
+    if (found.kind === 'forbidden') throw new ApiError(403, 'forbidden', 'This chat belongs to another user.');
+    if (found.kind === 'none') return c.body(null, 204);
+    if (wantsHandle(c)) return c.json(await turnHandle(c, found.turn, { tokens, route: '/v1/ui/chat', format: 'ui' }), 200);
+    const reader = await turns.reader(found.turn, 0);
+    return reader ? stream(c, reader) : c.body(null, 204);
   });
 
   return app;
@@ -144,10 +138,9 @@ function userText(body: UiChatBody, maxChars: number): string {
 }
 
 /** regenerate-message runs the chat's last turn again: its message is the last user message in the stored history. */
-async function lastTurnMessage(deps: AppDeps, sessionId: string): Promise<string> {
-  const history = await deps.storage.sessions.history(sessionId);
-  const last = history.findLast((m) => m.role === 'user');
-  if (!last)
+async function lastTurnMessage(turns: TurnService, sessionId: string): Promise<string> {
+  const last = await turns.lastUserMessage(sessionId);
+  if (last === null)
     throw new ApiError(400, 'invalid_request', 'Invalid request: this chat has no turn to regenerate yet. Send a message with trigger "submit-message".');
-  return last.content;
+  return last;
 }

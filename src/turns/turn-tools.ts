@@ -3,14 +3,17 @@
 // source opened for the turn is closed when the turn ends, however it ends.
 import { tagCalls } from '../activity/tagged.ts';
 import type { ActivityWriter } from '../activity/types.ts';
+import type { ToolSource } from '../tools/source.ts';
 import type { Tool } from '../tools/types.ts';
-import type { AppDeps } from './deps.ts';
 
-export async function withTurnTools<T>(
-  deps: Pick<AppDeps, 'tools' | 'toolSource' | 'activity'>,
-  signal: AbortSignal,
-  run: (turn: { tools: Tool[]; activity: ActivityWriter }) => Promise<T>,
-): Promise<T> {
+export interface ToolSet {
+  tools: Tool[];
+  /** Tools from elsewhere (MCP servers), asked for at the start of each turn. */
+  toolSource?: ToolSource;
+  activity: ActivityWriter;
+}
+
+export async function withTurnTools<T>(deps: ToolSet, signal: AbortSignal, run: (turn: { tools: Tool[]; activity: ActivityWriter }) => Promise<T>): Promise<T> {
   if (!deps.toolSource) return run({ tools: deps.tools, activity: deps.activity });
   const set = await deps.toolSource.open({ signal });
   try {

@@ -1,0 +1,71 @@
+// Starting a claimed turn: its producer (the loop, loop/turn.ts, with the turn's tools) handed to the
+// placement, where it runs to its end whatever its readers do. Where more than one instance serves
+// the storage, a stop asked on another instance reaches the producer through the turn's row, which it
+// polls (watchForStop).
+import type { ActivityWriter } from '../activity/types.ts';
+import { runTurn, type TurnLimits } from '../loop/turn.ts';
+import type { ModelClient } from '../model/types.ts';
+import type { SessionStore, Storage, TurnRecord } from '../store/types.ts';
+import type { LiveTurn } from './live-turns.ts';
+import type { TurnPlacement } from './placement.ts';
+import { type ToolSet, withTurnTools } from './turn-tools.ts';
+
+/** What a turn runs with: the storage it reads and saves, the model, its tools, where its calls are logged. */
+export interface TurnAgent extends ToolSet {
+  storage: Storage;
+  model: ModelClient;
+  activity: ActivityWriter;
+  systemPrompt?: string;
+}
+
+export interface StartTurnInput {
+  turn: TurnRecord;
+  agent: TurnAgent;
+  limits: TurnLimits;
+  placement: TurnPlacement;
+  /** Keeps the platform alive until the turn has settled and its activity is flushed. */
+  waitUntil?: (promise: Promise<unknown>) => void;
+  /** Poll the turn's row for a stop asked on another instance (false where this is the only one). */
+  watchForStop: boolean;
+}
+
+/** Starts a claimed turn through the placement. It ends on its own budgets, or on stop(). */
+export function startTurn({ turn, agent, limits, placement, waitUntil, watchForStop: watch }: StartTurnInput): LiveTurn {
+  const live = placement.start({
+    turnId: turn.id,
+    events: agent.storage.turnEvents,
+    waitUntil,
+    produce: (emit, signal) =>
+      withTurnTools(agent, signal, ({ tools, activity }) =>
+        runTurn(turn, { storage: agent.storage, model: agent.model, tools, activity, limits, systemPrompt: agent.systemPrompt, waitUntil }, emit, signal),
+      ),
+  });
+  if (watch) watchForStop(agent.storage.sessions, live);
+  return live;
+}
+
+/**
+ * A stop asked for on another instance reaches this producer through the turn row, checked about once
+ * a second. Each check comes after a random 75–100% of STOP_POLL_MS, as keepalives do (http/sse.ts), so
+ * the turns started in one busy moment do not all query at the same instant ever after.
+ */
+function watchForStop(sessions: SessionStore, live: LiveTurn): void {
+  const turnId = live.log.turnId;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    timer = setTimeout(check, STOP_POLL_MS * (1 - 0.25 * Math.random()));
+    (timer as { unref?: () => void }).unref?.();
+  };
+  const check = () => {
+    if (live.log.finished) return;
+    void sessions.stopRequested(turnId).then(
+      (asked) => asked && live.stop(),
+      () => {}, // a failed check is tried again next time
+    );
+    arm();
+  };
+  arm();
+  void live.settled.finally(() => clearTimeout(timer));
+}
+
+const STOP_POLL_MS = 1_000;
