@@ -1,6 +1,7 @@
 // Configuration from environment variables, validated once at start. Every runtime passes its own
 // env record (process.env, Worker bindings, Deno.env.toObject()), so nothing here touches a platform.
 import * as z from 'zod';
+import { parseTracingEnv, type TracingConfig } from './otel-config.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', '']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
@@ -90,6 +91,8 @@ export interface Config {
   maxMessageChars: number;
   gateway: GatewayConfig;
   mcp: McpConfig;
+  /** OpenTelemetry traces (OTEL_*, src/otel-config.ts); null when off. */
+  tracing: TracingConfig | null;
 }
 
 /** MCP servers whose tools the model may call (src/tools/mcp/): MCP_SERVERS and MCP_TOOLS_TTL_S. */
@@ -194,6 +197,9 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+/** OTEL_* warnings already printed: each is told once per process, however many apps are configured. */
+const warned = new Set<string>();
+
 export function loadConfig(env: Env): Config {
   // Empty strings mean "unset" (a blank line in .dev.vars or a shell export).
   const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in EnvSchema.shape && v !== undefined && v !== ''));
@@ -210,6 +216,12 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError(
       `Invalid configuration:\n  TURN_TOKEN_TTL_S=${JSON.stringify(cleaned.TURN_TOKEN_TTL_S)}: must be at least TIME_BUDGET_MS in seconds plus ${TOKEN_MARGIN_S} (${minTtlS}), or a reconnect late in a turn is refused`,
     );
+  }
+  const otel = parseTracingEnv(env);
+  for (const line of otel.warnings) {
+    if (warned.has(line)) continue;
+    warned.add(line);
+    console.warn(`rebound: ${line}`);
   }
   return {
     port: e.PORT,
@@ -236,5 +248,6 @@ export function loadConfig(env: Env): Config {
       models: Object.fromEntries(splitList(e.GATEWAY_MODELS).map((pair) => pair.split('=') as [string, string])),
     },
     mcp: { servers: mcp.servers, toolsTtlMs: e.MCP_TOOLS_TTL_S * 1000 },
+    tracing: otel.tracing,
   };
 }

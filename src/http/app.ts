@@ -17,8 +17,11 @@ import { webRoutes } from './routes/web.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { hostGuard } from './middleware/host-guard.ts';
 import { originGuard } from './middleware/origin-guard.ts';
+import { createTracing } from '../telemetry/index.ts';
 
-export function createApp(deps: AppDeps): Hono {
+export function createApp(given: AppDeps): Hono {
+  // One tracer provider per app (the SDK loads on its first span); none when tracing is off.
+  const deps: AppDeps = given.tracing || !given.config.tracing ? given : { ...given, tracing: createTracing(given.config.tracing) };
   const app = new Hono();
   // A per-process secret is fine for one local server, not for several isolates (set TURN_TOKEN_SECRET there).
   const secret = deps.config.turnTokenSecret ?? randomSecret();
@@ -37,7 +40,7 @@ export function createApp(deps: AppDeps): Hono {
       cors({
         origin: deps.config.corsOrigins,
         allowMethods: ['GET', 'POST', 'OPTIONS'],
-        allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID', 'X-Rebound-Authorization'],
+        allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID', 'X-Rebound-Authorization', 'traceparent', 'tracestate'],
         exposeHeaders: ['X-Rebound-Verdict', 'X-Rebound-Attempts'],
         maxAge: 600,
       }),
@@ -80,5 +83,6 @@ function turnService(deps: AppDeps): TurnService {
     placement: deps.placement ?? new LiveTurns(),
     onDisconnect: config.onDisconnect,
     alone: deps.singleInstance,
+    tracing: deps.tracing,
   });
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { DashboardSource } from '../dashboard/types.ts';
 import type { ModelClient } from '../model/types.ts';
 import type { Storage } from '../store/types.ts';
+import type { Tracing } from '../telemetry/index.ts';
 import type { ToolSource } from '../tools/source.ts';
 import type { Tool } from '../tools/types.ts';
 import type { TurnPlacement } from '../turns/placement.ts';
@@ -46,4 +47,6 @@ export interface AppDeps {
    * Object). Absent, each app runs its turns in its own process.
    */
   placement?: TurnPlacement;
+  /** OpenTelemetry traces (src/telemetry/); createApp makes it from config.tracing when absent, undefined when off. */
+  tracing?: Tracing;
 }

@@ -5,6 +5,7 @@
 import { extractTextCalls } from '../gate/text-calls.ts';
 import { streamWithRetry } from '../model/retry.ts';
 import type { AssembledToolCall, ModelClient, ModelRequest } from '../model/types.ts';
+import type { ChatEnd, TurnTrace } from '../telemetry/index.ts';
 import type { Emit, Usage } from '../vocabulary.ts';
 import { TextHold } from '../calls/text-hold.ts';
 
@@ -22,6 +23,8 @@ export interface CompletionOptions {
   emit: Emit;
   /** Called with the usage the upstream reports, once per attempt that reports it. */
   addUsage: (usage: Usage | null) => void;
+  /** The turn's trace, when tracing is on: the completion is its `chat {model}` span. */
+  trace?: TurnTrace;
 }
 
 /** A completion cut short by its signal (a stop or a budget), with the text the client was already sent. */
@@ -36,26 +39,35 @@ export class CompletionAborted extends Error {
 }
 
 /** Throws CompletionAborted when the request's signal aborts it, and the model's errors (ModelError) once the retries are spent. */
-export async function streamCompletion(model: ModelClient, request: ModelRequest, { retries, emit, addUsage }: CompletionOptions): Promise<Completion> {
+export async function streamCompletion(model: ModelClient, asked: ModelRequest, { retries, emit, addUsage, trace }: CompletionOptions): Promise<Completion> {
+  const chat = trace?.chat({ model: model.model, provider: model.demo ? 'rebound.demo' : 'openai', baseURL: model.baseURL, messages: asked.messages });
+  const request = chat ? { ...asked, headers: chat.headers } : asked;
   const { tools, toolChoice, signal } = request;
   const hold = new TextHold();
   let toolCalls: AssembledToolCall[] = [];
+  let finish: ChatEnd = {};
   try {
-    for await (const event of streamWithRetry(model, request, { retries })) {
+    for await (const event of streamWithRetry(model, request, { retries, onRetry: chat?.retry })) {
       if (event.type === 'text') {
         const shown = hold.push(event.text);
         if (shown) emit({ event: 'text_delta', data: { text: shown } });
       } else {
         toolCalls = event.toolCalls;
         addUsage(event.usage);
+        finish = { finishReason: event.finishReason, usage: event.usage, responseModel: event.model };
       }
     }
   } catch (err) {
+    chat?.end({ ...finish, error: err });
     if (signal.aborted) throw new CompletionAborted(hold.shown, { cause: err });
     throw err;
   }
-  if (signal.aborted) throw new CompletionAborted(hold.shown, { cause: signal.reason });
+  if (signal.aborted) {
+    chat?.end({ ...finish, error: signal.reason ?? new Error('aborted') });
+    throw new CompletionAborted(hold.shown, { cause: signal.reason });
+  }
   const text = hold.full;
+  chat?.end({ ...finish, text, toolCalls });
   // A call written into the text counts only where calls are allowed (not in the forced summary).
   if (toolCalls.length === 0 && toolChoice === 'auto' && tools.length > 0) {
     const extracted = extractTextCalls(text, tools);

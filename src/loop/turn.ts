@@ -11,10 +11,12 @@ import { MAX_NAME } from '../gate/message.ts';
 import type { GateContext, ProposedCall, ToolSpec, Verdict } from '../gate/types.ts';
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
+import type { TurnTrace } from '../telemetry/index.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ChatMessage, DoneReason, Emit, SummaryReason } from '../vocabulary.ts';
 import { activityRow } from '../calls/activity-row.ts';
 import { toolMessage, toolResultEvent, type CallOutcome } from '../calls/call-outcome.ts';
+import { traceEnd } from './call-trace.ts';
 import { turnRow } from './turn-row.ts';
 import { CompletionAborted, streamCompletion, type Completion } from './completion.ts';
 import { executeTool } from './execute.ts';
@@ -45,6 +47,8 @@ export interface TurnDeps {
   /** Keeps the platform alive for the activity flush after the turn (waitUntil). */
   waitUntil?: (promise: Promise<unknown>) => void;
   log?: (line: string) => void;
+  /** The turn's `invoke_agent` span, started by whoever started the turn (tracing on): runTurn ends it. */
+  trace?: TurnTrace;
 }
 
 /**
@@ -66,6 +70,7 @@ export async function runTurn(turn: TurnInput, deps: TurnDeps, sink: Emit, signa
     result = { reason: 'error', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 }, messages: [] };
   }
   deps.activity.recordTurn(turnRow({ turn, model: deps.model.model, result, started, finished: new Date() }));
+  deps.trace?.end({ reason: result.reason, iterations: result.iterations, usage: result.usage });
   await save(turn, result, deps.storage, sink, log);
   sink({ event: 'done', data: { reason: result.reason, iterations: result.iterations, usage: result.usage } });
   // The activity flush outlives the turn where the platform allows it.
@@ -144,6 +149,7 @@ async function iterate(run: Run): Promise<DoneReason> {
         retries: deps.limits.modelRetries,
         emit: run.emit,
         addUsage: (u) => state.addUsage(u),
+        trace: deps.trace,
       });
     } catch (err) {
       // What the user already read of a cut answer stays in the history, for them and the model.
@@ -171,7 +177,16 @@ async function iterate(run: Run): Promise<DoneReason> {
       if (signal.aborted) return 'aborted';
       const context = await state.gateContext(async () => (await run.workspace.list()).map((f) => f.path));
       run.emit({ event: 'tool_call', data: { id: call.id, name: bound(call.name, MAX_NAME), arguments: call.arguments, iteration: state.iteration } });
-      const outcome = await handleCall(run, call, completion.embedded, context);
+      const span = deps.trace?.call(call);
+      const outcome = await handleCall(run, call, completion.embedded, context, span?.headers);
+      span?.end(traceEnd(outcome, run.tools));
+      if (outcome.kind !== 'withheld' && outcome.escalation) {
+        deps.trace?.event('rebound.loop_breaker', {
+          'gen_ai.tool.name': bound(call.name, MAX_NAME),
+          'rebound.loop_breaker.repeats': outcome.escalation.repeats,
+          'rebound.loop_breaker.withheld': outcome.escalation.withheld,
+        });
+      }
       state.called(outcome);
       run.emit(toolResultEvent(outcome));
       deps.activity.recordCall(
@@ -195,6 +210,7 @@ async function handleCall(
   call: ProposedCall,
   embedded: boolean,
   context: GateContext,
+  traceHeaders?: Record<string, string>,
 ): Promise<CallOutcome> {
   const t0 = performance.now();
   let verdict: Verdict = gate(call, specs, context);
@@ -216,7 +232,12 @@ async function handleCall(
   }
   const tool = tools.get(verdict.call.name)!;
   const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
-  const execution = await executeTool(tool, verdict.call.args, { scope, workspace, memory }, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget });
+  const execution = await executeTool(
+    tool,
+    verdict.call.args,
+    { scope, workspace, memory, traceHeaders },
+    { timeoutMs: deps.limits.toolTimeoutMs, signal: budget },
+  );
   const escalation = execution.ok ? null : breaker.failed({ tool: tool.name, category: 'execution_error', args: verdict.call.args });
   return { kind: 'executed', call, verdict, execution, escalation, durationMs: performance.now() - t0 };
 }
@@ -224,10 +245,12 @@ async function handleCall(
 /** A budget ran out: one last call with no tools allowed writes the summary, or a fixed text says what is known. */
 async function forcedSummary({ state, deps, emit, signal }: Run, reason: SummaryReason): Promise<DoneReason> {
   emit({ event: 'forced_summary', data: { reason } });
+  deps.trace?.event('rebound.forced_summary', { 'rebound.summary.reason': reason, 'rebound.turn.iterations': state.iteration });
   const timeout = abortAfter(deps.limits.summaryTimeoutMs ?? 20_000, signal, () => new BudgetExceeded('summary timeout'));
   let text = '';
   try {
-    text = (await streamCompletion(deps.model, state.summaryRequest(reason, timeout.signal), { retries: 0, emit, addUsage: (u) => state.addUsage(u) })).text;
+    const request = state.summaryRequest(reason, timeout.signal);
+    text = (await streamCompletion(deps.model, request, { retries: 0, emit, addUsage: (u) => state.addUsage(u), trace: deps.trace })).text;
   } catch (err) {
     if (signal.aborted) {
       if (err instanceof CompletionAborted && err.shownText.trim()) state.add({ role: 'assistant', content: err.shownText });

@@ -26,11 +26,13 @@ export interface SerializedChatBody {
   json: string;
   /** The body asks for a stream: the request accepts text/event-stream. */
   stream: boolean;
+  /** Extra headers (the trace context); they never replace content-type, accept or authorization. */
+  headers?: Record<string, string>;
 }
 
 /** postChat for a body already serialised. */
 export function postChatJson(endpoint: ChatEndpoint, body: SerializedChatBody, signal: AbortSignal): Promise<ChatPost> {
-  const headers = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
+  const headers = { ...body.headers, 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
   return send(endpoint, '/chat/completions', { method: 'POST', headers, body: body.json }, signal);
 }
 

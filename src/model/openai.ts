@@ -25,12 +25,14 @@ const ERROR_BODY_BYTES = 64 * 1024;
 export class OpenAIModel implements ModelClient {
   readonly demo = false;
   readonly model: string;
+  readonly baseURL: string;
   private endpoint: ChatEndpoint;
 
   constructor(options: OpenAIModelOptions) {
     this.model = options.model;
     // No retries here: they are ours (src/model/retry.ts), and must stop once anything reached the client.
-    this.endpoint = { apiKey: options.apiKey, baseURL: options.baseURL || OPENAI_BASE_URL, timeoutMs: options.timeoutMs ?? 60_000, fetch: options.fetch };
+    this.baseURL = options.baseURL || OPENAI_BASE_URL;
+    this.endpoint = { apiKey: options.apiKey, baseURL: this.baseURL, timeoutMs: options.timeoutMs ?? 60_000, fetch: options.fetch };
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
@@ -42,6 +44,7 @@ export class OpenAIModel implements ModelClient {
     const template = new ContentTemplate();
     let finishReason: string | null = null;
     let usage: Usage | null = null;
+    let answeredBy: string | undefined;
     let sawChunk = false;
     let sawDone = false;
     try {
@@ -67,6 +70,7 @@ export class OpenAIModel implements ModelClient {
           template.learn(message.data, chunk);
           sawChunk = true;
           if (chunk.usage) usage = validUsage(chunk.usage);
+          if (answeredBy === undefined && typeof chunk.model === 'string' && chunk.model) answeredBy = chunk.model.slice(0, 200);
           // n > 1 is never requested; a provider that sends other choices anyway is ignored past the first.
           const choice = chunk.choices?.find((c) => isObject(c) && (c.index ?? 0) === 0);
           if (!choice) continue;
@@ -86,7 +90,7 @@ export class OpenAIModel implements ModelClient {
     // finish_reason comes in a chunk, so "no chunk" covers it; a stream with chunks and a finish
     // reason but no [DONE], as some providers send, is a completion.)
     if (!sawChunk && !sawDone) throw new ModelError(describeNonStream(response.headers.get('content-type'), decoder.head), true);
-    yield { type: 'finish', toolCalls: calls.result(), finishReason, usage };
+    yield { type: 'finish', toolCalls: calls.result(), finishReason, usage, ...(answeredBy ? { model: answeredBy } : {}) };
   }
 
   /** The response to read, or a ModelError for an upstream that failed before its body (the caller's abort is thrown as it is). */
@@ -94,7 +98,7 @@ export class OpenAIModel implements ModelClient {
     // The tools are most of the body (~5 KB) and the same on every request: their JSON is reused (toolsJson).
     const head = JSON.stringify({ model: this.model, messages: request.messages, stream: true, stream_options: { include_usage: true } });
     const json = request.tools.length ? `${head.slice(0, -1)},"tools":${toolsJson(request.tools)},"tool_choice":${JSON.stringify(request.toolChoice)}}` : head;
-    const posted = await postChatJson(this.endpoint, { json, stream: true }, request.signal);
+    const posted = await postChatJson(this.endpoint, { json, stream: true, headers: request.headers }, request.signal);
     if (posted.kind === 'timeout') throw new ModelError('the model did not answer in time', true);
     if (posted.kind === 'unreachable') throw new ModelError(`could not reach the model: ${posted.message}`, true, { cause: posted.cause });
     const { response } = posted;
@@ -159,6 +163,7 @@ function preview(text: string, chars: number): string {
 
 /** What is read of a chunk, as the upstream may send it: every field is checked before use. */
 interface Chunk {
+  model?: unknown;
   choices?: Array<{ index?: number; delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }>;
   usage?: unknown;
   error?: { message?: string; code?: unknown };

@@ -14,6 +14,8 @@ export interface ModelRequest {
    * the messages upstream ignores it, the demo model reads its turn from there.
    */
   turnStart?: number;
+  /** Extra request headers for the upstream: the trace context (traceparent) of the model call's span. */
+  headers?: Record<string, string>;
 }
 
 export interface AssembledToolCall {
@@ -23,13 +25,18 @@ export interface AssembledToolCall {
   arguments: string;
 }
 
-export type ModelEvent = { type: 'text'; text: string } | { type: 'finish'; toolCalls: AssembledToolCall[]; finishReason: string | null; usage: Usage | null };
+export type ModelEvent =
+  | { type: 'text'; text: string }
+  /** `model`: the model that answered, as the upstream's chunks name it (absent when they do not). */
+  | { type: 'finish'; toolCalls: AssembledToolCall[]; finishReason: string | null; usage: Usage | null; model?: string };
 
 export interface ModelClient {
   /** The model's name as reported in turn_start and activity rows. */
   readonly model: string;
   /** True for the built-in demo model: every surface labels it. */
   readonly demo: boolean;
+  /** The upstream's base URL (absent for the demo model): where traces say the model call went. */
+  readonly baseURL?: string;
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }
 

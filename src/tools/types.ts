@@ -13,6 +13,8 @@ export interface ToolContext {
    * with ON_DISCONNECT=abort) or the tool times out.
    */
   signal: AbortSignal;
+  /** The trace context of the call's span (traceparent), for a tool that makes a request: an MCP server gets it. */
+  traceHeaders?: Record<string, string>;
 }
 
 export interface Tool extends ToolSpec {

@@ -8,6 +8,7 @@ import type { TurnLimits } from '../loop/turn.ts';
 import { closeStaleTurns } from '../store/interrupted.ts';
 import { unpackEvents } from '../store/turn-events.ts';
 import type { Storage, TurnRecord } from '../store/types.ts';
+import type { TraceCarrier, Tracing } from '../telemetry/index.ts';
 import type { LoggedEvent } from '../vocabulary.ts';
 import { followPersisted } from './follow-persisted.ts';
 import type { LiveTurn } from './live-turns.ts';
@@ -26,11 +27,15 @@ export interface TurnServiceOptions {
    * the turn here and a running turn need not poll its row for one asked elsewhere.
    */
   alone?: boolean;
+  /** OpenTelemetry traces (src/telemetry/): each turn's invoke_agent span starts here. */
+  tracing?: Tracing;
 }
 
 /** Per call: keeps the platform alive for the turn (ctx.waitUntil is per request on Workers). */
 export interface StartOptions {
   waitUntil?: (promise: Promise<unknown>) => void;
+  /** The trace context of the request that starts the turn: its span continues the caller's trace. */
+  carrier?: TraceCarrier;
 }
 
 /** A reader of a turn's log after a position: live from memory when the turn runs here, else from the stored log. */
@@ -148,9 +153,9 @@ export class TurnService {
     return 'stopping';
   }
 
-  private start(turn: TurnRecord, { waitUntil }: StartOptions): LiveTurn {
-    const { agent, limits, placement, alone } = this.options;
-    return startTurn({ turn, agent, limits, placement, waitUntil, watchForStop: !alone });
+  private start(turn: TurnRecord, { waitUntil, carrier }: StartOptions): LiveTurn {
+    const { agent, limits, placement, alone, tracing } = this.options;
+    return startTurn({ turn, agent, limits, placement, waitUntil, watchForStop: !alone, tracing, carrier });
   }
 
   private closeStale(sessionId: string): Promise<unknown> {

@@ -6,6 +6,7 @@ import type { ActivityWriter } from '../activity/types.ts';
 import { runTurn, type TurnLimits } from '../loop/turn.ts';
 import type { ModelClient } from '../model/types.ts';
 import type { SessionStore, Storage, TurnRecord } from '../store/types.ts';
+import type { TraceCarrier, Tracing } from '../telemetry/index.ts';
 import type { LiveTurn } from './live-turns.ts';
 import type { TurnPlacement } from './placement.ts';
 import { type ToolSet, withTurnTools } from './turn-tools.ts';
@@ -27,18 +28,30 @@ export interface StartTurnInput {
   waitUntil?: (promise: Promise<unknown>) => void;
   /** Poll the turn's row for a stop asked on another instance (false where this is the only one). */
   watchForStop: boolean;
+  /** Traces on: the turn is an invoke_agent span, a child of the caller's span when `carrier` has one. */
+  tracing?: Tracing;
+  carrier?: TraceCarrier;
 }
 
 /** Starts a claimed turn through the placement. It ends on its own budgets, or on stop(). */
-export function startTurn({ turn, agent, limits, placement, waitUntil, watchForStop: watch }: StartTurnInput): LiveTurn {
+export function startTurn({ turn, agent, limits, placement, waitUntil, watchForStop: watch, tracing, carrier }: StartTurnInput): LiveTurn {
   const live = placement.start({
     turnId: turn.id,
     events: agent.storage.turnEvents,
     waitUntil,
-    produce: (emit, signal) =>
-      withTurnTools(agent, signal, ({ tools, activity }) =>
-        runTurn(turn, { storage: agent.storage, model: agent.model, tools, activity, limits, systemPrompt: agent.systemPrompt, waitUntil }, emit, signal),
-      ),
+    produce: async (emit, signal) => {
+      // The span is handed to the loop with the turn, so the turn keeps its trace wherever and however long it runs.
+      const { model } = agent;
+      const trace = await tracing?.startTurn({ turnId: turn.id, sessionId: turn.sessionId, model: model.model, demo: model.demo, carrier });
+      await withTurnTools(agent, signal, ({ tools, activity }) =>
+        runTurn(turn, { storage: agent.storage, model, tools, activity, limits, systemPrompt: agent.systemPrompt, waitUntil, trace }, emit, signal),
+      );
+      // The turn's spans go out now, not after OTEL_BSP_SCHEDULE_DELAY: on the edge, within waitUntil.
+      if (tracing) {
+        const flushed = tracing.flush();
+        waitUntil?.(flushed);
+      }
+    },
   });
   if (watch) watchForStop(agent.storage.sessions, live);
   return live;

@@ -23,7 +23,9 @@ const BASE = ['vocabulary', 'gate', 'base'];
 const layers: Layer[] = [
   { name: 'gate', holds: ['src/gate/'], may: [] },
   { name: 'vocabulary', holds: ['src/vocabulary.ts'], may: ['gate'] },
-  { name: 'base', holds: ['src/config.ts', 'src/delay.ts', 'src/auth-error.ts', 'src/quote.ts'], may: [] },
+  { name: 'base', holds: ['src/config.ts', 'src/otel-config.ts', 'src/delay.ts', 'src/auth-error.ts', 'src/quote.ts'], may: [] },
+  // Tracing hooks and the lazily loaded SDK: low, so that loop/, turns/, gateway/ and http/ can all call them.
+  { name: 'telemetry', holds: ['src/telemetry/'], may: BASE },
   { name: 'store', holds: ['src/store/'], may: BASE },
   { name: 'model', holds: ['src/model/'], may: BASE },
   { name: 'activity', holds: ['src/activity/'], may: ['store', ...BASE] },
@@ -34,14 +36,18 @@ const layers: Layer[] = [
   // What became of a proposed call (outcome, activity row, the blocked message) and the text hold: below
   // both the loop, which runs calls, and the gateway, which hands them on; neither imports the other.
   { name: 'calls', holds: ['src/calls/'], may: ['activity', ...BASE] },
-  { name: 'loop', holds: ['src/loop/'], may: ['calls', 'model', 'store', 'activity', 'tools', ...BASE] },
-  { name: 'turns', holds: ['src/turns/'], may: ['loop', 'model', 'store', 'activity', 'tools', ...BASE] },
-  { name: 'gateway', holds: ['src/gateway/'], may: ['calls', 'model', 'store', 'activity', 'tools', ...BASE] },
-  { name: 'http', holds: ['src/http/'], may: ['gateway', 'turns', 'loop', 'web', 'dashboard', 'model', 'store', 'activity', 'tools', ...BASE] },
+  { name: 'loop', holds: ['src/loop/'], may: ['calls', 'model', 'store', 'activity', 'tools', 'telemetry', ...BASE] },
+  { name: 'turns', holds: ['src/turns/'], may: ['loop', 'model', 'store', 'activity', 'tools', 'telemetry', ...BASE] },
+  { name: 'gateway', holds: ['src/gateway/'], may: ['calls', 'model', 'store', 'activity', 'tools', 'telemetry', ...BASE] },
+  {
+    name: 'http',
+    holds: ['src/http/'],
+    may: ['gateway', 'turns', 'loop', 'web', 'dashboard', 'model', 'store', 'activity', 'tools', 'telemetry', ...BASE],
+  },
   {
     name: 'entries',
     holds: ['src/entries/'],
-    may: ['http', 'gateway', 'turns', 'loop', 'web', 'dashboard', 'functions', 'model', 'store', 'activity', 'tools', ...BASE],
+    may: ['http', 'gateway', 'turns', 'loop', 'web', 'dashboard', 'functions', 'model', 'store', 'activity', 'tools', 'telemetry', ...BASE],
   },
 ];
 

@@ -11,6 +11,7 @@ import { createModel } from '../../src/model/index.ts';
 import { MemoryActivityWriter } from '../../src/activity/memory-writer.ts';
 import { createMemoryStorage } from '../../src/store/memory.ts';
 import { defaultTools } from '../../functions/index.ts';
+import { createTracing } from '../../src/telemetry/index.ts';
 
 export interface TestApp {
   url: string;
@@ -29,6 +30,8 @@ export async function startApp(env: Env, overrides: Partial<AppDeps> = {}): Prom
     activity,
     tools: defaultTools,
     auth: noAuth,
+    // Made here rather than by createApp so that a test can flush it and read its counts.
+    tracing: createTracing(config.tracing),
     ...overrides,
   };
   const app = createApp(deps);

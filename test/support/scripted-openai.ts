@@ -64,6 +64,8 @@ export interface ScriptedServer {
   requests: ChatRequest[];
   /** The Authorization header of each request, by request index (null: none). */
   authorizations: Array<string | null>;
+  /** The W3C traceparent header of each request, by request index (null: none). */
+  traceparents: Array<string | null>;
   /** Body bytes written for each request, by request index. */
   sentBytes: number[];
   /** Requests whose client went away before the response ended. */
@@ -80,6 +82,7 @@ export async function startScriptedOpenAI(script: Script, options: ScriptedOptio
   const requests: ChatRequest[] = [];
   const modelListAuthorizations: Array<string | null> = [];
   const authorizations: Array<string | null> = [];
+  const traceparents: Array<string | null> = [];
   const sentBytes: number[] = [];
   let aborted = 0;
   const abortedRequests: number[] = [];
@@ -98,6 +101,7 @@ export async function startScriptedOpenAI(script: Script, options: ScriptedOptio
     const body = JSON.parse(await readBody(req)) as ChatRequest;
     const index = requests.push(body) - 1;
     authorizations[index] = req.headers.authorization ?? null;
+    traceparents[index] = (req.headers.traceparent as string | undefined) ?? null;
     sentBytes[index] = 0;
     let finished = false;
     res.on('close', () => {
@@ -122,6 +126,7 @@ export async function startScriptedOpenAI(script: Script, options: ScriptedOptio
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     authorizations,
+    traceparents,
     sentBytes,
     get aborted() {
       return aborted;

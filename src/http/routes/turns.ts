@@ -13,7 +13,7 @@ import { SSE_HEADERS } from '../sse.ts';
 import { turnStream, type StreamFormat } from '../turn-stream.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
-import { waitUntilFor } from '../wait-until.ts';
+import { turnStartOptions, waitUntilFor } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../middleware/auth.ts';
 import type { TurnReader, TurnService } from '../../turns/service.ts';
 
@@ -76,7 +76,7 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService
   app.post('/v1/chat', authenticated, async (c) => {
     const body = await readJson(c, schema);
     const turn = await createTurn(c.get('principal').userId, body);
-    const live = await turns.claimAndStart(turn, { waitUntil: waitUntilFor(c, deps) });
+    const live = await turns.claimAndStart(turn, turnStartOptions(c, deps));
     if (!live) throw new ApiError(409, 'conflict', 'The turn was already started.');
     return stream(c, turns.liveReader(live, 0));
   });
@@ -108,7 +108,7 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService
     const headOk = () => new Response(null, { status: 200, headers: { ...SSE_HEADERS, ...format.headers } });
     if (turn.status === 'pending') {
       if (head) return headOk();
-      const live = await turns.claimAndStart(turn, { waitUntil: waitUntilFor(c, deps) });
+      const live = await turns.claimAndStart(turn, turnStartOptions(c, deps));
       if (live) return stream(c, turns.liveReader(live, after), format);
     }
     // Started (here, elsewhere, or by a racing request a moment ago) or finished: a reader of its log.

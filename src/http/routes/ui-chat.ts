@@ -15,7 +15,7 @@ import { turnStream } from '../turn-stream.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { chatSessionId } from '../ui-stream/chat-session.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
-import { waitUntilFor } from '../wait-until.ts';
+import { turnStartOptions } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../middleware/auth.ts';
 import { quote } from '../../quote.ts';
 import type { TurnReader, TurnService } from '../../turns/service.ts';
@@ -74,7 +74,7 @@ export function uiChatRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnServi
     const message = typed ?? (await lastTurnMessage(turns, sessionId));
     const turn = await turns.createTurn({ sessionId, userId, message });
     if (wantsHandle(c)) return c.json(await turnHandle(c, turn, { tokens, route: '/v1/ui/chat', format: 'ui' }), 201);
-    const live = await turns.claimAndStart(turn, { waitUntil: waitUntilFor(c, deps) });
+    const live = await turns.claimAndStart(turn, turnStartOptions(c, deps));
     if (!live) throw new ApiError(409, 'conflict', 'The turn was already started.');
     return stream(c, turns.liveReader(live, 0));
   });
