@@ -229,6 +229,12 @@ try {
   const verdict = (b: number) => (kb(b) <= TARGET_GZIP_KB ? 'met' : 'MISSED');
   const describe = (s: Size) => `${kb(s.raw)} KB raw, ${kb(s.gzip)} KB gzip (target ≤ ${TARGET_GZIP_KB} KB gzip: ${verdict(s.gzip)})`;
   const { files, startup, total, packages } = withMcp;
+  // The tracing engine (src/telemetry/engine.ts: the OpenTelemetry SDK and OTLP encoders), imported on the first traced turn only.
+  const tracingFiles = files.filter((f) => /^engine-/.test(f));
+  const tracing = {
+    raw: tracingFiles.reduce((n, f) => n + statSync(join(outdir, 'with-mcp', 'dist', f)).size, 0),
+    gzip: gzipSync(Buffer.concat(tracingFiles.map((f) => readFileSync(join(outdir, 'with-mcp', 'dist', f))))).length,
+  };
   console.log(`Worker startup script (${files.filter((f) => !withMcp.lazy.includes(join(outdir, 'with-mcp', 'dist', f))).join(' + ')}): ${describe(startup)}`);
   console.log(`  every module uploaded (${files.join(', ')}): ${describe(total)}`);
   console.log(
@@ -236,6 +242,9 @@ try {
   );
   console.log(
     `  MCP adds ${kb(startup.gzip - noMcp.startup.gzip)} KB gzip to the startup script and ${kb(total.gzip - noMcp.total.gzip)} KB gzip (${kb(total.raw - noMcp.total.raw)} KB raw) in all`,
+  );
+  console.log(
+    `Tracing (${tracingFiles.join(', ') || 'no engine module'}, loaded with import() on the first traced turn, never with tracing off): ${kb(tracing.raw)} KB raw, ${kb(tracing.gzip)} KB gzip; the startup script stays ${kb(startup.gzip)} KB gzip`,
   );
   console.log('Largest contributors (KB in the bundle, before gzip):');
   for (const p of packages.slice(0, 10)) console.log(`  ${p.name.padEnd(32)} ${String(p.kb).padStart(7)}`);
@@ -256,6 +265,8 @@ try {
       noMcpRawKB: kb(noMcp.total.raw),
       noMcpGzipKB: kb(noMcp.total.gzip),
       mcpGzipKB: kb(total.gzip - noMcp.total.gzip),
+      tracingRawKB: kb(tracing.raw),
+      tracingGzipKB: kb(tracing.gzip),
       evalMs: times.evalMs,
       noMcpEvalMs: noMcpTimes.evalMs,
       mcpModuleEvalMs: times.lazyMs,

@@ -7,6 +7,8 @@
 // a constructor" at startup). Out come three modules with fixed names in dist/worker/: worker.js (the
 // entry), chunk.js (what the entry and the MCP client share, mostly zod) and sdk.js (the MCP client,
 // loaded on the first connection to an MCP server); wrangler uploads them as they are (no_bundle, rules).
+// The tracing engine (src/telemetry/engine.ts: the OpenTelemetry SDK and OTLP encoders) is split out the
+// same way, as engine-*.js, imported on the first traced turn and never with tracing off.
 //   node scripts/build-worker.ts [--outdir dir]
 import { build, type Metafile } from 'esbuild';
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
