@@ -10,6 +10,7 @@ const MAX_CONTENT = 4000;
 export const saveMemory = defineTool({
   name: 'save_memory',
   description: 'Remember a fact, preference or decision for later sessions. One self-contained statement per call.',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   schema: z.object({
     content: z.string().describe('What to remember, as a complete sentence.'),
     memory_type: z.string().optional().describe(`A short category such as "preference", "fact", "decision" (default "${DEFAULT_MEMORY_TYPE}").`),
@@ -29,6 +30,7 @@ export const saveMemory = defineTool({
 export const recallMemories = defineTool({
   name: 'recall_memories',
   description: 'Look up saved memories, newest first. Omit query to get the most recent ones.',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   schema: z.object({
     query: z.string().optional().describe('Words to look for in the memories.'),
     memory_type: z.string().optional().describe('Only memories of this category.'),

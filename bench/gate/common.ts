@@ -30,6 +30,21 @@ export interface SuggestionFigures {
   goldFirst: number;
   /** Of those, the share with gold among the suggestions. */
   goldListed: number;
+  /** Blocks whose case names no gold tool (no call should have been made), and their suggestions per block (tool-calls). */
+  withoutGold?: number;
+  meanWithoutGold?: number;
+}
+
+/**
+ * Guesses of a tool (a tool name repaired to it, or offered on a phantom-tool block) that land on a
+ * destructive tool (src/gate/annotations.ts, by name in the corpora), and those whose case's gold is
+ * not that tool: issue 24 wants the latter 0.
+ */
+export interface DestructiveGuesses {
+  /** Tool guesses in all: repaired names plus tool names suggested on phantom-tool blocks. */
+  guesses: number;
+  destructive: number;
+  destructiveNotGold: number;
 }
 
 export interface CorpusReport extends Figures {
@@ -128,11 +143,24 @@ export function printReport(report: CorpusReport): void {
   if (withSuggestions.length > 0) {
     printTable(
       `${report.corpus}: suggestions on blocks`,
-      ['scorer', 'blocks', 'mean suggestions', 'with gold', 'gold first', 'gold listed'],
+      ['scorer', 'blocks', 'mean suggestions', 'with gold', 'gold first', 'gold listed', 'without gold', 'mean without gold'],
       withSuggestions.map(([name, f]) => {
         const s = f.suggestions as SuggestionFigures;
-        return [name, s.blocks, s.meanSuggestions.toFixed(2), s.withGold, pct(s.goldFirst), pct(s.goldListed)];
+        const without = s.withoutGold === undefined ? ['—', '—'] : [s.withoutGold, s.meanWithoutGold!.toFixed(3)];
+        return [name, s.blocks, s.meanSuggestions.toFixed(2), s.withGold, pct(s.goldFirst), pct(s.goldListed), ...without];
       }),
+    );
+  }
+  const d = report.destructiveGuesses as DestructiveGuesses | undefined;
+  if (d) {
+    console.log(
+      `tool guesses (repaired names, suggested tools): ${d.guesses}; on a destructive tool: ${d.destructive}; of those, not the gold tool: ${d.destructiveNotGold}`,
+    );
+  }
+  const own = report.destructiveWithOwnTools as (DestructiveGuesses & { calls: number }) | undefined;
+  if (own) {
+    console.log(
+      `with the own workspace tools added (${own.calls} phantom-tool calls and the issue's names): tool guesses ${own.guesses}; on a destructive tool: ${own.destructive}; not gold: ${own.destructiveNotGold}`,
     );
   }
   for (const [name, f] of scorers) {

@@ -3,9 +3,10 @@
 // repairs that equal BFCL's gold, and repairs that do not.
 import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
 import { seedValidate } from '../baselines/tool-calls-seed.ts';
-import { gate } from '../../src/gate/index.ts';
+import { gate, isDestructive } from '../../src/gate/index.ts';
 import type { ProposedCall, ToolSpec, VerdictKind } from '../../src/gate/types.ts';
 import { deepEqual } from '../../src/gate/schema.ts';
+import { defaultTools } from '../../functions/index.ts';
 import {
   changedValueMatches,
   isDict,
@@ -16,6 +17,7 @@ import {
   timeEach,
   valueMatches,
   type CorpusReport,
+  type DestructiveGuesses,
   type Figures,
   type GoldCall,
   type SuggestionFigures,
@@ -36,6 +38,10 @@ export interface Outcome {
   args?: Record<string, unknown>;
   /** What a blocked call's message offers, best first. */
   suggestions?: string[];
+  /** A blocked call's category (its suggestions are tool names on phantom_tool). */
+  category?: string;
+  /** The tool a repaired tool name landed on. */
+  guessed?: string;
 }
 
 type Scorer = (call: ProposedCall, tools: readonly ToolSpec[]) => Outcome;
@@ -43,7 +49,9 @@ type Scorer = (call: ProposedCall, tools: readonly ToolSpec[]) => Outcome;
 const scorers: Record<string, Scorer> = {
   gate: (call, tools) => {
     const v = gate(call, tools);
-    return v.verdict === 'blocked' ? { verdict: 'blocked', suggestions: v.suggestions } : { verdict: v.verdict, name: v.call.name, args: v.call.args };
+    if (v.verdict === 'blocked') return { verdict: 'blocked', suggestions: v.suggestions, category: v.category };
+    const guessed = v.verdict === 'repaired' && v.repairs.some((r) => r.kind === 'tool_name') ? v.call.name : undefined;
+    return { verdict: v.verdict, name: v.call.name, args: v.call.args, ...(guessed ? { guessed } : {}) };
   },
   plain_schema: (call, tools) => plainSchemaValidate(call, tools),
   seed_validator: (call, tools) => seedValidate(call, tools),
@@ -183,6 +191,8 @@ export function phantomSuggestions(cases: readonly Case[], outcomes: readonly Ou
   let withGold = 0;
   let first = 0;
   let listed = 0;
+  let withoutGold = 0;
+  let offeredWithoutGold = 0;
   cases.forEach((c, i) => {
     const o = outcomes[i]!;
     if (!c.expect.labels.includes('phantom_tool') || o.verdict !== 'blocked') return;
@@ -190,7 +200,11 @@ export function phantomSuggestions(cases: readonly Case[], outcomes: readonly Ou
     blocks++;
     offered += s.length;
     const gold = new Set((c.expect.gold ?? []).map((g) => g.name));
-    if (gold.size === 0) return;
+    if (gold.size === 0) {
+      withoutGold++;
+      offeredWithoutGold += s.length;
+      return;
+    }
     withGold++;
     if (s.length > 0 && gold.has(s[0]!)) first++;
     if (s.some((x) => gold.has(x))) listed++;
@@ -201,7 +215,60 @@ export function phantomSuggestions(cases: readonly Case[], outcomes: readonly Ou
     withGold,
     goldFirst: round(ratio(first, withGold)),
     goldListed: round(ratio(listed, withGold)),
+    withoutGold,
+    meanWithoutGold: round(ratio(offeredWithoutGold, withoutGold), 3),
   };
+}
+
+/** Every tool the gate guessed (a repaired name, a tool suggested on a phantom-tool block), checked against destructive tools and gold. */
+export function destructiveGuesses(cases: readonly Case[], outcomes: readonly Outcome[]): DestructiveGuesses {
+  const out: DestructiveGuesses = { guesses: 0, destructive: 0, destructiveNotGold: 0 };
+  cases.forEach((c, i) => {
+    const o = outcomes[i]!;
+    const guessed = o.guessed ? [o.guessed] : o.category === 'phantom_tool' ? (o.suggestions ?? []) : [];
+    const gold = new Set((c.expect.gold ?? []).map((g) => g.name));
+    for (const name of guessed) {
+      out.guesses++;
+      const tool = c.tools.find((t) => t.name === name);
+      if (!tool || !isDestructive(tool)) continue;
+      out.destructive++;
+      if (!gold.has(name)) out.destructiveNotGold++;
+    }
+  });
+  return out;
+}
+
+/**
+ * The corpus holds no destructive tool (none of its names has a word of DESTRUCTIVE_WORDS), so the
+ * destructive figure is also taken where issue 24 found the hole: every phantom-tool call of the
+ * corpus again, with this app's own workspace and memory tools (write, patch and delete destructive)
+ * added to its toolset, and the names the issue reported. No gold is ever one of those tools.
+ */
+export function destructiveStress(cases: readonly Case[]): DestructiveGuesses & { calls: number } {
+  const own: ToolSpec[] = defaultTools.map(({ run: _run, ...spec }) => spec);
+  const issueNames = ['update_customer_profile', 'remove_file', 'erase_file', 'file_delete'].map((name) => ({ name, arguments: '{"path": "notes.md"}' }));
+  const calls = [
+    ...cases.filter((c) => c.expect.labels.includes('phantom_tool')).map((c) => ({ call: c.call, tools: c.tools as ToolSpec[] })),
+    ...issueNames.map((call) => ({ call, tools: [] as ToolSpec[] })),
+  ];
+  const out = { calls: calls.length, guesses: 0, destructive: 0, destructiveNotGold: 0 };
+  for (const { call, tools } of calls) {
+    const toolset = [...tools, ...own.filter((t) => !tools.some((x) => x.name === t.name))];
+    const v = gate({ id: 'c', name: call.name, arguments: call.arguments }, toolset);
+    const guessed =
+      v.verdict === 'repaired' && v.repairs.some((r) => r.kind === 'tool_name')
+        ? [v.call.name]
+        : v.verdict === 'blocked' && v.category === 'phantom_tool'
+          ? v.suggestions
+          : [];
+    for (const name of guessed) {
+      out.guesses++;
+      if (!isDestructive(toolset.find((t) => t.name === name)!)) continue;
+      out.destructive++;
+      out.destructiveNotGold++;
+    }
+  }
+  return out;
 }
 
 export async function run(raw: unknown[], opts: { corpusPath: string; verbose?: boolean }): Promise<CorpusReport> {
@@ -214,7 +281,11 @@ export async function run(raw: unknown[], opts: { corpusPath: string; verbose?: 
   for (const [name, scorer] of Object.entries(scorers)) {
     const { results, us } = timeEach(inputs, (x) => scorer(x.call, x.tools));
     figures[name] = score(cases, results, us);
-    if (name === 'gate') figures[name].suggestions = phantomSuggestions(cases, results);
+    if (name === 'gate') {
+      figures[name].suggestions = phantomSuggestions(cases, results);
+      figures[name].destructiveGuesses = destructiveGuesses(cases, results);
+      figures[name].destructiveWithOwnTools = destructiveStress(cases);
+    }
     // The ids of wrong repairs only with --verbose; baselines repair nothing.
     if (name !== 'gate' || !opts.verbose) delete figures[name].judgedWrong;
     if (name !== 'gate') delete figures[name].repairPrecision;

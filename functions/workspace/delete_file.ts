@@ -11,6 +11,7 @@ import type { FileDiff } from '../../src/vocabulary.ts';
 export const deleteFile = defineTool({
   name: 'delete_file',
   description: 'Delete a file, or a folder with everything in it.',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   schema: z.object({
     path: z.string().describe('File or folder path relative to the workspace root.'),
   }),

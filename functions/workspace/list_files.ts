@@ -11,6 +11,7 @@ type Entry = { path: string; type: 'file'; size: number } | { path: string; type
 export const listFiles = defineTool({
   name: 'list_files',
   description: 'List files and folders in the workspace. Folders end with "/". recursive: true lists every file below the folder.',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   schema: z.object({
     path: z.string().optional().describe('Folder relative to the workspace root; omit for the root.'),
     recursive: z.boolean().optional().describe('List all files below the folder, not just direct entries.'),

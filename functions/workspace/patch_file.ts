@@ -10,6 +10,7 @@ import { requireFile } from './tree.ts';
 export const patchFile = defineTool({
   name: 'patch_file',
   description: 'Replace one exact piece of a file: search must match the current text exactly once (copy it from read_file, without line numbers).',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   schema: z.object({
     path: z.string().describe('File path relative to the workspace root.'),
     search: z.string().describe('The exact text to replace, including whitespace; must occur exactly once.'),

@@ -12,6 +12,7 @@ export const DEFAULT_MAX_SIZE = 30_000;
 export const readFile = defineTool({
   name: 'read_file',
   description: 'Read a file. Returns numbered lines ("12\\tcode") and total_lines; page with offset/limit. encoding "base64" returns the raw bytes.',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   schema: z.object({
     path: z.string().describe('File path relative to the workspace root.'),
     offset: z.number().int().min(0).optional().describe('First line to return, 1-based (default 1).'),

@@ -9,6 +9,7 @@ export const MAX_MATCHES = 100;
 export const searchFiles = defineTool({
   name: 'search_files',
   description: 'Find text in workspace files (case-insensitive, literal). Returns matching lines with line numbers and file paths whose name matches.',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   schema: z.object({
     query: z.string().describe('Text to look for, literally (not a regex).'),
     path: z.string().optional().describe('Folder or file to search in; omit for the whole workspace.'),

@@ -11,6 +11,7 @@ export const writeFile = defineTool({
   name: 'write_file',
   description:
     'Create or replace a file with the complete content (never a placeholder). append: true adds to the end; overwrite: false refuses to replace an existing file.',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   schema: z.object({
     path: z.string().describe('File path relative to the workspace root; missing folders are created.'),
     content: z.string().describe('The full file content (base64 when encoding is "base64").'),

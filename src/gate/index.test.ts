@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gate } from './index.ts';
+import { gate, isDestructive } from './index.ts';
 import { buildPathIndex } from './paths.ts';
 import { MAX_RENAME_CANDIDATES } from './limits.ts';
 import type { ToolSpec, Verdict } from './types.ts';
@@ -171,5 +171,54 @@ describe('caps on what the gate reads', () => {
     expect(v.problems[0]!.message.length).toBeLessThan(400);
     const phantom = blockedOf(gate(call('x'.repeat(1_000_000), {}), tools));
     expect(phantom.message.length).toBeLessThan(2_000);
+  });
+});
+
+describe('the real workspace tools: no guess runs delete_file (issue 24)', async () => {
+  const { defaultTools } = await import('../../functions/index.ts');
+  const specs: ToolSpec[] = defaultTools.map(({ run: _run, ...spec }) => spec);
+  const destructive = ['write_file', 'patch_file', 'delete_file'];
+
+  it('marks write, patch and delete destructive, the rest not', () => {
+    expect(
+      specs
+        .filter(isDestructive)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual([...destructive].sort());
+  });
+
+  it('blocks update_customer_profile, remove_file, erase_file and file_delete, suggesting no destructive tool, listing the available ones', () => {
+    for (const name of ['update_customer_profile', 'remove_file', 'erase_file', 'file_delete']) {
+      const v = blockedOf(gate(call(name, { path: 'notes.md' }), specs));
+      expect(v.category, name).toBe('phantom_tool');
+      expect(
+        v.suggestions.filter((s) => destructive.includes(s)),
+        name,
+      ).toEqual([]);
+      expect(v.message, name).not.toContain('Did you mean: "delete_file"');
+      for (const t of specs) expect(v.message, name).toContain(t.name);
+    }
+    expect(blockedOf(gate(call('remove_file', { path: 'notes.md' }), specs)).message).toContain('never guessed');
+  });
+
+  it('repairs a typo of delete_file’s own name', () => {
+    expect(gate(call('delet_file', { path: 'notes.md' }), specs)).toMatchObject({ verdict: 'repaired', call: { name: 'delete_file' } });
+  });
+
+  it('does not pick a destructive tool by the arguments alone when the name is missing', () => {
+    expect(gate(call('', { path: 'a.md', search: 'x', replace: 'y' }), specs).verdict).toBe('blocked');
+  });
+});
+
+describe('a wrapper that names tools inside its arguments', () => {
+  it('suggests the tools multi_tool_use.parallel names, as named', () => {
+    const args = {
+      tool_uses: [
+        { recipient_name: 'functions.write_file', parameters: {} },
+        { recipient_name: 'functions.review_code', parameters: {} },
+      ],
+    };
+    expect(blockedOf(gate(call('multi_tool_use.parallel', args), tools)).suggestions).toEqual(['write_file', 'review_code']);
   });
 });

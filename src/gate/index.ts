@@ -6,17 +6,19 @@
 // Arguments over the size cap or nested past the depth cap (limits.ts) are blocked before any layer
 // reads them; every value of the model's that a message quotes is shortened with `echo`, and every
 // string and list of the verdict is bounded on the way out (bounded.ts).
+import { isDestructive } from './annotations.ts';
 import { parseArgumentsText } from './arguments-text.ts';
 import { boundedVerdict } from './bounded.ts';
 import { checkContent } from './content.ts';
 import { blockedMessage, echo } from './message.ts';
 import { checkArguments } from './schema-repair.ts';
 import { isPlainObject } from './schema.ts';
-import { resolveToolName } from './tool-name.ts';
+import { resolveToolName, toolNameMatcher } from './tool-name.ts';
 import { readWorkspacePath } from './workspace-path.ts';
 import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } from './types.ts';
 
 export type * from './types.ts';
+export { DESTRUCTIVE_WORDS, isDestructive } from './annotations.ts';
 
 // When several mistakes were repaired, the verdict's category names the one that matters most.
 const PRIORITY: Problem['category'][] = ['phantom_tool', 'malformed_json', 'missing_required', 'wrong_type', 'enum_violation', 'unknown_parameter'];
@@ -28,6 +30,9 @@ function mainCategory(repairs: readonly Repair[]): Problem['category'] {
 }
 
 type Blocked = Extract<Verdict, { verdict: 'blocked' }>;
+
+/** Said when a destructive tool was near the written name and not suggested (tool-name.ts). */
+const HELD_BACK = ' A tool that deletes or overwrites is never guessed: call it by its exact name only if that is what the task needs.';
 
 function blocked(
   tool: string,
@@ -49,26 +54,29 @@ export function gate(call: ProposedCall, toolset: readonly ToolSpec[], context: 
 /** `writtenName`: the name the model wrote, when the gate has already substituted the tool's name. */
 function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext, writtenName?: string): Verdict {
   const names = toolset.map((t) => t.name);
-  const resolved = resolveToolName(call.name, names);
+  const destructive = new Set(toolset.filter(isDestructive).map((t) => t.name));
+  const resolved = resolveToolName(call.name, names, (name) => destructive.has(name));
   const parsed = parseArgumentsText(call.arguments, context.limits);
   // Arguments too large to read are not quoted back either: the message says their size.
   const raw = parsed.ok || parsed.reason !== 'too_large' ? call.arguments : undefined;
 
   if (resolved.kind === 'unknown' && parsed.ok && !/[A-Za-z]/.test(call.name)) {
     // No name at all (`""`, `[{` from a broken template): the arguments alone may identify the tool.
+    // Never a destructive one: that would be a guess landing on a tool that deletes or overwrites.
     const fits = toolset.filter((t) => isPlainObject(parsed.value) && fitsAsTheyStand(checkArguments(parsed.value, t.parameters)));
-    if (fits.length === 1) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
+    if (fits.length === 1 && !destructive.has(fits[0]!.name)) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
   }
   if (resolved.kind === 'unknown') {
     const problems: Problem[] = [
       {
         category: 'phantom_tool',
         path: '$name',
-        message: `There is no tool named "${echo(call.name, 80)}". Available: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.`,
+        message: `There is no tool named "${echo(call.name, 80)}". Available: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.${resolved.heldBack ? HELD_BACK : ''}`,
       },
     ];
     if (!parsed.ok) problems.push({ category: 'malformed_json', path: '$', message: `The arguments are ${parsed.message}.` });
-    return blocked(call.name, problems, { suggestions: resolved.suggestions });
+    const wrapped = parsed.ok ? wrappedNames(parsed.value, names) : [];
+    return blocked(call.name, problems, { suggestions: wrapped.length > 0 ? wrapped : resolved.suggestions });
   }
   const toolName = resolved.kind === 'similar' ? resolved.candidate : resolved.name;
   const tool = toolset.find((t) => t.name === toolName)!;
@@ -123,6 +131,25 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
 function fitsAsTheyStand(checked: ReturnType<typeof checkArguments>): boolean {
   if (checked.status === 'pass') return true;
   return checked.status === 'repaired' && checked.invented.length === 0 && !checked.repairs.some((r) => r.kind === 'fill_default');
+}
+
+/**
+ * The tools a wrapper call names inside its arguments, by their exact (or normalised) names: OpenAI
+ * models call a `multi_tool_use.parallel` that does not exist with `{"tool_uses": [{"recipient_name":
+ * "functions.get_weather", "parameters": {…}}]}`. The model named those tools itself: no guess.
+ */
+function wrappedNames(value: unknown, names: readonly string[]): string[] {
+  const uses = isPlainObject(value) ? value.tool_uses : undefined;
+  if (!Array.isArray(uses)) return [];
+  const match = toolNameMatcher(names);
+  const out: string[] = [];
+  for (const use of uses.slice(0, 20)) {
+    const written = isPlainObject(use) ? use.recipient_name : undefined;
+    const m = typeof written === 'string' ? match(written) : undefined;
+    if (m && m.kind !== 'ambiguous' && !out.includes(m.name)) out.push(m.name);
+    if (out.length === 3) break;
+  }
+  return out;
 }
 
 function phantom(name: string): Problem {

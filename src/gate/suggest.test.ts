@@ -17,9 +17,10 @@ describe('worthOffering', () => {
 });
 
 describe('every kind of suggestion is cut the same way', () => {
-  it('tool names: list_directory is told list_files, not save_memory too', () => {
+  it('tool names: list_file is told list_files, not save_memory too; list_directory nothing (one shared word is no match)', () => {
     const names = defaultTools.map((t) => t.name);
-    expect(resolveToolName('list_directory', names)).toEqual({ kind: 'unknown', suggestions: ['list_files'] });
+    expect(resolveToolName('list_file', names)).toMatchObject({ suggestions: ['list_files'] });
+    expect(resolveToolName('list_directory', names)).toEqual({ kind: 'unknown', suggestions: [] });
     // Close runner-ups all stay.
     expect(resolveToolName('get_weather', ['get_weather_forecast', 'get_weather_history', 'send_email'])).toMatchObject({
       suggestions: ['get_weather_forecast', 'get_weather_history'],

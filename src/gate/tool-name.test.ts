@@ -81,3 +81,41 @@ describe('one matcher for calls and for text calls', () => {
     expect(match('get_wether')).toBeUndefined();
   });
 });
+
+describe('no guess lands on a destructive tool (issue 24)', () => {
+  const workspace = ['read_file', 'write_file', 'patch_file', 'delete_file', 'list_files', 'search_files', 'save_memory', 'recall_memories'];
+  const destructive = (name: string) => ['write_file', 'patch_file', 'delete_file'].includes(name);
+
+  it('repairs a near-certain typo of a destructive tool’s own name', () => {
+    expect(resolveToolName('delet_file', workspace, destructive)).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
+    expect(resolveToolName('delete_fle', workspace, destructive)).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
+    expect(resolveToolName('dleete_file', workspace, destructive)).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
+    expect(resolveToolName('Delete-File', workspace, destructive)).toEqual({ kind: 'normalised', name: 'delete_file' });
+  });
+
+  it('never repairs or suggests it for a synonym, a reordering or a loose match, and says one was held back', () => {
+    for (const written of ['remove_file', 'erase_file', 'file_delete', 'undelete_file', 'rm_file', 'delete', 'update_customer_profile']) {
+      const r = resolveToolName(written, workspace, destructive);
+      expect(r.kind, written).toBe('unknown');
+      expect(r.kind === 'unknown' && r.suggestions.filter(destructive), written).toEqual([]);
+    }
+    expect(resolveToolName('remove_file', workspace, destructive)).toMatchObject({ heldBack: true });
+  });
+
+  it('by default, judges by the name: a word such as delete, drop or kill makes a tool destructive', () => {
+    expect(resolveToolName('remove_user', ['delete_user', 'get_user']).kind).toBe('unknown');
+    expect(resolveToolName('delete_usr', ['delete_user', 'get_user'])).toMatchObject({ kind: 'similar', candidate: 'delete_user' });
+    expect(resolveToolName('drop_tables', ['drop_table'])).toMatchObject({ kind: 'similar', candidate: 'drop_table' });
+    expect(resolveToolName('remove_table', ['drop_table'])).toMatchObject({ kind: 'unknown', suggestions: [] });
+  });
+
+  it('other tools need a match on the name as a whole, not a shared word or substring', () => {
+    // profile ⊃ file, update ~ patch: no suggestion at all.
+    expect(resolveToolName('update_customer_profile', ['read_file', 'patch_file', 'list_files'], () => false)).toEqual({ kind: 'unknown', suggestions: [] });
+    expect(resolveToolName('calculus_compute_derivative', ['calculus_compute_definite_integral'])).toEqual({ kind: 'unknown', suggestions: [] });
+    expect(resolveToolName('get_gold_price', ['calculate_Bond_Price'])).toEqual({ kind: 'unknown', suggestions: [] });
+    // Every word of one side matched in the other: still offered.
+    expect(resolveToolName('get_weather', ['get_weather_forecast'])).toMatchObject({ suggestions: ['get_weather_forecast'] });
+    expect(resolveToolName('fetch_weather', ['get_weather', 'send_email'])).toMatchObject({ kind: 'similar', candidate: 'get_weather' });
+  });
+});

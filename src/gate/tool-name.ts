@@ -8,8 +8,18 @@
 // (text-calls.ts): one resolver for both. An MCP tool is named `<server>__<tool>` (src/tools/mcp):
 // between tools of one server the shared server part says nothing, so names are also ranked by the
 // part after `__`.
+//
+// What may be guessed (repaired to, or suggested) is narrower than what is similar (issue 24): a
+// suggestion is an instruction a confused model tends to follow. A destructive tool (annotations.ts)
+// is guessed only for a near-certain typo of its own name (`delet_file`, `delete_fle`), never for a
+// synonym or a loose match (`remove_file`, `update_customer_profile`); any other tool only when the
+// names match as a whole (every word of one side matched in the other, a typo of the whole name, or
+// the tool's name with its namespace dropped), not on a shared word or substring (`profile` ⊃ `file`,
+// `update` ~ `patch`).
 import { distance } from 'fastest-levenshtein';
+import { isDestructive } from './annotations.ts';
 import { MAX_TOOL_NAME_CHARS } from './limits.ts';
+import { osaDistance } from './path-score.ts';
 import { worthOffering } from './suggest.ts';
 import { nameKey, nameTokens } from './words.ts';
 
@@ -19,7 +29,8 @@ export type NameResolution =
   | { kind: 'normalised'; name: string }
   /** One clearly best similar name (`candidate`), plus the ranked suggestions. */
   | { kind: 'similar'; candidate: string; suggestions: string[] }
-  | { kind: 'unknown'; suggestions: string[] };
+  /** `heldBack`: a destructive tool was as close as a suggestion, and is not offered (only its exact name calls it). */
+  | { kind: 'unknown'; suggestions: string[]; heldBack?: true };
 
 // Prefixes that API wrappers and chat templates put in front of function names.
 const NAMESPACES = ['functions', 'function', 'default_api', 'tools', 'tool', 'api'];
@@ -91,15 +102,79 @@ function mcpParts(name: string): { server: string; tool: string } | undefined {
   return at > 0 && at + 2 < name.length ? { server: nameKey(name.slice(0, at)), tool: name.slice(at + 2) } : undefined;
 }
 
-/** Similarity of a written name to a tool name in [0, 1]. */
-export function nameSimilarity(written: string, tool: string): number {
+/**
+ * The pairs of names to compare: within one server the tool parts; otherwise the whole names, and
+ * the tool part alone when the written name has no server.
+ */
+function comparedPairs(written: string, tool: string): Array<[string, string]> {
   const bare = stripNamespace(written);
   const t = mcpParts(tool);
   const w = t && mcpParts(bare);
-  // Within one server the tool parts decide; with the server left out, the tool part may match alone.
-  if (t && w && w.server === t.server) return fullSimilarity(w.tool, t.tool);
-  const score = fullSimilarity(bare, tool);
-  return t && !w ? Math.max(score, fullSimilarity(bare, t.tool)) : score;
+  if (t && w && w.server === t.server) return [[w.tool, t.tool]];
+  return t && !w
+    ? [
+        [bare, tool],
+        [bare, t.tool],
+      ]
+    : [[bare, tool]];
+}
+
+/** Similarity of a written name to a tool name in [0, 1]. */
+export function nameSimilarity(written: string, tool: string): number {
+  return Math.max(...comparedPairs(written, tool).map(([w, t]) => fullSimilarity(w, t)));
+}
+
+/** Whether `tool` may be guessed for `written` at all (see the top of this file). */
+export function mayGuess(written: string, tool: string, destructive: boolean): boolean {
+  return comparedPairs(written, tool).some(([w, t]) => (destructive ? nearTypo(w, t) : wholeMatch(w, t)));
+}
+
+/**
+ * A near-certain typo: the same words, at most two letters off in all, none more than one per word
+ * (a transposition is one; `undelete` is not a typo of `delete`), and a word under 4 letters only
+ * missing one (`fle`, `usr`).
+ */
+function nearTypo(written: string, tool: string): boolean {
+  const a = nameTokens(written);
+  const b = nameTokens(tool);
+  if (a.length !== b.length || a.length === 0) return false;
+  let total = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue;
+    const d = osaDistance(x, y);
+    if (d > 1) return false;
+    // A short word may have lost a letter (`fle`, `usr`), not changed one (`get` / `set`).
+    const shorter = Math.min(x.length, y.length);
+    if (shorter < 3 || (shorter < 4 && x.length === y.length)) return false;
+    total += d;
+  }
+  return total <= 2;
+}
+
+/** The names match as a whole: a typo of the whole name, the tool's name without its namespace, or every word of one side matched in the other. */
+function wholeMatch(written: string, tool: string): boolean {
+  const ka = nameKey(written);
+  const kb = nameKey(tool);
+  if (ka === '' || kb === '') return false;
+  if (1 - distance(ka, kb) / Math.max(ka.length, kb.length) >= WHOLE_TYPO) return true;
+  if (ka.length >= 6 && kb.endsWith(ka)) return true;
+  const a = nameTokens(written);
+  const b = nameTokens(tool);
+  return covers(a, b) || covers(b, a);
+}
+
+/** Every word of `a` matches (exactly, as an abbreviation, a typo or a synonym) a distinct word of `b`. */
+function covers(a: string[], b: string[]): boolean {
+  if (a.length === 0) return false;
+  const used = new Array<boolean>(b.length).fill(false);
+  for (const ta of a) {
+    const at = b.findIndex((tb, j) => !used[j] && tokenMatch(ta, tb) > 0);
+    if (at < 0) return false;
+    used[at] = true;
+  }
+  return true;
 }
 
 function fullSimilarity(written: string, tool: string): number {
@@ -114,6 +189,8 @@ function fullSimilarity(written: string, tool: string): number {
 }
 
 const MIN_SUGGESTION = 0.35;
+/** Levenshtein similarity of the whole keys that makes a name a typo of another as a whole. */
+const WHOLE_TYPO = 0.8;
 const MIN_CANDIDATE = 0.7;
 const MIN_MARGIN = 0.1;
 
@@ -142,19 +219,34 @@ export function toolNameMatcher(toolNames: readonly string[]): (written: string)
   };
 }
 
-export function resolveToolName(written: string, toolNames: readonly string[]): NameResolution {
+/**
+ * The tool a written name means. `destructive` says which tools are destructive (default: by their
+ * names, annotations.ts): those are guessed only for a near-certain typo of their own name.
+ */
+export function resolveToolName(
+  written: string,
+  toolNames: readonly string[],
+  destructive: (name: string) => boolean = (name) => isDestructive({ name }),
+): NameResolution {
   const match = toolNameMatcher(toolNames)(written);
   if (match && match.kind !== 'ambiguous') return match;
   if (written.length > MAX_TOOL_NAME_CHARS) return { kind: 'unknown', suggestions: [] };
 
-  const ranked = toolNames.map((name) => ({ name, score: nameSimilarity(written, name) })).sort((x, y) => y.score - x.score || x.name.localeCompare(y.name));
+  const ranked = toolNames
+    .map((name) => ({ name, score: nameSimilarity(written, name) }))
+    .sort((x, y) => y.score - x.score || x.name.localeCompare(y.name))
+    .map((r) => {
+      const d = destructive(r.name);
+      return { ...r, destructive: d, guess: r.score >= MIN_SUGGESTION && mayGuess(written, r.name, d) };
+    });
   const suggestions = worthOffering(
-    ranked.filter((r) => r.score >= MIN_SUGGESTION),
+    ranked.filter((r) => r.guess),
     (r) => r.score,
   ).map((r) => r.name);
+  const heldBack = ranked.some((r) => r.destructive && !r.guess && r.score >= MIN_SUGGESTION) ? { heldBack: true as const } : {};
   const [first, second] = ranked;
-  if (!match && first && first.score >= MIN_CANDIDATE && first.score - (second?.score ?? 0) >= MIN_MARGIN) {
+  if (!match && first?.guess && first.score >= MIN_CANDIDATE && first.score - (second?.score ?? 0) >= MIN_MARGIN) {
     return { kind: 'similar', candidate: first.name, suggestions };
   }
-  return { kind: 'unknown', suggestions: match ? match.names.slice(0, 3) : suggestions };
+  return { kind: 'unknown', suggestions: match ? match.names.slice(0, 3) : suggestions, ...heldBack };
 }

@@ -1,6 +1,9 @@
 // The gate's vocabulary. Everything here is plain data so that a toolset can come from zod, an MCP
 // server or a JSON file alike: the gate reads JSON Schema and nothing else.
+import type { ToolAnnotations } from './annotations.ts';
 import type { GateLimits } from './limits.ts';
+
+export type { ToolAnnotations } from './annotations.ts';
 
 /** A JSON Schema (draft 2020-12 subset as produced by zod's toJSONSchema and by MCP servers). */
 export type JSONSchema = {
@@ -28,6 +31,11 @@ export interface ToolSpec {
   pathParams?: string[];
   /** Top-level parameters that carry code or a file body (checked for placeholders and truncation). */
   codeParams?: string[];
+  /**
+   * MCP's hints about the tool (annotations.ts). Absent: the tool's name decides whether it is
+   * destructive (`isDestructive`), which is all the gate reads of them.
+   */
+  annotations?: ToolAnnotations;
 }
 
 /** A tool call as the model proposed it: `arguments` is the raw text, exactly as streamed. */

@@ -1,8 +1,10 @@
 // Authoring a tool with zod: the schema is converted to JSON Schema once, at definition time, so
 // the gate never sees zod. The handler receives the arguments parsed by the same zod schema.
+// Every own tool says what it does to its environment (MCP's annotations, src/gate/annotations.ts):
+// the gate never guesses a destructive one for a name the model got wrong.
 import * as z from 'zod';
 import type { Tool, ToolContext } from './types.ts';
-import type { JSONSchema } from '../gate/types.ts';
+import type { JSONSchema, ToolAnnotations } from '../gate/types.ts';
 
 export interface ToolDefinition<S extends z.ZodObject> {
   name: string;
@@ -10,6 +12,8 @@ export interface ToolDefinition<S extends z.ZodObject> {
   schema: S;
   pathParams?: Array<keyof z.infer<S> & string>;
   codeParams?: Array<keyof z.infer<S> & string>;
+  /** Required: a tool that writes, patches or deletes says `destructiveHint: true`; one that only reads, `readOnlyHint: true`. */
+  annotations: ToolAnnotations;
   run(args: z.infer<S>, ctx: ToolContext): Promise<unknown>;
 }
 
@@ -22,6 +26,7 @@ export function defineTool<S extends z.ZodObject>(def: ToolDefinition<S>): Tool 
     parameters,
     pathParams: def.pathParams,
     codeParams: def.codeParams,
+    annotations: def.annotations,
     run: (args, ctx) => def.run(def.schema.parse(args), ctx),
   };
 }

@@ -95,7 +95,14 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
     const res = await fetch(`${baseUrl}/v1/tools`, { headers: auth() });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { tools: Array<Record<string, unknown>>; servers: Array<Record<string, unknown>> };
-    expect(body.tools.find((t) => t.name === 'everything__get-sum')).toMatchObject({ source: 'mcp', server: 'everything', serverTool: 'get-sum' });
+    expect(body.tools.find((t) => t.name === 'everything__get-sum')).toMatchObject({
+      source: 'mcp',
+      server: 'everything',
+      serverTool: 'get-sum',
+      annotations: { readOnlyHint: true, destructiveHint: false },
+      destructive: false,
+    });
+    expect(body.tools.find((t) => t.name === 'delete_file')).toMatchObject({ source: 'functions', destructive: true });
     expect(body.tools.find((t) => t.name === 'write_file')).toMatchObject({ source: 'functions' });
     expect(body.servers).toEqual([expect.objectContaining({ server: 'everything', ok: true })]);
   });

@@ -2,6 +2,7 @@
 // functions/ or an MCP server, under which name there), with each configured server's state, so a
 // deployer can check MCP_SERVERS. Authenticated like every /v1 route that reads data.
 import { Hono } from 'hono';
+import { isDestructive } from '../../gate/annotations.ts';
 import type { Tool } from '../../tools/types.ts';
 import type { AppDeps } from '../deps.ts';
 import { authenticate } from '../middleware/auth.ts';
@@ -22,5 +23,6 @@ export function toolRoutes(deps: AppDeps) {
 
 function describe(tool: Tool) {
   const where = tool.origin ? { source: 'mcp', server: tool.origin.server, serverTool: tool.origin.tool } : { source: 'functions' };
-  return { name: tool.name, ...where, description: tool.description ?? '', parameters: tool.parameters };
+  const annotations = tool.annotations ?? {};
+  return { name: tool.name, ...where, description: tool.description ?? '', parameters: tool.parameters, annotations, destructive: isDestructive(tool) };
 }

@@ -8,7 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { delay } from '../../delay.ts';
-import type { JSONSchema } from '../../gate/types.ts';
+import type { JSONSchema, ToolAnnotations } from '../../gate/types.ts';
 import type { McpSession, McpToolInfo, OpenSession } from './session.ts';
 import { gateSchemaValidator } from './validator.ts';
 
@@ -63,8 +63,24 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
 };
 
 /** A tool as the SDK lists it, the parts read (spelt out: Deno's check does not infer the SDK's callback types). */
-type ListedTool = { name: string; description?: string; inputSchema: object; execution?: { taskSupport?: string } };
+type ListedTool = { name: string; description?: string; inputSchema: object; execution?: { taskSupport?: string }; annotations?: object };
 
 function toolInfo(tool: ListedTool): McpToolInfo {
-  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as JSONSchema, taskSupport: tool.execution?.taskSupport };
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as JSONSchema,
+    taskSupport: tool.execution?.taskSupport,
+    annotations: hints(tool.annotations),
+  };
+}
+
+/** The four boolean hints (and the title) as the server sent them; anything else is dropped. */
+function hints(raw: object | undefined): ToolAnnotations {
+  const out: ToolAnnotations = {};
+  if (!raw) return out;
+  const a = raw as Record<string, unknown>;
+  if (typeof a.title === 'string') out.title = a.title.slice(0, 200);
+  for (const k of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) if (typeof a[k] === 'boolean') out[k] = a[k];
+  return out;
 }

@@ -1,7 +1,7 @@
 // What the MCP tool source needs from a connection to one server, as an interface: the real one is
 // sdk.ts (the official SDK client, loaded only when a server is configured); tests may hand in another.
 import type { McpServerConfig } from '../../config.ts';
-import type { JSONSchema } from '../../gate/types.ts';
+import type { JSONSchema, ToolAnnotations } from '../../gate/types.ts';
 import type { CallResultLike } from './result.ts';
 
 /** A tool as a server lists it (the parts Rebound reads). */
@@ -11,6 +11,8 @@ export interface McpToolInfo {
   inputSchema: JSONSchema;
   /** 'required': callable only as an MCP task, which this client does not do. */
   taskSupport?: string;
+  /** The server's hints; absent ones take MCP's defaults (a tool without any is destructive). */
+  annotations?: ToolAnnotations;
 }
 
 export interface McpSession {

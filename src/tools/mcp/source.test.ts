@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../config.ts';
 import type { ToolContext } from '../types.ts';
+import { isDestructive } from '../../gate/annotations.ts';
 import { createMcpToolSource } from './source.ts';
 import type { McpSession, McpToolInfo, OpenSession, SessionOptions } from './session.ts';
 
@@ -73,6 +74,19 @@ describe('createMcpToolSource', () => {
     ]);
     expect(set.tools[0]!.parameters).toBe(sum.inputSchema);
     expect(set.sources).toEqual([{ server: 'everything', url: 'http://127.0.0.1:9', ok: true, tools: 2, cached: false }]);
+    await set.close();
+  });
+
+  it('carries the server’s annotations, MCP’s defaults for the rest: destructive unless read-only or destructiveHint false', async () => {
+    const readOnly = { ...sum, annotations: { readOnlyHint: true } };
+    const additive = { ...echo, name: 'add-note', annotations: { destructiveHint: false } };
+    const { open } = fakeServer([readOnly, additive, echo]);
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    expect(set.tools.map((t) => [t.name, t.annotations, isDestructive(t)])).toEqual([
+      ['everything__get-sum', { readOnlyHint: true }, false],
+      ['everything__add-note', { destructiveHint: false }, false],
+      ['everything__echo', {}, true],
+    ]);
     await set.close();
   });
 

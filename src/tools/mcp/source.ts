@@ -92,6 +92,8 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
               name,
               description,
               parameters: info.inputSchema,
+              // MCP's defaults apply to what the server left out: without hints a tool is destructive.
+              annotations: info.annotations ?? {},
               origin: { server: server.name, tool: info.name },
               run: (args, ctx) => sessions.call(server, info.name, args, ctx.signal),
             };
