@@ -28,6 +28,7 @@ const EnvSchema = z.object({
   MODEL: z.string().min(1).default('gpt-4o-mini'),
   DEMO_MODEL: flag.default(false),
   MAX_ITERATIONS: int(1, 100).default(10),
+  NO_PROGRESS_ITERATIONS: int(1, 100).default(2),
   TIME_BUDGET_MS: int(1_000, 3_600_000).default(120_000),
   KEEPALIVE_MS: int(50, 600_000).default(10_000),
   TOOL_TIMEOUT_MS: int(10, 600_000).default(30_000),
@@ -75,6 +76,8 @@ export interface Config {
   /** True when no API key is set or DEMO_MODEL forces it. */
   demo: boolean;
   maxIterations: number;
+  /** Iterations in a row whose every call repeats a failure before the forced summary `no_progress`. */
+  noProgressIterations: number;
   timeBudgetMs: number;
   keepaliveMs: number;
   toolTimeoutMs: number;
@@ -229,6 +232,7 @@ export function loadConfig(env: Env): Config {
     openai: { baseURL: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY, model: e.MODEL, timeoutMs: e.MODEL_TIMEOUT_MS },
     demo: e.DEMO_MODEL || !e.OPENAI_API_KEY,
     maxIterations: e.MAX_ITERATIONS,
+    noProgressIterations: e.NO_PROGRESS_ITERATIONS,
     timeBudgetMs: e.TIME_BUDGET_MS,
     keepaliveMs: e.KEEPALIVE_MS,
     toolTimeoutMs: e.TOOL_TIMEOUT_MS,

@@ -62,8 +62,11 @@ export interface Usage {
 /** Which part of Rebound gated a call (agent_activity.source): the agent loop, or the gateway for another app. */
 export type ActivitySource = 'loop' | 'gateway';
 
-/** Which budget ran out when a turn ends with a forced summary (the `forced_summary` event). */
-export type SummaryReason = 'iteration_limit' | 'time_budget';
+/**
+ * Why a turn ends with a forced summary (the `forced_summary` event): a budget ran out, or the model
+ * made no progress (NO_PROGRESS_ITERATIONS iterations in a row whose every call repeated a failure).
+ */
+export type SummaryReason = 'iteration_limit' | 'time_budget' | 'no_progress';
 
 /** Why a turn's stream ended: the reason its `done` event carries. */
 export type DoneReason = 'completed' | SummaryReason | 'aborted' | 'error';

@@ -75,6 +75,7 @@ function turnService(deps: AppDeps): TurnService {
     },
     limits: {
       maxIterations: config.maxIterations,
+      noProgressIterations: config.noProgressIterations,
       timeBudgetMs: config.timeBudgetMs,
       toolTimeoutMs: config.toolTimeoutMs,
       modelRetries: config.modelRetries,

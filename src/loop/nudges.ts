@@ -10,14 +10,21 @@ export function nextActionOf(result: unknown): string | null {
   return typeof instruction === 'string' && instruction.trim() ? instruction.trim() : null;
 }
 
-/** The user-role message appended after a batch of tool results. */
-export function continuationNudge(directives: string[]): string {
-  if (directives.length > 0) return directives.map((d) => `MANDATORY NEXT STEP: ${d}`).join('\n');
-  return CONTINUE;
+/**
+ * The user-role message appended after a batch of tool results. `repeated`: a call of the batch
+ * repeated a failure of this turn; then the model is told what to do instead, never to call on.
+ */
+export function continuationNudge(directives: string[], repeated = false): string {
+  const lines = directives.map((d) => `MANDATORY NEXT STEP: ${d}`);
+  if (repeated) lines.push(REPEATED);
+  return lines.length > 0 ? lines.join('\n') : CONTINUE;
 }
 
 const CONTINUE =
   'The tool results are above. If the task needs another step, call the next tool now instead of describing it. If it is done, give the final answer.';
+
+export const REPEATED =
+  'The tool results are above. A call failed again exactly as before: do not send it again. Either call one of the available tools listed in the error, with arguments that fit its schema, or answer without tools and tell the user what did not work.';
 
 export const NARRATION_NUDGE =
   'You described an action but did not call a tool. If you meant to act, call the tool now. If you are done, give the final answer without announcing further steps.';

@@ -6,10 +6,10 @@ import { buildPathIndex } from '../gate/paths.ts';
 import type { GateContext, ToolSpec } from '../gate/types.ts';
 import type { ModelRequest } from '../model/types.ts';
 import type { ChatMessage, DoneReason, SummaryReason, Usage } from '../vocabulary.ts';
-import type { CallOutcome } from '../calls/call-outcome.ts';
+import { type CallOutcome, categoryOf } from '../calls/call-outcome.ts';
 import { LoopBreaker } from './loop-breaker.ts';
 import { isNarratedAction } from './nudges.ts';
-import { summaryRequest } from './summary.ts';
+import { type RepeatedFailure, summaryRequest } from './summary.ts';
 
 export interface TurnResult {
   reason: DoneReason;
@@ -44,6 +44,10 @@ export class TurnState {
   private readonly needsPaths: boolean;
   private gate: GateContext | null = null;
   private narrationNudged = false;
+  /** The failures the model repeated, by tool and kind, for the no-progress summary. */
+  private readonly repeats = new Map<string, RepeatedFailure>();
+  /** Batches in a row whose every call repeated a failure of this turn. */
+  private stalled = 0;
 
   constructor(options: TurnStateOptions) {
     const userMessage: ChatMessage = { role: 'user', content: options.message };
@@ -72,7 +76,7 @@ export class TurnState {
 
   /** The forced summary's request: the same prompt and tools (the provider's prompt cache holds), no calls allowed. */
   summaryRequest(reason: SummaryReason, signal: AbortSignal): ModelRequest {
-    const messages: ChatMessage[] = [...this.prompt, { role: 'user', content: summaryRequest(reason) }];
+    const messages: ChatMessage[] = [...this.prompt, { role: 'user', content: summaryRequest(reason, this.repeatedFailures()) }];
     return { messages, tools: this.breaker.offered(), toolChoice: 'none', signal, turnStart: this.turnStart };
   }
 
@@ -100,9 +104,36 @@ export class TurnState {
     this.stats.calls++;
     if (outcome.kind !== 'executed' || !outcome.execution.ok) this.stats.failed++;
     if (outcome.kind === 'executed') this.gate = null;
+    if (categoryOf(outcome) !== 'repeated_failure') return;
+    const tool = outcome.kind === 'executed' ? outcome.verdict.call.name : outcome.call.name;
+    const what =
+      outcome.kind === 'withheld' ? 'withheld after failing' : outcome.kind === 'executed' ? 'the tool failed' : failureWords(outcome.verdict.category);
+    const key = JSON.stringify([tool, what]);
+    const times = outcome.kind === 'withheld' ? (this.repeats.get(key)?.times ?? 0) + 1 : (outcome.escalation?.repeats ?? 2);
+    this.repeats.set(key, { tool, what, times });
+  }
+
+  /**
+   * A batch of calls has ended: the number of batches in a row, this one included, that made no
+   * progress (every call repeated a failure already seen in this turn). A batch with one call that
+   * ran, or failed in a new way, resets it: a model varying its attempts is not stopped.
+   */
+  batchEnded(outcomes: readonly CallOutcome[]): number {
+    const stuck = outcomes.length > 0 && outcomes.every((o) => categoryOf(o) === 'repeated_failure');
+    this.stalled = stuck ? this.stalled + 1 : 0;
+    return this.stalled;
+  }
+
+  /** What the model kept repeating, most repeated first. */
+  repeatedFailures(): RepeatedFailure[] {
+    return [...this.repeats.values()].sort((a, b) => b.times - a.times);
   }
 
   result(reason: DoneReason): TurnResult {
     return { reason, iterations: this.iteration, usage: this.usage, messages: this.persisted };
   }
+}
+
+function failureWords(category: string): string {
+  return category === 'phantom_tool' ? 'no such tool' : `blocked: ${category}`;
 }

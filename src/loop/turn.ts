@@ -15,7 +15,7 @@ import type { TurnTrace } from '../telemetry/index.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ChatMessage, DoneReason, Emit, SummaryReason } from '../vocabulary.ts';
 import { activityRow } from '../calls/activity-row.ts';
-import { toolMessage, toolResultEvent, type CallOutcome } from '../calls/call-outcome.ts';
+import { categoryOf, toolMessage, toolResultEvent, type CallOutcome } from '../calls/call-outcome.ts';
 import { traceEnd } from './call-trace.ts';
 import { turnRow } from './turn-row.ts';
 import { CompletionAborted, streamCompletion, type Completion } from './completion.ts';
@@ -34,7 +34,11 @@ export interface TurnLimits {
   toolTimeoutMs: number;
   modelRetries: number;
   summaryTimeoutMs?: number;
+  /** Batches in a row whose every call repeats a failure before the forced summary `no_progress` (NO_PROGRESS_ITERATIONS; default 2). */
+  noProgressIterations?: number;
 }
+
+export const DEFAULT_NO_PROGRESS_ITERATIONS = 2;
 
 export interface TurnDeps {
   /** The session's history and where the turn is saved; the workspace and memory the tools use. */
@@ -173,6 +177,7 @@ async function iterate(run: Run): Promise<DoneReason> {
       tool_calls: completion.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
     });
     const directives: string[] = [];
+    const outcomes: CallOutcome[] = [];
     for (const call of completion.toolCalls) {
       if (signal.aborted) return 'aborted';
       const context = await state.gateContext(async () => (await run.workspace.list()).map((f) => f.path));
@@ -188,6 +193,7 @@ async function iterate(run: Run): Promise<DoneReason> {
         });
       }
       state.called(outcome);
+      outcomes.push(outcome);
       run.emit(toolResultEvent(outcome));
       deps.activity.recordCall(
         activityRow(
@@ -200,7 +206,15 @@ async function iterate(run: Run): Promise<DoneReason> {
       if (directive) directives.push(directive);
     }
     if (signal.aborted) return 'aborted';
-    state.nudge(continuationNudge(directives));
+    // Only failures the model has already seen, NO_PROGRESS_ITERATIONS times running: asking again costs
+    // a growing prompt and changes nothing, so the turn ends with a summary of what kept failing.
+    if (state.batchEnded(outcomes) >= (deps.limits.noProgressIterations ?? DEFAULT_NO_PROGRESS_ITERATIONS)) return forcedSummary(run, 'no_progress');
+    state.nudge(
+      continuationNudge(
+        directives,
+        outcomes.some((o) => categoryOf(o) === 'repeated_failure'),
+      ),
+    );
   }
 }
 
@@ -260,7 +274,7 @@ async function forcedSummary({ state, deps, emit, signal }: Run, reason: Summary
     timeout.dispose();
   }
   if (!text.trim()) {
-    text = fallbackSummary(reason, state.stats);
+    text = fallbackSummary(reason, state.stats, state.repeatedFailures());
     emit({ event: 'text_delta', data: { text } });
   }
   state.add({ role: 'assistant', content: text });

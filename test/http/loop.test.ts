@@ -286,6 +286,19 @@ describe('forced summary', () => {
     expect(res.events.at(-1)!.data).toMatchObject({ reason: 'iteration_limit', iterations: 2 });
   });
 
+  it('after no progress: the fallback text names what kept failing (the summary call failed)', async () => {
+    const { app, upstream } = await setup(
+      (req) => (req.tool_choice === 'none' ? { status: 500 } : { toolCalls: [{ name: 'update_customer_profile', arguments: '{"id":7}' }] }),
+      { MODEL_RETRIES: '0' },
+      [echoTool],
+    );
+    const res = await chat(app.url, { message: 'update Ada' });
+    expect(upstream.requests).toHaveLength(4);
+    expect(res.events.find((e) => e.event === 'forced_summary')!.data).toEqual({ reason: 'no_progress' });
+    expect(textOf(res.events)).toMatch(/the same tool calls kept failing: "update_customer_profile" \(no such tool, 3 times\)/);
+    expect(res.events.at(-1)!.data).toMatchObject({ reason: 'no_progress', iterations: 3 });
+  });
+
   it('falls back to an honest fixed text when the summary call fails', async () => {
     const { app } = await setup(
       (req) => (req.tool_choice === 'none' ? { status: 500 } : { toolCalls: [{ name: 'echo', arguments: '{"text":"x"}' }] }),

@@ -42,6 +42,10 @@ function script(req: ChatRequest): Reply {
       ? { text: 'Let me look. ', toolCalls: [{ id: 'call_story', name: 'list_files', arguments: '{}' }], delayMs: 15 }
       : { text: STORY_ANSWER, delayMs: 15 };
   }
+  if (text.startsWith('STUBBORN')) {
+    // Repeats one phantom call whatever it is told (issue 24).
+    return { toolCalls: [{ id: `call_stubborn_${iteration(req)}`, name: 'update_customer_profile', arguments: '{"customer":"Ada","plan":"pro"}' }] };
+  }
   if (text.startsWith('TALK')) {
     // Slow enough that only a stop ends it early.
     return { text: STORY_ANSWER, delayMs: 250 };
@@ -256,6 +260,24 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
     expect(t.events.map((e) => Number(e.id))).toEqual(t.events.map((_, i) => i + 1));
     // Keepalive comments while the model was silent before the summary.
     expect(t.comments.filter((c) => c.text === 'keepalive').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('stops a stubborn model with no_progress in 4 model calls, never suggesting delete_file', async () => {
+    const message = `STUBBORN: update the profile of Ada (${name})`;
+    const turn = await createTurn(name, message);
+    const events = normalise((await readTurn(turn.streamUrl)).events);
+    const results = events.filter((e) => (e as { event: string }).event === 'tool_result') as Array<{ name: string; verdict: string; suggestions?: string[] }>;
+    expect(results.map((r) => [r.name, r.verdict])).toEqual(Array(3).fill(['update_customer_profile', 'blocked']));
+    for (const r of results) expect(r.suggestions ?? []).not.toContain('delete_file');
+    expect(events.slice(-3)).toMatchObject([
+      { event: 'forced_summary', reason: 'no_progress' },
+      { event: 'text', text: expect.stringContaining('Summary:') },
+      { event: 'done', reason: 'no_progress', iterations: 3 },
+    ]);
+    const requests = requestsFor(message);
+    expect(requests).toHaveLength(4);
+    expect(requests[3]!.tool_choice).toBe('none');
+    expect(JSON.stringify(requests[3]!.messages.at(-1))).toContain('update_customer_profile');
   });
 
   it('ends a turn on its time budget with a forced summary while the model is silent', async () => {

@@ -8,7 +8,7 @@ const usage = { promptTokens: 300, completionTokens: 60 };
 const start: TurnEvent = { event: 'turn_start', data: { turnId: 't1', sessionId: 's1', model: 'scripted-1', demo: false } };
 const text = (t: string): TurnEvent => ({ event: 'text_delta', data: { text: t } });
 const call = (id: string, name: string, args: string, iteration: number): TurnEvent => ({ event: 'tool_call', data: { id, name, arguments: args, iteration } });
-const done = (reason: 'completed' | 'aborted' | 'iteration_limit' | 'error', iterations = 3): TurnEvent => ({
+const done = (reason: 'completed' | 'aborted' | 'iteration_limit' | 'no_progress' | 'error', iterations = 3): TurnEvent => ({
   event: 'done',
   data: { reason, iterations, usage },
 });
@@ -130,6 +130,17 @@ describe('UiMessageStreamMapper', () => {
       { toolCallId: 'c2', toolName: 'read_file', verdict: 'repaired', category: 'wrong_type', repairs },
       { toolCallId: 'c3', toolName: 'run_tests', verdict: 'pass', category: 'execution_error', repairs: [] },
     ]);
+  });
+
+  it('carries no_progress in the forced-summary data part and the finish metadata', async () => {
+    const chunks = mapAll([start, { event: 'forced_summary', data: { reason: 'no_progress' } }, text('Summary.'), done('no_progress', 3)]);
+    expect(await allChunkErrors(chunks)).toEqual([]);
+    expect(chunks.find((c) => c.type === 'data-rebound-forced-summary')).toEqual({
+      type: 'data-rebound-forced-summary',
+      data: { reason: 'no_progress' },
+      transient: true,
+    });
+    expect(chunks.at(-1)).toEqual({ type: 'finish', messageMetadata: { reason: 'no_progress', iterations: 3, usage } });
   });
 
   it('announces the forced summary (transient, kept out of the message) before the summary text, in a step of its own', async () => {

@@ -261,8 +261,16 @@ const DONE_TEXT = {
   completed: 'done',
   iteration_limit: 'stopped at the iteration limit',
   time_budget: 'stopped at the time budget',
+  no_progress: 'stopped: no progress, the same calls kept failing',
   aborted: 'aborted',
   error: 'ended with an error',
+};
+
+/** @type {Record<EventData<'forced_summary'>['reason'], string>} */
+const SUMMARY_TEXT = {
+  iteration_limit: 'Iteration limit reached',
+  time_budget: 'Time budget reached',
+  no_progress: 'No progress: the same tool calls kept failing',
 };
 
 /** @param {Turn} turn */
@@ -329,12 +337,7 @@ function openStream(turn) {
     rememberCall(localStorage, d);
     turn.view.toolResult(d);
   });
-  on('forced_summary', (d) =>
-    turn.view.notice(
-      'summary',
-      `${d.reason === 'time_budget' ? 'Time budget reached' : 'Iteration limit reached'}: the agent summarises what it did instead of going on.`,
-    ),
-  );
+  on('forced_summary', (d) => turn.view.notice('summary', `${SUMMARY_TEXT[d.reason] || d.reason}: the agent summarises what it did instead of going on.`));
   on('agent_error', (d) => turn.view.notice('error', `Agent error: ${d.message}${d.retryable ? ' (temporary; try again)' : ''}`));
   on('done', (d) => {
     if (d.reason === 'aborted')
