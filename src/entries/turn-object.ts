@@ -9,8 +9,10 @@
 // turn can take longer (TIME_BUDGET_MS, then the forced summary and the save). So while the object
 // has work (every promise the app hands to waitUntil: a running turn's `settled`, an activity flush), it
 // keeps an interval timer (no hibernation) and an alarm HEARTBEAT_MS ahead (each alarm is an event,
-// which restarts the eviction clock). (From compatibility date 2026-10-01 pending I/O keeps an object
-// by itself; this works on any date and under today's workerd.)
+// which restarts the eviction clock). (From compatibility date 2026-10-01, or with the flag
+// durable_object_io_tasks_prevent_eviction, pending I/O, waitUntil promises and timers keep an object by
+// themselves: developers.cloudflare.com/changelog/post/2026-10-01-pending-io-keep-alive/. wrangler.toml's
+// date is earlier, and this works on any date and under today's workerd.)
 // Without Supabase the one object ('local') also holds the sessions in its memory, so it stays the
 // same way for MEMORY_HOLD_MS after its last request: a chat left open keeps its history.
 import type { Hono } from 'hono';

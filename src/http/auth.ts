@@ -65,7 +65,7 @@ export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
             throw new AuthError('Token is signed with HS256 but no HS256 secret (REBOUND_JWT_SECRET or SUPABASE_JWT_SECRET) is configured on this server');
           ({ payload } = await jwtVerify(token, secretKey, { ...verifyOptions, algorithms: ['HS256'] }));
         } else {
-          if (!jwks) throw new AuthError(`Token is signed with ${alg ?? 'no algorithm'} but no JWKS is configured (set SUPABASE_URL or SUPABASE_JWKS_URL)`);
+          if (!jwks) throw new AuthError(`Token is signed with ${alg ?? 'no algorithm'} but no JWKS is configured (set SUPABASE_URL or REBOUND_JWKS_URL)`);
           ({ payload } = await jwtVerify(token, jwks, { ...verifyOptions, algorithms: ASYMMETRIC }));
         }
       } catch (err) {
