@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, supabaseSettings } from './config.ts';
 
 describe('loadConfig', () => {
   it('defaults to the demo model on loopback', () => {
@@ -123,5 +123,49 @@ describe('MCP_SERVERS', () => {
     expect(() => loadConfig({ GATEWAY_KEYS: 'short' })).toThrow(/GATEWAY_KEYS="short": every key must be at least 16 characters/);
     expect(() => loadConfig({ GATEWAY_MODELS: 'gpt-4o' })).toThrow(/GATEWAY_MODELS="gpt-4o": write the mapping as client=upstream pairs/);
     expect(() => loadConfig({ GATEWAY_RETRIES: '9' })).toThrow(/GATEWAY_RETRIES="9"/);
+  });
+});
+
+describe('supabaseSettings', () => {
+  it('reads the default entry of the new key dictionaries first, then the single keys, then the legacy JWT keys', () => {
+    const all = {
+      SUPABASE_URL: 'https://ref.supabase.co/',
+      SUPABASE_SECRET_KEYS: '{"default":"sb_secret_a","other":"sb_secret_b"}',
+      SUPABASE_SECRET_KEY: 'sb_secret_single',
+      SUPABASE_SERVICE_ROLE_KEY: 'eyJ.service',
+      SUPABASE_PUBLISHABLE_KEYS: '{"default":"sb_publishable_a"}',
+      SUPABASE_ANON_KEY: 'eyJ.anon',
+    };
+    expect(supabaseSettings(all)).toEqual({
+      url: 'https://ref.supabase.co',
+      secretKey: 'sb_secret_a',
+      publishableKey: 'sb_publishable_a',
+      from: { secretKey: 'SUPABASE_SECRET_KEYS.default', publishableKey: 'SUPABASE_PUBLISHABLE_KEYS.default' },
+    });
+    const { SUPABASE_SECRET_KEYS: _s, SUPABASE_PUBLISHABLE_KEYS: _p, ...older } = all;
+    expect(supabaseSettings(older)).toMatchObject({ secretKey: 'sb_secret_single', publishableKey: 'eyJ.anon' });
+    expect(supabaseSettings({ SUPABASE_SERVICE_ROLE_KEY: 'eyJ.service' })).toMatchObject({
+      secretKey: 'eyJ.service',
+      from: { secretKey: 'SUPABASE_SERVICE_ROLE_KEY' },
+    });
+    expect(supabaseSettings({})).toEqual({ url: undefined, secretKey: undefined, publishableKey: undefined, from: {} });
+  });
+
+  it('refuses a dictionary that is not JSON or has no default, naming entries but never a value', () => {
+    expect(() => supabaseSettings({ SUPABASE_SECRET_KEYS: 'sb_secret_oops' })).toThrow(ConfigError);
+    expect(() => supabaseSettings({ SUPABASE_SECRET_KEYS: 'sb_secret_oops' })).toThrow(/SUPABASE_SECRET_KEYS: not valid JSON/);
+    const noDefault = () => supabaseSettings({ SUPABASE_PUBLISHABLE_KEYS: '{"web":"sb_publishable_x"}' });
+    expect(noDefault).toThrow(/needs a "default" entry .* \(it has "web"\); or set SUPABASE_PUBLISHABLE_KEY instead/);
+    try {
+      noDefault();
+    } catch (err) {
+      expect((err as Error).message).not.toContain('sb_publishable_x');
+    }
+  });
+
+  it('reads STORAGE as memory or supabase only', () => {
+    expect(loadConfig({ STORAGE: 'memory' }).storage).toBe('memory');
+    expect(loadConfig({}).storage).toBeUndefined();
+    expect(() => loadConfig({ STORAGE: 'disk' })).toThrow(/STORAGE="disk": use "supabase" .* or "memory"/);
   });
 });

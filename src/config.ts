@@ -54,6 +54,9 @@ const EnvSchema = z.object({
       'write the mapping as client=upstream pairs, comma-separated ("*=upstream" for every other model)',
     ),
   MCP_TOOLS_TTL_S: int(0, 86_400).default(300),
+  STORAGE: z
+    .enum(['memory', 'supabase'], { error: 'use "supabase" (the default where its settings are set) or "memory" (one isolate\'s memory: a demo)' })
+    .optional(),
 });
 
 function splitList(v: string): string[] {
@@ -96,6 +99,8 @@ export interface Config {
   mcp: McpConfig;
   /** OpenTelemetry traces (OTEL_*, src/otel-config.ts); null when off. */
   tracing: TracingConfig | null;
+  /** STORAGE: where the edge keeps sessions and turns, when set; unset, Supabase if configured (edge.ts decides). */
+  storage?: 'memory' | 'supabase';
 }
 
 /** MCP servers whose tools the model may call (src/tools/mcp/): MCP_SERVERS and MCP_TOOLS_TTL_S. */
@@ -253,5 +258,62 @@ export function loadConfig(env: Env): Config {
     },
     mcp: { servers: mcp.servers, toolsTtlMs: e.MCP_TOOLS_TTL_S * 1000 },
     tracing: otel.tracing,
+    ...(e.STORAGE ? { storage: e.STORAGE } : {}),
+  };
+}
+
+/** The project's URL and API keys as an edge runtime finds them (supabaseSettings). */
+export interface SupabaseSettings {
+  /** SUPABASE_URL without a trailing slash. */
+  url?: string;
+  /** Bypasses RLS: sb_secret_… (new) or the service-role JWT (legacy). */
+  secretKey?: string;
+  /** RLS applies: sb_publishable_… (new) or the anon JWT (legacy). */
+  publishableKey?: string;
+  /** Which variable each key came from, for the startup line (never the value). */
+  from: { secretKey?: string; publishableKey?: string };
+}
+
+/**
+ * Supabase's keys, newest form first. Edge Functions get SUPABASE_SECRET_KEYS and SUPABASE_PUBLISHABLE_KEYS,
+ * JSON dictionaries of named keys whose `default` entry is the one to use
+ * (supabase.com/docs/guides/functions/secrets); a Worker's deployer sets one SUPABASE_SECRET_KEY (and
+ * SUPABASE_PUBLISHABLE_KEY); the legacy JWT keys SUPABASE_SERVICE_ROLE_KEY and SUPABASE_ANON_KEY come last.
+ * A dictionary that is not JSON, or has no `default`, is a ConfigError that names the entries, never a value.
+ */
+export function supabaseSettings(env: Env): SupabaseSettings {
+  const get = (k: string) => env[k]?.trim() || undefined;
+  const pick = (dictionary: string, single: string, legacy: string): [string, string] | undefined => {
+    const dict = get(dictionary);
+    if (dict !== undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(dict);
+      } catch {
+        throw new ConfigError(`Invalid configuration:\n  ${dictionary}: not valid JSON; Supabase sets it as {"default":"sb_…"}`);
+      }
+      const entries = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+      const key = entries?.default;
+      if (typeof key !== 'string' || key.trim() === '') {
+        const names = entries ? Object.keys(entries).map((n) => JSON.stringify(n)) : [];
+        throw new ConfigError(
+          `Invalid configuration:\n  ${dictionary}: needs a "default" entry holding a key (it has ${names.length ? names.join(', ') : 'none'}); or set ${single} instead`,
+        );
+      }
+      return [key.trim(), `${dictionary}.default`];
+    }
+    for (const name of [single, legacy]) {
+      const value = get(name);
+      if (value) return [value, name];
+    }
+    return undefined;
+  };
+  const secret = pick('SUPABASE_SECRET_KEYS', 'SUPABASE_SECRET_KEY', 'SUPABASE_SERVICE_ROLE_KEY');
+  const publishable = pick('SUPABASE_PUBLISHABLE_KEYS', 'SUPABASE_PUBLISHABLE_KEY', 'SUPABASE_ANON_KEY');
+  return {
+    url: get('SUPABASE_URL')?.replace(/\/+$/, ''),
+    secretKey: secret?.[0],
+    publishableKey: publishable?.[0],
+    from: { secretKey: secret?.[1], publishableKey: publishable?.[1] },
   };
 }

@@ -1,5 +1,5 @@
 // Dashboard on Supabase: the agent_dashboard RPC (security invoker) called with the user's own JWT and
-// the anon key, so RLS limits it to the user's rows. Without a token it falls back to the service client
+// the publishable key (or the legacy anon key), so RLS limits it to the user's rows. Without a token it falls back to the service client
 // filtered by user id, and refuses an unscoped (null user) request unless allowAll is set.
 import { AuthError } from '../auth-error.ts';
 import { createServerClient, type DataClient } from '../store/data-client.ts';
@@ -8,7 +8,8 @@ import type { DashboardRange, DashboardSource } from './types.ts';
 
 export interface SupabaseDashboardOptions {
   url: string;
-  anonKey: string;
+  /** sb_publishable_… or the legacy anon JWT: sent as `apikey` beside the user's token. */
+  publishableKey: string;
   /** Service-role client for requests without a user token. */
   serviceClient?: DataClient;
   /** Let a null user (local mode) see every row through the service client. */
@@ -22,7 +23,7 @@ export function createSupabaseDashboard(options: SupabaseDashboardOptions): Dash
       checkRange(range);
       let client: DataClient;
       if (accessToken) {
-        client = createServerClient(options.url, options.anonKey, { accessToken, ...(options.fetch ? { fetch: options.fetch } : {}) });
+        client = createServerClient(options.url, options.publishableKey, { accessToken, ...(options.fetch ? { fetch: options.fetch } : {}) });
       } else if (options.serviceClient && (userId !== null || options.allowAll)) {
         client = options.serviceClient;
       } else {

@@ -1,11 +1,16 @@
 // What both edge entries (Cloudflare Worker, Supabase Edge Function) build around createApp from the
 // platform's env: config, the model (the demo model when no key is set, so a fresh deploy answers at
 // once), storage and activity, and auth. Platform-neutral: the entries pass env and waitUntil in.
+//
+// Storage: Supabase when its URL and secret key are set. Memory only where it cannot lose anyone's
+// data by surprise: local mode (no auth, loopback only: `wrangler dev`, plain `deno run`) or an explicit
+// STORAGE=memory. A deployment with auth but no storage settings keeps serving the gateway and
+// /v1/tools, and answers 503 storage_not_configured on the session and turn routes (createApp).
 import { MemoryActivityWriter } from '../activity/memory-writer.ts';
 import { createSupabaseSink } from '../activity/sinks/supabase.ts';
 import { createServerClient } from '../store/data-client.ts';
 import { createActivityWriter } from '../activity/writer.ts';
-import { loadConfig, type Env } from '../config.ts';
+import { loadConfig, supabaseSettings, type Env, type SupabaseSettings } from '../config.ts';
 import { createSupabaseDashboard } from '../dashboard/supabase.ts';
 import { authFromEnv, type AuthEnvOptions } from '../http/auth-env.ts';
 import type { AppDeps } from '../http/deps.ts';
@@ -29,20 +34,24 @@ export interface EdgePlatform {
 
 export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
   const get = (k: string) => env[k]?.trim() || undefined;
-  const turnSecret = get('TURN_TOKEN_SECRET') ?? derivedTurnSecret(env) ?? randomSecret();
+  const supabase = supabaseSettings(env);
+  const turnSecret = get('TURN_TOKEN_SECRET') ?? derivedTurnSecret(supabase) ?? randomSecret();
   const config = loadConfig({ ...env, TURN_TOKEN_SECRET: turnSecret });
   const auth = authFromEnv(env, { local: platform.local });
   const model = createModel(config);
-  const data = supabaseData(env);
+  const choice = chooseStorage(supabase, config.storage, auth.mode);
+  const data = choice.kind === 'supabase' ? supabaseData(supabase) : undefined;
   console.log(
     `rebound on ${platform.name}: model ${model.demo ? 'DEMO (no OPENAI_API_KEY)' : model.model}; ${auth.description}; ` +
-      `data: ${data ? 'Supabase' : 'in memory (per isolate; set SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY)'}` +
-      (get('TURN_TOKEN_SECRET') || derivedTurnSecret(env) ? '' : '; TURN_TOKEN_SECRET unset: stream URLs only work on the isolate that issued them'),
+      `data: ${choice.description}` +
+      (get('TURN_TOKEN_SECRET') || derivedTurnSecret(supabase) ? '' : '; TURN_TOKEN_SECRET unset: stream URLs only work on the isolate that issued them'),
   );
   return {
     config,
     model,
     storage: data?.storage ?? createMemoryStorage(),
+    storageKind: choice.kind,
+    ...(choice.kind === 'none' ? { storageMissing: choice.description } : {}),
     activity: data?.activity ?? new MemoryActivityWriter(),
     dashboard: data?.dashboard,
     tools: defaultTools,
@@ -53,32 +62,51 @@ export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
   };
 }
 
+interface StorageChoice {
+  kind: 'supabase' | 'memory' | 'none';
+  /** The startup line's words; for `none`, the 503's message: what is missing. */
+  description: string;
+}
+
+const NEEDS =
+  'set SUPABASE_URL and the secret key (SUPABASE_SECRET_KEY = sb_secret_…; on Supabase, SUPABASE_SECRET_KEYS is set for you), or STORAGE=memory for a demo that loses its sessions with the isolate';
+
+/** Where sessions and turns live (see the top of this file). */
+function chooseStorage(supabase: SupabaseSettings, wanted: 'memory' | 'supabase' | undefined, authMode: 'jwt' | 'local' | 'refuse'): StorageChoice {
+  if (wanted === 'memory') return { kind: 'memory', description: 'in memory (STORAGE=memory: per isolate, lost when it goes)' };
+  if (supabase.url && supabase.secretKey) return { kind: 'supabase', description: `Supabase (${supabase.url}, key from ${supabase.from.secretKey})` };
+  const missing = [!supabase.url && 'SUPABASE_URL', !supabase.secretKey && 'a secret key'].filter(Boolean).join(' and ');
+  if (wanted === 'supabase' || authMode === 'jwt') {
+    return { kind: 'none', description: `Storage is not configured: ${missing} missing. Sessions and turns need it on a deployment: ${NEEDS}.` };
+  }
+  return { kind: 'memory', description: `in memory (local mode, no auth: ${missing} missing)` };
+}
+
 /** Whether sessions and turns live in the project's Postgres (readable from every isolate) rather than in this one's memory. */
 export function sharedStorage(env: Env): boolean {
-  return Boolean(env.SUPABASE_URL?.trim() && env.SUPABASE_SERVICE_ROLE_KEY?.trim());
+  const supabase = supabaseSettings(env);
+  return Boolean(supabase.url && supabase.secretKey) && env.STORAGE?.trim() !== 'memory';
 }
 
 /**
  * Stream tokens must verify on any isolate (and, on Workers, in the turn's Durable Object, which is
- * another app than the Worker that issued the token). Without TURN_TOKEN_SECRET, a deployment with
- * shared storage keys them with its service-role key, a secret every isolate already has (the
- * "rebound-turn-v1" payload keeps the signatures to this one use); otherwise none is shared.
+ * another app than the Worker that issued the token). Without TURN_TOKEN_SECRET, they are keyed with
+ * the project's secret key, which every isolate already has (the "rebound-turn-v1" payload keeps the
+ * signatures to this one use); without either, none is shared.
  */
-function derivedTurnSecret(env: Env): string | undefined {
-  return sharedStorage(env) ? `rebound-turn-token:${env.SUPABASE_SERVICE_ROLE_KEY!.trim()}` : undefined;
+function derivedTurnSecret(supabase: SupabaseSettings): string | undefined {
+  return supabase.secretKey ? `rebound-turn-token:${supabase.secretKey}` : undefined;
 }
 
-/** Sessions, workspace, memories and activity in the project's Postgres, when the service key is there. */
-function supabaseData(env: Env): Pick<AppDeps, 'storage' | 'activity' | 'dashboard'> | undefined {
-  if (!sharedStorage(env)) return undefined;
-  const url = env.SUPABASE_URL!.trim();
-  const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY!.trim();
-  const client = createServerClient(url, serviceKey);
-  const anonKey = env.SUPABASE_ANON_KEY?.trim();
+/** Sessions, workspace, memories and activity in the project's Postgres, through its Data API with the secret key. */
+function supabaseData(supabase: SupabaseSettings): Pick<AppDeps, 'storage' | 'activity' | 'dashboard'> {
+  const url = supabase.url!;
+  const client = createServerClient(url, supabase.secretKey!);
+  const publishableKey = supabase.publishableKey;
   return {
     storage: createSupabaseStorage(client),
     activity: createActivityWriter(createSupabaseSink(client)),
-    dashboard: anonKey ? createSupabaseDashboard({ url, anonKey, serviceClient: client }) : undefined,
+    dashboard: publishableKey ? createSupabaseDashboard({ url, publishableKey, serviceClient: client }) : undefined,
   };
 }
 

@@ -46,6 +46,7 @@ export async function openLocalDeps(config: Config, options: LocalOptions): Prom
     config,
     model: createModel(config, { demoWordDelayMs: options.demoWordDelayMs }),
     storage,
+    storageKind: 'pglite',
     activity,
     tools: defaultTools,
     toolSource: mcpToolSource(config),

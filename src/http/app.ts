@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppDeps } from './deps.ts';
 import { noAuth } from './deps.ts';
-import { errorResponse, onApiError } from './errors.ts';
+import { ApiError, errorResponse, onApiError } from './errors.ts';
 import { cut } from '../quote.ts';
 import { TurnTokens } from './turn-token.ts';
 import { randomSecret } from './random-secret.ts';
@@ -18,6 +18,9 @@ import { toolRoutes } from './routes/tools.ts';
 import { hostGuard } from './middleware/host-guard.ts';
 import { originGuard } from './middleware/origin-guard.ts';
 import { createTracing } from '../telemetry/index.ts';
+
+/** The routes that create or read sessions and turns: refused without storage on a deployment (AppDeps.storageMissing). */
+const STORAGE_ROUTES = ['/v1/chat', '/v1/turns', '/v1/turns/*', '/v1/sessions/*', '/v1/ui/chat', '/v1/ui/chat/*', '/v1/dashboard', '/v1/dashboard/*'];
 
 export function createApp(given: AppDeps): Hono {
   // One tracer provider per app (the SDK loads on its first span); none when tracing is off.
@@ -47,7 +50,15 @@ export function createApp(given: AppDeps): Hono {
     );
   }
 
-  app.get('/health', (c) => c.json({ ok: true, model: deps.model.model, demo: deps.model.demo }));
+  app.get('/health', (c) => c.json({ ok: true, model: deps.model.model, demo: deps.model.demo, storage: deps.storageKind ?? 'memory' }));
+  const { storageMissing } = deps;
+  if (storageMissing) {
+    // Before auth: the deployment's mistake, whoever asks. `/v1/chat` is exact, so the gateway's /v1/chat/completions is not caught.
+    const refuse = () => {
+      throw new ApiError(503, 'storage_not_configured', storageMissing);
+    };
+    for (const path of STORAGE_ROUTES) app.use(path, refuse);
+  }
   app.route('/', turnRoutes(deps, tokens, turns));
   app.route('/', uiChatRoutes(deps, tokens, turns));
   app.route('/', sessionRoutes(deps));

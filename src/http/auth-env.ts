@@ -2,6 +2,8 @@
 // Supabase auth setting is present; run open only where the runtime can vouch that nobody but the
 // local machine can reach it; otherwise refuse every authenticated route with a 503 that names the
 // missing settings — an edge deployment that forgot its secrets must not serve the open internet.
+import type { JSONWebKeySet } from 'jose';
+import { ConfigError } from '../config.ts';
 import { noAuth, type Authenticator } from './deps.ts';
 import { ApiError } from './errors.ts';
 import { createJwtAuthenticator } from './auth.ts';
@@ -34,7 +36,7 @@ export class AuthConfigError extends ApiError {
 }
 
 const MISSING =
-  'Authentication is not configured: set SUPABASE_URL (JWKS) or REBOUND_JWT_SECRET (HS256) on this deployment. ' +
+  'Authentication is not configured: set SUPABASE_URL (JWKS), SUPABASE_JWKS or REBOUND_JWT_SECRET (HS256) on this deployment. ' +
   'Unauthenticated access is only allowed on a server bound to loopback.';
 
 export function authFromEnv(env: Record<string, string | undefined>, options: AuthEnvOptions): AuthChoice {
@@ -45,14 +47,19 @@ export function authFromEnv(env: Record<string, string | undefined>, options: Au
   const setting = (name: string) => get(`REBOUND_${name}`) ?? get(`SUPABASE_${name}`);
   const supabaseUrl = get('SUPABASE_URL')?.replace(/\/+$/, '');
   const secret = setting('JWT_SECRET');
-  const jwksUrl = setting('JWKS_URL') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined);
+  // SUPABASE_JWKS: the key set itself, which Supabase sets in every Edge Function (a deployer may set it,
+  // or a URL to it, on a Worker). Checked first, so a token costs no fetch; the URL serves newer kids.
+  const jwksSetting = get('SUPABASE_JWKS');
+  const jwksIsUrl = jwksSetting !== undefined && /^https?:\/\//i.test(jwksSetting);
+  const jwks = jwksSetting !== undefined && !jwksIsUrl ? parseJwks(jwksSetting) : undefined;
+  const jwksUrl = setting('JWKS_URL') ?? (jwksIsUrl ? jwksSetting : undefined) ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined);
   // The issuer setting exists for `supabase functions serve`, where SUPABASE_URL is the internal
   // http://kong:8000 while tokens carry the public http://127.0.0.1:54321/auth/v1.
   const issuer = setting('JWT_ISSUER') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1` : undefined);
 
-  if (secret || jwksUrl) {
-    const auth = createJwtAuthenticator({ secret, jwksUrl, issuer, jwksCooldownMs: options.jwksCooldownMs });
-    const keys = [secret && 'HS256 secret', jwksUrl && `JWKS ${jwksUrl}`].filter(Boolean).join(' + ');
+  if (secret || jwksUrl || jwks) {
+    const auth = createJwtAuthenticator({ secret, jwksUrl, jwks, issuer, jwksCooldownMs: options.jwksCooldownMs });
+    const keys = [secret && 'HS256 secret', jwks && `SUPABASE_JWKS (${jwks.keys.length} key(s))`, jwksUrl && `JWKS ${jwksUrl}`].filter(Boolean).join(' + ');
     return { auth, mode: 'jwt', description: `auth: Supabase JWT (${keys}; aud authenticated; iss ${issuer ?? 'not checked'})` };
   }
 
@@ -72,6 +79,21 @@ export function authFromEnv(env: Record<string, string | undefined>, options: Au
     mode: 'refuse',
     description: 'auth: none configured — open to loopback requests only (local dev), every other request refused with 503',
   };
+}
+
+/** SUPABASE_JWKS as Supabase sets it, `{"keys":[…]}`, or a bare array of keys. */
+function parseJwks(text: string): JSONWebKeySet {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError('Invalid configuration:\n  SUPABASE_JWKS: neither JSON ({"keys":[…]}, as Supabase sets it) nor an http(s) URL of a JWKS');
+  }
+  const keys = Array.isArray(json) ? json : (json as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'object' || k === null || typeof (k as { kty?: unknown }).kty !== 'string')) {
+    throw new ConfigError('Invalid configuration:\n  SUPABASE_JWKS: must be {"keys":[…]} with a JSON Web Key (kty, …) per entry');
+  }
+  return { keys: keys as JSONWebKeySet['keys'] };
 }
 
 /** True when the request was addressed to a loopback host: only `wrangler dev` can see that, since the edge routes by public hostname. */

@@ -214,6 +214,30 @@ describe('authFromEnv', () => {
     expect(wrongIss.message).toMatch(/issuer/);
   });
 
+  it('checks SUPABASE_JWKS (inline, as Supabase sets it) first without a fetch, and fetches from the URL only for a kid it lacks', async () => {
+    const choice = authFromEnv({ SUPABASE_URL: baseUrl, SUPABASE_JWKS: JSON.stringify({ keys: [publishedKeys[0]] }) }, { local: false });
+    expect(choice.mode).toBe('jwt');
+    expect(choice.description).toContain('SUPABASE_JWKS (1 key(s))');
+    const before = jwksHits;
+    await expect(choice.auth.authenticate(req(await token(es)))).resolves.toEqual({ userId: 'user-123' });
+    expect(jwksHits).toBe(before);
+    // rs-1 is published at the URL but not inline: one fetch serves it.
+    await expect(choice.auth.authenticate(req(await token(rs)))).resolves.toEqual({ userId: 'user-123' });
+    expect(jwksHits).toBe(before + 1);
+    // Inline alone (no URL): the key set is all there is.
+    const alone = authFromEnv({ SUPABASE_JWKS: JSON.stringify([publishedKeys[0]]), REBOUND_JWT_ISSUER: issuer() }, { local: false });
+    await expect(alone.auth.authenticate(req(await token(es)))).resolves.toEqual({ userId: 'user-123' });
+    expect((await rejection(alone.auth.authenticate(req(await token(rs))))).message).toMatch(/No key in the project JWKS/);
+  });
+
+  it('takes SUPABASE_JWKS as a URL too, and refuses one that is neither JSON nor a URL without quoting it', async () => {
+    const choice = authFromEnv({ SUPABASE_JWKS: `${baseUrl}/auth/v1/.well-known/jwks.json`, REBOUND_JWT_ISSUER: issuer() }, { local: false });
+    expect(choice.description).toContain(`JWKS ${baseUrl}/auth/v1/.well-known/jwks.json`);
+    await expect(choice.auth.authenticate(req(await token(rs)))).resolves.toEqual({ userId: 'user-123' });
+    expect(() => authFromEnv({ SUPABASE_JWKS: '{keys: secret-ish' }, { local: false })).toThrow(/SUPABASE_JWKS: neither JSON .* nor an http\(s\) URL/);
+    expect(() => authFromEnv({ SUPABASE_JWKS: '{"keys": [1]}' }, { local: false })).toThrow(/a JSON Web Key \(kty, …\) per entry/);
+  });
+
   it('uses the HS256 secret when only SUPABASE_JWT_SECRET is set, even on a local server', async () => {
     const choice = authFromEnv({ SUPABASE_JWT_SECRET: SECRET }, { local: true });
     expect(choice.mode).toBe('jwt');

@@ -1,7 +1,16 @@
 // Supabase user JWTs, verified inside the function (the platform gateway cannot: EventSource sends no
 // Authorization header, so verify_jwt is off and this is the only check). Legacy projects sign with
 // the HS256 JWT secret; projects on signing keys use ES256/RS256 published in the project's JWKS.
-import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors,
+  type JSONWebKeySet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose';
 import { AuthError } from '../auth-error.ts';
 import type { Authenticator, Principal } from './deps.ts';
 import { ApiError } from './errors.ts';
@@ -11,6 +20,8 @@ export interface JwtAuthOptions {
   secret?: string;
   /** Where the asymmetric signing keys are published. */
   jwksUrl?: string;
+  /** The signing keys themselves (Supabase's SUPABASE_JWKS): tried first, no fetch; jwksUrl then serves kids it lacks (a rotation since). */
+  jwks?: JSONWebKeySet;
   /** Expected `iss`; not checked when absent. */
   issuer?: string;
   /** Expected `aud`. */
@@ -35,18 +46,30 @@ const ASYMMETRIC = ['ES256', 'RS256', 'EdDSA', 'ES384', 'RS384', 'PS256'];
 
 export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
   const { secret, jwksUrl, issuer } = options;
-  if (!secret && !jwksUrl) throw new Error('createJwtAuthenticator needs a secret or a JWKS URL');
+  if (!secret && !jwksUrl && !options.jwks) throw new Error('createJwtAuthenticator needs a secret, a JWKS or a JWKS URL');
   const audience = options.audience ?? 'authenticated';
   const secretKey = secret ? new TextEncoder().encode(secret) : undefined;
   // Fetched lazily on the first asymmetric token, cached, and refetched when a token names an
   // unknown kid (key rotation) once the cooldown has passed.
-  const jwks = jwksUrl
+  const remote = jwksUrl
     ? createRemoteJWKSet(new URL(jwksUrl), {
         cooldownDuration: options.jwksCooldownMs ?? 30_000,
         cacheMaxAge: options.jwksMaxAgeMs ?? 600_000,
         timeoutDuration: 5_000,
       })
     : undefined;
+  const local = options.jwks ? createLocalJWKSet(options.jwks) : undefined;
+  const jwks: JWTVerifyGetKey | undefined =
+    local && remote
+      ? async (header, token) => {
+          try {
+            return await local(header, token);
+          } catch (err) {
+            if (err instanceof errors.JWKSNoMatchingKey) return remote(header, token);
+            throw err;
+          }
+        }
+      : (local ?? remote);
   const verifyOptions = { audience, issuer, clockTolerance: options.clockToleranceS ?? 5, requiredClaims: ['exp', 'sub'] };
 
   return {
@@ -65,7 +88,10 @@ export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
             throw new AuthError('Token is signed with HS256 but no HS256 secret (REBOUND_JWT_SECRET or SUPABASE_JWT_SECRET) is configured on this server');
           ({ payload } = await jwtVerify(token, secretKey, { ...verifyOptions, algorithms: ['HS256'] }));
         } else {
-          if (!jwks) throw new AuthError(`Token is signed with ${alg ?? 'no algorithm'} but no JWKS is configured (set SUPABASE_URL or REBOUND_JWKS_URL)`);
+          if (!jwks)
+            throw new AuthError(
+              `Token is signed with ${alg ?? 'no algorithm'} but no JWKS is configured (set SUPABASE_URL, SUPABASE_JWKS or REBOUND_JWKS_URL)`,
+            );
           ({ payload } = await jwtVerify(token, jwks, { ...verifyOptions, algorithms: ASYMMETRIC }));
         }
       } catch (err) {

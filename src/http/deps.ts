@@ -26,6 +26,14 @@ export interface AppDeps {
   config: Config;
   model: ModelClient;
   storage: Storage;
+  /** What `storage` is, for GET /health: the edge's Supabase or memory, Node's embedded PGlite; `none` with storageMissing. */
+  storageKind?: 'supabase' | 'memory' | 'pglite' | 'none';
+  /**
+   * Set when a deployment has no storage it may use (auth on, no Supabase settings, no STORAGE=memory):
+   * what is missing. The routes that create or read sessions and turns then answer 503
+   * storage_not_configured with it; the gateway and /v1/tools still work.
+   */
+  storageMissing?: string;
   activity: ActivityWriter;
   tools: Tool[];
   /** Tools from elsewhere (MCP servers), asked for at the start of each turn and by GET /v1/tools. */

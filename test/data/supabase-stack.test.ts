@@ -125,7 +125,7 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
   });
 
   it('the dashboard RPC with the user JWT: RLS gives user A only their numbers', async () => {
-    const source = createSupabaseDashboard({ url: rest.url, anonKey: keys.anon, fetch: restRootFetch });
+    const source = createSupabaseDashboard({ url: rest.url, publishableKey: keys.anon, fetch: restRootFetch });
     // userId null on purpose: RLS alone must narrow it to A.
     await checkDashboardUserA((range) => source.load(range, null, keys.a), null);
     const b = await source.load({ from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' }, null, keys.b);
@@ -136,7 +136,7 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
   });
 
   it('the dashboard RPC and views through the service role match the hand-worked numbers', async () => {
-    const source = createSupabaseDashboard({ url: rest.url, anonKey: keys.anon, serviceClient: service, allowAll: true });
+    const source = createSupabaseDashboard({ url: rest.url, publishableKey: keys.anon, serviceClient: service, allowAll: true });
     await checkDashboardAll((range, user) => source.load(range, user));
     await checkDashboardUserA((range, user) => source.load(range, user));
     await checkViews(async (view) => {

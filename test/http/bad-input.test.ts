@@ -12,10 +12,14 @@ import { readMigrations } from '../../src/entries/sql-files.ts';
 import { TurnTokens } from '../../src/http/turn-token.ts';
 import { openPglite } from '../../src/store/pglite.ts';
 import { startScriptedOpenAI, type ScriptedServer } from '../support/scripted-openai.ts';
-import { headerAuth, startApp, type TestApp } from '../support/app-server.ts';
+import { headerAuth, serveApp, startApp, type TestApp } from '../support/app-server.ts';
+import { SignJWT } from 'jose';
+import { createApp } from '../../src/http/app.ts';
+import { edgeDeps } from '../../src/entries/edge.ts';
 import { collectWithEventSource, parseSse, textOf } from '../support/sse-client.ts';
 
 const SECRET = 'bad-input-suite-secret-0123456789';
+const EDGE_JWT_SECRET = 'bad-input-edge-jwt-secret-at-least-32-chars';
 const MAX_CHARS = 1000;
 
 interface Fixture {
@@ -29,12 +33,17 @@ interface Fixture {
   tokens: { otherUser: string; expired: string; forged: string };
   /** host:port of the local-mode server, for same-origin rows. */
   localHost: string;
+  /** A valid user JWT for the `edge` server. */
+  edgeToken: string;
 }
 
 interface Row {
   name: string;
-  /** Which server: `auth` (header auth, no guards) or `local` (no auth: Host and Origin guards). */
-  on?: 'auth' | 'local';
+  /**
+   * Which server: `auth` (header auth, no guards), `local` (no auth: Host and Origin guards) or `edge`
+   * (an edge deployment's deps, edgeDeps, with JWT auth and no storage settings).
+   */
+  on?: 'auth' | 'local' | 'edge';
   method?: string;
   path: string | ((f: Fixture) => string);
   headers?: Record<string, string> | ((f: Fixture) => Record<string, string>);
@@ -70,6 +79,11 @@ const noTurn = err(404, 'not_found', /No turn .*Create one with POST \/v1\/turns
 const noSession = err(404, 'not_found', /No session .*created by POST \/v1\/turns; use the sessionId it returned/);
 const foreignHost = err(403, 'host_not_allowed', /Host "[^"]*" is not served.*add the name to ALLOWED_HOSTS/);
 const foreignOrigin = err(403, 'origin_not_allowed', /from origin "[^"]*" refused.*Add the origin to CORS_ORIGINS/);
+const noStorage = err(
+  503,
+  'storage_not_configured',
+  /Storage is not configured: SUPABASE_URL and a secret key missing.*SUPABASE_SECRET_KEY.*or STORAGE=memory/,
+);
 const range = err(400, 'invalid_request', /within years 1970–9999 \(1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z\)/);
 
 /** The body rows, the same for both routes that take a message. */
@@ -416,6 +430,30 @@ const rows: Row[] = [
   { name: 'the health route', path: '/health', status: 200, type: /application\/json/ },
   { name: 'auth mode serves any Host (deployments have their own names)', path: '/health', headers: { host: 'rebound.example.com' }, status: 200 },
 
+  // An edge deployment with auth but no storage settings: the session and turn routes refuse, whoever asks
+  // (the deployment's mistake, not the caller's); the gateway, /v1/tools and /health keep working.
+  { on: 'edge', name: 'no storage on a deployment', method: 'POST', path: '/v1/chat', headers: json, body: '{"message": "hi"}', ...noStorage },
+  { on: 'edge', name: 'no storage on a deployment', method: 'POST', path: '/v1/turns', headers: json, body: '{"message": "hi"}', ...noStorage },
+  { on: 'edge', name: 'no storage on a deployment', path: stream(UNKNOWN, 'x'), ...noStorage },
+  { on: 'edge', name: 'no storage on a deployment', method: 'POST', path: `/v1/turns/${UNKNOWN}/stop`, ...noStorage },
+  { on: 'edge', name: 'no storage on a deployment', path: `/v1/sessions/${UNKNOWN}/messages`, ...noStorage },
+  { on: 'edge', name: 'no storage on a deployment', method: 'POST', path: '/v1/ui/chat', headers: json, body: '{"id": "c", "messages": []}', ...noStorage },
+  { on: 'edge', name: 'no storage on a deployment', path: '/v1/ui/chat/c/stream', ...noStorage },
+  { on: 'edge', name: 'no storage on a deployment', path: '/v1/dashboard', ...noStorage },
+  { on: 'edge', name: 'no storage on a deployment', path: '/v1/dashboard/view', ...noStorage },
+  { on: 'edge', name: 'no storage: the tools still list', path: '/v1/tools', headers: (f) => ({ authorization: `Bearer ${f.edgeToken}` }), status: 200 },
+  {
+    on: 'edge',
+    name: 'no storage: the gateway still answers',
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: (f) => ({ ...json, authorization: `Bearer ${f.edgeToken}` }),
+    body: '{"model": "m", "messages": [{"role": "user", "content": "hi"}]}',
+    status: 200,
+    type: /application\/json/,
+  },
+  { on: 'edge', name: 'no storage: health answers', path: '/health', status: 200, type: /application\/json/ },
+
   // Local mode without auth: Host names (DNS rebinding) and browser Origins (CSRF)
   { on: 'local', name: 'a foreign Host', path: '/health', headers: { host: 'evil.example' }, ...foreignHost },
   { on: 'local', name: 'a foreign Host with a port', path: '/health', headers: { host: 'evil.example:8787' }, ...foreignHost },
@@ -530,6 +568,7 @@ const rows: Row[] = [
 let upstream: ScriptedServer;
 let auth: TestApp;
 let local: TestApp;
+let edge: { url: string; close(): Promise<void> };
 let db: PGlite;
 const f = {} as Fixture;
 
@@ -541,6 +580,16 @@ beforeAll(async () => {
   auth = await startApp(env, { auth: headerAuth, dashboard });
   local = await startApp({ ...env, ALLOWED_HOSTS: 'dev.example.test', CORS_ORIGINS: 'https://chat.example' }, { dashboard });
   f.localHost = new URL(local.url).host;
+  edge = await serveApp(
+    createApp(edgeDeps({ ...env, REBOUND_JWT_SECRET: EDGE_JWT_SECRET, REBOUND_JWT_ISSUER: 'supabase' }, { name: 'bad-input edge', local: false })),
+  );
+  f.edgeToken = await new SignJWT({ role: 'authenticated' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('alice')
+    .setAudience('authenticated')
+    .setIssuer('supabase')
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(EDGE_JWT_SECRET));
 
   const create = async () => {
     const res = await send(auth.url, { method: 'POST', path: '/v1/turns', headers: alice, body: '{"message": "fixture"}' });
@@ -561,6 +610,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await edge?.close();
   await local?.close();
   await auth?.close();
   await upstream?.close();
@@ -604,9 +654,10 @@ const PLACEHOLDER: Fixture = {
   finished: { turnId: ':finished', token: 'EXP.SIG' },
   tokens: { otherUser: 'OTHER_USER', expired: 'EXPIRED', forged: 'FORGED' },
   localHost: ':host',
+  edgeToken: 'JWT',
 };
 const label = (row: Row) =>
-  `${row.on === 'local' ? '[local] ' : ''}${row.method ?? 'GET'} ${(typeof row.path === 'string' ? row.path : row.path(PLACEHOLDER)).slice(0, 60)}: ${row.name} → ${row.status}`;
+  `${row.on && row.on !== 'auth' ? `[${row.on}] ` : ''}${row.method ?? 'GET'} ${(typeof row.path === 'string' ? row.path : row.path(PLACEHOLDER)).slice(0, 60)}: ${row.name} → ${row.status}`;
 
 describe('the bad-input table', () => {
   it('has a row for every route and the ~128 cases of the review', () => {
@@ -631,7 +682,7 @@ describe('the bad-input table', () => {
   });
 
   it.each(rows.map((row) => [label(row), row] as const))('%s', async (_, row) => {
-    const app = row.on === 'local' ? local : auth;
+    const app = row.on === 'local' ? local : row.on === 'edge' ? edge : auth;
     const res = await send(app.url, {
       method: row.method,
       path: typeof row.path === 'string' ? row.path : row.path(f),

@@ -49,6 +49,7 @@ beforeAll(async () => {
         TURN_TOKEN_SECRET: 'runtime-mcp-suite-turn-token-secret',
         SUPABASE_JWT_SECRET: JWT_SECRET,
         SUPABASE_JWT_ISSUER: ISSUER,
+        STORAGE: 'memory', // auth on, no Supabase: the edges refuse the turn routes unless memory is asked for
         MCP_SERVERS: JSON.stringify([{ name: 'everything', url: mcp.get(name)!.url, headers: { 'x-runtime': name } }]),
       }),
     ),

@@ -95,6 +95,8 @@ beforeAll(async () => {
     TOOL_TIMEOUT_MS: '5000',
     MODEL_RETRIES: '0',
     TURN_TOKEN_SECRET: 'runtime-suite-turn-token-secret',
+    // Auth is on and Supabase is not: the edges refuse the session routes unless memory is asked for (Node keeps PGlite).
+    STORAGE: 'memory',
     SUPABASE_JWT_SECRET: JWT_SECRET,
     SUPABASE_JWT_ISSUER: ISSUER,
   };

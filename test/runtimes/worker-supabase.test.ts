@@ -4,15 +4,17 @@
 // by the turn's object, and so is useChat's POST /v1/ui/chat (its resume GET found by the Worker, served
 // by the object); resume, completion with no reader, stop and two readers go through the object;
 // the log, the history and the activity rows land in Postgres; stream tokens issued by the Worker verify
-// in the object without TURN_TOKEN_SECRET (both key them from the service-role key).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// in the object without TURN_TOKEN_SECRET (both key them from the secret key). Configured as a deployer
+// on Supabase's new API keys does it: SUPABASE_URL, one sb_secret_… SUPABASE_SECRET_KEY and the
+// project's SUPABASE_JWKS, nothing legacy; the URL is the key-exchanging gateway stand-in
+// (test/support/supabase-gateway.ts), which refuses a key sent as a bearer token.
 import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMigrations } from '../../src/entries/sql-files.ts';
-import { serviceKey, TEST_JWT_SECRET, userToken } from '../support/jwt.ts';
+import { signingKeys } from '../support/jwt.ts';
 import { migrate, startPostgres, type PostgresCluster } from '../support/postgres.ts';
 import { startPostgrest, type PostgrestServer } from '../support/postgrest.ts';
+import { startSupabaseGateway, TEST_PUBLISHABLE_KEY, TEST_SECRET_KEY, type SupabaseGateway } from '../support/supabase-gateway.ts';
 import { startScriptedOpenAI, type ChatRequest, type ScriptedServer } from '../support/scripted-openai.ts';
 import { startWorkerd, type RuntimeServer } from './servers.ts';
 import { readSse, type SseEvent, type SseTranscript } from './sse-client.ts';
@@ -25,36 +27,10 @@ const turnMessage = (req: ChatRequest) => req.messages.find((m) => m.role === 'u
 
 let pg: PostgresCluster;
 let rest: PostgrestServer;
-let proxy: Server;
+let gateway: SupabaseGateway;
 let model: ScriptedServer;
 let worker: RuntimeServer;
 const tokens: Record<string, string> = {};
-
-/** Supabase serves PostgREST under /rest/v1; the test's PostgREST listens at the root. */
-function restProxy(target: string): Promise<Server> {
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const headers = Object.fromEntries(
-      Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)),
-    ) as Record<string, string>;
-    try {
-      const upstream = await fetch(`${target}${req.url!.replace(/^\/rest\/v1/, '')}`, {
-        method: req.method,
-        headers,
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-      });
-      const body = Buffer.from(await upstream.arrayBuffer());
-      const out = Object.fromEntries(
-        [...upstream.headers].filter(([k]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(k)),
-      );
-      res.writeHead(upstream.status, out).end(body);
-    } catch (err) {
-      res.writeHead(502).end(String(err));
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 beforeAll(async () => {
   [pg, model] = await Promise.all([
@@ -68,10 +44,11 @@ beforeAll(async () => {
     }),
   ]);
   await migrate(pg.url, readMigrations());
-  rest = await startPostgrest({ dbUri: pg.authenticatorUrl });
-  proxy = await restProxy(rest.url);
-  tokens.alice = await userToken(ALICE);
-  tokens.mallory = await userToken(MALLORY);
+  const keys = await signingKeys();
+  rest = await startPostgrest({ dbUri: pg.authenticatorUrl, jwtSecret: keys.postgrestJwks });
+  gateway = await startSupabaseGateway({ restUrl: rest.url, secretKey: TEST_SECRET_KEY, publishableKey: TEST_PUBLISHABLE_KEY, jwks: keys.jwks });
+  tokens.alice = await keys.userToken(ALICE, `${gateway.url}/auth/v1`);
+  tokens.mallory = await keys.userToken(MALLORY, `${gateway.url}/auth/v1`);
   worker = await startWorkerd(
     {
       OPENAI_BASE_URL: model.url,
@@ -80,11 +57,11 @@ beforeAll(async () => {
       MAX_ITERATIONS: '3',
       KEEPALIVE_MS: '200',
       MODEL_RETRIES: '0',
-      SUPABASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-      SUPABASE_SERVICE_ROLE_KEY: await serviceKey(),
-      SUPABASE_JWT_SECRET: TEST_JWT_SECRET,
-      SUPABASE_JWT_ISSUER: 'supabase',
-      // No TURN_TOKEN_SECRET: the Worker and the turn objects must still accept each other's tokens.
+      // Only the new-style settings; no TURN_TOKEN_SECRET: the Worker and the turn objects must still
+      // accept each other's tokens, keyed from the secret key.
+      SUPABASE_URL: gateway.url,
+      SUPABASE_SECRET_KEY: TEST_SECRET_KEY,
+      SUPABASE_JWKS: JSON.stringify(keys.jwks),
     },
     { logLevel: 'log' },
   );
@@ -92,7 +69,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
+  await gateway?.close();
   await model?.close();
   await rest?.stop();
   await pg?.stop();
@@ -151,6 +128,14 @@ const objectStarts = () =>
     .filter((l) => l.includes('rebound on Cloudflare Workers (turn object)')).length;
 
 describe('workerd with Supabase storage: each turn in its own Durable Object', () => {
+  it('reaches Postgres only through the gateway with its sb_secret_ key in apikey, never refused; /health names the storage', async () => {
+    await createTurn('look around');
+    expect(gateway.requests.length).toBeGreaterThan(0);
+    expect(gateway.requests.filter((r) => r.status === 401)).toEqual([]);
+    expect(new Set(gateway.requests.map((r) => `${r.key}${r.userToken ? ' + user token' : ''}`))).toEqual(new Set(['secret']));
+    expect(await (await fetch(`${worker.baseUrl}/health`)).json()).toMatchObject({ ok: true, storage: 'supabase' });
+  }, 30_000);
+
   it('POST /v1/chat: created by the Worker, streamed by a new turn object; log, history and activity in Postgres', async () => {
     const objectsBefore = objectStarts();
     const t = await readSse(

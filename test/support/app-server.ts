@@ -2,6 +2,7 @@
 // app as a client sees it.
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
+import type { Hono } from 'hono';
 import { loadConfig, type Env } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import type { AppDeps, Authenticator } from '../../src/http/deps.ts';
@@ -34,15 +35,18 @@ export async function startApp(env: Env, overrides: Partial<AppDeps> = {}): Prom
     tracing: createTracing(config.tracing),
     ...overrides,
   };
-  const app = createApp(deps);
+  const served = await serveApp(createApp(deps));
+  return { ...served, deps, activity: (overrides.activity as MemoryActivityWriter | undefined) ?? activity };
+}
+
+/** Any app (createApp's, or one an entry built) over HTTP on a free loopback port. */
+export async function serveApp(app: Hono): Promise<{ url: string; close(): Promise<void> }> {
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    deps,
-    activity: (overrides.activity as MemoryActivityWriter | undefined) ?? activity,
     close: () =>
       new Promise<void>((resolve) => {
         (server as import('node:http').Server).closeAllConnections?.();
