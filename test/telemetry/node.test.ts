@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 const echo: Tool = {
-  name: 'echo',
+  name: 'echo_text',
   description: 'Echoes its input',
   parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
   run: async (args) => ({ echoed: args.text }),
@@ -33,9 +33,9 @@ const threeCalls: Script = (req) =>
     ? {
         text: 'Working on it.',
         toolCalls: [
-          { id: 'call_pass', name: 'echo', arguments: '{"text":"the secret words"}' },
-          { id: 'call_repaired', name: 'ecko', arguments: '{"text":"more secret words"}' },
-          { id: 'call_blocked', name: 'echo', arguments: '{"txt_missing":"secret again"}' },
+          { id: 'call_pass', name: 'echo_text', arguments: '{"text":"the secret words"}' },
+          { id: 'call_repaired', name: 'echo_tex', arguments: '{"text":"more secret words"}' },
+          { id: 'call_blocked', name: 'echo_text', arguments: '{"txt_missing":"secret again"}' },
         ],
       }
     : { text: 'All done.' };
@@ -122,9 +122,9 @@ describe('tracing a turn (Node)', () => {
     const calls = byName(spans, 'execute_tool');
     expect(calls.map((s) => [s.name, s.attributes['gen_ai.tool.call.id'], s.attributes['rebound.gate.verdict'], s.attributes['rebound.call.outcome']])).toEqual(
       [
-        ['execute_tool echo', 'call_pass', 'pass', 'executed'],
-        ['execute_tool echo', 'call_repaired', 'repaired', 'executed'],
-        ['execute_tool echo', 'call_blocked', 'blocked', 'blocked'],
+        ['execute_tool echo_text', 'call_pass', 'pass', 'executed'],
+        ['execute_tool echo_text', 'call_repaired', 'repaired', 'executed'],
+        ['execute_tool echo_text', 'call_blocked', 'blocked', 'blocked'],
       ],
     );
     for (const c of calls) {
@@ -136,7 +136,7 @@ describe('tracing a turn (Node)', () => {
       });
     }
     const [passed, repaired, blocked] = calls;
-    expect(passed!.attributes).toMatchObject({ 'gen_ai.tool.name': 'echo', 'gen_ai.tool.type': 'function', 'rebound.gate.category': 'valid' });
+    expect(passed!.attributes).toMatchObject({ 'gen_ai.tool.name': 'echo_text', 'gen_ai.tool.type': 'function', 'rebound.gate.category': 'valid' });
     expect(repaired!.attributes['rebound.gate.category']).toBe(res.events.filter((e) => e.event === 'tool_result')[1]!.data.category);
     expect(repaired!.events.filter((e) => e.name === 'rebound.gate.repair').length).toBeGreaterThan(0);
     const problems = blocked!.events.filter((e) => e.name === 'rebound.gate.problem');
@@ -180,18 +180,19 @@ describe('tracing a turn (Node)', () => {
 
   it('records the forced summary and the loop breaker as events of the turn', async () => {
     // The same blocked call again and again: the loop breaker escalates, then the iteration limit forces the summary.
-    const { app, collector } = await setup((req) => (req.tool_choice === 'none' ? { text: 'Summary.' } : { toolCalls: [{ name: 'echo', arguments: '{}' }] }), {
+    const { app, collector } = await setup((req) => (req.tool_choice === 'none' ? { text: 'Summary.' } : { toolCalls: [{ name: 'echo_text', arguments: '{}' }] }), {
       MAX_ITERATIONS: '3',
     });
     const res = await chat(app.url, { message: 'loop' });
-    expect(res.events.some((e) => e.event === 'forced_summary')).toBe(true);
+    const reason = (res.events.find((e) => e.event === 'forced_summary')!.data as { reason: string }).reason;
     const spans = await collector.waitFor(turnDone);
     const [turn] = byName(spans, 'invoke_agent');
-    expect(turn!.events.find((e) => e.name === 'rebound.forced_summary')?.attributes).toMatchObject({ 'rebound.summary.reason': 'iteration_limit' });
+    expect(turn!.events.find((e) => e.name === 'rebound.forced_summary')?.attributes).toMatchObject({ 'rebound.summary.reason': reason });
     expect(turn!.events.filter((e) => e.name === 'rebound.loop_breaker').length).toBeGreaterThan(0);
-    expect(turn!.attributes['rebound.turn.reason']).toBe('iteration_limit');
-    // The summary is a model call of its own: three iterations and the summary.
-    expect(byName(spans, 'chat ')).toHaveLength(4);
+    expect(turn!.attributes['rebound.turn.reason']).toBe(reason);
+    // The summary is a model call of its own: one chat span per iteration, and the summary's.
+    const iterations = (res.events.at(-1)!.data as { iterations: number }).iterations;
+    expect(byName(spans, 'chat ')).toHaveLength(iterations + 1);
   });
 
   it('shows a retried model call as one chat span with a retry event', async () => {
