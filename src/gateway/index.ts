@@ -9,6 +9,7 @@
 //   complete.ts / response.ts  the non-streaming path               activity.ts  the log rows
 //   models.ts    GET /v1/models: the upstream's list under the names a client can send
 import type { ActivityWriter } from '../activity/types.ts';
+import type { ChatTrace, TraceCarrier, Tracing } from '../telemetry/index.ts';
 import { recordAttempt } from './activity.ts';
 import { gatewayComplete } from './complete.ts';
 import type { GatewayRequest } from './request.ts';
@@ -33,6 +34,9 @@ export interface GatewayDeps {
   /** Once the answer is complete (or the client left): the place to flush the activity writer. */
   onSettled?: (result: Settled) => void;
   log?: (line: string) => void;
+  /** Traces on: the request is a `chat {model}` span (a child of the caller's, from `carrier`), each upstream attempt a child of it. */
+  tracing?: Tracing;
+  carrier?: TraceCarrier;
 }
 
 export interface GatewayResponse {
@@ -52,13 +56,33 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
   const idHeader = { 'x-rebound-request-id': requestId };
   const log = deps.log ?? ((line: string) => console.warn(line));
 
-  const ask = (body: Record<string, unknown>) => callUpstream(deps.upstream, body, abort.signal);
+  const trace = await deps.tracing?.startGateway({
+    model: request.model,
+    upstreamModel: String(request.upstreamBody.model ?? request.model),
+    stream: request.stream,
+    baseURL: deps.upstream.baseURL,
+    carrier: deps.carrier,
+  });
+  // Each upstream attempt's span, open from its request until its calls are gated (record) or the answer settles.
+  const attempts = new Map<number, ChatTrace>();
+  const ask = (body: Record<string, unknown>) => {
+    const span = trace?.attempt(attempts.size + 1);
+    if (span) attempts.set(attempts.size + 1, span);
+    return callUpstream(deps.upstream, body, abort.signal, span?.headers);
+  };
+  const endTrace = (status: number, verdict: string, error: unknown) => {
+    for (const span of attempts.values()) span.end({ error });
+    attempts.clear();
+    trace?.end({ verdict, attempts: 1, status, error });
+  };
   const first = await ask(request.upstreamBody).catch((err: unknown) => {
     deps.signal.removeEventListener('abort', onClientAbort);
+    endTrace(err instanceof Error && 'status' in err ? Number((err as { status: unknown }).status) : 502, 'none', err);
     throw err;
   });
   if (!first.ok) {
     deps.signal.removeEventListener('abort', onClientAbort);
+    endTrace(first.status, 'none', { status: first.status });
     return {
       kind: 'json',
       status: first.status,
@@ -73,9 +97,20 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
     first: first.response,
     ask,
     retries: deps.retries,
-    record: (calls: GatedCall[], attempt: number) => recordAttempt(deps.activity, ctx, attempt, calls),
+    record: (calls: GatedCall[], attempt: number) => {
+      recordAttempt(deps.activity, ctx, attempt, calls);
+      if (!trace) return;
+      for (const call of calls) trace.gated(call.proposed, call.verdict, attempt);
+      attempts.get(attempt)?.end({});
+      attempts.delete(attempt);
+    },
     settled: (result: Settled) => {
       deps.signal.removeEventListener('abort', onClientAbort);
+      if (trace) {
+        for (const span of attempts.values()) span.end({});
+        attempts.clear();
+        trace.end({ verdict: result.outcome, attempts: result.attempts, status: 200 });
+      }
       if (result.outcome === 'blocked') {
         const names = result.delivered.filter((c) => c.verdict.verdict === 'blocked').map((c) => c.proposed.name);
         log(

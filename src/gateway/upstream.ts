@@ -29,8 +29,14 @@ const PASSED_HEADERS = [
   'x-ratelimit-reset-tokens',
 ];
 
-export async function callUpstream(options: UpstreamOptions, body: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamResult> {
-  return upstreamResult(options, await postChat(options, body, signal));
+/** `headers`: the trace context (traceparent) of the attempt's span, when tracing is on. */
+export async function callUpstream(
+  options: UpstreamOptions,
+  body: Record<string, unknown>,
+  signal: AbortSignal,
+  headers?: Record<string, string>,
+): Promise<UpstreamResult> {
+  return upstreamResult(options, await postChat(options, body, signal, headers));
 }
 
 /** GET {OPENAI_BASE_URL}/models, its failures as callUpstream's. */

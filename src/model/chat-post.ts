@@ -17,8 +17,13 @@ export interface ChatEndpoint {
 
 export type ChatPost = { kind: 'response'; response: Response } | { kind: 'timeout' } | { kind: 'unreachable'; message: string; cause: unknown };
 
-export async function postChat(endpoint: ChatEndpoint, body: Record<string, unknown>, signal: AbortSignal): Promise<ChatPost> {
-  return postChatJson(endpoint, { json: JSON.stringify(body), stream: body.stream === true }, signal);
+export async function postChat(
+  endpoint: ChatEndpoint,
+  body: Record<string, unknown>,
+  signal: AbortSignal,
+  headers?: Record<string, string>,
+): Promise<ChatPost> {
+  return postChatJson(endpoint, { json: JSON.stringify(body), stream: body.stream === true, headers }, signal);
 }
 
 /** A chat-completions body already serialised (the model adapter reuses the tools' part across requests). */

@@ -180,9 +180,12 @@ describe('tracing a turn (Node)', () => {
 
   it('records the forced summary and the loop breaker as events of the turn', async () => {
     // The same blocked call again and again: the loop breaker escalates, then the iteration limit forces the summary.
-    const { app, collector } = await setup((req) => (req.tool_choice === 'none' ? { text: 'Summary.' } : { toolCalls: [{ name: 'echo_text', arguments: '{}' }] }), {
-      MAX_ITERATIONS: '3',
-    });
+    const { app, collector } = await setup(
+      (req) => (req.tool_choice === 'none' ? { text: 'Summary.' } : { toolCalls: [{ name: 'echo_text', arguments: '{}' }] }),
+      {
+        MAX_ITERATIONS: '3',
+      },
+    );
     const res = await chat(app.url, { message: 'loop' });
     const reason = (res.events.find((e) => e.event === 'forced_summary')!.data as { reason: string }).reason;
     const spans = await collector.waitFor(turnDone);

@@ -20,6 +20,7 @@ import { toApiError } from '../errors.ts';
 import { gatewayAuth, type GatewayAuthEnv, type GatewayCaller } from '../gateway-auth.ts';
 import { waitUntilFor } from '../wait-until.ts';
 import { SSE_HEADERS } from '../sse.ts';
+import { carrierOf } from '../../telemetry/index.ts';
 
 /** Agents send whole conversations with file contents: far more than a chat message. */
 export const GATEWAY_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -56,6 +57,12 @@ export function gatewayRoutes(deps: AppDeps) {
     const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS });
     const request = toGatewayRequest(body, { models: config.gateway.models });
     const waitUntil = waitUntilFor(c, deps);
+    // The request's spans go out as it settles (or fails), within waitUntil on the edge.
+    const flushTraces = () => {
+      if (!deps.tracing) return;
+      const flushed = deps.tracing.flush();
+      waitUntil?.(flushed);
+    };
     const result = await runGateway(request, {
       upstream,
       retries: config.gateway.retries,
@@ -63,14 +70,17 @@ export function gatewayRoutes(deps: AppDeps) {
       activity: deps.activity,
       userId: caller.userId,
       signal: c.req.raw.signal,
+      tracing: deps.tracing,
+      carrier: deps.tracing && carrierOf(c.req.raw.headers),
       onSettled: () => {
+        flushTraces();
         const flushed = deps.activity.flush().then((report) => {
           if (report.dropped > 0)
             console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
         });
         waitUntil?.(flushed);
       },
-    });
+    }).finally(flushTraces);
     return toResponse(result);
   });
 
