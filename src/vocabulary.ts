@@ -68,14 +68,15 @@ export type ActivitySource = 'loop' | 'gateway';
  */
 export type SummaryReason = 'iteration_limit' | 'time_budget' | 'no_progress';
 
-/** Why a turn's stream ended: the reason its `done` event carries. */
-export type DoneReason = 'completed' | SummaryReason | 'aborted' | 'error';
-
 /**
- * How a turn ended, as agent_turns records it: a `done` reason, or `interrupted`, which no stream ever
- * sends: the process running the turn died, and a later one closed it (src/store/interrupted.ts).
+ * Why a turn's stream ended: the reason its `done` event carries. `interrupted`: the process running the
+ * turn died, and a later one closed it (src/store/interrupted.ts), appending this `done` to its stored
+ * log, so a reader replaying it after a restart sees it end.
  */
-export type TurnOutcome = DoneReason | 'interrupted';
+export type DoneReason = 'completed' | SummaryReason | 'aborted' | 'error' | 'interrupted';
+
+/** How a turn ended, as agent_turns records it: its `done` reason. */
+export type TurnOutcome = DoneReason;
 
 export type TurnEvent =
   | { event: 'turn_start'; data: { turnId: string; sessionId: string; model: string; demo: boolean } }

@@ -87,7 +87,7 @@ describe('a batch the database refuses', () => {
     // The batch, then two halves per level down to the row: 1 + 2·⌈log2 100⌉.
     expect(sink.calls).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(100)));
     expect(log).toHaveBeenCalledTimes(1);
-    expect(log.mock.calls[0]?.[0]).toBe('[activity] fake: refused 1 of 100 call rows, wrote the others: r37 (value out of range in r37)');
+    expect(log.mock.calls[0]?.[0]).toBe('[activity] fake: refused 1 of 100 call rows, wrote the others: "r37" ("value out of range in r37")');
   });
 
   it('isolates several poison rows, turn rows too, and keeps the report per flush', async () => {
@@ -104,7 +104,7 @@ describe('a batch the database refuses', () => {
       ['turn', 'T3'],
     ]);
     expect(log.mock.calls.map((c) => c[0])).toEqual([
-      expect.stringMatching(/^\[activity\] fake: refused 2 of 100 call rows, wrote the others: r0 \(.*\), r99 \(.*\)$/),
+      expect.stringMatching(/^\[activity\] fake: refused 2 of 100 call rows, wrote the others: "r0" \(.*\), "r99" \(.*\)$/),
       expect.stringMatching(/^\[activity\] fake: refused 1 of 10 turn rows/),
     ]);
     expect(await writer.flush()).toEqual({ written: 0, dropped: 0 });
@@ -150,7 +150,7 @@ describe('a sink that is down', () => {
     for (const id of ids(1000)) writer.recordCall(call(id));
     expect(await writer.flush()).toEqual({ written: 0, dropped: 1000, lastError: 'fetch failed' });
     expect(sink.calls).toBe(3);
-    expect(log.mock.calls.map((c) => c[0])).toEqual(['[activity] fake: gave up on 1000 rows after 3 attempts: fetch failed']);
+    expect(log.mock.calls.map((c) => c[0])).toEqual(['[activity] fake: gave up on 1000 rows after 3 attempts: "fetch failed"']);
   });
 
   it('first down, then refusing a poison row: retried whole until it is back, then the row is isolated', async () => {

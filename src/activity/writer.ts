@@ -7,6 +7,7 @@
 // in halves until the rows at fault stand alone, so one poison row costs itself and nothing else, in
 // about 2·log2(batch) extra calls.
 import { delay } from '../delay.ts';
+import { quote } from '../quote.ts';
 import { RowsRefusedError, type ActivityRow, type ActivitySink, type ActivityWriter, type FlushReport, type RefusedRow, type TurnRow } from './types.ts';
 
 export interface WriterOptions {
@@ -166,7 +167,7 @@ export class BatchingActivityWriter implements ActivityWriter {
     if (refused.length === 0) return;
     const named = refused
       .slice(0, MAX_NAMED)
-      .map((r) => `${r.id} (${r.error})`)
+      .map((r) => `${quote(r.id, 80)} (${quote(r.error)})`)
       .join(', ');
     const more = refused.length > MAX_NAMED ? ` and ${refused.length - MAX_NAMED} more` : '';
     this.log(`[activity] ${this.sink.name}: refused ${refused.length} of ${rows.length} ${kind} rows, wrote the others: ${named}${more}`);
@@ -194,7 +195,7 @@ export class BatchingActivityWriter implements ActivityWriter {
         lastError = messageOf(error);
       }
     }
-    this.log(`[activity] ${this.sink.name}: gave up on ${rows.length} rows after ${this.retries + 1} attempts: ${lastError}`);
+    this.log(`[activity] ${this.sink.name}: gave up on ${rows.length} rows after ${this.retries + 1} attempts: ${quote(lastError)}`);
     this.lose(rows.length, lastError);
   }
 

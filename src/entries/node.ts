@@ -1,11 +1,13 @@
 // `npm start`: the local server. The embedded PGlite database (same migrations as Supabase) under
 // DATA_DIR, the demo model unless OPENAI_API_KEY is set, no auth unless Supabase auth is
 // configured (allowed only on loopback).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createApp } from '../http/app.ts';
 import { authFromEnv, isLoopbackHost } from '../http/auth-env.ts';
+import { randomSecret } from '../http/random-secret.ts';
 import { openLocalDeps } from './local.ts';
 
 async function main() {
@@ -27,6 +29,7 @@ async function main() {
   }
   const dataDir = process.env.DATA_DIR || '.data/pglite';
   mkdirSync(dataDir, { recursive: true });
+  if (!config.turnTokenSecret) config = { ...config, turnTokenSecret: localTurnSecret(dataDir) };
   const local = await openLocalDeps(config, { dataDir, auth: auth.auth });
   const { model } = local.deps;
   const app = createApp(local.deps);
@@ -56,6 +59,33 @@ async function main() {
     });
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * The local server's TURN_TOKEN_SECRET when none is set: made once and kept in the data folder, so that
+ * stream URLs issued before a restart (a crash, kill -9) still open after it, and a reader of an
+ * interrupted turn gets its replay, ending in done{interrupted}, instead of a 403.
+ */
+function localTurnSecret(dataDir: string): string {
+  const file = join(dataDir, 'rebound-turn-token-secret');
+  const read = () => {
+    try {
+      const kept = readFileSync(file, 'utf8').trim();
+      return kept.length >= 32 ? kept : null;
+    } catch {
+      return null;
+    }
+  };
+  const kept = read();
+  if (kept) return kept;
+  try {
+    writeFileSync(file, randomSecret(), { mode: 0o600, flag: 'wx' });
+  } catch {
+    /* another process made it first: read theirs */
+  }
+  const made = read();
+  if (!made) throw new Error(`could not keep a turn token secret in ${file}: set TURN_TOKEN_SECRET instead`);
+  return made;
 }
 
 await main();

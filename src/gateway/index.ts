@@ -9,6 +9,7 @@
 //   complete.ts / response.ts  the non-streaming path               activity.ts  the log rows
 //   models.ts    GET /v1/models: the upstream's list under the names a client can send
 import type { ActivityWriter } from '../activity/types.ts';
+import { quote } from '../quote.ts';
 import type { ChatTrace, TraceCarrier, Tracing } from '../telemetry/index.ts';
 import { recordAttempt } from './activity.ts';
 import { gatewayComplete } from './complete.ts';
@@ -112,9 +113,11 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
         trace.end({ verdict: result.outcome, attempts: result.attempts, status: 200 });
       }
       if (result.outcome === 'blocked') {
+        // The names are the model's: quoted (escaped and cut), and only the first few.
         const names = result.delivered.filter((c) => c.verdict.verdict === 'blocked').map((c) => c.proposed.name);
+        const listed = names.slice(0, 10).map((n) => quote(n, 80));
         log(
-          `rebound gateway ${requestId}: ${names.length} call(s) still blocked after ${result.attempts} attempt(s), passed on unchanged: ${names.join(', ')}`,
+          `rebound gateway ${requestId}: ${names.length} call(s) still blocked after ${result.attempts} attempt(s), passed on unchanged: ${listed.join(', ')}${names.length > 10 ? ` and ${names.length - 10} more` : ''}`,
         );
       }
       deps.onSettled?.(result);

@@ -5,6 +5,7 @@
 // model or the user can act on; every turn ends with exactly one `done`. Its mutable state is a
 // TurnState (turn-state.ts); the steps below read and tell it.
 import type { ActivityWriter } from '../activity/types.ts';
+import { quote } from '../quote.ts';
 import { gate } from '../gate/index.ts';
 import { bound } from '../gate/bounded.ts';
 import { MAX_NAME } from '../gate/message.ts';
@@ -79,7 +80,7 @@ export async function runTurn(turn: TurnInput, deps: TurnDeps, sink: Emit, signa
   sink({ event: 'done', data: { reason: result.reason, iterations: result.iterations, usage: result.usage } });
   // The activity flush outlives the turn where the platform allows it.
   const flushed = deps.activity.flush().then((report) => {
-    if (report.dropped > 0) log(`rebound: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
+    if (report.dropped > 0) log(`rebound: ${report.dropped} activity rows could not be written (${quote(report.lastError ?? 'unknown error')})`);
   });
   deps.waitUntil?.(flushed);
 }
@@ -90,7 +91,7 @@ async function save(turn: TurnInput, result: TurnResult, storage: Storage, sink:
     if (result.messages.length > 0) await storage.sessions.appendMessages(turn.sessionId, turn.id, result.messages);
     await storage.sessions.finishTurn(turn.id);
   } catch (err) {
-    log(`rebound: could not persist turn ${turn.id}: ${err instanceof Error ? err.message : String(err)}`);
+    log(`rebound: could not persist turn ${turn.id}: ${quote(err instanceof Error ? err.message : err)}`);
     sink({ event: 'agent_error', data: { message: 'This turn could not be saved to the session history.', retryable: false } });
   }
 }

@@ -71,3 +71,6 @@ export async function closeAllRunning(sessions: SessionStore, startedAt = new Da
     if (batch.length < STARTUP_BATCH) return closed;
   }
 }
+
+/** The `done` a closed turn's stored log ends with (appended by agent_close_interrupted; memory.ts does the same). */
+export const INTERRUPTED_DONE = { event: 'done', data: { reason: 'interrupted', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 } } } as const;

@@ -13,7 +13,7 @@ import {
   type CloseInterruptedOptions,
 } from './types.ts';
 import type { ChatMessage } from '../vocabulary.ts';
-import { interruptedMessages } from './interrupted.ts';
+import { INTERRUPTED_DONE, interruptedMessages } from './interrupted.ts';
 import { afterSeqArg, type TurnEventRow, type TurnEventStore } from './turn-events.ts';
 
 class MemorySessions implements SessionStore {
@@ -23,6 +23,8 @@ class MemorySessions implements SessionStore {
   private running = new Map<string, number>();
   /** Turns a stop was asked for (agent_turns.stop_requested_at). */
   private stopping = new Set<string>();
+  /** What else closing a turn as interrupted does in the same step: its log's `done` (createMemoryStorage). */
+  onInterrupted?: (turnId: string) => void;
 
   async ensureSession(userId: string | null, sessionId?: string): Promise<string> {
     if (sessionId) {
@@ -106,6 +108,7 @@ class MemorySessions implements SessionStore {
       turn.status = 'finished';
       this.running.delete(turn.id);
       this.sessions.get(turn.sessionId)?.messages.push(...interruptedMessages(turn));
+      this.onInterrupted?.(turn.id);
     }
     return closed.map((t) => ({ ...t }));
   }
@@ -131,6 +134,18 @@ class MemoryTurnEvents implements TurnEventStore {
   private turns = new Map<string, Map<number, TurnEventRow>>();
 
   constructor(private hasTurn: (turnId: string) => boolean) {}
+
+  /** agent_close_interrupted's `done`: after the last event stored, in the same step as the close. */
+  appendInterruptedDone(turnId: string): void {
+    let turn = this.turns.get(turnId);
+    if (!turn) {
+      turn = new Map();
+      this.turns.set(turnId, turn);
+    }
+    let last = 0;
+    for (const row of turn.values()) last = Math.max(last, row.lastSeq);
+    turn.set(last + 1, { turnId, seq: last + 1, lastSeq: last + 1, event: 'done', data: structuredClone(INTERRUPTED_DONE.data) });
+  }
 
   async appendEvents(rows: TurnEventRow[]): Promise<void> {
     // Every row is checked before any is kept: one statement in SQL, all or nothing.
@@ -219,9 +234,11 @@ export function createMemoryStorage(seed: Record<string, string> = {}): Storage 
   const memories = new Map<string, Memory[]>();
   const key = (scope: Scope) => `${scope.userId ?? 'local'}/${scope.sessionId}`;
   const sessions = new MemorySessions();
+  const turnEvents = new MemoryTurnEvents((turnId) => sessions.hasTurn(turnId));
+  sessions.onInterrupted = (turnId) => turnEvents.appendInterruptedDone(turnId);
   return {
     sessions,
-    turnEvents: new MemoryTurnEvents((turnId) => sessions.hasTurn(turnId)),
+    turnEvents,
     workspace(scope) {
       let files = workspaces.get(key(scope));
       if (!files) {

@@ -4,6 +4,7 @@
 // (rows arrive in seq order), and a failed write keeps its rows, as they were packed, for the next
 // attempt: a write that did land after all is then ignored by the store, not merged differently.
 import type { LoggedEvent } from '../vocabulary.ts';
+import { quote } from '../quote.ts';
 import { packEvents, type TurnEventRow, type TurnEventStore } from '../store/turn-events.ts';
 
 export interface LogWriterOptions {
@@ -62,7 +63,7 @@ export class TurnLogWriter {
     } catch (err) {
       this.failedRows = rows;
       this.log(
-        `rebound: turn ${this.turnId}: could not persist events ${rows[0]!.seq}–${rows.at(-1)!.lastSeq} (${err instanceof Error ? err.message : String(err)}); retrying with the next write`,
+        `rebound: turn ${this.turnId}: could not persist events ${rows[0]!.seq}–${rows.at(-1)!.lastSeq} (${quote(err instanceof Error ? err.message : err)}); retrying with the next write`,
       );
     }
   }

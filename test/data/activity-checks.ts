@@ -85,5 +85,5 @@ export async function checkPoisonRow(sink: ActivitySink, db: ActivityDb, prefix:
   expect(await db.countActivity(`${prefix}-`)).toBe(99);
   expect(await db.activity(`${prefix}-41`)).toBeUndefined();
   expect(log).toHaveLength(1);
-  expect(log[0]).toMatch(new RegExp(`refused 1 of 100 call rows, wrote the others: ${prefix}-41 \\(agent_activity insert: .*out of range`));
+  expect(log[0]).toMatch(new RegExp(`refused 1 of 100 call rows, wrote the others: "${prefix}-41" \\("agent_activity insert: .*out of range`));
 }

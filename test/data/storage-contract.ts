@@ -218,6 +218,11 @@ export async function checkCloseInterrupted(storage: Storage, userId: string | n
   await sleep(25);
   const young = await turn(sessionId, 'still running');
   const mine = new Set([zombie, zombieElsewhere, pending, finished, young]);
+  // The zombie had logged a start and two deltas (one row) before its process died.
+  await storage.turnEvents.appendEvents([
+    { turnId: zombie, seq: 1, lastSeq: 1, event: 'turn_start', data: { turnId: zombie, sessionId, model: 'm', demo: false } },
+    { turnId: zombie, seq: 2, lastSeq: 3, event: 'text_delta', data: { texts: ['half ', 'an answer'] } },
+  ]);
   const ids = (turns: Array<{ id: string }>) => turns.map((t) => t.id).filter((id) => mine.has(id));
 
   // Bounded, the given session first: with limit 1, the other session's zombie, whatever else qualifies.
@@ -241,6 +246,16 @@ export async function checkCloseInterrupted(storage: Storage, userId: string | n
   ];
   expect(await sessions.history(sessionId)).toEqual([...earlier, ...note('the turn that was killed')]);
   expect(await sessions.history(other)).toEqual(note('killed in another session'));
+
+  // Its stored log ends with done{interrupted}, after the last event it had, once; so does a log that had none.
+  const interruptedDone = { reason: 'interrupted', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 } };
+  expect((await storage.turnEvents.eventsAfter(zombie, 0)).map((r) => [r.seq, r.lastSeq, r.event])).toEqual([
+    [1, 1, 'turn_start'],
+    [2, 3, 'text_delta'],
+    [4, 4, 'done'],
+  ]);
+  expect((await storage.turnEvents.eventsAfter(zombie, 3))[0]?.data).toEqual(interruptedDone);
+  expect((await storage.turnEvents.eventsAfter(zombieElsewhere, 0)).map((r) => [r.seq, r.event, r.data])).toEqual([[1, 'done', interruptedDone]]);
 
   // Idempotent: the same cutoff again closes nothing of these and appends nothing.
   expect(ids(await sessions.closeInterrupted({ claimedBefore: cutoff, sessionId }))).toEqual([]);

@@ -333,7 +333,7 @@ describe('the activity sink through PostgREST', () => {
       refused: [{ kind: 'call', id: 'back-7', error: expect.stringMatching(/agent_activity_verdict_check/) }],
     });
     expect(await activityDb.countActivity('back-')).toBe(99);
-    expect(lines).toEqual([expect.stringMatching(/^\[activity\] supabase: refused 1 of 100 call rows, wrote the others: back-7 /)]);
+    expect(lines).toEqual([expect.stringMatching(/^\[activity\] supabase: refused 1 of 100 call rows, wrote the others: "back-7" /)]);
   });
 });
 

@@ -96,7 +96,7 @@ describe('BatchingActivityWriter', () => {
     expect(await writer.flush()).toEqual({ written: 0, dropped: 4, lastError: 'sink down' });
     expect(sink.calls).toBe(3);
     expect(log).toHaveBeenCalledTimes(1);
-    expect(log.mock.calls[0]?.[0]).toMatch(/gave up on 4 rows after 3 attempts: sink down/);
+    expect(log.mock.calls[0]?.[0]).toMatch(/gave up on 4 rows after 3 attempts: "sink down"/);
   });
 
   it('bounds its memory: beyond the cap rows are dropped, counted and logged once', async () => {

@@ -4,7 +4,7 @@
 // names the problem, and for the bodies that are accepted, a turn that runs. How long each answer takes
 // and what /health waits meanwhile are printed by `npm run bench:abuse`, not asserted here.
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_BODY_VALUES, MAX_PROBLEMS } from '../../src/http/body.ts';
 import { GATEWAY_COUNTS } from '../../src/gateway/request.ts';
 import { startScriptedOpenAI, type ScriptedServer } from '../support/scripted-openai.ts';
@@ -12,12 +12,17 @@ import { startApp, type TestApp } from '../support/app-server.ts';
 import { parseUiStream } from '../support/ui-chunks.ts';
 
 const MAX_ERROR_BODY = 16 * 1024;
+/** A tool name that would forge a log line and recolour the terminal, and is 2 MB long. */
+const FORGED_NAME = `get_wether\nrebound: all good \u001b[32mOK\u001b[0m${'x'.repeat(2 * 1024 * 1024)}`;
 
 let upstream: ScriptedServer;
 let app: TestApp;
 
 beforeAll(async () => {
-  upstream = await startScriptedOpenAI(() => ({ text: 'fine' }));
+  // A request with a get_weather tool is answered with a call to the forged name below; any other with text.
+  upstream = await startScriptedOpenAI((req) =>
+    req.tools?.some((t) => t.function.name === 'get_weather') ? { toolCalls: [{ name: FORGED_NAME, arguments: '{}' }] } : { text: 'fine' },
+  );
   app = await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url });
 });
 
@@ -150,5 +155,28 @@ describe('hostile bodies get a bounded answer', () => {
   it('a /v1/turns message of any characters: the error quotes nothing raw', async () => {
     const answer = await post('/v1/turns', JSON.stringify({ message: 'hi', sessionId: '\u001b[2J'.repeat(20_000) }));
     expectBoundedError(answer, 400, /sessionId: sessionId must be a UUID/);
+  });
+});
+
+describe('log lines quote what a model or client controls', () => {
+  it("a blocked tool name with a newline, ANSI escapes and 2 MB is one short line in the gateway's log", async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const answer = await post(
+        '/v1/chat/completions',
+        gatewayBody(
+          `"messages":[{"role":"user","content":"weather?"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]`,
+        ),
+      );
+      expect(answer.status).toBe(200);
+      const lines = warn.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('still blocked'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/passed on unchanged: "get_wether\\u000arebound: all good \\u001b\[32mOK.*…" \(2097192 chars\)$/);
+      expect(lines[0]!.length).toBeLessThan(1_000);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the log
+      expect(lines[0]).not.toMatch(/[\u0000-\u001f]/);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

@@ -15,6 +15,7 @@ import {
   type GatewayResponse,
 } from '../../gateway/index.ts';
 import { readJson } from '../body.ts';
+import { quote } from '../../quote.ts';
 import type { AppDeps } from '../deps.ts';
 import { toApiError } from '../errors.ts';
 import { gatewayAuth, type GatewayAuthEnv, type GatewayCaller } from '../gateway-auth.ts';
@@ -76,7 +77,7 @@ export function gatewayRoutes(deps: AppDeps) {
         flushTraces();
         const flushed = deps.activity.flush().then((report) => {
           if (report.dropped > 0)
-            console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${report.lastError ?? 'unknown error'})`);
+            console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${quote(report.lastError ?? 'unknown error')})`);
         });
         waitUntil?.(flushed);
       },

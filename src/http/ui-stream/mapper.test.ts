@@ -8,7 +8,7 @@ const usage = { promptTokens: 300, completionTokens: 60 };
 const start: TurnEvent = { event: 'turn_start', data: { turnId: 't1', sessionId: 's1', model: 'scripted-1', demo: false } };
 const text = (t: string): TurnEvent => ({ event: 'text_delta', data: { text: t } });
 const call = (id: string, name: string, args: string, iteration: number): TurnEvent => ({ event: 'tool_call', data: { id, name, arguments: args, iteration } });
-const done = (reason: 'completed' | 'aborted' | 'iteration_limit' | 'no_progress' | 'error', iterations = 3): TurnEvent => ({
+const done = (reason: 'completed' | 'aborted' | 'iteration_limit' | 'no_progress' | 'error' | 'interrupted', iterations = 3): TurnEvent => ({
   event: 'done',
   data: { reason, iterations, usage },
 });
@@ -188,6 +188,13 @@ describe('UiMessageStreamMapper', () => {
     expect(await allChunkErrors(failed)).toEqual([]);
     expect(failed.map((c) => c.type)).toEqual(['start', 'error', 'finish']);
     expect(failed[1]).toEqual({ type: 'error', errorText: 'The model could not answer: 503. Try again in a moment.' });
+  });
+
+  it('ends a turn a restart closed as interrupted with finish (its reason in the metadata), then [DONE]', async () => {
+    const interrupted = mapAll([start, text('Half'), done('interrupted', 0)]);
+    expect(await allChunkErrors(interrupted)).toEqual([]);
+    expect(interrupted.at(-1)).toEqual({ type: 'finish', messageMetadata: { reason: 'interrupted', iterations: 0, usage } });
+    expect(uiMessageStreamFormat().frame(done('interrupted', 0), 3)).toMatch(/"reason":"interrupted".*\n\ndata: \[DONE\]\n\n$/s);
   });
 
   it('keeps the raw text of a call whose arguments are not JSON, drops empty deltas, and shows a lone result with its call', async () => {

@@ -12,7 +12,7 @@
 //                     call a data-rebound-verdict part {toolCallId, toolName, verdict, category, repairs, suggestions?}
 //   forced_summary  → data-rebound-forced-summary (transient), before the summary's text
 //   agent_error     → error
-//   done            → finish {messageMetadata: {reason, iterations, usage}}; an aborted turn:
+//   done            → finish {messageMetadata: {reason, iterations, usage}} (also `interrupted`: a turn a restart closed); an aborted turn:
 //                     message-metadata with the same, then abort
 import type { Frame } from '../sse.ts';
 import type { TurnEvent } from '../../vocabulary.ts';

@@ -175,7 +175,7 @@ describe('createMcpToolSource', () => {
     expect(set.tools.map((t) => t.name)).toEqual(['everything__get-sum']);
     expect(set.sources[0]).toEqual({ server: 'down', url: 'https://down.example', ok: false, error: 'fetch failed: connect ECONNREFUSED 127.0.0.1:9' });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/MCP server "down" \(https:\/\/down\.example\) could not list its tools: fetch failed.*left out of this turn/);
+    expect(lines[0]).toMatch(/MCP server "down" \(https:\/\/down\.example\) could not list its tools: "fetch failed.*left out of this turn/);
     expect(lines.join()).not.toContain('sk-secret');
     await set.close();
     // The failure is not kept: the next turn tries again.

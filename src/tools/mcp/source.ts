@@ -8,6 +8,7 @@
 // out of that turn with one line in the log; the others work. A call that fails (the server went down,
 // answered an error, timed out) is thrown as an Error, which the loop turns into a result the model reads.
 import type { McpServerConfig } from '../../config.ts';
+import { quote } from '../../quote.ts';
 import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
 import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
@@ -82,7 +83,9 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
               listing = remember(server, await session.listTools({ signal, timeoutMs: options.timeoutMs }));
             } catch (err) {
               const error = describeError(err);
-              log(`rebound: MCP server "${server.name}" (${where(server.url)}) could not list its tools: ${error}. Its tools are left out of this turn.`);
+              log(
+                `rebound: MCP server "${server.name}" (${where(server.url)}) could not list its tools: ${quote(error)}. Its tools are left out of this turn.`,
+              );
               return { status: { server: server.name, url: where(server.url), ok: false, error }, tools: [] };
             }
           }

@@ -264,6 +264,7 @@ const DONE_TEXT = {
   no_progress: 'stopped: no progress, the same calls kept failing',
   aborted: 'aborted',
   error: 'ended with an error',
+  interrupted: 'interrupted: the server stopped while the turn ran (its answer was lost; ask again to continue)',
 };
 
 /** @type {Record<EventData<'forced_summary'>['reason'], string>} */
