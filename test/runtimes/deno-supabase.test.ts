@@ -1,7 +1,7 @@
 // The Supabase Edge Function's entry under Deno, configured only as Supabase now configures a function
 // on its new API keys: SUPABASE_URL, SUPABASE_SECRET_KEYS and SUPABASE_PUBLISHABLE_KEYS (JSON
 // dictionaries whose `default` entry is used) and SUPABASE_JWKS, nothing legacy and no
-// TURN_TOKEN_SECRET. SUPABASE_URL is the key-exchanging gateway stand-in in front of PostgreSQL 15 and
+// TURN_TOKEN_SECRET. SUPABASE_URL is the key-exchanging gateway stand-in in front of PostgreSQL 17 and
 // PostgREST (test/support/supabase-gateway.ts). Two instances share the project, as two isolates do: a
 // stream token issued by one verifies on the other (both key it from the secret key), and the turn lands
 // in Postgres; the dashboard reads it with the publishable key and the user's token. A third instance

@@ -19,6 +19,8 @@ export interface RuntimeServer {
   baseUrl: string;
   log(): string;
   stop(): Promise<void>;
+  /** The process group the runtime runs in (wrangler and workerd under it), for benches that read its CPU time. */
+  pgid?: number;
 }
 
 interface Spawned {
@@ -156,6 +158,7 @@ export async function startWorkerd(vars: Record<string, string>, options: Worker
   return {
     name: 'workerd',
     baseUrl,
+    pgid: spawned.child.pid,
     log: spawned.log,
     stop: async () => {
       await spawned.stop();
