@@ -18,7 +18,7 @@
 import type { Hono } from 'hono';
 import { createApp } from '../http/app.ts';
 import { isLoopbackRequest } from '../http/auth-env.ts';
-import { edgeDeps, sharedStorage, stringEnv } from './edge.ts';
+import { edgeDeps, stringEnv } from './edge.ts';
 import { inTurnObject } from './placement.ts';
 
 /** Well inside the 70 s an idle object is surely kept. */
@@ -40,8 +40,11 @@ export class TurnObject {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly state: ObjectState;
   private readonly env: Record<string, unknown>;
-  /** True when storage is this object's memory (no Supabase): the object is the only copy of it. */
-  private readonly holdsMemory: boolean;
+  /**
+   * True when storage is this object's memory (local mode or STORAGE=memory): the object is the only
+   * copy of it. Not when storage is refused (a deployment without its settings): nothing to hold.
+   */
+  private holdsMemory = false;
   private lastRequestAt = 0;
   /** Pending while the object must stay: a pending timer keeps it from hibernating. */
   private awake: ReturnType<typeof setInterval> | undefined;
@@ -49,21 +52,22 @@ export class TurnObject {
   constructor(state: ObjectState, env: Record<string, unknown>) {
     this.state = state;
     this.env = env;
-    this.holdsMemory = !sharedStorage(stringEnv(env));
   }
 
   fetch(request: Request): Response | Promise<Response> {
     this.lastRequestAt = Date.now();
-    if (this.holdsMemory) this.stayAwake();
     // Built on the first request, like the Worker's, and kept for the object's life: its turns live in it.
-    this.app ??= createApp(
-      edgeDeps(stringEnv(this.env), {
+    if (!this.app) {
+      const deps = edgeDeps(stringEnv(this.env), {
         name: 'Cloudflare Workers (turn object)',
         local: isLoopbackRequest,
         waitUntil: (promise) => this.keepAliveUntil(promise),
         placement: inTurnObject((promise) => this.keepAliveUntil(promise)),
-      }),
-    );
+      });
+      this.holdsMemory = deps.storageKind === 'memory';
+      this.app = createApp(deps);
+    }
+    if (this.holdsMemory) this.stayAwake();
     return this.app.fetch(request);
   }
 

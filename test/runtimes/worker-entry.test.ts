@@ -68,4 +68,19 @@ describe('src/entries/worker.ts with the TURNS binding', () => {
     expect(alarms).toHaveLength(1);
     expect(c.waited).toEqual([]);
   }, 20_000);
+
+  it('a turn object on a deployment with auth but no storage settings refuses the turn routes (503) and holds nothing', async () => {
+    const alarms: number[] = [];
+    const state = { storage: { getAlarm: async () => alarms.at(-1) ?? null, setAlarm: async (at: number) => void alarms.push(at) } };
+    const object = new TurnObject(state, { REBOUND_JWT_SECRET: 'worker-entry-test-jwt-secret-of-32-chars', KEEPALIVE_MS: '1000' });
+    const res = await object.fetch(chat('https://rebound.example.workers.dev'));
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error).toMatchObject({ code: 'storage_not_configured' });
+    expect(body.error.message).toMatch(/SUPABASE_URL and a secret key missing/);
+    expect(await (await object.fetch(new Request('https://rebound.example.workers.dev/health'))).json()).toMatchObject({ storage: 'none' });
+    // No memory to keep: no heartbeat armed, no interval pending.
+    expect(alarms).toEqual([]);
+    expect(object.stayingAwake).toBe(false);
+  });
 });
