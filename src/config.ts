@@ -31,6 +31,8 @@ const EnvSchema = z.object({
   NO_PROGRESS_ITERATIONS: int(1, 100).default(2),
   TIME_BUDGET_MS: int(1_000, 3_600_000).default(120_000),
   KEEPALIVE_MS: int(50, 600_000).default(10_000),
+  READER_STALL_MS: int(100, 3_600_000).default(60_000),
+  MAX_READERS_PER_TURN: int(1, 1_000).default(32),
   TOOL_TIMEOUT_MS: int(10, 600_000).default(30_000),
   MODEL_RETRIES: int(0, 10).default(2),
   MODEL_TIMEOUT_MS: int(100, 600_000).default(60_000),
@@ -83,6 +85,10 @@ export interface Config {
   noProgressIterations: number;
   timeBudgetMs: number;
   keepaliveMs: number;
+  /** A stream whose client takes nothing for this long while data waits is closed (src/http/sse.ts). */
+  readerStallMs: number;
+  /** Readers a turn running here serves at once; past it, a 429. */
+  maxReadersPerTurn: number;
   toolTimeoutMs: number;
   modelRetries: number;
   corsOrigins: string[];
@@ -240,6 +246,8 @@ export function loadConfig(env: Env): Config {
     noProgressIterations: e.NO_PROGRESS_ITERATIONS,
     timeBudgetMs: e.TIME_BUDGET_MS,
     keepaliveMs: e.KEEPALIVE_MS,
+    readerStallMs: e.READER_STALL_MS,
+    maxReadersPerTurn: e.MAX_READERS_PER_TURN,
     toolTimeoutMs: e.TOOL_TIMEOUT_MS,
     modelRetries: e.MODEL_RETRIES,
     corsOrigins: e.CORS_ORIGINS.split(',')

@@ -15,7 +15,7 @@ import { recordAttempt } from './activity.ts';
 import { gatewayComplete } from './complete.ts';
 import type { GatewayRequest } from './request.ts';
 import type { GatedCall } from './gated-call.ts';
-import { gatewayStream, type AttemptsRun, type Settled } from './stream.ts';
+import { gatewayStream, type AttemptsRun, type OpenStream, type Settled } from './stream.ts';
 import { callUpstream, type UpstreamOptions } from './upstream.ts';
 
 export { ChatCompletionsBody, GATEWAY_COUNTS, toGatewayRequest, type GatewayRequest } from './request.ts';
@@ -26,7 +26,8 @@ export type { Settled } from './stream.ts';
 export interface GatewayDeps {
   upstream: UpstreamOptions;
   retries: number;
-  keepaliveMs: number;
+  /** The server's SSE writer (src/http/sse.ts, handed down by the route): a streamed answer goes through it. */
+  openStream: OpenStream;
   activity: ActivityWriter;
   /** The caller's user id (null: local mode or a gateway key). */
   userId: string | null;
@@ -136,7 +137,7 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
         body: await first.response.text(),
       };
     }
-    return { kind: 'stream', status: 200, headers: idHeader, body: gatewayStream({ ...run, keepaliveMs: deps.keepaliveMs, abort }) };
+    return { kind: 'stream', status: 200, headers: idHeader, body: gatewayStream({ ...run, open: deps.openStream, abort }) };
   }
 
   const done = await gatewayComplete(run);

@@ -4,6 +4,8 @@
 // "tool_calls" when calls went out; `rebound: {attempts, verdict}` beside it), the usage of every
 // attempt (its own chunk when the client asked for it, otherwise on the finish chunk) and [DONE].
 // The response headers went out with the first attempt, so the verdict travels in the finish chunk.
+// Everything is written through the server's one SSE writer (StreamChannel), which the route hands
+// down: the upstream is read only as fast as the client takes the answer, and aborted when it leaves.
 import { sseBatches } from '../model/sse-decode.ts';
 import { Delivery } from './delivery.ts';
 import { finishReason, outcomeOf, type GatedCall, type Outcome } from './gated-call.ts';
@@ -33,76 +35,47 @@ export interface AttemptsRun {
   settled(result: Settled): void;
 }
 
+/**
+ * Where the answer is written: the server's one SSE writer (src/http/sse.ts), handed down by the route.
+ * `write` queues text for the client; `drained` resolves once the client has taken enough of it, so the
+ * upstream is read only as fast as the client reads the answer. `signal` aborts when the client is gone
+ * or was closed for taking nothing.
+ */
+export interface StreamChannel {
+  write(text: string): void;
+  drained(): Promise<void>;
+}
+export type OpenStream = (run: (out: StreamChannel, signal: AbortSignal) => Promise<void>) => ReadableStream<Uint8Array>;
+
 export interface StreamRun extends AttemptsRun {
-  keepaliveMs: number;
+  /** The SSE writer the answer goes through (keepalives, backpressure, the client leaving). */
+  open: OpenStream;
   /** Aborted when the client goes away: stops the upstream request. */
   abort: AbortController;
 }
 
 export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let closed = false;
-  let lastWrite = Date.now();
-  let keepalive: ReturnType<typeof setInterval> | undefined;
-
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      // What one upstream read produces goes out as one write: a model streaming fast sends many
-      // chunks per read, and a socket write per chunk would cost more than the gateway's own work.
-      let pending: string[] = [];
-      const flush = () => {
-        if (closed || pending.length === 0) return;
-        const text = pending.length === 1 ? pending[0]! : pending.join('');
-        pending = [];
-        try {
-          controller.enqueue(encoder.encode(text));
-          lastWrite = Date.now();
-        } catch {
-          closed = true; // the client is gone
-        }
-      };
-      const delivery = new Delivery((text) => {
-        if (!closed) pending.push(text);
-      });
-      keepalive = setInterval(
-        () => {
-          if (Date.now() - lastWrite < run.keepaliveMs) return;
-          delivery.comment('keepalive');
-          flush();
-        },
-        Math.max(25, Math.floor(run.keepaliveMs / 2)),
-      );
-
-      const end = (error?: unknown) => {
-        clearInterval(keepalive);
-        flush();
-        if (closed) return;
-        closed = true;
-        try {
-          if (error === undefined) controller.close();
-          else controller.error(error);
-        } catch {
-          /* cancelled meanwhile */
-        }
-      };
-      attempts(run, delivery, flush).then(
-        (broken) => end(broken ?? undefined),
-        (err) => {
-          console.error('rebound gateway: stream failed', err);
-          end(err);
-        },
-      );
-    },
-    cancel() {
-      closed = true;
-      clearInterval(keepalive);
-      run.abort.abort(new Error('client disconnected'));
-    },
+  return run.open(async (out, signal) => {
+    const onGone = () => run.abort.abort(signal.reason);
+    if (signal.aborted) onGone();
+    else signal.addEventListener('abort', onGone, { once: true });
+    const delivery = new Delivery((text) => out.write(text));
+    let broken: unknown;
+    try {
+      broken = await attempts(run, delivery, () => out.drained());
+    } catch (err) {
+      console.error('rebound gateway: stream failed', err);
+      throw err;
+    } finally {
+      signal.removeEventListener('abort', onGone);
+    }
+    // The first attempt's stream broke: the client sees the connection fail, as it would without the gateway.
+    if (broken) throw broken;
   });
 }
 
 /** Runs the attempts; resolves with the error that broke the first attempt's stream, if one did. */
-async function attempts(run: StreamRun, delivery: Delivery, flush: () => void): Promise<unknown> {
+async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promise<void>): Promise<unknown> {
   const { request } = run;
   const messages = [...(request.upstreamBody.messages as unknown[])];
   let response = run.first;
@@ -120,14 +93,15 @@ async function attempts(run: StreamRun, delivery: Delivery, flush: () => void): 
     try {
       for await (const batch of sseBatches(response.body!)) {
         for (const message of batch) held.push(message);
-        flush();
-        if (held.failed) break;
+        // The next upstream read waits until the client has taken this one's output.
+        await drained();
+        if (held.failed || run.abort.signal.aborted) break;
       }
     } catch (err) {
       broken = err;
     }
     const result: AttemptResult = held.end();
-    flush();
+    await drained();
     run.record(result.calls, attempt);
     usage = addUsage(usage, result.usage);
     if (run.abort.signal.aborted || result.failed || (broken && attempt === 1)) {

@@ -94,6 +94,7 @@ function turnService(deps: AppDeps): TurnService {
     // Turns outlive the requests that started them; absent a placement, they run in this app's process.
     placement: deps.placement ?? new LiveTurns(),
     onDisconnect: config.onDisconnect,
+    maxReaders: config.maxReadersPerTurn,
     alone: deps.singleInstance,
     tracing: deps.tracing,
   });

@@ -6,6 +6,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AuthError } from '../auth-error.ts';
 import { cut, MAX_ERROR_MESSAGE } from '../quote.ts';
 import { SessionForbiddenError } from '../store/types.ts';
+import { TooManyReadersError } from '../turns/readers.ts';
 
 export interface ApiErrorBody {
   error: { status: number; code: string; message: string };
@@ -33,6 +34,7 @@ const INTERNAL = 'Something went wrong on our side. Try again; if it persists, c
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof AuthError) return new ApiError(err.status, err.status === 401 ? 'unauthorized' : 'forbidden', err.message, { cause: err });
+  if (err instanceof TooManyReadersError) return new ApiError(429, 'too_many_readers', err.message, { cause: err });
   if (err instanceof SessionForbiddenError) {
     return new ApiError(403, 'forbidden', 'This session belongs to another user. Omit sessionId to start a new session (useChat: use another chat id).', {
       cause: err,

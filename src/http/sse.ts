@@ -1,6 +1,14 @@
-// A text/event-stream response that writes TurnEvents with their ids (the turn log's seq), sends
-// `: keepalive` comments from the first byte to the last, and turns a client disconnect into an abort
-// signal for this reader.
+// The one SSE writer: every text/event-stream the server sends goes through sseStream, a turn's stream
+// (Rebound's events or the UI message stream, sseResponse below) and the gateway's alike. It owns what
+// every stream needs and none may do on its own:
+//   - backpressure: what the client has not taken stays below a high-water mark (64 KB) in this queue,
+//     and the producer waits (drained()) until the socket has taken it, so a reader costs the socket's
+//     buffer, not the turn or the answer, however slowly it reads;
+//   - a reader that takes nothing for READER_STALL_MS while data waits for it is closed, and its signal
+//     aborts (a turn counts that as the reader leaving; the gateway aborts its upstream);
+//   - `: keepalive` comments at most KEEPALIVE_MS apart (each after a random 75–100% of it), but not
+//     to a client that has not taken what it was sent;
+//   - a client disconnect (the body cancelled, or the request's signal) as the abort signal.
 import type { TurnEvent } from '../vocabulary.ts';
 
 export const SSE_HEADERS = {
@@ -10,18 +18,34 @@ export const SSE_HEADERS = {
   Connection: 'keep-alive',
 } as const;
 
-export interface SseOptions {
-  keepaliveMs: number;
-  /** The request's own signal: some runtimes report a disconnect here rather than by cancelling the body. */
-  requestSignal?: AbortSignal;
-  headers?: Record<string, string>;
-  /** Writes one event as SSE text (default: `event:`, `id:` and `data:` lines); the UI message stream (ui-stream/) has its own. */
-  frame?: Frame;
+/** Bytes a stream holds for a client that has not taken them, beyond what the runtime's socket buffers. */
+export const SSE_HIGH_WATER_BYTES = 64 * 1024;
+
+export interface SseChannel {
+  /** Queues text for the client; a tick's writes go out as one chunk once the tick is over. */
+  write(text: string): void;
+  /** Resolves once the client has room for more (what waits for it is below the high-water mark), or the stream is closed. */
+  drained(): Promise<void>;
 }
 
-export type Frame = (event: TurnEvent, seq: number) => string;
+export interface SseStreamOptions {
+  keepaliveMs: number;
+  /** A reader that takes nothing for this long while data waits for it is closed (READER_STALL_MS). */
+  stallMs: number;
+  /** The request's own signal: some runtimes report a disconnect here rather than by cancelling the body. */
+  requestSignal?: AbortSignal;
+  /** Writes `: open` first, which flushes the headers at once (EventSource reports the connection open). */
+  open?: boolean;
+  highWaterBytes?: number;
+}
 
-const reboundFrame: Frame = (event, seq) => `event: ${event.event}\nid: ${seq}\ndata: ${JSON.stringify(event.data)}\n\n`;
+/** Why a stream's signal aborted when the server closed it: the reader took nothing for stallMs. */
+export class ReaderStalledError extends Error {
+  constructor(stallMs: number) {
+    super(`the reader took nothing for ${stallMs} ms while data waited for it: closed`);
+    this.name = 'ReaderStalledError';
+  }
+}
 
 /**
  * Runs `fn` once the current macrotask and its microtasks are done: setImmediate where the runtime has
@@ -38,86 +62,165 @@ const nextTurn: (fn: () => void) => void = typeof setImmediate === 'function' ? 
  */
 const KEEPALIVE_JITTER = 0.25;
 
-/** Writes one event; `seq` is its id in the turn's log (counted from 1 by this stream when absent). */
-export type Send = (event: TurnEvent, seq?: number) => void;
-
-export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<void>, options: SseOptions): Response {
+/**
+ * The stream `run` writes to. It closes when `run` settles: normally when it resolves, with an error
+ * (the client sees the connection fail) when it rejects. `signal` aborts when the client is gone or was
+ * closed for taking nothing; `run` should then stop.
+ */
+export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise<void>, options: SseStreamOptions): ReadableStream<Uint8Array> {
   const abort = new AbortController();
   const encoder = new TextEncoder();
-  let seq = 0;
+  const highWater = options.highWaterBytes ?? SSE_HIGH_WATER_BYTES;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
+  let pending: string[] = [];
+  let scheduled = false;
   let keepalive: ReturnType<typeof setTimeout> | undefined;
-  let flushNow = () => {};
+  let stall: ReturnType<typeof setTimeout> | undefined;
+  /** When the client last took something, or found nothing waiting. */
+  let lastProgress = Date.now();
+  let waiters: Array<() => void> = [];
 
-  const onRequestAbort = () => abort.abort(new Error('client disconnected'));
-  options.requestSignal?.addEventListener('abort', onRequestAbort, { once: true });
+  const queued = () => highWater - (controller.desiredSize ?? 0);
+  const wake = () => {
+    const ready = waiters;
+    waiters = [];
+    for (const resolve of ready) resolve();
+  };
+  const end = (error?: unknown) => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(keepalive);
+    clearTimeout(stall);
+    options.requestSignal?.removeEventListener('abort', onRequestAbort);
+    wake();
+    try {
+      if (error === undefined) controller.close();
+      else controller.error(error);
+    } catch {
+      /* already errored by a cancel */
+    }
+  };
+  const onRequestAbort = () => {
+    abort.abort(new Error('client disconnected'));
+    end();
+  };
 
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      // Writes made in the same tick are coalesced into one chunk: a model streaming fast yields
-      // many deltas per network read, and one socket write per delta would dominate the CPU. The
-      // chunk goes out as soon as the tick is over (nextTurn), not a timer's millisecond later.
-      let pending: string[] = [];
-      let scheduled = false;
-      const flush = () => {
-        scheduled = false;
-        if (closed || pending.length === 0) return;
-        const text = pending.join('');
-        pending = [];
-        try {
-          controller.enqueue(encoder.encode(text));
-        } catch {
-          closed = true; // the consumer is gone
-        }
-      };
-      const write = (text: string) => {
+  // Writes made in the same tick are coalesced into one chunk: a model streaming fast yields many
+  // deltas per network read, and one socket write per delta would dominate the CPU. The chunk goes out
+  // as soon as the tick is over (nextTurn), not a timer's millisecond later.
+  const flush = () => {
+    scheduled = false;
+    if (closed || pending.length === 0) return;
+    const text = pending.length === 1 ? pending[0]! : pending.join('');
+    pending = [];
+    if (queued() <= 0) lastProgress = Date.now();
+    try {
+      controller.enqueue(encoder.encode(text));
+    } catch {
+      end(); // the consumer is gone
+      return;
+    }
+    if (queued() > 0 && stall === undefined) armStall();
+  };
+  const write = (text: string) => {
+    if (closed || text === '') return;
+    pending.push(text);
+    if (!scheduled) {
+      scheduled = true;
+      nextTurn(flush);
+    }
+  };
+  const drained = (): Promise<void> => {
+    if (closed || queued() < highWater) return Promise.resolve();
+    return new Promise((resolve) => waiters.push(resolve));
+  };
+
+  // A reader with data waiting that takes nothing for stallMs is closed: its socket's buffer and this
+  // queue are all it may hold, and not for ever.
+  const armStall = () => {
+    stall = setTimeout(
+      () => {
+        stall = undefined;
+        if (closed || queued() <= 0) return;
+        const idle = Date.now() - lastProgress;
+        if (idle < options.stallMs) return armStall();
+        const reason = new ReaderStalledError(options.stallMs);
+        abort.abort(reason);
+        end(reason);
+      },
+      Math.max(0, options.stallMs - (Date.now() - lastProgress)),
+    );
+    (stall as { unref?: () => void }).unref?.();
+  };
+
+  const armKeepalive = () => {
+    keepalive = setTimeout(
+      () => {
         if (closed) return;
-        pending.push(text);
-        if (!scheduled) {
-          scheduled = true;
-          nextTurn(flush);
-        }
-      };
-      flushNow = flush;
-      const frame = options.frame ?? reboundFrame;
-      const send: Send = (event, id) => {
-        seq = id ?? seq + 1;
-        const text = frame(event, seq);
-        if (text) write(text); // an event a frame writer drops (nothing to show) costs no write
-      };
-      // A first comment flushes the headers at once, so EventSource reports the connection open.
-      write(': open\n\n');
-      const armKeepalive = () => {
-        keepalive = setTimeout(
-          () => {
-            if (closed) return;
-            write(': keepalive\n\n');
-            armKeepalive();
-          },
-          options.keepaliveMs * (1 - KEEPALIVE_JITTER * Math.random()),
-        );
-      };
-      armKeepalive();
-      void run(send, abort.signal).finally(() => {
-        clearTimeout(keepalive);
-        options.requestSignal?.removeEventListener('abort', onRequestAbort);
-        flushNow();
-        if (!closed) {
-          closed = true;
-          try {
-            controller.close();
-          } catch {
-            /* already errored by a cancel */
-          }
-        }
-      });
-    },
-    cancel() {
-      closed = true;
-      clearTimeout(keepalive);
-      abort.abort(new Error('client disconnected'));
-    },
-  });
+        // Not to a client that has not taken what it was sent: it is not waiting for a sign of life.
+        if (queued() <= 0) write(': keepalive\n\n');
+        armKeepalive();
+      },
+      options.keepaliveMs * (1 - KEEPALIVE_JITTER * Math.random()),
+    );
+  };
 
+  options.requestSignal?.addEventListener('abort', onRequestAbort, { once: true });
+  return new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        if (options.open) write(': open\n\n');
+        armKeepalive();
+        run({ write, drained }, abort.signal).then(
+          () => {
+            flush();
+            end();
+          },
+          (err: unknown) => {
+            flush();
+            end(err);
+          },
+        );
+      },
+      pull() {
+        // The client took something (or there was nothing to take): it makes progress.
+        lastProgress = Date.now();
+        if (queued() < highWater) wake();
+      },
+      cancel() {
+        abort.abort(new Error('client disconnected'));
+        end();
+      },
+    },
+    { highWaterMark: highWater, size: (chunk) => chunk.byteLength },
+  );
+}
+
+export interface SseOptions extends SseStreamOptions {
+  headers?: Record<string, string>;
+  /** Writes one event as SSE text (default: `event:`, `id:` and `data:` lines); the UI message stream (ui-stream/) has its own. */
+  frame?: Frame;
+}
+
+export type Frame = (event: TurnEvent, seq: number) => string;
+
+const reboundFrame: Frame = (event, seq) => `event: ${event.event}\nid: ${seq}\ndata: ${JSON.stringify(event.data)}\n\n`;
+
+/** Writes one event (its id in the turn's log) and resolves once the client has room for the next. */
+export type Send = (event: TurnEvent, seq: number) => Promise<void>;
+
+/** A turn's events as a text/event-stream response: each framed (Rebound's events, or `frame`'s), written through sseStream. */
+export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<void>, options: SseOptions): Response {
+  const frame = options.frame ?? reboundFrame;
+  const body = sseStream(
+    (out, signal) =>
+      run((event, seq) => {
+        out.write(frame(event, seq)); // an event a frame writer drops (nothing to show) costs no write
+        return out.drained();
+      }, signal),
+    { ...options, open: true },
+  );
   return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
 }

@@ -1,6 +1,9 @@
 // A turn's reader (turns/service.ts) framed as the response: Rebound's SSE events, or the frames and
 // headers of another format (ui-stream/: the AI SDK's UI message stream), through the one SSE writer.
-// A client that leaves before `done` is told to the reader (ON_DISCONNECT=abort stops the turn).
+// Each event waits for the client to take the one before (the writer's backpressure), so the reader's
+// cursor moves only as fast as its socket drains. A client that leaves before `done`, or that the
+// writer closed for taking nothing (READER_STALL_MS), is told to the reader (ON_DISCONNECT=abort stops
+// the turn when it was the last).
 import type { TurnReader } from '../turns/service.ts';
 import { sseResponse, type SseOptions } from './sse.ts';
 
@@ -9,21 +12,22 @@ export type StreamFormat = Pick<SseOptions, 'frame' | 'headers'>;
 
 export interface TurnStreamOptions {
   keepaliveMs: number;
+  stallMs: number;
   /** The request's signal: the client leaving ends this reader, never the turn (unless ON_DISCONNECT=abort). */
   requestSignal: AbortSignal;
   format?: StreamFormat;
 }
 
-export function turnStream(reader: TurnReader, { keepaliveMs, requestSignal, format = {} }: TurnStreamOptions): Response {
+export function turnStream(reader: TurnReader, { keepaliveMs, stallMs, requestSignal, format = {} }: TurnStreamOptions): Response {
   return sseResponse(
     async (send, signal) => {
       let ended = false;
       for await (const { seq, event } of reader.events(signal)) {
-        send(event, seq);
+        await send(event, seq);
         if (event.event === 'done') ended = true;
       }
       if (!ended && signal.aborted) reader.left();
     },
-    { keepaliveMs, requestSignal, ...format },
+    { keepaliveMs, stallMs, requestSignal, ...format },
   );
 }

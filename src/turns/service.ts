@@ -13,15 +13,20 @@ import type { LoggedEvent } from '../vocabulary.ts';
 import { followPersisted } from './follow-persisted.ts';
 import type { LiveTurn } from './live-turns.ts';
 import type { TurnPlacement } from './placement.ts';
+import { TurnReaders } from './readers.ts';
 import { startTurn, type TurnAgent } from './start-turn.ts';
+
+const DEFAULT_MAX_READERS = 32;
 
 export interface TurnServiceOptions {
   storage: Storage;
   agent: TurnAgent;
   limits: TurnLimits;
   placement: TurnPlacement;
-  /** What a reader that leaves before done does to a turn running here: 'abort' stops it (ON_DISCONNECT). */
+  /** What the last reader leaving before done does to a turn running here: 'abort' stops it (ON_DISCONNECT). */
   onDisconnect: 'continue' | 'abort';
+  /** Readers a turn running here serves at once (MAX_READERS_PER_TURN; default 32): past it, TooManyReadersError. */
+  maxReaders?: number;
   /**
    * True where this process is the only one serving its storage (`npm start`), so a stop always finds
    * the turn here and a running turn need not poll its row for one asked elsewhere.
@@ -42,7 +47,7 @@ export interface StartOptions {
 export interface TurnReader {
   /** The logged events after the position, until `done` (or until `signal` aborts: the client left). */
   events(signal: AbortSignal): AsyncIterable<LoggedEvent>;
-  /** The client left before `done`: under ON_DISCONNECT=abort a turn running here is stopped. */
+  /** The client left before `done` (or was closed for taking nothing): under ON_DISCONNECT=abort, when it was the turn's last reader, a turn running here is stopped. */
   left(): void;
 }
 
@@ -50,6 +55,9 @@ export interface TurnReader {
 export type Resumable = { kind: 'none' } | { kind: 'forbidden' } | { kind: 'running'; turn: TurnRecord };
 
 export class TurnService {
+  /** Who reads each turn running here (readers.ts). */
+  private readonly readers = new WeakMap<LiveTurn, TurnReaders>();
+
   constructor(private readonly options: TurnServiceOptions) {}
 
   private get sessions() {
@@ -128,13 +136,31 @@ export class TurnService {
     return { events: (signal) => followPersisted({ store, turnId: turn.id, afterSeq, signal, stillRunning }), left: () => {} };
   }
 
-  /** A reader of a turn running here (one claimAndStart returned), after `afterSeq`. */
+  /**
+   * A reader of a turn running here (one claimAndStart returned), after `afterSeq`: a cursor over its log
+   * (TurnLog.read), counted while it reads. TooManyReadersError when the turn has its MAX_READERS_PER_TURN.
+   */
   liveReader(live: LiveTurn, afterSeq: number): TurnReader {
+    let readers = this.readers.get(live);
+    if (!readers) {
+      readers = new TurnReaders(this.options.maxReaders ?? DEFAULT_MAX_READERS);
+      this.readers.set(live, readers);
+    }
+    readers.check();
+    const counted = readers;
     const abortOnLeave = this.options.onDisconnect === 'abort';
     return {
-      events: (signal) => live.log.read(afterSeq, signal),
+      events: async function* (signal) {
+        const leave = counted.join();
+        try {
+          yield* live.log.read(afterSeq, signal);
+        } finally {
+          leave();
+        }
+      },
+      // Only the last reader leaving stops the turn: others still read it.
       left: () => {
-        if (abortOnLeave && !live.log.finished) live.stop();
+        if (abortOnLeave && counted.size === 0 && !live.log.finished) live.stop();
       },
     };
   }

@@ -20,7 +20,7 @@ import type { AppDeps } from '../deps.ts';
 import { toApiError } from '../errors.ts';
 import { gatewayAuth, type GatewayAuthEnv, type GatewayCaller } from '../gateway-auth.ts';
 import { waitUntilFor } from '../wait-until.ts';
-import { SSE_HEADERS } from '../sse.ts';
+import { SSE_HEADERS, sseStream } from '../sse.ts';
 import { carrierOf } from '../../telemetry/index.ts';
 
 /** Agents send whole conversations with file contents: far more than a chat message. */
@@ -67,7 +67,8 @@ export function gatewayRoutes(deps: AppDeps) {
     const result = await runGateway(request, {
       upstream,
       retries: config.gateway.retries,
-      keepaliveMs: config.keepaliveMs,
+      // Streamed answers go through the one SSE writer: keepalives, backpressure, a client that stalls or leaves.
+      openStream: (run) => sseStream(run, { keepaliveMs: config.keepaliveMs, stallMs: config.readerStallMs, requestSignal: c.req.raw.signal }),
       activity: deps.activity,
       userId: caller.userId,
       signal: c.req.raw.signal,

@@ -58,7 +58,7 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService
   const schema = TurnRequest(deps.config.maxMessageChars);
   const authenticated = authenticate(deps.auth);
   const stream = (c: Context, reader: TurnReader, format?: StreamFormat) =>
-    turnStream(reader, { keepaliveMs: deps.config.keepaliveMs, requestSignal: c.req.raw.signal, format });
+    turnStream(reader, { keepaliveMs: deps.config.keepaliveMs, stallMs: deps.config.readerStallMs, requestSignal: c.req.raw.signal, format });
 
   /** The turn's record, or 404 for an id that is not a turn's. */
   async function findTurn(id: string) {

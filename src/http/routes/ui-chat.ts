@@ -54,7 +54,12 @@ export function uiChatRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnServi
   const app = new Hono<AuthEnv>();
   const authenticated = authenticate(deps.auth);
   const stream = (c: Context, reader: TurnReader) =>
-    turnStream(reader, { keepaliveMs: deps.config.keepaliveMs, requestSignal: c.req.raw.signal, format: uiMessageStreamFormat() });
+    turnStream(reader, {
+      keepaliveMs: deps.config.keepaliveMs,
+      stallMs: deps.config.readerStallMs,
+      requestSignal: c.req.raw.signal,
+      format: uiMessageStreamFormat(),
+    });
 
   app.post('/v1/ui/chat', authenticated, async (c) => {
     const body = await readBody(c);
