@@ -39,6 +39,8 @@ const config = loadConfig({
   MODEL: 'bench',
   KEEPALIVE_MS: process.env.KEEPALIVE_MS ?? '10000',
   TIME_BUDGET_MS: '600000',
+  // Tracing, for bench:stream's off/on part: the OTEL_* its parent set (none: off).
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('OTEL_'))),
 });
 
 let deps: AppDeps;

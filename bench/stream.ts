@@ -5,13 +5,19 @@
 // measured in the same run (these machines are noisy).
 //
 //   npm run bench:stream -- [--json] [--tokens 2000] [--rounds 40] [--streams 2000] [--store pglite|memory] [--cpu-prof DIR]
+// Then the loop with tracing off and on (OTEL_EXPORTER_OTLP_ENDPOINT at an OTLP endpoint in this process
+// that takes and drops the spans): two more servers, --tracing-runs interleaved runs (default 3) of
+// --tracing-turns turns per side each (default 100), the sides taking turns, a turn with three proposed calls (executed, repaired, blocked)
+// and a 200-word answer: six spans.
 // --streams 0 skips the open-streams part. --store pglite persists to PGlite in a temporary directory
 // instead of the in-memory store (bench/stream-server.ts says why memory is the default). --cpu-prof
 // writes the server process's V8 CPU profile to DIR (read it with `npx tsx bench/cpu-profile.ts FILE`).
 import { fork, type ChildProcess } from 'node:child_process';
-import { Agent, get, request, type ClientRequest } from 'node:http';
+import { Agent, createServer, get, request, type ClientRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { parseBlock, parseSse, type SseEvent } from '../test/support/sse-client.ts';
+import { tracingEngineCpu } from './tracing-engine.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number) => {
@@ -22,6 +28,8 @@ const json = args.includes('--json');
 const TOKENS = opt('tokens', 2000);
 const ROUNDS = opt('rounds', 40);
 const STREAMS = opt('streams', 2000);
+const TRACING_RUNS = opt('tracing-runs', 3);
+const TRACING_TURNS = opt('tracing-turns', 100);
 const STORE = args.includes('--store') ? args[args.indexOf('--store') + 1]! : 'memory';
 if (STORE !== 'pglite' && STORE !== 'memory') throw new Error(`--store must be pglite or memory, not ${JSON.stringify(STORE)}`);
 /** How long the streams are held open (keepalives running, /health sampled), ms. */
@@ -51,22 +59,37 @@ const upstream = await startScriptedOpenAI(async (request) => {
   }
   if (message === 'paced') return { text: paced, delayMs: 4 };
   if (message === 'first') return { text: 'f0 f1 f2 ', delayMs: 10 };
+  if (message === 'tools') {
+    // Three calls (executed, repaired, blocked), then an answer: the turn the tracing part measures.
+    if (request.messages.some((m) => m.role === 'tool')) return { text: toolAnswer };
+    const calls = [
+      { name: 'list_files', arguments: '{}' },
+      { name: 'list_file', arguments: '{}' },
+      { name: 'fetch_url', arguments: '{"url":"https://example.com"}' },
+    ];
+    return { toolCalls: calls };
+  }
   return { text: words };
 });
+const toolAnswer = Array.from({ length: 200 }, (_, i) => `t${i} `).join('');
 
-const server = fork(new URL('./stream-server.ts', import.meta.url).pathname, [], {
-  execArgv: [
-    '--import',
-    'tsx',
-    '--expose-gc',
-    '--max-old-space-size=4096',
-    ...(args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof') + 1]}`] : []),
-  ],
-  env: { ...process.env, UPSTREAM_URL: upstream.url, KEEPALIVE_MS: '1000', STORE },
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
-const port = await new Promise<number>((resolve) => server.once('message', (m) => resolve((m as { port: number }).port)));
-const base = `http://127.0.0.1:${port}`;
+/** The app's server process (bench/stream-server.ts), with `env` besides the upstream's. */
+async function startServer(env: Record<string, string> = {}, profile = false): Promise<{ child: ChildProcess; base: string }> {
+  const child = fork(new URL('./stream-server.ts', import.meta.url).pathname, [], {
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      '--max-old-space-size=4096',
+      ...(profile && args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof') + 1]}`] : []),
+    ],
+    env: { ...process.env, UPSTREAM_URL: upstream.url, KEEPALIVE_MS: '1000', STORE, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve((m as { port: number }).port)));
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+const { child: server, base } = await startServer({}, true);
 
 function ask<T>(child: ChildProcess, type: string, extra: Record<string, unknown> = {}): Promise<T> {
   return new Promise((resolve) => {
@@ -91,11 +114,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
 /** One request through either side: its wall time, and the time to the first text of the answer. */
-async function timed(path: 'loop' | 'proxy', message = 'stream'): Promise<{ wallMs: number; ttfbMs: number; body: string }> {
+async function timed(path: 'loop' | 'proxy', message = 'stream', at = base): Promise<{ wallMs: number; ttfbMs: number; body: string }> {
   const t0 = performance.now();
   const res =
     path === 'loop'
-      ? await fetch(`${base}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) })
+      ? await fetch(`${at}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) })
       : await fetch(`${base}/proxy`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -146,6 +169,50 @@ const loopWall = median(sides.loop.wall);
 const proxyWall = median(sides.proxy.wall);
 const loopCpu = median(sides.loop.cpu);
 const proxyCpu = median(sides.proxy.cpu);
+
+// Part 1b: the loop with tracing off and on. The spans go to an OTLP endpoint in this process that
+// reads each export and answers 200 (what a collector on the same host costs the server: the export).
+const otlp = { requests: 0, bytes: 0 };
+const collector = createServer((req, res) => {
+  req.on('data', (d: Buffer) => {
+    otlp.bytes += d.length;
+  });
+  req.on('end', () => {
+    otlp.requests++;
+    res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+  });
+});
+await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+const tracingServers = {
+  off: await startServer(),
+  // An export every 100 ms (not the default 5 s), so that the runs pay for the exports they cause.
+  on: await startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`, OTEL_BSP_SCHEDULE_DELAY: '100' }),
+};
+const tracingRuns: Array<Record<'off' | 'on', { wallMs: number; cpuMs: number }>> = [];
+for (const side of ['off', 'on'] as const) for (let i = 0; i < 5; i++) await timed('loop', 'tools', tracingServers[side].base); // warm-up
+// Within a run the sides take turns turn by turn (drift and the other processes on the machine hit
+// both alike); each side's figure is the median over its turns: wall, and its server's CPU.
+for (let r = 0; r < TRACING_RUNS; r++) {
+  const samples = { off: { wall: [] as number[], cpu: [] as number[] }, on: { wall: [] as number[], cpu: [] as number[] } };
+  for (let t = 0; t < TRACING_TURNS; t++) {
+    for (const side of t % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+      const { child, base: at } = tracingServers[side];
+      const c0 = await ask<NodeJS.CpuUsage>(child, 'cpu');
+      samples[side].wall.push((await timed('loop', 'tools', at)).wallMs);
+      const c1 = await ask<NodeJS.CpuUsage>(child, 'cpu');
+      samples[side].cpu.push((c1.user + c1.system - c0.user - c0.system) / 1000);
+    }
+  }
+  const figures = (side: 'off' | 'on') => ({ wallMs: median(samples[side].wall), cpuMs: median(samples[side].cpu) });
+  tracingRuns.push({ off: figures('off'), on: figures('on') });
+}
+await sleep(200); // the last turn's export
+for (const { child } of Object.values(tracingServers)) {
+  child.send({ type: 'exit' });
+  await new Promise((r) => child.once('exit', r));
+}
+collector.close();
+const engineAlone = await tracingEngineCpu();
 
 // The rows the 2,000-token turn left in agent_turn_events, once its last write has landed.
 const lastTurnId = parseSse(lastLoopBody).events[0]!.data.turnId as string;
@@ -378,13 +445,54 @@ const result = {
   healthP99Ms: STREAMS ? round(percentile(healthLoaded, 99), 2) : null,
   healthIdleP50Ms: round(percentile(healthIdle, 50), 2),
   healthIdleP99Ms: round(percentile(healthIdle, 99), 2),
+  tracing: tracingSummary(),
 };
+
+/** Off and on per run, their medians, the ratio on/off and the spread of the off runs (max − min over the median). */
+function tracingSummary() {
+  const of = (side: 'off' | 'on', k: 'wallMs' | 'cpuMs') => tracingRuns.map((r) => r[side][k]);
+  const spread = (xs: number[]) => round(((Math.max(...xs) - Math.min(...xs)) / median(xs)) * 100, 1);
+  const m = (side: 'off' | 'on', k: 'wallMs' | 'cpuMs') => median(of(side, k));
+  return {
+    runs: tracingRuns.map((r) => ({
+      off: { wallMs: round(r.off.wallMs, 2), cpuMs: round(r.off.cpuMs, 2) },
+      on: { wallMs: round(r.on.wallMs, 2), cpuMs: round(r.on.cpuMs, 2) },
+    })),
+    turnsPerRun: TRACING_TURNS,
+    wallRatio: round(m('on', 'wallMs') / m('off', 'wallMs'), 3),
+    cpuRatio: round(m('on', 'cpuMs') / m('off', 'cpuMs'), 3),
+    offWallSpreadPct: spread(of('off', 'wallMs')),
+    offCpuSpreadPct: spread(of('off', 'cpuMs')),
+    onWallSpreadPct: spread(of('on', 'wallMs')),
+    exports: otlp.requests,
+    exportedKB: round(otlp.bytes / 1024, 1),
+    engineCpuMsPerTurn: round(engineAlone.cpuMsPerTurn, 3),
+    engineDropped: engineAlone.dropped,
+    /** The engine's CPU per turn against the loop's (off), as a ratio: what tracing adds when nothing else moves. */
+    engineRatio: round(1 + engineAlone.cpuMsPerTurn / m('off', 'cpuMs'), 3),
+  };
+}
 
 console.log(`loop overhead, ${TOKENS} tokens, median of ${ROUNDS} interleaved rounds (store: ${STORE})`);
 console.log(`  wall  loop ${result.loopWallMs} ms   proxy ${result.proxyWallMs} ms   ratio ${result.wallRatio}x (target <= 1.10)`);
 console.log(`  cpu   loop ${result.loopCpuUsPerToken} us/token   proxy ${result.proxyCpuUsPerToken} us/token   ratio ${result.cpuRatio}x (target <= 1.5)`);
 console.log(
   `  first text delta: ${result.ttfbOverheadMs} ms later than through the proxy (p50: loop ${round(median(ttfb.loop), 2)} ms, proxy ${round(median(ttfb.proxy), 2)} ms)`,
+);
+const t = result.tracing;
+console.log(
+  `tracing off vs on (to a local OTLP endpoint), a turn with 3 calls and a 200-word answer (6 spans), ${tracingRuns.length} interleaved runs of ${TRACING_TURNS} turns:`,
+);
+for (const [i, r] of t.runs.entries()) {
+  console.log(
+    `  run ${i + 1}: off ${r.off.wallMs} ms wall, ${r.off.cpuMs} ms server CPU per turn   on ${r.on.wallMs} ms wall, ${r.on.cpuMs} ms server CPU per turn`,
+  );
+}
+console.log(
+  `  on/off: wall ${t.wallRatio}x, CPU ${t.cpuRatio}x (target <= 1.05); spread of the runs: off wall ${t.offWallSpreadPct}%, off CPU ${t.offCpuSpreadPct}%, on wall ${t.onWallSpreadPct}%; ${t.exports} exports, ${t.exportedKB} KB`,
+);
+console.log(
+  `  the tracing engine alone (this process, 2,000 turns of 6 spans, exported): ${t.engineCpuMsPerTurn} ms CPU per turn, ${t.engineDropped} dropped; against the loop's ${round(median(tracingRuns.map((r) => r.off.cpuMs)), 2)} ms (off): ${t.engineRatio}x`,
 );
 console.log(`turn log: ${logRowsPerTurn} rows in agent_turn_events for the ${TOKENS}-token turn`);
 console.log(

@@ -12,7 +12,7 @@ import { MAX_NAME } from '../gate/message.ts';
 import type { GateContext, ProposedCall, ToolSpec, Verdict } from '../gate/types.ts';
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
-import type { TurnTrace } from '../telemetry/index.ts';
+import type { CallTrace, TurnTrace } from '../telemetry/index.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ChatMessage, DoneReason, Emit, SummaryReason } from '../vocabulary.ts';
 import { activityRow } from '../calls/activity-row.ts';
@@ -184,7 +184,7 @@ async function iterate(run: Run): Promise<DoneReason> {
       const context = await state.gateContext(async () => (await run.workspace.list()).map((f) => f.path));
       run.emit({ event: 'tool_call', data: { id: call.id, name: bound(call.name, MAX_NAME), arguments: call.arguments, iteration: state.iteration } });
       const span = deps.trace?.call(call);
-      const outcome = await handleCall(run, call, completion.embedded, context, span?.headers);
+      const outcome = await handleCall(run, call, completion.embedded, context, span);
       span?.end(traceEnd(outcome, run.tools));
       if (outcome.kind !== 'withheld' && outcome.escalation) {
         deps.trace?.event('rebound.loop_breaker', {
@@ -225,7 +225,7 @@ async function handleCall(
   call: ProposedCall,
   embedded: boolean,
   context: GateContext,
-  traceHeaders?: Record<string, string>,
+  trace?: CallTrace,
 ): Promise<CallOutcome> {
   const t0 = performance.now();
   let verdict: Verdict = gate(call, specs, context);
@@ -247,6 +247,8 @@ async function handleCall(
   }
   const tool = tools.get(verdict.call.name)!;
   const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
+  // A tool that makes a request (an MCP server's) carries the call's trace context.
+  const traceHeaders = tool.origin && trace ? trace.headers : undefined;
   const execution = await executeTool(
     tool,
     verdict.call.args,

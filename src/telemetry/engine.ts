@@ -92,7 +92,9 @@ export { type Attributes, SpanKind, SpanStatusCode, trace };
 
 function otlpExporter(config: TracingConfig): SpanExporter {
   const json = config.protocol === 'http/json';
-  const options = { timeoutMillis: config.exportTimeoutMs, concurrencyLimit: 2, compression: 'none' as const };
+  // Exports in flight at once: a flush sends every batch of the queue together (at most queue / batch).
+  const concurrencyLimit = Math.ceil(config.maxQueueSize / config.maxExportBatchSize) + 1;
+  const options = { timeoutMillis: config.exportTimeoutMs, concurrencyLimit, compression: 'none' as const };
   const metrics = new ExporterMetrics<ReadableSpan[]>({
     componentType: 'otlp_http_span_exporter',
     metricsHelper: TraceExporterMetricsHelper,

@@ -82,8 +82,13 @@ export function turnSpans(f: SpanFactory, start: TurnStart): TurnTrace {
 }
 
 function callTrace(f: SpanFactory, span: Span): CallTrace {
+  let headers: Record<string, string> | undefined;
   return {
-    headers: f.headersOf(span),
+    // Only a tool that makes a request (an MCP server's) reads them: made on first use.
+    get headers() {
+      headers ??= f.headersOf(span);
+      return headers;
+    },
     end: (end: CallEnd) => {
       const attributes: Attributes = { 'rebound.call.outcome': end.outcome, 'rebound.call.category': end.category };
       if (end.tool) {

@@ -46,11 +46,9 @@ export function startTurn({ turn, agent, limits, placement, waitUntil, watchForS
       await withTurnTools(agent, signal, ({ tools, activity }) =>
         runTurn(turn, { storage: agent.storage, model, tools, activity, limits, systemPrompt: agent.systemPrompt, waitUntil, trace }, emit, signal),
       );
-      // The turn's spans go out now, not after OTEL_BSP_SCHEDULE_DELAY: on the edge, within waitUntil.
-      if (tracing) {
-        const flushed = tracing.flush();
-        waitUntil?.(flushed);
-      }
+      // On the edge the turn's spans go out now, within waitUntil (the isolate may go once it settles); a
+      // long-lived process leaves them to the batch processor, one export per OTEL_BSP_SCHEDULE_DELAY.
+      if (tracing && waitUntil) waitUntil(tracing.flush());
     },
   });
   if (watch) watchForStop(agent.storage.sessions, live);

@@ -21,6 +21,9 @@ export interface Recorded {
   tool?: string;
   arguments?: unknown;
   requestId?: unknown;
+  /** A tools/call's trace context, when the client sent one: the HTTP traceparent header and params._meta.traceparent. */
+  traceparent?: string;
+  metaTraceparent?: string;
 }
 
 export interface RunningMcp {
@@ -88,7 +91,7 @@ async function startRecordingProxy(targetPort: number): Promise<{ origin: string
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (req.method === 'POST') record(body, received);
+      if (req.method === 'POST') record(body, received, req.headers.traceparent as string | undefined);
       const upstream = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
@@ -103,7 +106,7 @@ async function startRecordingProxy(targetPort: number): Promise<{ origin: string
   return { origin: `http://127.0.0.1:${port}`, received, close: () => closeServer(server) };
 }
 
-function record(body: Buffer, into: Recorded[]): void {
+function record(body: Buffer, into: Recorded[], traceparent: string | undefined): void {
   let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));
@@ -116,6 +119,10 @@ function record(body: Buffer, into: Recorded[]): void {
     into.push({
       method: m.method,
       ...(m.method === 'tools/call' ? { tool: params.name as string, arguments: params.arguments } : {}),
+      ...(m.method === 'tools/call' && traceparent ? { traceparent } : {}),
+      ...(m.method === 'tools/call' && (params._meta as { traceparent?: string } | undefined)?.traceparent
+        ? { metaTraceparent: (params._meta as { traceparent: string }).traceparent }
+        : {}),
       ...(m.method === 'notifications/cancelled' ? { requestId: params.requestId } : {}),
     });
   }

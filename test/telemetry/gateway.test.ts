@@ -25,7 +25,7 @@ describe('tracing the gateway', () => {
         i === 0
           ? { toolCalls: [{ id: 'call_bad', name: 'get_weather', arguments: '{"units": "c"}' }], usage: { prompt_tokens: 50, completion_tokens: 10 } }
           : { toolCalls: [{ id: 'call_good', name: 'get_weather', arguments: '{"city": "Paris", "units": "c"}' }] },
-      { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+      { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '50' },
     );
     const { response } = await gw.openai.chat.completions
       .create({ model: 'client-model', messages: ASK, tools: TOOLS }, { headers: { traceparent: `00-${TRACE}-${CALLER}-01` } })
@@ -58,7 +58,7 @@ describe('tracing the gateway', () => {
 
   it('marks an upstream error on the request span', async () => {
     collector = await startCollector();
-    gw = await startGateway(() => ({ status: 429, message: 'slow down' }), { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
+    gw = await startGateway(() => ({ status: 429, message: 'slow down' }), { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
     await expect(gw.openai.chat.completions.create({ model: 'm', messages: ASK, tools: TOOLS })).rejects.toThrow();
     const spans = await collector.waitFor((s) => s.some((x) => x.kind === 2));
     const request = spans.find((s) => s.kind === 2)!;

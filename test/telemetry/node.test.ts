@@ -53,7 +53,14 @@ async function setup(script: Script, env: Record<string, string> = {}) {
   collector ??= await startCollector();
   upstream = await startScriptedOpenAI(script);
   app = await startApp(
-    { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ...env },
+    {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: upstream.url,
+      MODEL: 'scripted-1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      ...env,
+    },
     { tools: [echo] },
   );
   return { app, upstream, collector };

@@ -33,7 +33,13 @@ const servers = new Map<RuntimeName, RuntimeServer>();
 beforeAll(async () => {
   model = await startScriptedOpenAI(script);
   collector = await startCollector();
-  const vars = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.url, MODEL: 'scripted-1', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url };
+  const vars = {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: model.url,
+    MODEL: 'scripted-1',
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+  };
   const start = { node: startNode, workerd: startWorkerd, deno: startDeno } as const;
   await Promise.all(RUNTIMES.map(async (name) => servers.set(name, await start[name]({ ...vars, OTEL_SERVICE_NAME: `rebound-${name}` }))));
 }, 180_000);

@@ -58,11 +58,9 @@ export function gatewayRoutes(deps: AppDeps) {
     const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS });
     const request = toGatewayRequest(body, { models: config.gateway.models });
     const waitUntil = waitUntilFor(c, deps);
-    // The request's spans go out as it settles (or fails), within waitUntil on the edge.
+    // On the edge the request's spans go out as it settles (or fails), within waitUntil; elsewhere the batch processor sends them.
     const flushTraces = () => {
-      if (!deps.tracing) return;
-      const flushed = deps.tracing.flush();
-      waitUntil?.(flushed);
+      if (deps.tracing && waitUntil) waitUntil(deps.tracing.flush());
     };
     const result = await runGateway(request, {
       upstream,

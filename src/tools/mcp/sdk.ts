@@ -29,7 +29,16 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
       },
     },
   });
-  const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
+  // The trace context of the call in flight goes out as HTTP headers too (a turn's calls to a server are
+  // sequential, so one slot is enough); the MCP conventions' own channel is params._meta (callTool).
+  let trace: Record<string, string> | undefined;
+  const traced: typeof fetch = (input, init) => {
+    if (!trace) return fetch(input, init);
+    const headers = new Headers(init?.headers);
+    for (const [k, v] of Object.entries(trace)) headers.set(k, v);
+    return fetch(input, { ...init, headers });
+  };
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, fetch: traced });
   try {
     await client.connect(transport, { signal, timeout: timeoutMs });
   } catch (err) {
@@ -50,7 +59,13 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
     },
     async callTool(name, args, options) {
       // The caller's signal carries TOOL_TIMEOUT_MS and the turn's abort; the SDK's own timeout only backs it up.
-      return client.callTool({ name, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs + 1_000 });
+      trace = options.trace;
+      try {
+        const params = { name, arguments: args, ...(options.trace ? { _meta: { ...options.trace } } : {}) };
+        return await client.callTool(params, undefined, { signal: options.signal, timeout: options.timeoutMs + 1_000 });
+      } finally {
+        trace = undefined;
+      }
     },
     async close() {
       const closed = new AbortController();

@@ -18,7 +18,12 @@ export interface McpToolInfo {
 export interface McpSession {
   /** Every page of tools/list. */
   listTools(options: { signal: AbortSignal; timeoutMs: number }): Promise<McpToolInfo[]>;
-  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallResultLike>;
+  /** `trace`: the call's trace context (traceparent, tracestate), sent as HTTP headers and in params._meta. */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number; trace?: Record<string, string> },
+  ): Promise<CallResultLike>;
   /** Ends the session on the server (DELETE) and closes the connection; never throws. */
   close(): Promise<void>;
 }

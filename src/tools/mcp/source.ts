@@ -98,7 +98,7 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
               // MCP's defaults apply to what the server left out: without hints a tool is destructive.
               annotations: info.annotations ?? {},
               origin: { server: server.name, tool: info.name },
-              run: (args, ctx) => sessions.call(server, info.name, args, ctx.signal),
+              run: (args, ctx) => sessions.call(server, info.name, args, ctx.signal, ctx.traceHeaders),
             };
           });
           const notOffered = listing!.notOffered;
@@ -146,7 +146,7 @@ class TurnSessions {
     return session;
   }
 
-  async call(server: McpServerConfig, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  async call(server: McpServerConfig, tool: string, args: Record<string, unknown>, signal: AbortSignal, trace?: Record<string, string>): Promise<unknown> {
     let session: McpSession;
     try {
       session = await this.get(server, signal);
@@ -157,7 +157,7 @@ class TurnSessions {
     }
     let result: CallResultLike;
     try {
-      result = await session.callTool(tool, args, { signal, timeoutMs: this.timeoutMs });
+      result = await session.callTool(tool, args, { signal, timeoutMs: this.timeoutMs, trace });
     } catch (err) {
       if (isProtocolError(err)) throw new Error(`the MCP server "${server.name}" refused the call: ${describeError(err)}`, { cause: err });
       // The connection is gone: drop the session so that the next call connects afresh.
