@@ -213,7 +213,7 @@ export async function startNode(vars: Record<string, string>, options: NodeOptio
     await spawned.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   };
-  await waitHealthy('node', baseUrl, { ...spawned, stop }, 60_000);
+  await waitHealthy('node', baseUrl, { ...spawned, stop }, 120_000); // tsx compiles the app on start: past 60 s when the 2 cores are shared (seen in a full run)
   return { name: 'node', baseUrl, log: spawned.log, stop, kill: spawned.kill };
 }
 
