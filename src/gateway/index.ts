@@ -67,9 +67,11 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
   });
   // Each upstream attempt's span, open from its request until its calls are gated (record) or the answer settles.
   const attempts = new Map<number, ChatTrace>();
+  let asked = 0;
   const ask = (body: Record<string, unknown>) => {
-    const span = trace?.attempt(attempts.size + 1);
-    if (span) attempts.set(attempts.size + 1, span);
+    asked++;
+    const span = trace?.attempt(asked);
+    if (span) attempts.set(asked, span);
     return callUpstream(deps.upstream, body, abort.signal, span?.headers);
   };
   const endTrace = (status: number, verdict: string, error: unknown) => {

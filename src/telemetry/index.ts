@@ -47,6 +47,7 @@ export interface TurnTrace {
   call(call: ProposedCall): CallTrace;
   /** The forced summary, the loop breaker: an event on the turn's span. */
   event(name: string, attributes: Record<string, string | number | boolean>): void;
+  /** Ends the span; once (a second call does nothing). */
   end(end: TurnEnd): void;
 }
 

@@ -45,6 +45,7 @@ export function turnSpans(f: SpanFactory, start: TurnStart): TurnTrace {
     f.parentOf(start.carrier),
   );
   const context = trace.setSpan(f.parentOf(undefined), span);
+  let ended = false;
   return {
     chat: (chat) => chatSpan(f, chat, context, SpanKind.CLIENT, start.sessionId),
     call: (call) => {
@@ -66,6 +67,8 @@ export function turnSpans(f: SpanFactory, start: TurnStart): TurnTrace {
     },
     event: (name, attributes) => span.addEvent(name, attributes),
     end: (end) => {
+      if (ended) return;
+      ended = true;
       span.setAttributes({
         'gen_ai.usage.input_tokens': end.usage.promptTokens,
         'gen_ai.usage.output_tokens': end.usage.completionTokens,

@@ -43,9 +43,14 @@ export function startTurn({ turn, agent, limits, placement, waitUntil, watchForS
       // The span is handed to the loop with the turn, so the turn keeps its trace wherever and however long it runs.
       const { model } = agent;
       const trace = await tracing?.startTurn({ turnId: turn.id, sessionId: turn.sessionId, model: model.model, demo: model.demo, carrier });
-      await withTurnTools(agent, signal, ({ tools, activity }) =>
-        runTurn(turn, { storage: agent.storage, model, tools, activity, limits, systemPrompt: agent.systemPrompt, waitUntil, trace }, emit, signal),
-      );
+      try {
+        await withTurnTools(agent, signal, ({ tools, activity }) =>
+          runTurn(turn, { storage: agent.storage, model, tools, activity, limits, systemPrompt: agent.systemPrompt, waitUntil, trace }, emit, signal),
+        );
+      } finally {
+        // runTurn ends the span with the turn's result; this only ends one a failure before it left open.
+        trace?.end({ reason: 'error', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 } });
+      }
       // On the edge the turn's spans go out now, within waitUntil (the isolate may go once it settles); a
       // long-lived process leaves them to the batch processor, one export per OTEL_BSP_SCHEDULE_DELAY.
       if (tracing && waitUntil) waitUntil(tracing.flush());

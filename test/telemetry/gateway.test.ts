@@ -47,6 +47,7 @@ describe('tracing the gateway', () => {
       ['call_bad', 'blocked', 1],
       ['call_good', 'pass', 2],
     ]);
+    expect(request.events.filter((e) => e.name === 'rebound.gateway.retry').map((e) => e.attributes)).toEqual([{ 'rebound.retry.attempt': 2 }]);
     const attempts = spans.filter((s) => s.parentSpanId === request.spanId);
     expect(attempts.map((a) => [a.name, a.kind])).toEqual([
       ['chat client-model', 3],

@@ -268,6 +268,15 @@ describe('tracing a turn (Node)', () => {
     expect(lines.filter((l) => l.includes('OTEL_BSP_SCHEDULE_DELAY="soon" ignored'))).toHaveLength(1);
   });
 
+  it('ignores an invalid traceparent as the W3C spec says: the turn starts a trace of its own', async () => {
+    const { app, collector } = await setup(() => ({ text: 'Hello.' }));
+    const res = await chat(app.url, { message: 'hi' }, { headers: { traceparent: `00-${'0'.repeat(32)}-${CALLER_SPAN}-01`, tracestate: 'x'.repeat(10_000) } });
+    expect(res.events.at(-1)!.data).toMatchObject({ reason: 'completed' });
+    const [turn] = byName(await collector.waitFor(turnDone), 'invoke_agent');
+    expect(turn!.parentSpanId).toBe('');
+    expect(turn!.traceId).not.toBe('0'.repeat(32));
+  });
+
   it('is off without an endpoint: no tracing object, no SDK loaded', async () => {
     upstream = await startScriptedOpenAI(() => ({ text: 'Hello.' }));
     app = await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url }, { tools: [echo] });
