@@ -74,6 +74,8 @@ export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let closed = false;
   let pending: string[] = [];
+  /** Characters in `pending`: written this tick, not queued yet. */
+  let pendingChars = 0;
   let scheduled = false;
   let keepalive: ReturnType<typeof setTimeout> | undefined;
   let stall: ReturnType<typeof setTimeout> | undefined;
@@ -114,6 +116,7 @@ export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise
     if (closed || pending.length === 0) return;
     const text = pending.length === 1 ? pending[0]! : pending.join('');
     pending = [];
+    pendingChars = 0;
     if (queued() <= 0) lastProgress = Date.now();
     try {
       controller.enqueue(encoder.encode(text));
@@ -126,13 +129,16 @@ export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise
   const write = (text: string) => {
     if (closed || text === '') return;
     pending.push(text);
+    pendingChars += text.length;
     if (!scheduled) {
       scheduled = true;
       nextTurn(flush);
     }
   };
   const drained = (): Promise<void> => {
-    if (closed || queued() < highWater) return Promise.resolve();
+    // A tick's writes count too: past the mark they are queued now, and the writer waits for the client.
+    if (pendingChars >= highWater) flush();
+    if (closed || queued() + pendingChars < highWater) return Promise.resolve();
     return new Promise((resolve) => waiters.push(resolve));
   };
 

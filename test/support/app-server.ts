@@ -16,6 +16,8 @@ import { createTracing } from '../../src/telemetry/index.ts';
 
 export interface TestApp {
   url: string;
+  /** The HTTP server, for suites that look at its connections. */
+  server: ServerType;
   deps: AppDeps;
   activity: MemoryActivityWriter;
   close(): Promise<void>;
@@ -40,13 +42,14 @@ export async function startApp(env: Env, overrides: Partial<AppDeps> = {}): Prom
 }
 
 /** Any app (createApp's, or one an entry built) over HTTP on a free loopback port. */
-export async function serveApp(app: Hono): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveApp(app: Hono): Promise<{ url: string; server: ServerType; close(): Promise<void> }> {
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    server,
     close: () =>
       new Promise<void>((resolve) => {
         (server as import('node:http').Server).closeAllConnections?.();
