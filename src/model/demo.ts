@@ -1,6 +1,7 @@
 // The built-in demo model, used when no API key is configured. It is deterministic but not a
 // replay: each step is chosen from the tool results it actually receives in this turn, and every
-// correction comes from the gate's own suggestion (the first entry of `suggestions`).
+// correction comes from what the gate said: its suggestion (the first entry of `suggestions`), or,
+// where the gate guesses nothing (a tool name that is no near typo), the tools its message lists.
 import { delay } from '../delay.ts';
 import type { ChatMessage, ToolResultPayload } from '../vocabulary.ts';
 import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
@@ -11,6 +12,8 @@ type Step = { say: string; call?: { name: string; args: Record<string, unknown> 
 interface ToolOutcome {
   ok: boolean;
   suggestion?: string;
+  /** The tool names a phantom-tool message lists ("Available: a, b, c."), as a model reads them. */
+  available: string[];
   raw: string;
 }
 
@@ -44,7 +47,7 @@ const FINAL_ANSWER = [
   '| a file cut short with `// ... rest of code` | **refused** it |',
   '| the path `src/utils/slugfy.ts` | suggested `src/utils/slugify.ts` |',
   '| `"50"` for a number | **repaired** it to `50` |',
-  '| `list_directory`, which does not exist | pointed me to `list_files` |',
+  '| `list_directory`, which does not exist | listed the real tools: I took `list_files` |',
   '',
   '- [x] write the helper',
   '- [x] read it back',
@@ -89,6 +92,15 @@ function recoveryStep(outcomes: ToolOutcome[]): Step {
           say: `There is no \`list_directory\` tool; using the suggested \`${last!.suggestion}\`.`,
           call: { name: last!.suggestion, args: { path: 'src/utils' } },
         };
+      {
+        // No guess from the gate (list_directory and list_files share only a word): pick from its list.
+        const lister = last!.ok ? undefined : last!.available.find((name) => name.startsWith('list_'));
+        if (lister)
+          return {
+            say: `There is no \`list_directory\` tool; of the tools the gate lists, \`${lister}\` does that.`,
+            call: { name: lister, args: { path: 'src/utils' } },
+          };
+      }
       return { say: 'Done.' };
     default:
       return { say: FINAL_ANSWER };
@@ -168,8 +180,10 @@ function parseOutcome(content: string): ToolOutcome {
     const value = JSON.parse(content) as Partial<Extract<ToolResultPayload, { ok: false }>> | null;
     const failed = value?.ok === false;
     const suggestions = Array.isArray(value?.suggestions) ? value.suggestions.filter((s): s is string => typeof s === 'string') : [];
-    return { ok: !failed, suggestion: suggestions[0], raw: content };
+    const listed = typeof value?.error === 'string' ? /Available: ([^\n]*?)\.?(?:\n|$)/.exec(value.error)?.[1] : undefined;
+    const available = listed ? listed.split(', ').filter((name) => /^[\w-]+$/.test(name)) : [];
+    return { ok: !failed, suggestion: suggestions[0], available, raw: content };
   } catch {
-    return { ok: true, raw: content };
+    return { ok: true, available: [], raw: content };
   }
 }

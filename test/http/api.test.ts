@@ -77,7 +77,7 @@ describe('refusals lose nothing', () => {
 
   it('the health route answers', async () => {
     const res = await fetch(`${app.url}/health`);
-    expect(await res.json()).toEqual({ ok: true, model: 'gpt-4o-mini', demo: false });
+    expect(await res.json()).toEqual({ ok: true, model: 'gpt-4o-mini', demo: false, storage: 'memory' });
   });
 });
 

@@ -16,9 +16,9 @@ afterEach(async () => {
   app = upstream = undefined;
 });
 
-async function setup(script: Script, tools: Tool[]) {
+async function setup(script: Script, tools: Tool[], env: Record<string, string> = {}) {
   upstream = await startScriptedOpenAI(script);
-  app = await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1', MODEL_RETRIES: '0' }, { tools });
+  app = await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1', MODEL_RETRIES: '0', ...env }, { tools });
   return { upstream, app };
 }
 
@@ -49,9 +49,12 @@ describe('the loop breaker', () => {
     const { echo, list, ran } = tools();
     // The same call three times, spaced differently each time, then the withheld tool once more.
     const sent = ['{"times": 2}', '{ "times":2 }', '{"times":\n2}', '{"text": "hi", "times": 1}'];
+    // The no-progress stop (NO_PROGRESS_ITERATIONS, 2 by default) would end this turn after the third
+    // call; raised here so that the breaker's last step, the withheld tool, is seen on its own.
     const { app, upstream } = await setup(
       (_req, i) => (i < sent.length ? { toolCalls: [{ name: 'echo', arguments: sent[i]! }] } : { text: 'Final answer.' }),
       [echo, list],
+      { NO_PROGRESS_ITERATIONS: '5' },
     );
     const res = await chat(app.url, { message: 'echo twice' });
 
