@@ -10,7 +10,8 @@
 import { parseArgumentsText } from './arguments-text.ts';
 import { bound } from './bounded.ts';
 import { MAX_ECHO } from './message.ts';
-import { fitsType, isPlainObject, schemaTypes, validate } from './schema.ts';
+import { fitsType, schemaTypes, validate } from './schema.ts';
+import { isPlainObject } from './plain-object.ts';
 import type { JSONSchema, Repair } from './types.ts';
 
 const NO = Symbol('no-conversion');

@@ -12,7 +12,7 @@ import { boundedVerdict } from './bounded.ts';
 import { checkContent } from './content.ts';
 import { blockedMessage, echo } from './message.ts';
 import { checkArguments } from './schema-repair.ts';
-import { isPlainObject } from './schema.ts';
+import { isPlainObject } from './plain-object.ts';
 import { resolveToolName, toolNameMatcher } from './tool-name.ts';
 import { readWorkspacePath } from './workspace-path.ts';
 import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } from './types.ts';

@@ -7,7 +7,8 @@
 import { distance } from 'fastest-levenshtein';
 import { fitsAfterCoercion } from './coerce.ts';
 import { MAX_RENAME_CANDIDATES } from './limits.ts';
-import { isPlainObject, validate } from './schema.ts';
+import { validate } from './schema.ts';
+import { isPlainObject } from './plain-object.ts';
 import { worthOffering } from './suggest.ts';
 import { nameKey, nameTokens, singular, words } from './words.ts';
 import type { JSONSchema, Repair } from './types.ts';

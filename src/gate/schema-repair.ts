@@ -4,7 +4,8 @@
 import { distance } from 'fastest-levenshtein';
 import { coerce } from './coerce.ts';
 import { renameUnknown, unwrapWrapper } from './rename.ts';
-import { isPlainObject, validate } from './schema.ts';
+import { validate } from './schema.ts';
+import { isPlainObject } from './plain-object.ts';
 import { worthOffering } from './suggest.ts';
 import type { JSONSchema, Problem, Repair } from './types.ts';
 

@@ -5,6 +5,7 @@
 // `additionalProperties: false`.
 import { echo } from './message.ts';
 import type { JSONSchema, Problem } from './types.ts';
+import { isPlainObject } from './plain-object.ts';
 
 export interface ValidateOptions {
   /** Report top-level keys the schema does not declare (default true). Plain JSON Schema does not. */
@@ -16,10 +17,6 @@ export function typeOf(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
   return typeof v;
-}
-
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export function matchesType(v: unknown, type: string): boolean {

@@ -14,7 +14,13 @@ export interface RequestContext {
   model: string;
 }
 
-export function recordAttempt(activity: ActivityWriter, ctx: RequestContext, attempt: number, calls: readonly GatedCall[]): void {
+/** One attempt of a request: its number (1-based) and the calls its answer held, as gated. */
+export interface Attempt {
+  attempt: number;
+  calls: readonly GatedCall[];
+}
+
+export function recordAttempt(activity: ActivityWriter, ctx: RequestContext, { attempt, calls }: Attempt): void {
   const call = { turnId: ctx.requestId, sessionId: ctx.requestId, userId: ctx.userId, iteration: attempt, model: ctx.model, source: 'gateway' as const };
   for (const g of calls) {
     const gated = { call: g.proposed, durationMs: g.gateMs };

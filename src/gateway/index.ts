@@ -16,15 +16,18 @@ import { gatewayComplete } from './complete.ts';
 import type { GatewayRequest } from './request.ts';
 import type { GatedCall } from './gated-call.ts';
 import { gatewayStream, type AttemptsRun, type OpenStream, type Settled } from './stream.ts';
-import { callUpstream, type UpstreamOptions } from './upstream.ts';
+import type { ChatEndpoint } from '../model/chat-post.ts';
+import type { GatewayResponse } from './gateway-response.ts';
+import { callUpstream } from './upstream.ts';
 
 export { ChatCompletionsBody, GATEWAY_COUNTS, toGatewayRequest, type GatewayRequest } from './request.ts';
 export { GatewayError, openAIError, type OpenAIErrorBody } from './errors.ts';
 export { listModels } from './models.ts';
+export type { GatewayResponse } from './gateway-response.ts';
 export type { Settled } from './stream.ts';
 
 export interface GatewayDeps {
-  upstream: UpstreamOptions;
+  upstream: ChatEndpoint;
   retries: number;
   /** The server's SSE writer (src/http/sse.ts, handed down by the route): a streamed answer goes through it. */
   openStream: OpenStream;
@@ -39,14 +42,6 @@ export interface GatewayDeps {
   /** Traces on: the request is a `chat {model}` span (a child of the caller's, from `carrier`), each upstream attempt a child of it. */
   tracing?: Tracing;
   carrier?: TraceCarrier;
-}
-
-export interface GatewayResponse {
-  /** 'stream': an SSE body (the route adds the event-stream headers). */
-  kind: 'json' | 'stream';
-  status: number;
-  headers: Record<string, string>;
-  body: string | ReadableStream<Uint8Array>;
 }
 
 export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Promise<GatewayResponse> {
@@ -102,7 +97,7 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
     ask,
     retries: deps.retries,
     record: (calls: GatedCall[], attempt: number) => {
-      recordAttempt(deps.activity, ctx, attempt, calls);
+      recordAttempt(deps.activity, ctx, { attempt, calls });
       if (!trace) return;
       for (const call of calls) trace.gated(call.proposed, call.verdict, attempt);
       attempts.get(attempt)?.end({});

@@ -5,10 +5,11 @@
 // every name it does not list) and each client name mapped to it. A model no name reaches is left out,
 // and so is a client name whose model the upstream does not list. Without GATEWAY_MODELS the upstream's
 // answer goes out as it came; its errors do in any case, as the chat completions' do.
-import type { GatewayResponse } from './index.ts';
+import type { ChatEndpoint } from '../model/chat-post.ts';
+import type { GatewayResponse } from './gateway-response.ts';
 import { upstreamModel } from './request.ts';
 import { openAIError } from './errors.ts';
-import { listUpstreamModels, readBounded, type UpstreamOptions } from './upstream.ts';
+import { listUpstreamModels, readBounded } from './upstream.ts';
 
 /** OpenRouter's list, the longest known, is a few MB with its descriptions. */
 export const MAX_MODEL_LIST_BYTES = 16 * 1024 * 1024;
@@ -20,7 +21,7 @@ export interface ListModelsOptions {
   signal: AbortSignal;
 }
 
-export async function listModels(upstream: UpstreamOptions, options: ListModelsOptions): Promise<GatewayResponse> {
+export async function listModels(upstream: ChatEndpoint, options: ListModelsOptions): Promise<GatewayResponse> {
   const listed = await listUpstreamModels(upstream, options.signal);
   if (!listed.ok) return json(listed.status, listed.body, listed.headers);
   const { response } = listed;

@@ -120,12 +120,19 @@ async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promi
       }
       // The retry itself failed: the answer stands as the model gave it.
     }
-    finish(run, delivery, result, attempt, usage);
+    finish(run, delivery, { last: result, attempt, usage });
     return null;
   }
 }
 
-function finish(run: StreamRun, delivery: Delivery, last: AttemptResult, attempt: number, usage: UsageRecord | null): void {
+/** How the stream's attempts ended: the last one's result, how many there were, the usage of all. */
+interface Ending {
+  last: AttemptResult;
+  attempt: number;
+  usage: UsageRecord | null;
+}
+
+function finish(run: StreamRun, delivery: Delivery, { last, attempt, usage }: Ending): void {
   // Still blocked with no retry left: the calls go out as the model wrote them.
   for (const g of blockedOf(last.calls)) delivery.call(g);
   const outcome = outcomeOf(delivery.calls);

@@ -3,17 +3,8 @@
 // the client's own. The gateway passes the upstream's bytes on and needs its status and error body as
 // they are. Failures are data: an error status with its body (OpenAI-shaped, passed to the client as it
 // is), an upstream that cannot be reached (502) or does not send its headers within MODEL_TIMEOUT_MS (504).
-import { getModels, postChat, type ChatPost } from '../model/chat-post.ts';
+import { getModels, postChat, type ChatEndpoint, type ChatPost } from '../model/chat-post.ts';
 import { isOpenAIErrorBody, openAIError, type OpenAIErrorBody } from './errors.ts';
-
-export interface UpstreamOptions {
-  /** Ends with /v1 or the provider's equivalent, as OPENAI_BASE_URL. */
-  baseURL: string;
-  apiKey: string | undefined;
-  /** How long to wait for the response headers. */
-  timeoutMs: number;
-  fetch?: typeof fetch;
-}
 
 export type UpstreamResult = { ok: true; response: Response } | { ok: false; status: number; body: OpenAIErrorBody; headers: Record<string, string> };
 
@@ -31,7 +22,7 @@ const PASSED_HEADERS = [
 
 /** `headers`: the trace context (traceparent) of the attempt's span, when tracing is on. */
 export async function callUpstream(
-  options: UpstreamOptions,
+  options: ChatEndpoint,
   body: Record<string, unknown>,
   signal: AbortSignal,
   headers?: Record<string, string>,
@@ -40,11 +31,11 @@ export async function callUpstream(
 }
 
 /** GET {OPENAI_BASE_URL}/models, its failures as callUpstream's. */
-export async function listUpstreamModels(options: UpstreamOptions, signal: AbortSignal): Promise<UpstreamResult> {
+export async function listUpstreamModels(options: ChatEndpoint, signal: AbortSignal): Promise<UpstreamResult> {
   return upstreamResult(options, await getModels(options, signal));
 }
 
-async function upstreamResult(options: UpstreamOptions, posted: ChatPost): Promise<UpstreamResult> {
+async function upstreamResult(options: ChatEndpoint, posted: ChatPost): Promise<UpstreamResult> {
   if (posted.kind === 'timeout') {
     return failure(
       504,

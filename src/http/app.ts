@@ -66,7 +66,7 @@ export function createApp(given: AppDeps): Hono {
   app.route('/', toolRoutes(deps));
   app.route('/', webRoutes(deps));
 
-  app.notFound((c) => errorResponse(c, 404, 'not_found', `No route ${c.req.method} ${cut(c.req.path, 200)}. See the README for the API.`));
+  app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', `No route ${c.req.method} ${cut(c.req.path, 200)}. See the README for the API.`)));
   app.onError(onApiError);
   return app;
 }

@@ -44,7 +44,7 @@ export function toApiError(err: unknown): ApiError {
 }
 
 /** The error as JSON; its message is cut to MAX_ERROR_MESSAGE, so no error body passes 16 KB. */
-export function errorResponse(c: Context, status: ContentfulStatusCode, code: string, message: string) {
+export function errorResponse(c: Context, { status, code, message }: Pick<ApiError, 'status' | 'code' | 'message'>) {
   return c.json<ApiErrorBody>({ error: { status, code, message: cut(message, MAX_ERROR_MESSAGE) } }, status);
 }
 
@@ -52,5 +52,5 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, code: st
 export const onApiError: ErrorHandler = (err, c) => {
   const api = toApiError(err);
   if (api.code === 'internal' && api.cause === err) console.error('rebound: unhandled error', err);
-  return errorResponse(c, api.status, api.code, api.message);
+  return errorResponse(c, api);
 };

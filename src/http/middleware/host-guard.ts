@@ -5,7 +5,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { HOST_NAME } from '../../config.ts';
 import { isLoopbackHost } from '../auth-env.ts';
-import { errorResponse } from '../errors.ts';
+import { ApiError, errorResponse } from '../errors.ts';
 
 export interface HostGuardOptions {
   /** Names served besides the loopback ones: lower case, without port (Config.allowedHosts). */
@@ -20,10 +20,12 @@ export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
     if (name !== null && (isLoopbackHost(name) || allowed.has(name))) return next();
     return errorResponse(
       c,
-      403,
-      'host_not_allowed',
-      `Host ${JSON.stringify(host)} is not served: without authentication this server answers only loopback names (127.0.0.1, localhost, [::1]). ` +
-        'Open it at http://127.0.0.1:<port>/, or add the name to ALLOWED_HOSTS (comma-separated) if you trust every page that can reach it.',
+      new ApiError(
+        403,
+        'host_not_allowed',
+        `Host ${JSON.stringify(host)} is not served: without authentication this server answers only loopback names (127.0.0.1, localhost, [::1]). ` +
+          'Open it at http://127.0.0.1:<port>/, or add the name to ALLOWED_HOSTS (comma-separated) if you trust every page that can reach it.',
+      ),
     );
   };
 }

@@ -3,7 +3,7 @@
 // (CSRF: the credential is the network position, which the browser lends to every site). Requests
 // without an Origin header are not from a browser's cross-site fetch or form, so they pass.
 import type { MiddlewareHandler } from 'hono';
-import { errorResponse } from '../errors.ts';
+import { ApiError, errorResponse } from '../errors.ts';
 import { hostName } from './host-guard.ts';
 
 export interface OriginGuardOptions {
@@ -22,10 +22,12 @@ export function originGuard(options: OriginGuardOptions): MiddlewareHandler {
     if (sameHost(origin, host)) return next();
     return errorResponse(
       c,
-      403,
-      'origin_not_allowed',
-      `${c.req.method} from origin ${JSON.stringify(origin)} refused: without authentication this server accepts browser requests only from its own pages (an origin whose host is ${JSON.stringify(host)}). ` +
-        'Add the origin to CORS_ORIGINS (comma-separated) to allow it.',
+      new ApiError(
+        403,
+        'origin_not_allowed',
+        `${c.req.method} from origin ${JSON.stringify(origin)} refused: without authentication this server accepts browser requests only from its own pages (an origin whose host is ${JSON.stringify(host)}). ` +
+          'Add the origin to CORS_ORIGINS (comma-separated) to allow it.',
+      ),
     );
   };
 }
