@@ -2,7 +2,7 @@
 // plain `deno run` for tests. Supabase routes /functions/v1/<name>/… to the function as /<name>/…,
 // so the app is mounted under that prefix.
 import { Hono } from 'hono';
-import { isLoopbackHost } from '../http/auth-env.ts';
+import { isLoopbackHost } from '../http/auth/env.ts';
 import { createApp } from '../http/app.ts';
 import { edgeDeps } from './edge.ts';
 

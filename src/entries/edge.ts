@@ -12,7 +12,7 @@ import { createServerClient } from '../store/data-client.ts';
 import { createActivityWriter } from '../activity/writer.ts';
 import { loadConfig, supabaseSettings, type Env, type SupabaseSettings } from '../config.ts';
 import { createSupabaseDashboard } from '../dashboard/supabase.ts';
-import { authFromEnv, type AuthEnvOptions } from '../http/auth-env.ts';
+import { authFromEnv, type AuthEnvOptions } from '../http/auth/env.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { randomSecret } from '../http/random-secret.ts';
 import { createModel } from '../model/index.ts';

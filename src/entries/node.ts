@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createApp } from '../http/app.ts';
-import { authFromEnv, isLoopbackHost } from '../http/auth-env.ts';
+import { authFromEnv, isLoopbackHost } from '../http/auth/env.ts';
 import { randomSecret } from '../http/random-secret.ts';
 import { openLocalDeps } from './local.ts';
 

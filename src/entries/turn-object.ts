@@ -17,7 +17,7 @@
 // same way for MEMORY_HOLD_MS after its last request: a chat left open keeps its history.
 import type { Hono } from 'hono';
 import { createApp } from '../http/app.ts';
-import { isLoopbackRequest } from '../http/auth-env.ts';
+import { isLoopbackRequest } from '../http/auth/env.ts';
 import { edgeDeps, stringEnv } from './edge.ts';
 import { inTurnObject } from './placement.ts';
 

@@ -4,7 +4,7 @@
 // first request and kept for the isolate's life.
 import type { ExecutionContext, Hono } from 'hono';
 import { createApp } from '../http/app.ts';
-import { isLoopbackRequest } from '../http/auth-env.ts';
+import { isLoopbackRequest } from '../http/auth/env.ts';
 import { edgeDeps, sharedStorage, stringEnv } from './edge.ts';
 import { dispatch, type ObjectNamespace } from './turn-routing.ts';
 

@@ -2,8 +2,8 @@
 // GATEWAY_KEYS, and the upstream is called with the server's key unless forwarding the client's own
 // is switched on.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createJwtAuthenticator } from '../../src/http/auth.ts';
-import { authFromEnv } from '../../src/http/auth-env.ts';
+import { createJwtAuthenticator } from '../../src/http/auth/jwt.ts';
+import { authFromEnv } from '../../src/http/auth/env.ts';
 import { ASK, startGateway, type Gateway } from './harness.ts';
 import { TEST_JWT_SECRET, userToken } from '../support/jwt.ts';
 

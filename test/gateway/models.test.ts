@@ -3,7 +3,7 @@
 // auth as the chat completions, and the upstream's errors as an OpenAI client reads them.
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createJwtAuthenticator } from '../../src/http/auth.ts';
+import { createJwtAuthenticator } from '../../src/http/auth/jwt.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
 import { startApp, type TestApp } from '../support/app-server.ts';
 import { TEST_JWT_SECRET, userToken } from '../support/jwt.ts';

@@ -4,7 +4,7 @@
 // `Host: evil.example`, so refusing any Host but the loopback names (and ALLOWED_HOSTS) closes it.
 import type { MiddlewareHandler } from 'hono';
 import { HOST_NAME } from '../../config.ts';
-import { isLoopbackHost } from '../auth-env.ts';
+import { isLoopbackHost } from '../auth/env.ts';
 import { ApiError, errorResponse } from '../errors.ts';
 
 export interface HostGuardOptions {

@@ -18,7 +18,7 @@ import { readJson } from '../body.ts';
 import { quote } from '../../quote.ts';
 import type { AppDeps } from '../deps.ts';
 import { toApiError } from '../errors.ts';
-import { gatewayAuth, type GatewayAuthEnv, type GatewayCaller } from '../gateway-auth.ts';
+import { gatewayAuth, type GatewayAuthEnv, type GatewayCaller } from '../auth/gateway.ts';
 import { waitUntilFor } from '../wait-until.ts';
 import { SSE_HEADERS, sseStream } from '../sse.ts';
 import { carrierOf } from '../../telemetry/index.ts';

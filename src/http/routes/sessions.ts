@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import { authenticate, type AuthEnv } from '../middleware/auth.ts';
+import { authenticate, type AuthEnv } from '../auth/middleware.ts';
 
 export function sessionRoutes(deps: AppDeps) {
   const app = new Hono<AuthEnv>();

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { isDestructive } from '../../gate/annotations.ts';
 import type { Tool } from '../../tools/types.ts';
 import type { AppDeps } from '../deps.ts';
-import { authenticate } from '../middleware/auth.ts';
+import { authenticate } from '../auth/middleware.ts';
 
 export function toolRoutes(deps: AppDeps) {
   const app = new Hono();

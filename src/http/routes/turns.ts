@@ -14,7 +14,7 @@ import { turnStream, type StreamFormat } from '../turn-stream.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
 import { turnStartOptions, waitUntilFor } from '../wait-until.ts';
-import { authenticate, type AuthEnv } from '../middleware/auth.ts';
+import { authenticate, type AuthEnv } from '../auth/middleware.ts';
 import type { TurnReader, TurnService } from '../../turns/service.ts';
 
 const TurnRequest = (maxChars: number) =>

@@ -16,7 +16,7 @@ import type { TurnTokens } from '../turn-token.ts';
 import { chatSessionId } from '../ui-stream/chat-session.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
 import { turnStartOptions } from '../wait-until.ts';
-import { authenticate, type AuthEnv } from '../middleware/auth.ts';
+import { authenticate, type AuthEnv } from '../auth/middleware.ts';
 import { quote } from '../../quote.ts';
 import type { TurnReader, TurnService } from '../../turns/service.ts';
 

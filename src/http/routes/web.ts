@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import type { DashboardData } from '../../dashboard/types.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import { authenticate, type AuthEnv } from '../middleware/auth.ts';
+import { authenticate, type AuthEnv } from '../auth/middleware.ts';
 import type { Asset } from '../../web/assets.ts';
 import { parseDashboardQuery } from '../../web/dashboard-query.ts';
 import { renderDashboard } from '../../web/dashboard-view.ts';

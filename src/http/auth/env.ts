@@ -3,10 +3,10 @@
 // local machine can reach it; otherwise refuse every authenticated route with a 503 that names the
 // missing settings — an edge deployment that forgot its secrets must not serve the open internet.
 import type { JSONWebKeySet } from 'jose';
-import { ConfigError } from '../config.ts';
-import { noAuth, type Authenticator } from './deps.ts';
-import { ApiError } from './errors.ts';
-import { createJwtAuthenticator } from './auth.ts';
+import { ConfigError } from '../../config.ts';
+import { noAuth, type Authenticator } from '../deps.ts';
+import { ApiError } from '../errors.ts';
+import { createJwtAuthenticator } from './jwt.ts';
 
 export type AuthMode = 'jwt' | 'local' | 'refuse';
 

@@ -6,10 +6,10 @@ import { loadConfig } from '../../config.ts';
 import { createModel } from '../../model/index.ts';
 import { createMemoryStorage } from '../../store/memory.ts';
 import { createApp } from '../app.ts';
-import { AuthConfigError } from '../auth-env.ts';
+import { AuthConfigError } from './env.ts';
 import type { Authenticator } from '../deps.ts';
 import { onApiError } from '../errors.ts';
-import { authenticate, type AuthEnv } from './auth.ts';
+import { authenticate, type AuthEnv } from './middleware.ts';
 
 /** Lets user "alice" in (X-User: alice), refuses anyone else, and counts its calls. */
 function counting(): Authenticator & { calls: number } {

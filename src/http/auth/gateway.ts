@@ -8,12 +8,12 @@
 // default) that header is the client's own upstream key, passed on instead of OPENAI_API_KEY, and the
 // gateway credential, where one is needed, moves to `X-Rebound-Authorization: Bearer …`.
 //
-// gatewayAuth is the gateway's middleware, as middleware/auth.ts is the other /v1 routes': it runs
+// gatewayAuth is the gateway's middleware, as middleware.ts is the other /v1 routes': it runs
 // before the body is read and leaves the caller in `c.get('caller')`.
 import { createMiddleware } from 'hono/factory';
-import { AuthConfigError } from './auth-env.ts';
-import { AuthError } from '../auth-error.ts';
-import type { Authenticator } from './deps.ts';
+import { AuthConfigError } from './env.ts';
+import { AuthError } from '../../auth-error.ts';
+import type { Authenticator } from '../deps.ts';
 
 export const GATEWAY_AUTH_HEADER = 'x-rebound-authorization';
 

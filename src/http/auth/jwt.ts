@@ -11,9 +11,9 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
-import { AuthError } from '../auth-error.ts';
-import type { Authenticator, Principal } from './deps.ts';
-import { ApiError } from './errors.ts';
+import { AuthError } from '../../auth-error.ts';
+import type { Authenticator, Principal } from '../deps.ts';
+import { ApiError } from '../errors.ts';
 
 export interface JwtAuthOptions {
   /** The project's legacy JWT secret (HS256), used as raw UTF-8 bytes as GoTrue does. */
