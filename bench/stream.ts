@@ -9,15 +9,18 @@
 // that takes and drops the spans): two more servers, --tracing-runs interleaved runs (default 3) of
 // --tracing-turns turns per side each (default 100), the sides taking turns, a turn with three proposed calls (executed, repaired, blocked)
 // and a 200-word answer: six spans.
+// Then readers that never read (bench/stalled-readers.ts): the server's RSS growth with 20 raw sockets
+// stalled on a 20 MB turn, and 10 on a 20 MB gateway answer (--no-stalled skips it).
 // --streams 0 skips the open-streams part. --store pglite persists to PGlite in a temporary directory
 // instead of the in-memory store (bench/stream-server.ts says why memory is the default). --cpu-prof
 // writes the server process's V8 CPU profile to DIR (read it with `npx tsx bench/cpu-profile.ts FILE`).
-import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, createServer, get, request, type ClientRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { parseBlock, parseSse, type SseEvent } from '../test/support/sse-client.ts';
 import { tracingEngineCpu } from './tracing-engine.ts';
+import { ask, startAppProcess } from './app-process.ts';
+import { BIG_ANSWER, BIG_MESSAGE, measureStalledReaders } from './stalled-readers.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number) => {
@@ -69,41 +72,17 @@ const upstream = await startScriptedOpenAI(async (request) => {
     ];
     return { toolCalls: calls };
   }
+  if (message === BIG_MESSAGE) return { text: BIG_ANSWER };
   return { text: words };
 });
 const toolAnswer = Array.from({ length: 200 }, (_, i) => `t${i} `).join('');
 
 /** The app's server process (bench/stream-server.ts), with `env` besides the upstream's. */
-async function startServer(env: Record<string, string> = {}, profile = false): Promise<{ child: ChildProcess; base: string }> {
-  const child = fork(new URL('./stream-server.ts', import.meta.url).pathname, [], {
-    execArgv: [
-      '--import',
-      'tsx',
-      '--expose-gc',
-      '--max-old-space-size=4096',
-      ...(profile && args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof') + 1]}`] : []),
-    ],
-    env: { ...process.env, UPSTREAM_URL: upstream.url, KEEPALIVE_MS: '1000', STORE, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve((m as { port: number }).port)));
-  return { child, base: `http://127.0.0.1:${port}` };
+function startServer(env: Record<string, string> = {}, profile = false) {
+  const execArgv = profile && args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof') + 1]}`] : [];
+  return startAppProcess({ upstreamUrl: upstream.url, env: { STORE, ...env }, execArgv });
 }
 const { child: server, base } = await startServer({}, true);
-
-function ask<T>(child: ChildProcess, type: string, extra: Record<string, unknown> = {}): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (message: unknown) => {
-      const m = message as { type: string; usage: T };
-      if (m.type === type) {
-        child.off('message', on);
-        resolve(m.usage);
-      }
-    };
-    child.on('message', on);
-    child.send({ type, ...extra });
-  });
-}
 
 const cpuMs = async () => {
   const u = await ask<NodeJS.CpuUsage>(server, 'cpu');
@@ -418,6 +397,9 @@ if (STREAMS > 0) {
   rssDelta = memOpen.rss - memBefore.rss;
 }
 
+// Part 3: readers that never read (bench/stalled-readers.ts): 20 of a 20 MB turn, 10 of a gateway answer.
+const stalled = args.includes('--no-stalled') ? null : await measureStalledReaders({ child: server, base, upstream });
+
 const result = {
   store: STORE,
   tokens: TOKENS,
@@ -446,6 +428,7 @@ const result = {
   healthIdleP50Ms: round(percentile(healthIdle, 50), 2),
   healthIdleP99Ms: round(percentile(healthIdle, 99), 2),
   tracing: tracingSummary(),
+  stalled,
 };
 
 /** Off and on per run, their medians, the ratio on/off and the spread of the off runs (max − min over the median). */
@@ -506,6 +489,11 @@ if (STREAMS > 0) {
   console.log(`  memory per open stream: ${result.memPerStreamKB} KB heap+external, ${result.rssPerStreamKB} KB RSS; lost events: ${lostEvents}`);
   console.log(
     `GET /health with ${result.openStreams} streams open: p50 ${result.healthP50Ms} ms, p99 ${result.healthP99Ms} ms over ${result.healthRequests} requests (idle server: p50 ${result.healthIdleP50Ms} ms, p99 ${result.healthIdleP99Ms} ms)`,
+  );
+}
+if (stalled) {
+  console.log(
+    `stalled readers (raw sockets that never read): a ${stalled.answerMB} MB turn read by one client: RSS +${stalled.turnAloneRssGrowthMB} MB; with ${stalled.turnReaders} stalled readers beside it: +${stalled.turnRssGrowthMB} MB; ${stalled.gatewayClients} gateway clients of a ${stalled.answerMB} MB answer: RSS +${stalled.gatewayRssGrowthMB} MB, the upstream wrote ${stalled.gatewayUpstreamSentMB} MB of it per client`,
   );
 }
 if (json) console.log(JSON.stringify(result));
