@@ -4,7 +4,8 @@
 // growth exponent fitted by least squares of log time on log size (1 = linear), plus the local
 // exponent between the two largest sizes measured. Goal: ≤ 50 ms at 100 KB and exponent ≤ 1.2.
 //
-// Everything goes through the public entry points: gate() with the real tools of functions/ and a
+// Everything goes through the public entry points: gate() with the real tools of functions/ (the schema
+// families with a tool of their own, at the schema limits: bench/gate/schema-shapes.ts) and a
 // path index over a real repository tree (../shared/bench/trees/deno.txt), extractTextCalls(), and
 // TextHold fed in small deltas the way the loop feeds it. Each time is the fastest of several runs
 // (batched at small sizes so each sample lasts ≥ 10 ms, after a full garbage collection): the least
@@ -20,6 +21,7 @@ import { extractTextCalls } from '../../src/gate/text-calls.ts';
 import type { GateContext, ToolSpec } from '../../src/gate/types.ts';
 import { TextHold } from '../../src/calls/text-hold.ts';
 import { printTable, round } from './common.ts';
+import { schemaFamilies } from './schema-shapes.ts';
 
 export const SIZES = [1_000, 10_000, 100_000, 1_000_000] as const;
 const GOAL_MS_AT_100K = 50;
@@ -28,7 +30,8 @@ const GOAL_EXPONENT = 1.2;
 const BUDGET_MS = 20_000;
 
 type Layer = 'arguments' | 'name' | 'schema' | 'paths' | 'content' | 'text-calls' | 'text-hold';
-type Input = { kind: 'call'; name: string; arguments: string } | { kind: 'text'; text: string } | { kind: 'deltas'; deltas: string[] };
+/** `tools`: the family's own toolset (the schema families), instead of functions/' tools. */
+type Input = { kind: 'call'; name: string; arguments: string; tools?: ToolSpec[] } | { kind: 'text'; text: string } | { kind: 'deltas'; deltas: string[] };
 
 interface Family {
   name: string;
@@ -118,6 +121,10 @@ function families(tree: string[]): Family[] {
     { name: 'long parameter name', layer: 'schema', make: (n) => call('read_file', framed(`{"path":"${real}","`, 'pathx', '":1}', n)) },
     { name: 'digits for an integer', layer: 'schema', make: (n) => call('read_file', framed(`{"path":"${real}","offset":"`, '1', 'x"}', n)) },
     { name: 'list written as text', layer: 'schema', make: (n) => call('search_files', framed('{"query":["', 'a, ', '"]}', n)) },
+    // Layer 3 again, with schemas of the shapes the gate interprets, each at the limits (schema-shapes.ts).
+    ...schemaFamilies().map(
+      (f): Family => ({ name: f.name, layer: 'schema', make: (n) => ({ kind: 'call', name: f.tool.name, arguments: f.make(n), tools: [f.tool] }) }),
+    ),
     // Layer 4: paths.
     { name: 'path of dots', layer: 'paths', make: (n) => call('read_file', framed('{"path":"', '.', '"}', n)) },
     { name: 'path of slashes', layer: 'paths', make: (n) => call('read_file', framed('{"path":"', '/', '"}', n)) },
@@ -202,7 +209,8 @@ function runner(input: Input, tools: readonly ToolSpec[], context: GateContext):
   switch (input.kind) {
     case 'call': {
       const proposed = { id: 'bench', name: input.name, arguments: input.arguments };
-      return () => void gate(proposed, tools, context);
+      const toolset = input.tools ?? tools;
+      return () => void gate(proposed, toolset, context);
     }
     case 'text':
       return () => void extractTextCalls(input.text, tools);

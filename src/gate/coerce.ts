@@ -10,7 +10,8 @@
 import { parseArgumentsText } from './arguments-text.ts';
 import { bound } from './bounded.ts';
 import { MAX_ECHO } from './message.ts';
-import { fitsType, schemaTypes, validate } from './schema.ts';
+import { compiled } from './schema-compile.ts';
+import { fits, type Fits, fitsType, newFits, schemaTypes } from './schema.ts';
 import { isPlainObject } from './plain-object.ts';
 import type { JSONSchema, Repair } from './types.ts';
 
@@ -22,10 +23,15 @@ const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 /** A value as a repair's `from`/`to` shows it: JSON, cut by `bound` when long. */
 const show = (v: unknown): string => bound(JSON.stringify(v) ?? String(v), MAX_ECHO);
 
-/** Returns the coerced value (a new object where anything changed) and appends what was done. */
-export function coerce(v: unknown, s: JSONSchema, path: string, repairs: Repair[]): unknown {
-  const branches = s.anyOf ?? s.oneOf;
-  if (branches && branches.length > 0) return coerceBranches(v, branches, path, repairs);
+/**
+ * Returns the coerced value (a new object where anything changed) and appends what was done. `memo`
+ * holds what is known of which value fits which node (schema.ts): share it across one call's checks.
+ */
+export function coerce(v: unknown, s: JSONSchema, path: string, repairs: Repair[], memo: Fits = newFits()): unknown {
+  // A value that fits needs nothing (and the memo usually knows at once): only what does not is walked.
+  if (fits(v, s, memo)) return v;
+  const node = compiled(s);
+  if (node.branches) return coerceBranches(v, node.branches, path, repairs, memo);
 
   const types = schemaTypes(s);
   if (types && v !== null && !fitsType(v, s)) {
@@ -35,19 +41,19 @@ export function coerce(v: unknown, s: JSONSchema, path: string, repairs: Repair[
       v = converted;
     }
   }
-  if (isPlainObject(v)) return coerceObject(v, s, path, repairs);
-  if (Array.isArray(v) && s.items && typeof s.items === 'object') {
-    const items = s.items;
+  if (isPlainObject(v)) return coerceObject(v, s, path, repairs, memo);
+  if (Array.isArray(v) && node.items) {
+    const items = node.items;
     let changed = false;
     const out = v.map((x, i) => {
-      const y = coerce(x, items, `${path}[${i}]`, repairs);
+      const y = coerce(x, items, `${path}[${i}]`, repairs, memo);
       if (y !== x) changed = true;
       return y;
     });
     v = changed ? out : v;
   }
-  if (typeof v === 'string' && s.enum && !s.enum.includes(v)) {
-    const match = enumMatch(v, s.enum);
+  if (typeof v === 'string' && node.enum && !node.enum.has(v)) {
+    const match = node.enum.fold(v);
     if (match !== undefined) {
       repairs.push({ kind: 'enum_case', path, from: show(v), to: show(match), category: 'enum_violation' });
       return match;
@@ -56,14 +62,14 @@ export function coerce(v: unknown, s: JSONSchema, path: string, repairs: Repair[
   return v;
 }
 
-function coerceObject(v: Record<string, unknown>, s: JSONSchema, path: string, repairs: Repair[]): Record<string, unknown> {
-  const props = s.properties ?? {};
-  const extra = isPlainObject(s.additionalProperties) ? s.additionalProperties : undefined;
+function coerceObject(v: Record<string, unknown>, s: JSONSchema, path: string, repairs: Repair[], memo: Fits): Record<string, unknown> {
+  const node = compiled(s);
+  const extra = node.additional || undefined;
   let out: Record<string, unknown> | undefined;
   for (const [key, val] of Object.entries(v)) {
-    const ps = Object.hasOwn(props, key) ? props[key] : extra;
+    const ps = node.properties?.[key] ?? extra;
     if (!ps) continue;
-    const next = coerce(val, ps, `${path}.${key}`, repairs);
+    const next = coerce(val, ps, `${path}.${key}`, repairs, memo);
     if (next !== val) {
       out ??= { ...v };
       out[key] = next;
@@ -72,12 +78,12 @@ function coerceObject(v: Record<string, unknown>, s: JSONSchema, path: string, r
   return out ?? v;
 }
 
-function coerceBranches(v: unknown, branches: JSONSchema[], path: string, repairs: Repair[]): unknown {
-  for (const b of branches) if (validate(v, b, { strictTopLevel: false }).length === 0) return v;
+/** The value as it stands when a branch takes it, else the first branch's coercion that it takes; each answer from the memo. */
+function coerceBranches(v: unknown, branches: JSONSchema[], path: string, repairs: Repair[], memo: Fits): unknown {
   for (const b of branches) {
     const tried: Repair[] = [];
-    const next = coerce(v, b, path, tried);
-    if (validate(next, b, { strictTopLevel: false }).length === 0) {
+    const next = coerce(v, b, path, tried, memo);
+    if (next !== v && fits(next, b, memo)) {
       repairs.push(...tried);
       return next;
     }
@@ -157,16 +163,9 @@ function toArray(v: unknown, s: JSONSchema): unknown {
   return [v];
 }
 
-/** An enum value equal up to case, spaces, `_` and `-`, when exactly one such value exists. */
-export function enumMatch(v: string, allowed: readonly unknown[]): unknown {
-  const key = v.toLowerCase().replace(/[\s_-]+/g, '');
-  const hits = allowed.filter((a) => typeof a === 'string' && a.toLowerCase().replace(/[\s_-]+/g, '') === key);
-  return hits.length === 1 ? hits[0] : undefined;
-}
-
 /** Whether `v` satisfies `s` once losslessly coerced (used to judge a rename or a tool-name repair). */
-export function fitsAfterCoercion(v: unknown, s: JSONSchema): boolean {
-  if (validate(v, s, { strictTopLevel: false }).length === 0) return true;
-  const next = coerce(v, s, '$', []);
-  return validate(next, s, { strictTopLevel: false }).length === 0;
+export function fitsAfterCoercion(v: unknown, s: JSONSchema, memo: Fits = newFits()): boolean {
+  if (fits(v, s, memo)) return true;
+  const next = coerce(v, s, '$', [], memo);
+  return next !== v && fits(next, s, memo);
 }

@@ -4,13 +4,15 @@
 // A call passes untouched when nothing is wrong, is repaired when every mistake has a repair that
 // cannot change its meaning, and is blocked otherwise, with a message the model can act on.
 // Arguments over the size cap or nested past the depth cap (limits.ts) are blocked before any layer
-// reads them; every value of the model's that a message quotes is shortened with `echo`, and every
+// reads them; so is a call to a tool whose schema is past the schema limits (schema-compile.ts: the
+// caller is expected to have kept such a tool out of the toolset, each in its own way); every value of the model's that a message quotes is shortened with `echo`, and every
 // string and list of the verdict is bounded on the way out (bounded.ts).
 import { isDestructive } from './annotations.ts';
 import { parseArgumentsText } from './arguments-text.ts';
 import { boundedVerdict } from './bounded.ts';
 import { checkContent } from './content.ts';
 import { blockedMessage, echo } from './message.ts';
+import { checkSchema } from './schema-compile.ts';
 import { checkArguments } from './schema-repair.ts';
 import { isPlainObject } from './plain-object.ts';
 import { resolveToolName, toolNameMatcher } from './tool-name.ts';
@@ -63,7 +65,9 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   if (resolved.kind === 'unknown' && parsed.ok && !/[A-Za-z]/.test(call.name)) {
     // No name at all (`""`, `[{` from a broken template): the arguments alone may identify the tool.
     // Never a destructive one: that would be a guess landing on a tool that deletes or overwrites.
-    const fits = toolset.filter((t) => isPlainObject(parsed.value) && fitsAsTheyStand(checkArguments(parsed.value, t.parameters)));
+    const fits = toolset.filter(
+      (t) => isPlainObject(parsed.value) && checkSchema(t.parameters).ok && fitsAsTheyStand(checkArguments(parsed.value, t.parameters)),
+    );
     if (fits.length === 1 && !destructive.has(fits[0]!.name)) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
   }
   if (resolved.kind === 'unknown') {
@@ -103,6 +107,11 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
     return blocked(call.name, problems, { raw: call.arguments });
   }
 
+  const readable = checkSchema(tool.parameters);
+  if (!readable.ok) {
+    const message = `The tool "${tool.name}" cannot be checked: its parameters schema ${readable.reason}. This call was not run.`;
+    return blocked(tool.name, [{ category: 'wrong_type', path: '$', message }]);
+  }
   const checked = checkArguments(args, tool.parameters);
   if (resolved.kind === 'similar' && !fitsAsTheyStand(checked)) {
     // A similar name is only trusted when the arguments fit that tool as they stand.

@@ -56,3 +56,32 @@ export const formatCount = (n: number): string =>
   Math.round(n)
     .toString()
     .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+// ---- tool schemas ------------------------------------------------------------------------------------
+// A tool's parameters schema comes from a gateway client, an MCP server or functions/. The gate walks
+// it per call, so its shape multiplies the work of every call: past these limits the gate does not
+// read it at all (schema-compile.ts checks them once per schema, iteratively, before anything recursive).
+// Within them a call's validation is linear in (argument size × schema size), and each value of the
+// arguments is checked against at most MAX_SCHEMA_BRANCHES subschemas.
+
+/**
+ * Deepest JSON nesting of a parameters schema (objects and arrays, the schema itself at 1): each level
+ * of `properties`, `items` or `anyOf` takes two. Real tool schemas nest a few levels; 32 keeps every
+ * walk of the schema (and JSON.stringify of the request that carries it) far from the stack limit.
+ */
+export const MAX_SCHEMA_DEPTH = 32;
+
+/** Most JSON values in a parameters schema (every object, array, string, number…, enum values included). */
+export const MAX_SCHEMA_NODES = 20_000;
+
+/**
+ * Most subschemas one value of the arguments can be checked against through `anyOf`/`oneOf`: the
+ * branches at its place in the schema, their own branches, and the branches of every schema that
+ * reaches the same place (a property of each object branch). `anyOf: [string, null]` is 3; a union of
+ * 10 object types whose `size` is `anyOf: [integer, null]` has 11 at the union and 30 at `size`.
+ * This, not the schema's size, is what multiplies a call's work per value.
+ */
+export const MAX_SCHEMA_BRANCHES = 32;
+
+/** Most values of one `enum` (looked up as a set; ranked for suggestions only when a call is blocked). */
+export const MAX_ENUM_VALUES = 5_000;

@@ -7,6 +7,7 @@
 import { distance } from 'fastest-levenshtein';
 import { fitsAfterCoercion } from './coerce.ts';
 import { MAX_RENAME_CANDIDATES } from './limits.ts';
+import { compiled } from './schema-compile.ts';
 import { validate } from './schema.ts';
 import { isPlainObject } from './plain-object.ts';
 import { worthOffering } from './suggest.ts';
@@ -44,7 +45,7 @@ export interface RenameResult {
  * along to the inner object, where they are judged like any other unknown name.
  */
 export function unwrapWrapper(args: Record<string, unknown>, schema: JSONSchema, repairs: Repair[]): Record<string, unknown> {
-  const props = schema.properties ?? {};
+  const props = compiled(schema).properties ?? {};
   const keys = Object.keys(args);
   const isDeclared = (k: string) => Object.hasOwn(props, k);
   const declaredInside = (inner: Record<string, unknown>) => Object.keys(inner).filter(isDeclared).length;
@@ -128,8 +129,9 @@ function describedPair(
 }
 
 export function renameUnknown(args: Record<string, unknown>, schema: JSONSchema): RenameResult {
-  const props = schema.properties ?? {};
-  const required = schema.required ?? [];
+  const node = compiled(schema);
+  const props = node.properties ?? {};
+  const required = node.required;
   const unknown = Object.keys(args).filter((k) => !Object.hasOwn(props, k));
   const result: RenameResult = { args, repairs: [], invented: [], near: {} };
   if (unknown.length === 0) return result;

@@ -4,7 +4,9 @@
 import { distance } from 'fastest-levenshtein';
 import { coerce } from './coerce.ts';
 import { renameUnknown, unwrapWrapper } from './rename.ts';
-import { validate } from './schema.ts';
+import { MAX_TOOL_NAME_CHARS } from './limits.ts';
+import { compiled } from './schema-compile.ts';
+import { newFits, validate } from './schema.ts';
 import { isPlainObject } from './plain-object.ts';
 import { worthOffering } from './suggest.ts';
 import type { JSONSchema, Problem, Repair } from './types.ts';
@@ -15,14 +17,16 @@ export type ArgumentsCheck =
   | { status: 'blocked'; problems: Problem[]; suggestions: string[]; invented: string[]; repairs: Repair[] };
 
 export function checkArguments(args: Record<string, unknown>, schema: JSONSchema): ArgumentsCheck {
-  if (validate(args, schema).length === 0) return { status: 'pass', args };
+  // One memo of which value fits which node for every check of this call (schema.ts).
+  const fits = newFits();
+  if (validate(args, schema, { fits }).length === 0) return { status: 'pass', args };
 
   const repairs: Repair[] = [];
   const unwrapped = unwrapWrapper(args, schema, repairs);
   const renamed = renameUnknown(unwrapped, schema);
   repairs.push(...renamed.repairs);
-  const coerced = fillDefaults(coerce(renamed.args, schema, '$', repairs) as Record<string, unknown>, schema, '$', repairs);
-  const problems = validate(coerced, schema);
+  const coerced = fillDefaults(coerce(renamed.args, schema, '$', repairs, fits) as Record<string, unknown>, schema, '$', repairs);
+  const problems = validate(coerced, schema, { fits });
   if (problems.length === 0) return { status: 'repaired', args: coerced, repairs, invented: renamed.invented };
 
   return {
@@ -43,9 +47,10 @@ export function checkArguments(args: Record<string, unknown>, schema: JSONSchema
  * at any depth; nothing without a declared default is ever made up.
  */
 function fillDefaults(value: Record<string, unknown>, schema: JSONSchema, path: string, repairs: Repair[]): Record<string, unknown> {
-  const props = schema.properties ?? {};
+  const node = compiled(schema);
+  const props = node.properties ?? {};
   let out = value;
-  for (const name of schema.required ?? []) {
+  for (const name of node.required) {
     const prop = props[name];
     if (Object.hasOwn(out, name) || !prop) continue;
     const declared = Object.hasOwn(prop, 'default') ? { value: prop.default } : describedDefault(prop);
@@ -94,25 +99,34 @@ function sortProblems(problems: Problem[]): Problem[] {
   return [...problems].sort((a, b) => rank(a) - rank(b));
 }
 
+/** Enum problems whose values are ranked for suggestions: three are shown at most, each ranking reads a whole enum. */
+const MAX_RANKED_ENUMS = 3;
+
 /** Allowed enum values nearest to what was sent, or the declared names an unknown one resembles. */
 function suggest(problems: Problem[], args: unknown, schema: JSONSchema, near: Record<string, string[]>): string[] {
   const out: string[] = [];
+  let ranked = 0;
   for (const p of sortProblems(problems)) {
-    if (p.category === 'enum_violation') {
+    if (p.category === 'enum_violation' && ranked++ < MAX_RANKED_ENUMS) {
       const s = schemaAt(schema, p.path);
       const v = valueAt(args, p.path);
-      if (s?.enum) out.push(...closestValues(String(v), s.enum));
+      if (Array.isArray(s?.enum)) out.push(...closestValues(String(v), s.enum));
     }
   }
   for (const names of Object.values(near)) out.push(...names);
   return [...new Set(out)].slice(0, 3);
 }
 
+/** Longest value or enum member compared (characters): past it no value is a misspelling, and each comparison costs their product. */
+const MAX_COMPARED = MAX_TOOL_NAME_CHARS;
+
 /** The allowed values most like `v` (case-blind edit distance; containing it counts as close), worth offering. */
 export function closestValues(v: string, allowed: readonly unknown[], limit = 3): string[] {
+  if (v.length > MAX_COMPARED) return [];
   const key = v.toLowerCase();
   const ranked = allowed
     .map((a) => String(a))
+    .filter((a) => a.length <= MAX_COMPARED)
     .map((a) => {
       const b = a.toLowerCase();
       const near = 1 - distance(key, b) / Math.max(key.length, b.length, 1);

@@ -3,14 +3,35 @@
 // never numbers, `null` matches no type but `null`; a type mismatch hides deeper checks; unknown keys
 // are reported at the top level always (the model invented a parameter) and below only under
 // `additionalProperties: false`.
+//
+// Work: each schema node is compiled once (schema-compile.ts: types, enum set); a value is checked
+// against each node of the schema at most once per call. Whether a value fits a node is memoised per
+// (node, value) in a `Fits` the caller may share across its validations (coercion asks the same
+// question of every anyOf level, schema-repair.ts asks before and after repairing), so nested anyOf
+// costs (argument size × schema size), not depth² × items.
 import { echo } from './message.ts';
+import { type CompiledNode, compiled, deepEqual } from './schema-compile.ts';
 import type { JSONSchema, Problem } from './types.ts';
 import { isPlainObject } from './plain-object.ts';
+
+export { deepEqual };
 
 export interface ValidateOptions {
   /** Report top-level keys the schema does not declare (default true). Plain JSON Schema does not. */
   strictTopLevel?: boolean;
+  /** Answers already known for this call (see `Fits`); a fresh one by default. */
+  fits?: Fits;
 }
+
+/**
+ * One call's memo of whether a value fits a schema node (below the top level): a token that the
+ * compiled nodes keep their last answer under (schema-compile.ts). A value is asked about again at
+ * the same node right after the first answer (coercion asks at each anyOf level what the level below
+ * just answered), so one answer per node is enough and the memo costs no map however large the call.
+ */
+export type Fits = { readonly memo: true };
+
+export const newFits = (): Fits => ({ memo: true });
 
 export function typeOf(v: unknown): string {
   if (v === null) return 'null';
@@ -40,95 +61,178 @@ export function matchesType(v: unknown, type: string): boolean {
   }
 }
 
+/** `types.some(t => matchesType(v, t))` without a closure per value (this runs per value and node). */
+function matchesAny(v: unknown, types: readonly string[]): boolean {
+  for (const t of types) if (matchesType(v, t)) return true;
+  return false;
+}
+
 export function schemaTypes(schema: JSONSchema): string[] | undefined {
-  const t = schema.type;
-  if (t === undefined) return undefined;
-  return Array.isArray(t) ? t : [t];
+  return compiled(schema).types;
 }
 
 export function fitsType(v: unknown, schema: JSONSchema): boolean {
   const types = schemaTypes(schema);
-  return types === undefined || types.some((t) => matchesType(v, t));
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return types === undefined || matchesAny(v, types);
 }
 
 export const childPath = (path: string, key: string): string => `${path}.${key}`;
 export const itemPath = (path: string, i: number): string => `${path}[${i}]`;
 
 /**
- * null (or "") for an optional parameter whose schema takes neither: the model sent no value. The
- * gate does not decide whether it meant "unset" or "unknown"; the message says how to say "unset".
+ * A problem found, as data: its message is written only if it is reported (most found under an anyOf
+ * are not: the branch with the fewest problems speaks). No closures here: this runs per value.
  */
-function checkNoValue(val: null | '', s: JSONSchema, path: string, key: string, out: Problem[]): void {
-  const found: Problem[] = [];
-  check(val, s, path, false, false, found);
-  if (found.length === 0) return;
-  const category = found[0]!.category;
-  const what = val === null ? 'null' : '""';
-  out.push({ category, path, message: `${found[0]!.message}. To leave "${echo(key, 80)}" unset, omit it instead of sending ${what}; otherwise send a value` });
+interface Found {
+  category: Problem['category'];
+  path: string;
+  why:
+    | { kind: 'type'; expected: string; got: unknown }
+    | { kind: 'enum'; got: unknown; allowed: string }
+    | { kind: 'const'; expected: unknown }
+    | { kind: 'required'; name: string }
+    | { kind: 'unknown'; key: string }
+    | { kind: 'no_value'; inner: Found; key: string; sent: null | '' };
+}
+
+function say(f: Found): string {
+  const why = f.why;
+  switch (why.kind) {
+    case 'type':
+      return `expected ${why.expected}, got ${typeOf(why.got) === 'integer' ? 'number' : typeOf(why.got)}`;
+    case 'enum':
+      return `${echo(JSON.stringify(why.got) ?? String(why.got), 80)} is not one of ${why.allowed}`;
+    case 'const':
+      return `must be ${JSON.stringify(why.expected)}`;
+    case 'required':
+      return `missing required parameter "${why.name}"`;
+    case 'unknown':
+      return `unknown parameter "${echo(why.key, 80)}"`;
+    case 'no_value':
+      return `${say(why.inner)}. To leave "${echo(why.key, 80)}" unset, omit it instead of sending ${why.sent === null ? 'null' : '""'}; otherwise send a value`;
+  }
+}
+
+interface Ctx {
+  strictTop: boolean;
+  fits: Fits;
 }
 
 export function validate(value: unknown, schema: JSONSchema, options: ValidateOptions = {}): Problem[] {
+  const ctx = { strictTop: options.strictTopLevel ?? true, fits: options.fits ?? newFits() };
+  if (!ctx.strictTop && fits(value, schema, ctx.fits)) return [];
+  const found: Found[] = [];
+  check(value, schema, '$', true, ctx, found);
   const problems: Problem[] = [];
-  check(value, schema, '$', true, options.strictTopLevel ?? true, problems);
+  for (const f of found) problems.push({ category: f.category, path: f.path, message: say(f) });
   return problems;
 }
 
-function check(v: unknown, s: JSONSchema, path: string, top: boolean, strictTop: boolean, out: Problem[]): void {
-  const branches = s.anyOf ?? s.oneOf;
-  if (branches && branches.length > 0) {
-    let best: Problem[] | undefined;
-    for (const b of branches) {
-      const p: Problem[] = [];
-      check(v, b, path, top, strictTop, p);
-      if (p.length === 0) {
-        best = p;
-        break;
-      }
-      if (!best || p.length < best.length) best = p;
+/** Whether `v` satisfies `s` below the top level (no problem listed): validate's verdict without its messages, memoised in `memo`. */
+export function fits(v: unknown, s: JSONSchema, memo: Fits): boolean {
+  const node = compiled(s);
+  // A scalar against a node without branches is answered at once; the memo is for the rest.
+  if (!node.branches && (typeof v !== 'object' || v === null)) return fitsNow(v, s, node, false, memo);
+  const last = node.last;
+  if (last.owner === memo && last.value === v) return last.answer;
+  const answer = fitsNow(v, s, node, false, memo);
+  last.owner = memo;
+  last.value = v;
+  last.answer = answer;
+  return answer;
+}
+
+/** `top`: the arguments object itself, where undeclared keys are problems (strict validation only). */
+function fitsNow(v: unknown, s: JSONSchema, node: CompiledNode, top: boolean, memo: Fits): boolean {
+  if (node.branches) return fitsABranch(v, node.branches, top, memo);
+  if (node.types && !matchesAny(v, node.types)) return false;
+  if (node.enum && !node.enum.has(v)) return false;
+  if (s.const !== undefined && !deepEqual(s.const, v)) return false;
+  if (isPlainObject(v) && node.objectLike) {
+    const props = node.properties;
+    for (const name of node.required) if (!Object.hasOwn(v, name)) return false;
+    for (const key of Object.keys(v)) {
+      const ps = props?.[key];
+      if (ps) {
+        if (!fits(v[key], ps, memo)) return false;
+      } else if (node.additional) {
+        if (!fits(v[key], node.additional, memo)) return false;
+      } else if (top || node.additional === false) return false;
     }
-    if (best && best.length > 0) out.push(...best);
+  } else if (Array.isArray(v) && node.items) {
+    const items = node.items;
+    for (const x of v) if (!fits(x, items, memo)) return false;
+  }
+  return true;
+}
+
+/**
+ * null (or "") for an optional parameter whose schema takes neither: the model sent no value. The
+ * gate does not decide whether it meant "unset" or "unknown"; the message says how to say "unset".
+ */
+function checkNoValue(val: null | '', s: JSONSchema, path: string, key: string, ctx: Ctx, out: Found[]): void {
+  const found: Found[] = [];
+  check(val, s, path, false, ctx, found);
+  const first = found[0];
+  if (first) out.push({ category: first.category, path, why: { kind: 'no_value', inner: first, key, sent: val } });
+}
+
+function fitsABranch(v: unknown, branches: JSONSchema[], top: boolean, memo: Fits): boolean {
+  for (const b of branches) if (top ? fitsNow(v, b, compiled(b), true, memo) : fits(v, b, memo)) return true;
+  return false;
+}
+
+function check(v: unknown, s: JSONSchema, path: string, top: boolean, ctx: Ctx, out: Found[]): void {
+  const node = compiled(s);
+  const strictHere = top && ctx.strictTop;
+  if (node.branches) {
+    // A branch that fits ends it; otherwise the branch with the fewest problems speaks. Each branch is
+    // checked once, and its own branches answer from the memo.
+    if (fitsABranch(v, node.branches, strictHere, ctx.fits)) return;
+    let best: Found[] | undefined;
+    for (const b of node.branches) {
+      const p: Found[] = [];
+      check(v, b, path, top, ctx, p);
+      if (!best || p.length < best.length) best = p;
+      if (best.length <= 1) break; // no branch has fewer than one problem
+    }
+    if (best) for (const f of best) out.push(f);
     return; // sibling keywords next to anyOf are rare in tool schemas; the branches decide
   }
-  const types = schemaTypes(s);
-  if (types && !types.some((t) => matchesType(v, t))) {
-    out.push({ category: 'wrong_type', path, message: `expected ${types.join(' or ')}, got ${typeOf(v) === 'integer' ? 'number' : typeOf(v)}` });
+  const types = node.types;
+  if (types && !matchesAny(v, types)) {
+    out.push({ category: 'wrong_type', path, why: { kind: 'type', expected: types.join(' or '), got: v } });
     return;
   }
-  if (s.enum && !s.enum.some((e) => deepEqual(e, v))) {
-    out.push({ category: 'enum_violation', path, message: `${echo(JSON.stringify(v) ?? String(v), 80)} is not one of ${JSON.stringify(s.enum)}` });
+  const allowed = node.enum;
+  if (allowed && !allowed.has(v)) {
+    out.push({ category: 'enum_violation', path, why: { kind: 'enum', got: v, allowed: allowed.text } });
   }
   if (s.const !== undefined && !deepEqual(s.const, v)) {
-    out.push({ category: 'enum_violation', path, message: `must be ${JSON.stringify(s.const)}` });
+    out.push({ category: 'enum_violation', path, why: { kind: 'const', expected: s.const } });
   }
-  if (isPlainObject(v) && (types?.includes('object') || s.properties || s.required)) {
-    const props = s.properties ?? {};
-    for (const name of s.required ?? []) {
-      if (!Object.hasOwn(v, name)) out.push({ category: 'missing_required', path: childPath(path, name), message: `missing required parameter "${name}"` });
+  if (isPlainObject(v) && node.objectLike) {
+    const props = node.properties;
+    for (const name of node.required) {
+      if (!Object.hasOwn(v, name)) out.push({ category: 'missing_required', path: childPath(path, name), why: { kind: 'required', name } });
     }
-    const required = new Set(s.required ?? []);
-    for (const [key, val] of Object.entries(v)) {
-      const ps = Object.hasOwn(props, key) ? props[key] : undefined;
-      if (ps && (val === null || val === '') && !required.has(key)) checkNoValue(val, ps, childPath(path, key), key, out);
-      else if (ps) check(val, ps, childPath(path, key), false, strictTop, out);
-      else if (isPlainObject(s.additionalProperties)) check(val, s.additionalProperties, childPath(path, key), false, strictTop, out);
-      else if ((top && strictTop) || s.additionalProperties === false) {
-        out.push({ category: 'unknown_parameter', path: childPath(path, key), message: `unknown parameter "${echo(key, 80)}"` });
+    const required = node.required.length > 0 ? new Set(node.required) : undefined;
+    for (const key of Object.keys(v)) {
+      const val = v[key];
+      const ps = props?.[key];
+      if (ps && (val === null || val === '') && !required?.has(key)) checkNoValue(val, ps, childPath(path, key), key, ctx, out);
+      else if (ps) {
+        if (!fits(val, ps, ctx.fits)) check(val, ps, childPath(path, key), false, ctx, out);
+      } else if (node.additional) {
+        if (!fits(val, node.additional, ctx.fits)) check(val, node.additional, childPath(path, key), false, ctx, out);
+      } else if (strictHere || node.additional === false) {
+        out.push({ category: 'unknown_parameter', path: childPath(path, key), why: { kind: 'unknown', key } });
       }
     }
-  } else if (Array.isArray(v) && s.items && typeof s.items === 'object') {
-    for (let i = 0; i < v.length; i++) check(v[i], s.items, itemPath(path, i), false, strictTop, out);
+  } else if (Array.isArray(v) && node.items) {
+    const items = node.items;
+    for (let i = 0; i < v.length; i++) {
+      if (!fits(v[i], items, ctx.fits)) check(v[i], items, itemPath(path, i), false, ctx, out);
+    }
   }
 }

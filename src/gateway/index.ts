@@ -52,6 +52,12 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
   else deps.signal.addEventListener('abort', onClientAbort, { once: true });
   const idHeader = { 'x-rebound-request-id': requestId };
   const log = deps.log ?? ((line: string) => console.warn(line));
+  if (request.ungated) {
+    const { tool, reason } = request.ungated;
+    log(
+      `rebound gateway ${requestId}: the parameters schema of tool ${quote(tool)} ${reason}; this request is forwarded ungated (its calls' verdict: none).`,
+    );
+  }
 
   const trace = await deps.tracing?.startGateway({
     model: request.model,

@@ -8,6 +8,7 @@
 // body, and gets the gate's content checks (placeholders such as `// ... rest of code`, truncation).
 // The gateway removes the field before forwarding; a server that is sent it directly ignores it.
 import * as z from 'zod';
+import { checkSchema } from '../gate/schema-compile.ts';
 import type { JSONSchema, ToolSpec } from '../gate/types.ts';
 import { quote } from '../quote.ts';
 import { GatewayError } from './errors.ts';
@@ -74,6 +75,12 @@ export interface GatewayRequest {
   toolset: ToolSpec[];
   /** Calls written into the text are extracted (there are tools, and tool_choice is not "none"). */
   extractTextCalls: boolean;
+  /**
+   * A tool whose parameters schema is past the gate's schema limits (src/gate/schema-compile.ts), and
+   * why: the request is forwarded ungated (toolset empty, its calls' verdict `none`), never refused,
+   * since the gateway must not be worse than no gateway. The first such tool; runGateway logs it once.
+   */
+  ungated?: { tool: string; reason: string };
 }
 
 export interface RequestOptions {
@@ -102,7 +109,12 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
     return tool.function;
   });
   const specs = tools.map(toSpec);
-  const toolset = narrow(specs, body.tool_choice);
+  const narrowed = narrow(specs, body.tool_choice);
+  // Checked before anything walks a schema: past the limits no call of this request is gated (a call
+  // the model meant for that tool could otherwise be "repaired" into another one).
+  const unreadable = specs.map((s) => ({ tool: s.name, check: checkSchema(s.parameters) })).find((u) => !u.check.ok);
+  const ungated = unreadable && !unreadable.check.ok ? { tool: unreadable.tool, reason: unreadable.check.reason } : undefined;
+  const toolset = ungated ? [] : narrowed;
   const model = upstreamModel(body.model, options.models);
   const stream = body.stream === true;
 
@@ -119,6 +131,7 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
     includeUsage: body.stream_options?.include_usage === true,
     toolset,
     extractTextCalls: toolset.length > 0 && body.tool_choice !== 'none',
+    ...(ungated ? { ungated } : {}),
   };
 }
 

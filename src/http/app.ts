@@ -4,7 +4,7 @@ import { cors } from 'hono/cors';
 import type { AppDeps } from './deps.ts';
 import { noAuth } from './deps.ts';
 import { ApiError, errorResponse, onApiError } from './errors.ts';
-import { cut } from '../quote.ts';
+import { cut, quote } from '../quote.ts';
 import { TurnTokens } from './turn-token.ts';
 import { randomSecret } from './random-secret.ts';
 import { LiveTurns } from '../turns/live-turns.ts';
@@ -18,6 +18,8 @@ import { toolRoutes } from './routes/tools.ts';
 import { hostGuard } from './middleware/host-guard.ts';
 import { originGuard } from './middleware/origin-guard.ts';
 import { createTracing } from '../telemetry/index.ts';
+import { checkSchema } from '../gate/schema-compile.ts';
+import type { Tool } from '../tools/types.ts';
 
 /** The routes that create or read sessions and turns: refused without storage on a deployment (AppDeps.storageMissing). */
 const STORAGE_ROUTES = ['/v1/chat', '/v1/turns', '/v1/turns/*', '/v1/sessions/*', '/v1/ui/chat', '/v1/ui/chat/*', '/v1/dashboard', '/v1/dashboard/*'];
@@ -25,6 +27,7 @@ const STORAGE_ROUTES = ['/v1/chat', '/v1/turns', '/v1/turns/*', '/v1/sessions/*'
 export function createApp(given: AppDeps): Hono {
   // One tracer provider per app (the SDK loads on its first span); none when tracing is off.
   const deps: AppDeps = given.tracing || !given.config.tracing ? given : { ...given, tracing: createTracing(given.config.tracing) };
+  refuseUnreadableTools(deps.tools);
   const app = new Hono();
   // A per-process secret is fine for one local server, not for several isolates (set TURN_TOKEN_SECRET there).
   const secret = deps.config.turnTokenSecret ?? randomSecret();
@@ -98,4 +101,20 @@ function turnService(deps: AppDeps): TurnService {
     alone: deps.singleInstance,
     tracing: deps.tracing,
   });
+}
+
+/**
+ * The app's own tools (functions/) are the deployer's code: one whose schema the gate cannot read
+ * (past README § Limits' schema limits) stops the server from starting, naming the tool, rather than
+ * being served ungated or dropped unseen.
+ */
+function refuseUnreadableTools(tools: readonly Tool[]): void {
+  for (const tool of tools) {
+    const readable = checkSchema(tool.parameters);
+    if (!readable.ok) {
+      throw new Error(
+        `rebound: the tool ${quote(tool.name)} (functions/) cannot be served: its parameters schema ${readable.reason}. Simplify its schema (README § Limits).`,
+      );
+    }
+  }
 }

@@ -5,6 +5,7 @@
 // mapping, and the SDK was ~29 KB of the Worker's gzipped bundle. Failures are data: the response
 // whatever its status, or why none came (no headers in time, unreachable); only the caller's own abort
 // is thrown, as it is.
+import { jsonText } from '../gate/json-text.ts';
 
 export interface ChatEndpoint {
   /** Ends with /v1 or the provider's equivalent, as OPENAI_BASE_URL. */
@@ -17,13 +18,14 @@ export interface ChatEndpoint {
 
 export type ChatPost = { kind: 'response'; response: Response } | { kind: 'timeout' } | { kind: 'unreachable'; message: string; cause: unknown };
 
+/** `body` may nest deeper than JSON.stringify goes (a gateway client's tool schema): jsonText writes it all the same. */
 export async function postChat(
   endpoint: ChatEndpoint,
   body: Record<string, unknown>,
   signal: AbortSignal,
   headers?: Record<string, string>,
 ): Promise<ChatPost> {
-  return postChatJson(endpoint, { json: JSON.stringify(body), stream: body.stream === true, headers }, signal);
+  return postChatJson(endpoint, { json: jsonText(body), stream: body.stream === true, headers }, signal);
 }
 
 /** A chat-completions body already serialised (the model adapter reuses the tools' part across requests). */

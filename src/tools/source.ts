@@ -18,5 +18,14 @@ export interface ToolSet {
 }
 
 export type ToolSourceStatus =
-  | { server: string; url: string; ok: true; tools: number; cached: boolean; notOffered?: string[] }
+  | {
+      server: string;
+      url: string;
+      ok: true;
+      tools: number;
+      cached: boolean;
+      notOffered?: string[];
+      /** Tools left out because the gate cannot read their input schema (past README § Limits' schema limits). */
+      unreadable?: Array<{ tool: string; reason: string }>;
+    }
   | { server: string; url: string; ok: false; error: string };

@@ -8,7 +8,8 @@
 // out of that turn with one line in the log; the others work. A call that fails (the server went down,
 // answered an error, timed out) is thrown as an Error, which the loop turns into a result the model reads.
 import type { McpServerConfig } from '../../config.ts';
-import { quote } from '../../quote.ts';
+import { cut, quote } from '../../quote.ts';
+import { checkSchema } from '../../gate/schema-compile.ts';
 import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
 import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
@@ -33,6 +34,8 @@ interface Listing {
   tools: Array<{ name: string; description: string; info: McpToolInfo }>;
   /** Allowlisted names the server does not offer (or only as tasks). */
   notOffered: string[];
+  /** Tools left out because the gate cannot read their input schema (past its schema limits), and why. */
+  unreadable: Array<{ tool: string; reason: string }>;
   at: number;
   stale: boolean;
 }
@@ -46,7 +49,18 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
 
   const remember = (server: McpServerConfig, infos: McpToolInfo[]): Listing => {
     const allowed = server.tools ? new Set(server.tools) : null;
-    const callable = infos.filter((t) => t.taskSupport !== 'required' && (!allowed || allowed.has(t.name)));
+    const wanted = infos.filter((t) => t.taskSupport !== 'required' && (!allowed || allowed.has(t.name)));
+    // A schema past the gate's limits (src/gate/schema-compile.ts) is checked here, once per listing,
+    // before anything walks it: the tool is left out, as an unreachable server's tools are.
+    const unreadable: Listing['unreadable'] = [];
+    const callable = wanted.filter((t) => {
+      const readable = checkSchema(t.inputSchema);
+      if (!readable.ok) unreadable.push({ tool: cut(t.name, 120), reason: `its input schema ${readable.reason}` });
+      return readable.ok;
+    });
+    for (const { tool, reason } of unreadable) {
+      log(`rebound: MCP server ${quote(server.name)} tool ${quote(tool)} is left out: ${reason}.`);
+    }
     const names = exposedNames(
       server.name,
       callable.map((t) => t.name),
@@ -56,7 +70,7 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
       return name ? [{ name, description: sanitiseDescription(info.description), info }] : [];
     });
     const offered = new Set(tools.map((t) => t.info.name));
-    const listing: Listing = { tools, notOffered: (server.tools ?? []).filter((t) => !offered.has(t)), at: now(), stale: false };
+    const listing: Listing = { tools, notOffered: (server.tools ?? []).filter((t) => !offered.has(t)), unreadable, at: now(), stale: false };
     listings.set(server.name, listing);
     return listing;
   };
@@ -101,9 +115,17 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
               run: (args, ctx) => sessions.call(server, info.name, args, ctx.signal, ctx.traceHeaders),
             };
           });
-          const notOffered = listing!.notOffered;
+          const { notOffered, unreadable } = listing!;
           return {
-            status: { server: server.name, url: where(server.url), ok: true, tools: tools.length, cached, ...(notOffered.length ? { notOffered } : {}) },
+            status: {
+              server: server.name,
+              url: where(server.url),
+              ok: true,
+              tools: tools.length,
+              cached,
+              ...(notOffered.length ? { notOffered } : {}),
+              ...(unreadable.length ? { unreadable } : {}),
+            },
             tools,
           };
         }),

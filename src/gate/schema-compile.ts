@@ -1,0 +1,237 @@
+// The one schema compiler. A tool's parameters schema is checked against the limits of limits.ts once
+// per schema object, by an iterative walk (a schema nested thousands of levels is refused before
+// anything recursive, JSON.stringify included, meets it); each node the gate reads is compiled once
+// into what a call needs of it: its types, its branches, its enum as a set (a lookup per value, not a
+// scan), the enum's text for messages and its case-folded values for repairs. Both are cached in
+// WeakMaps keyed by the schema objects, so no call recompiles a schema, and a schema dropped with its
+// request (the gateway's) or its listing (an MCP server's) is dropped here too.
+//
+// What a caller does with a schema over the limits depends on where it came from (README § Limits):
+// the gateway forwards the request ungated, the MCP source leaves the tool out, functions/ refuses to
+// start. The gate itself blocks a call to such a tool rather than walk its schema (index.ts).
+import { bound } from './bounded.ts';
+import { formatCount, MAX_ENUM_VALUES, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './limits.ts';
+import type { JSONSchema } from './types.ts';
+
+/** `reason` completes "the schema …": "nests deeper than 64 levels of JSON; the gate reads at most 64". */
+export type SchemaCheck = { ok: true } | { ok: false; reason: string };
+
+const OK: SchemaCheck = { ok: true };
+const checks = new WeakMap<object, SchemaCheck>();
+
+/** Whether the gate reads `schema` (a tool's parameters): within every limit of limits.ts. Cached per object. */
+export function checkSchema(schema: unknown): SchemaCheck {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { ok: false, reason: 'is not a JSON object' };
+  let known = checks.get(schema);
+  if (!known) {
+    known = walk(schema);
+    if (known.ok) known = fanOut(schema as JSONSchema);
+    checks.set(schema, known);
+  }
+  return known;
+}
+
+function over(reason: string): SchemaCheck {
+  return { ok: false, reason };
+}
+
+/** Depth-first with an explicit stack; counts a container's entries before it reads them, so a huge one is refused unread. */
+function walk(root: object): SchemaCheck {
+  const stack: Array<{ value: object; depth: number }> = [{ value: root, depth: 1 }];
+  let nodes = 1;
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    const entries = Array.isArray(value) ? value : Object.keys(value);
+    nodes += entries.length;
+    if (nodes > MAX_SCHEMA_NODES) return over(`has more than ${formatCount(MAX_SCHEMA_NODES)} values; the gate reads at most ${formatCount(MAX_SCHEMA_NODES)}`);
+    for (let i = 0; i < entries.length; i++) {
+      const key = Array.isArray(value) ? undefined : (entries[i] as string);
+      const child: unknown = key === undefined ? entries[i] : (value as Record<string, unknown>)[key];
+      if (typeof child !== 'object' || child === null) continue;
+      if (Array.isArray(child) && key === 'enum' && child.length > MAX_ENUM_VALUES) {
+        return over(`has an enum of ${formatCount(child.length)} values; the gate reads at most ${formatCount(MAX_ENUM_VALUES)}`);
+      }
+      if (depth >= MAX_SCHEMA_DEPTH) return over(`nests deeper than ${MAX_SCHEMA_DEPTH} levels of JSON; the gate reads at most ${MAX_SCHEMA_DEPTH}`);
+      stack.push({ value: child, depth: depth + 1 });
+    }
+  }
+  return OK;
+}
+
+/**
+ * The most subschemas one value is checked against (limits.ts, MAX_SCHEMA_BRANCHES): for each place
+ * in the arguments, the schemas that reach it and all their branches, counted. Run once the walk has
+ * bounded the depth and size; each schema node is counted at one place only (a schema is a tree).
+ */
+function fanOut(root: JSONSchema): SchemaCheck {
+  const places: JSONSchema[][] = [[root]];
+  while (places.length > 0) {
+    const reaching = places.pop()!;
+    const checked: JSONSchema[] = [];
+    for (const open = [...reaching]; open.length > 0; ) {
+      const s = open.pop()!;
+      checked.push(s);
+      if (checked.length > MAX_SCHEMA_BRANCHES) {
+        return over(
+          `has a place where one value would be checked against more than ${MAX_SCHEMA_BRANCHES} subschemas through anyOf/oneOf; the gate checks at most ${MAX_SCHEMA_BRANCHES}`,
+        );
+      }
+      open.push(...(compiled(s).branches ?? []));
+    }
+    const below = new Map<string, JSONSchema[]>();
+    const add = (key: string, s: JSONSchema | false | undefined) => {
+      if (!s) return;
+      const list = below.get(key);
+      if (list) list.push(s);
+      else below.set(key, [s]);
+    };
+    for (const s of checked) {
+      const node = compiled(s);
+      for (const [name, sub] of Object.entries(node.properties ?? {})) add(`.${name}`, sub);
+      add('[]', node.items);
+      add('*', node.additional);
+    }
+    for (const list of below.values()) places.push(list);
+  }
+  return OK;
+}
+
+// ---- compiled nodes ------------------------------------------------------------------------------------
+
+/** An enum as a call uses it. */
+export interface CompiledEnum {
+  /** Whether `v` is one of the values (a set lookup for scalars; objects and arrays compared in full). */
+  has(v: unknown): boolean;
+  /** The values as JSON for a message, cut when long. */
+  text: string;
+  /** The one value equal to `v` up to case, spaces, `_` and `-`, or undefined (none, or several). */
+  fold(v: string): unknown;
+}
+
+/**
+ * One schema node as a call reads it, its keywords in the shapes the gate expects: a keyword of
+ * another shape (`required: true`, a property that is not a schema, `items` as a list) constrains
+ * nothing here instead of throwing mid-call.
+ */
+export interface CompiledNode {
+  /** The `type` keyword as a list; undefined when absent. */
+  types: string[] | undefined;
+  /** The non-empty `anyOf` (else `oneOf`): the branches decide. */
+  branches: JSONSchema[] | undefined;
+  enum: CompiledEnum | undefined;
+  /** The declared properties that are schemas (own keys only). */
+  properties: Record<string, JSONSchema> | undefined;
+  required: string[];
+  items: JSONSchema | undefined;
+  /** A schema for undeclared keys, `false` when they are refused, undefined when anything goes. */
+  additional: JSONSchema | false | undefined;
+  /** The node reads as an object schema: `type` says so or it declares properties or required names. */
+  objectLike: boolean;
+  /**
+   * The last answer of schema.ts's `fits` at this node: for which call (`owner`, its memo), which
+   * value, and whether it fitted. One entry is enough: a value is asked about again right after
+   * (coercion asks at each level what the check just below answered).
+   */
+  last: { owner: object | null; value: unknown; answer: boolean };
+}
+
+/** Longest enum text in a message (the problem is cut at 1,000 characters anyway). */
+const MAX_ENUM_TEXT = 600;
+
+const nodes = new WeakMap<object, CompiledNode>();
+
+/** The compiled form of one node of a schema, made on first use and kept as long as the node. */
+export function compiled(s: JSONSchema): CompiledNode {
+  if (!isSchema(s)) return EMPTY;
+  let node = nodes.get(s);
+  if (!node) {
+    node = compile(s);
+    nodes.set(s, node);
+  }
+  return node;
+}
+
+const EMPTY: CompiledNode = {
+  types: undefined,
+  branches: undefined,
+  enum: undefined,
+  properties: undefined,
+  required: [],
+  items: undefined,
+  additional: undefined,
+  objectLike: false,
+  last: { owner: null, value: undefined, answer: false },
+};
+
+const isSchema = (v: unknown): v is JSONSchema => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** `true` as a subschema (JSON Schema's "anything"); `false` too, which the gate does not enforce. */
+const ANYTHING: JSONSchema = Object.freeze({});
+const subschema = (v: unknown): JSONSchema | undefined => (isSchema(v) ? v : typeof v === 'boolean' ? ANYTHING : undefined);
+const subschemas = (v: unknown): JSONSchema[] => (Array.isArray(v) ? v.map(subschema).filter((x): x is JSONSchema => x !== undefined) : []);
+
+function compile(s: JSONSchema): CompiledNode {
+  const t = s.type;
+  const types = typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : undefined;
+  const anyOf = subschemas(s.anyOf);
+  const oneOf = subschemas(s.oneOf);
+  const branches = anyOf.length > 0 ? anyOf : oneOf.length > 0 ? oneOf : undefined;
+  let properties: Record<string, JSONSchema> | undefined;
+  if (isSchema(s.properties)) {
+    properties = Object.create(null) as Record<string, JSONSchema>;
+    for (const [k, v] of Object.entries(s.properties)) {
+      const sub = subschema(v);
+      if (sub) properties[k] = sub;
+    }
+  }
+  const required = Array.isArray(s.required) ? s.required.filter((x): x is string => typeof x === 'string') : [];
+  const additional = isSchema(s.additionalProperties) ? s.additionalProperties : s.additionalProperties === false ? false : undefined;
+  return {
+    types,
+    branches,
+    enum: Array.isArray(s.enum) ? compileEnum(s.enum) : undefined,
+    properties,
+    required,
+    items: isSchema(s.items) ? s.items : undefined, // a list (tuple form) or `true`: no constraint read
+    additional,
+    objectLike: !!types?.includes('object') || properties !== undefined || Array.isArray(s.required),
+    last: { owner: null, value: undefined, answer: false },
+  };
+}
+
+const AMBIGUOUS = Symbol('ambiguous');
+const foldKey = (v: string): string => v.toLowerCase().replace(/[\s_-]+/g, '');
+
+function compileEnum(values: readonly unknown[]): CompiledEnum {
+  const scalars = new Set<unknown>();
+  const structured: unknown[] = [];
+  const folded = new Map<string, unknown>();
+  for (const v of values) {
+    if (typeof v === 'object' && v !== null) structured.push(v);
+    else scalars.add(v);
+    if (typeof v === 'string') {
+      const key = foldKey(v);
+      folded.set(key, folded.has(key) && folded.get(key) !== v ? AMBIGUOUS : v);
+    }
+  }
+  return {
+    has: (v) => (typeof v === 'object' && v !== null ? structured.some((e) => deepEqual(e, v)) : scalars.has(v)),
+    text: bound(JSON.stringify(values), MAX_ENUM_TEXT),
+    fold: (v) => {
+      const hit = folded.get(foldKey(v));
+      return hit === AMBIGUOUS ? undefined : hit;
+    },
+  };
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
