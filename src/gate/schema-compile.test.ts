@@ -27,7 +27,6 @@ describe('checkSchema: the limits, checked once per schema', () => {
     expect(checkSchema(past)).toMatchObject({ ok: false, reason: expect.stringContaining(`nests deeper than ${MAX_SCHEMA_DEPTH} levels`) });
     const deep = tool(nestedAnyOf(2_500, 'oneOf'));
     expect(checkSchema(deep).ok).toBe(false);
-    expect(() => JSON.stringify(deep)).toThrow(RangeError); // what the limit keeps from the gate
   });
 
   it('refuses too many branches, too large an enum, too many values', () => {

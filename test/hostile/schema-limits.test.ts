@@ -157,7 +157,13 @@ describe('a tool in functions/ whose schema is past the limits', () => {
   it('stops the server from starting, naming the tool', () => {
     let schema: z.ZodType = z.number();
     for (let i = 0; i < MAX_SCHEMA_DEPTH; i++) schema = z.object({ inner: schema });
-    const tooDeep = defineTool({ name: 'nest_egg', description: 'Nested too deep', schema: z.object({ egg: schema }), run: async () => 'ok' });
+    const tooDeep = defineTool({
+      name: 'nest_egg',
+      description: 'Nested too deep',
+      schema: z.object({ egg: schema }),
+      annotations: { readOnlyHint: true },
+      run: async () => 'ok',
+    });
     const config = loadConfig({});
     const deps = { config, tools: [...defaultTools, tooDeep] } as unknown as Parameters<typeof createApp>[0];
     expect(() => createApp(deps)).toThrow(/the tool "nest_egg" \(functions\/\) cannot be served: its parameters schema nests deeper than 32 levels/);
