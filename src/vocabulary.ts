@@ -90,7 +90,10 @@ export type TurnEvent =
         verdict: VerdictKind;
         category: Category;
         ok: boolean;
+        /** What the model got: past 40,000 characters of JSON, the start of that JSON as a string, and `truncated`. */
         result?: unknown;
+        /** Present when `result` was cut: says the original length ("the result is 20971522 characters of JSON; …"). */
+        truncated?: string;
         error?: string;
         suggestions?: string[];
         repairs?: Repair[];

@@ -4,7 +4,8 @@ import { buildPathIndex } from '../gate/paths.ts';
 import type { ProposedCall, ToolSpec } from '../gate/types.ts';
 import type { ToolResultPayload } from '../vocabulary.ts';
 import { activityRow } from './activity-row.ts';
-import { MAX_RESULT_CHARS, toolMessage, toolResultEvent, type CallOutcome } from './call-outcome.ts';
+import { boundedResult, MAX_RESULT_CHARS } from './bounded-result.ts';
+import { toolMessage, toolResultEvent, type CallOutcome } from './call-outcome.ts';
 import type { BlockedVerdict, Execution, PassedVerdict } from './types.ts';
 import { LoopBreaker } from '../loop/loop-breaker.ts';
 
@@ -31,7 +32,7 @@ function passed(call: ProposedCall): PassedVerdict {
   if (v.verdict === 'blocked') throw new Error(`expected ${call.name} to pass: ${v.message}`);
   return v;
 }
-const ran = (result: unknown): Execution => ({ ok: true, result, json: JSON.stringify(result) });
+const ran = (result: unknown): Execution => ({ ok: true, ...boundedResult(result, JSON.stringify(result)) });
 const threw: Execution = {
   ok: false,
   error: 'echo failed: disk on fire',
@@ -183,12 +184,12 @@ describe('CallOutcome', () => {
       expect(message.content.length).toBeLessThanOrEqual(MAX_RESULT_CHARS + 200);
       if (payload.ok !== true) throw new Error('expected ok');
       expect(typeof payload.result).toBe('string');
-      expect((execution as { json: string }).json.startsWith(payload.result as string)).toBe(true);
-      expect(payload.truncated).toMatch(
-        new RegExp(`^the result is ${(execution as { json: string }).json.length} characters of JSON; only the first \\d+ are shown$`),
-      );
-      // The client still gets the whole value.
-      expect(event.result).toEqual(result);
+      const whole = JSON.stringify(result);
+      expect(whole.startsWith(payload.result as string)).toBe(true);
+      expect(payload.truncated).toMatch(new RegExp(`^the result is ${whole.length} characters of JSON; only the first \\d+ are shown$`));
+      // The client gets what the model got, with the original length: not the whole value (issue 18).
+      expect(event.result).toBe(payload.result);
+      expect(event.truncated).toBe(payload.truncated);
     }
   });
 });

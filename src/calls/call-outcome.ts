@@ -18,9 +18,6 @@ export type CallOutcome =
   /** The call passed the gate, perhaps repaired, and ran. `escalation` when its failure repeats an earlier one. */
   | { kind: 'executed'; call: ProposedCall; verdict: PassedVerdict; execution: Execution; escalation: Escalation | null; durationMs: number };
 
-/** The longest result text the model is sent (characters of its JSON); longer ones are cut, and say so. */
-export const MAX_RESULT_CHARS = 40_000;
-
 /**
  * The call's category as the client and the activity log see it: a repeat is its own category, a call
  * that passed the gate and then failed an execution error, a repaired one keeps what was wrong.
@@ -67,7 +64,13 @@ export function toolResultEvent(outcome: CallOutcome): Extract<TurnEvent, { even
       name: verdict.call.name,
       verdict: verdict.verdict,
       ok: execution.ok,
-      ...(execution.ok ? { result: execution.result, ...(execution.diffs ? { diffs: execution.diffs } : {}) } : { error: errorOf(outcome)! }),
+      ...(execution.ok
+        ? {
+            result: execution.result,
+            ...(execution.truncated ? { truncated: execution.truncated } : {}),
+            ...(execution.diffs ? { diffs: execution.diffs } : {}),
+          }
+        : { error: errorOf(outcome)! }),
       ...(verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {}),
     },
   };
@@ -82,23 +85,14 @@ function toolMessageContent(outcome: CallOutcome): string {
   if (outcome.kind === 'withheld') return JSON.stringify({ ok: false, error: outcome.refusal } satisfies ToolResultPayload);
   if (outcome.kind === 'blocked') return JSON.stringify(blockedPayload(outcome.verdict, outcome.escalation));
   const { execution, escalation } = outcome;
-  if (execution.ok) return resultContent(execution.json);
+  if (execution.ok) return resultContent(execution);
   // A repeated failure's hint is the escalation: the usual "correct the arguments and call again" no longer holds.
   const payload: ToolResultPayload = { ok: false, error: execution.error, hint: escalation ? escalation.note : execution.hint, ...escalation?.shown };
   return JSON.stringify(payload);
 }
 
-/**
- * `{"ok":true,"result":…}` around the result's JSON, spliced rather than serialised again. Past
- * MAX_RESULT_CHARS the result becomes a string holding the start of that JSON, cut so that the whole
- * message stays within the cap however much escaping the cut text needs.
- */
-function resultContent(json: string): string {
-  if (json.length <= MAX_RESULT_CHARS) return `{"ok":true,"result":${json}}`;
-  for (let keep = MAX_RESULT_CHARS; ; ) {
-    const truncated = `the result is ${json.length} characters of JSON; only the first ${keep} are shown`;
-    const content = JSON.stringify({ ok: true, result: json.slice(0, keep), truncated } satisfies ToolResultPayload);
-    if (content.length <= MAX_RESULT_CHARS + 200 || keep === 0) return content;
-    keep = Math.floor((keep * MAX_RESULT_CHARS) / content.length);
-  }
+/** `{"ok":true,"result":…}` around the (bounded) result's JSON, spliced rather than serialised again. */
+function resultContent(execution: Extract<Execution, { ok: true }>): string {
+  const note = execution.truncated === undefined ? '' : `,"truncated":${JSON.stringify(execution.truncated)}`;
+  return `{"ok":true,"result":${execution.json}${note}}`;
 }

@@ -10,8 +10,12 @@ export type PassedVerdict = Exclude<Verdict, { verdict: 'blocked' }>;
 
 /** What running one tool gave (loop/execute.ts). */
 export type Execution =
-  /** `json` is the result as JSON text (a tool returning nothing gives "null"); `diffs`, for the page only, are not in it. */
-  { ok: true; result: unknown; json: string; diffs?: FileDiff[] } | { ok: false; error: string; hint: string; timedOut: boolean };
+  /**
+   * `result` is bounded (calls/bounded-result.ts: past 40,000 characters of JSON, the start of its JSON
+   * and `truncated`, which says the original length); `json` is it as JSON text (a tool returning
+   * nothing gives "null"); `diffs`, for the page only, are not in it. `error` is cut too (2,000 characters).
+   */
+  { ok: true; result: unknown; json: string; truncated?: string; diffs?: FileDiff[] } | { ok: false; error: string; hint: string; timedOut: boolean };
 
 /** How the loop breaker (loop/loop-breaker.ts) answers a failure that repeats an earlier one of the turn. */
 export interface Escalation {

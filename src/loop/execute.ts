@@ -1,6 +1,8 @@
 // Running one tool: a tool that throws, hangs past its timeout or returns something that cannot be
 // serialised becomes an error with a hint for the model. Nothing a tool does ends the turn.
+import { boundedResult } from '../calls/bounded-result.ts';
 import { delay } from '../delay.ts';
+import { cut } from '../quote.ts';
 import { takeDiffs } from '../tools/diffs.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import type { FileDiff } from '../vocabulary.ts';
@@ -46,9 +48,14 @@ function success(result: unknown, diffs: FileDiff[] | null): Execution {
   } catch (err) {
     return failure(`the tool returned a result that cannot be serialised (${(err as Error).message})`, 'Report this to the user; the tool itself is faulty.');
   }
-  return { ok: true, result, json: json ?? 'null', ...(diffs ? { diffs } : {}) }; // JSON.stringify(() => {}) is undefined
+  // Bounded here, once: past this line no one holds more of a huge result than the model gets.
+  const bounded = boundedResult(result ?? null, json ?? 'null'); // JSON.stringify(() => {}) is undefined
+  return { ok: true, ...bounded, ...(diffs ? { diffs } : {}) };
 }
 
+/** Longest error the model, the event and the activity row get from a failed tool (a thrown 20 MB message is cut). */
+const MAX_ERROR_CHARS = 2_000;
+
 function failure(error: string, hint: string, timedOut = false): Execution {
-  return { ok: false, error, hint, timedOut };
+  return { ok: false, error: cut(error, MAX_ERROR_CHARS), hint, timedOut };
 }
