@@ -57,7 +57,8 @@ export function gate(call: ProposedCall, toolset: readonly ToolSpec[], context: 
 function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext, writtenName?: string): Verdict {
   const names = toolset.map((t) => t.name);
   const destructive = new Set(toolset.filter(isDestructive).map((t) => t.name));
-  const resolved = resolveToolName(call.name, names, (name) => destructive.has(name));
+  const fromServer = new Set(toolset.filter((t) => t.origin !== undefined).map((t) => t.name));
+  const resolved = resolveToolName(call.name, names, { destructive: (name) => destructive.has(name), fromServer: (name) => fromServer.has(name) });
   const parsed = parseArgumentsText(call.arguments, context.limits);
   // Arguments too large to read are not quoted back either: the message says their size.
   const raw = parsed.ok || parsed.reason !== 'too_large' ? call.arguments : undefined;

@@ -87,19 +87,19 @@ describe('no guess lands on a destructive tool (issue 24)', () => {
   const destructive = (name: string) => ['write_file', 'patch_file', 'delete_file'].includes(name);
 
   it('repairs a near-certain typo of a destructive tool’s own name', () => {
-    expect(resolveToolName('delet_file', workspace, destructive)).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
-    expect(resolveToolName('delete_fle', workspace, destructive)).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
-    expect(resolveToolName('dleete_file', workspace, destructive)).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
-    expect(resolveToolName('Delete-File', workspace, destructive)).toEqual({ kind: 'normalised', name: 'delete_file' });
+    expect(resolveToolName('delet_file', workspace, { destructive })).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
+    expect(resolveToolName('delete_fle', workspace, { destructive })).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
+    expect(resolveToolName('dleete_file', workspace, { destructive })).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
+    expect(resolveToolName('Delete-File', workspace, { destructive })).toEqual({ kind: 'normalised', name: 'delete_file' });
   });
 
   it('never repairs or suggests it for a synonym, a reordering or a loose match, and says one was held back', () => {
     for (const written of ['remove_file', 'erase_file', 'file_delete', 'undelete_file', 'rm_file', 'delete', 'update_customer_profile']) {
-      const r = resolveToolName(written, workspace, destructive);
+      const r = resolveToolName(written, workspace, { destructive });
       expect(r.kind, written).toBe('unknown');
       expect(r.kind === 'unknown' && r.suggestions.filter(destructive), written).toEqual([]);
     }
-    expect(resolveToolName('remove_file', workspace, destructive)).toMatchObject({ heldBack: true });
+    expect(resolveToolName('remove_file', workspace, { destructive })).toMatchObject({ heldBack: true });
   });
 
   it('by default, judges by the name: a word such as delete, drop or kill makes a tool destructive', () => {
@@ -111,11 +111,34 @@ describe('no guess lands on a destructive tool (issue 24)', () => {
 
   it('other tools need a match on the name as a whole, not a shared word or substring', () => {
     // profile ⊃ file, update ~ patch: no suggestion at all.
-    expect(resolveToolName('update_customer_profile', ['read_file', 'patch_file', 'list_files'], () => false)).toEqual({ kind: 'unknown', suggestions: [] });
+    expect(resolveToolName('update_customer_profile', ['read_file', 'patch_file', 'list_files'], { destructive: () => false })).toEqual({
+      kind: 'unknown',
+      suggestions: [],
+    });
     expect(resolveToolName('calculus_compute_derivative', ['calculus_compute_definite_integral'])).toEqual({ kind: 'unknown', suggestions: [] });
     expect(resolveToolName('get_gold_price', ['calculate_Bond_Price'])).toEqual({ kind: 'unknown', suggestions: [] });
     // Every word of one side matched in the other: still offered.
     expect(resolveToolName('get_weather', ['get_weather_forecast'])).toMatchObject({ suggestions: ['get_weather_forecast'] });
     expect(resolveToolName('fetch_weather', ['get_weather', 'send_email'])).toMatchObject({ kind: 'similar', candidate: 'get_weather' });
+  });
+});
+
+describe("a server's tools never shadow the app's own (issue 18)", () => {
+  const own = ['read_file', 'write_file', 'list_files'];
+  const fromServer = (name: string) => name.startsWith('evil__');
+
+  it('read_fil is still repaired to the own read_file when a server exposes read_file too', () => {
+    expect(resolveToolName('read_fil', [...own, 'evil__read_file'], { fromServer })).toMatchObject({ kind: 'similar', candidate: 'read_file' });
+    // Without the origin, the two tie and nothing is repaired: the origin is what decides.
+    expect(resolveToolName('read_fil', [...own, 'evil__read_file']).kind).toBe('unknown');
+  });
+
+  it('own tools come first among equals; then names alphabetically', () => {
+    const r = resolveToolName('read', ['read_file', 'aaa__read_file', 'evil__read_file'], { fromServer: (n) => n.includes('__') });
+    expect(r.kind === 'unknown' ? r.suggestions : r.kind === 'similar' ? r.suggestions : []).toEqual(['read_file', 'aaa__read_file', 'evil__read_file']);
+  });
+
+  it("a name that says the server still goes to the server's tool", () => {
+    expect(resolveToolName('evil__read_fil', [...own, 'evil__read_file'], { fromServer })).toMatchObject({ kind: 'similar', candidate: 'evil__read_file' });
   });
 });

@@ -16,6 +16,11 @@
 // names match as a whole (every word of one side matched in the other, a typo of the whole name, or
 // the tool's name with its namespace dropped), not on a shared word or substring (`profile` ⊃ `file`,
 // `update` ~ `patch`).
+//
+// A server's tools never shadow the app's own (issue 18): `evil__read_file` is as close to `read_fil`
+// as `read_file` is, since the server part is dropped when comparing. On a tie the app's own tool ranks
+// first (then names alphabetically), and a server's tool that is not strictly closer does not stand in
+// the way of repairing to the app's own: the margin of an own candidate is measured to own tools only.
 import { distance } from 'fastest-levenshtein';
 import { isDestructive } from './annotations.ts';
 import { MAX_TOOL_NAME_CHARS } from './limits.ts';
@@ -219,22 +224,24 @@ export function toolNameMatcher(toolNames: readonly string[]): (written: string)
   };
 }
 
-/**
- * The tool a written name means. `destructive` says which tools are destructive (default: by their
- * names, annotations.ts): those are guessed only for a near-certain typo of their own name.
- */
-export function resolveToolName(
-  written: string,
-  toolNames: readonly string[],
-  destructive: (name: string) => boolean = (name) => isDestructive({ name }),
-): NameResolution {
+export interface ResolveOptions {
+  /** Which tools are destructive (default: by their names, annotations.ts): guessed only for a near-certain typo of their own name. */
+  destructive?: (name: string) => boolean;
+  /** Which tools come from an MCP server rather than the app itself (default: none): they never win a tie. */
+  fromServer?: (name: string) => boolean;
+}
+
+/** The tool a written name means (see the top of this file). */
+export function resolveToolName(written: string, toolNames: readonly string[], options: ResolveOptions = {}): NameResolution {
+  const destructive = options.destructive ?? ((name: string) => isDestructive({ name }));
+  const fromServer = options.fromServer ?? (() => false);
   const match = toolNameMatcher(toolNames)(written);
   if (match && match.kind !== 'ambiguous') return match;
   if (written.length > MAX_TOOL_NAME_CHARS) return { kind: 'unknown', suggestions: [] };
 
   const ranked = toolNames
-    .map((name) => ({ name, score: nameSimilarity(written, name) }))
-    .sort((x, y) => y.score - x.score || x.name.localeCompare(y.name))
+    .map((name) => ({ name, score: nameSimilarity(written, name), server: fromServer(name) }))
+    .sort((x, y) => y.score - x.score || Number(x.server) - Number(y.server) || x.name.localeCompare(y.name))
     .map((r) => {
       const d = destructive(r.name);
       return { ...r, destructive: d, guess: r.score >= MIN_SUGGESTION && mayGuess(written, r.name, d) };
@@ -244,7 +251,9 @@ export function resolveToolName(
     (r) => r.score,
   ).map((r) => r.name);
   const heldBack = ranked.some((r) => r.destructive && !r.guess && r.score >= MIN_SUGGESTION) ? { heldBack: true as const } : {};
-  const [first, second] = ranked;
+  const first = ranked[0];
+  // An own candidate is measured against own tools only: a server's tool as close does not displace it.
+  const second = ranked.slice(1).find((r) => !(first && !first.server && r.server));
   if (!match && first?.guess && first.score >= MIN_CANDIDATE && first.score - (second?.score ?? 0) >= MIN_MARGIN) {
     return { kind: 'similar', candidate: first.name, suggestions };
   }

@@ -36,6 +36,11 @@ export interface ToolSpec {
    * destructive (`isDestructive`), which is all the gate reads of them.
    */
   annotations?: ToolAnnotations;
+  /**
+   * Where the tool lives when it is not the app's own: an MCP server and its name there. The gate reads
+   * only whether it is set: such a tool never wins a tie with the app's own (tool-name.ts).
+   */
+  origin?: { server: string; tool: string };
 }
 
 /** A tool call as the model proposed it: `arguments` is the raw text, exactly as streamed. */
