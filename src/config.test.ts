@@ -62,10 +62,11 @@ describe('MCP_SERVERS', () => {
   };
 
   it('is empty by default and reads servers with headers and an allowlist', () => {
-    expect(loadConfig({}).mcp).toEqual({ servers: [], toolsTtlMs: 300_000 });
+    expect(loadConfig({}).mcp).toEqual({ servers: [], toolsTtlMs: 300_000, listTimeoutMs: 3_000 });
     const c = loadConfig({
       MCP_SERVERS: JSON.stringify([server, { name: 'docs_2', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer x' }, tools: ['search'] }]),
       MCP_TOOLS_TTL_S: '0',
+      MCP_LIST_TIMEOUT_MS: '500',
     });
     expect(c.mcp).toEqual({
       servers: [
@@ -73,7 +74,9 @@ describe('MCP_SERVERS', () => {
         { name: 'docs_2', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer x' }, tools: ['search'] },
       ],
       toolsTtlMs: 0,
+      listTimeoutMs: 500,
     });
+    expect(() => loadConfig({ MCP_LIST_TIMEOUT_MS: '50' })).toThrow(/MCP_LIST_TIMEOUT_MS="50"/);
   });
 
   it('refuses text that is not JSON without quoting it (headers hold credentials)', () => {

@@ -56,6 +56,7 @@ const EnvSchema = z.object({
       'write the mapping as client=upstream pairs, comma-separated ("*=upstream" for every other model)',
     ),
   MCP_TOOLS_TTL_S: int(0, 86_400).default(300),
+  MCP_LIST_TIMEOUT_MS: int(100, 60_000).default(3_000),
   STORAGE: z
     .enum(['memory', 'supabase'], { error: 'use "supabase" (the default where its settings are set) or "memory" (one isolate\'s memory: a demo)' })
     .optional(),
@@ -114,6 +115,8 @@ export interface McpConfig {
   servers: McpServerConfig[];
   /** How long an isolate reuses a server's tool list before listing it again (0: every turn). */
   toolsTtlMs: number;
+  /** MCP_LIST_TIMEOUT_MS: the longest a turn (or GET /v1/tools) waits for one server's handshake and tools/list. */
+  listTimeoutMs: number;
 }
 
 export interface McpServerConfig {
@@ -264,7 +267,7 @@ export function loadConfig(env: Env): Config {
       forwardClientKey: e.GATEWAY_FORWARD_CLIENT_KEY,
       models: Object.fromEntries(splitList(e.GATEWAY_MODELS).map((pair) => pair.split('=') as [string, string])),
     },
-    mcp: { servers: mcp.servers, toolsTtlMs: e.MCP_TOOLS_TTL_S * 1000 },
+    mcp: { servers: mcp.servers, toolsTtlMs: e.MCP_TOOLS_TTL_S * 1000, listTimeoutMs: e.MCP_LIST_TIMEOUT_MS },
     tracing: otel.tracing,
     ...(e.STORAGE ? { storage: e.STORAGE } : {}),
   };

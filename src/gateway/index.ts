@@ -54,9 +54,7 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
   const log = deps.log ?? ((line: string) => console.warn(line));
   if (request.ungated) {
     const { tool, reason } = request.ungated;
-    log(
-      `rebound gateway ${requestId}: the parameters schema of tool ${quote(tool)} ${reason}; this request is forwarded ungated (its calls' verdict: none).`,
-    );
+    log(`rebound gateway ${requestId}: the parameters schema of tool ${quote(tool)} ${reason}; this request is forwarded ungated (its calls' verdict: none).`);
   }
 
   const trace = await deps.tracing?.startGateway({

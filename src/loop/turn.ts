@@ -54,16 +54,39 @@ export interface TurnDeps {
   log?: (line: string) => void;
   /** The turn's `invoke_agent` span, started by whoever started the turn (tracing on): runTurn ends it. */
   trace?: TurnTrace;
+  /**
+   * More tools, asked for once turn_start is out (MCP servers: their listing may take up to
+   * MCP_LIST_TIMEOUT_MS): added to `tools`, with the activity writer the turn then uses, and closed when
+   * the turn ends (src/turns/turn-tools.ts).
+   */
+  openTools?: (signal: AbortSignal) => Promise<OpenedTools>;
+}
+
+/** What `openTools` gave a turn. */
+export interface OpenedTools {
+  tools: Tool[];
+  activity: ActivityWriter;
+  close(): Promise<void>;
 }
 
 /**
  * Runs one claimed turn into `sink`, turn_start to done: how it ended is the `done` event's. `signal`
  * stops it (done{reason:"aborted"}).
  */
-export async function runTurn(turn: TurnInput, deps: TurnDeps, sink: Emit, signal: AbortSignal): Promise<void> {
-  const log = deps.log ?? ((line: string) => console.error(line));
+export async function runTurn(turn: TurnInput, given: TurnDeps, sink: Emit, signal: AbortSignal): Promise<void> {
   const started = new Date();
-  sink({ event: 'turn_start', data: { turnId: turn.id, sessionId: turn.sessionId, model: deps.model.model, demo: deps.model.demo } });
+  // Before anything that can wait: the client knows the turn started while tool sources are listed.
+  sink({ event: 'turn_start', data: { turnId: turn.id, sessionId: turn.sessionId, model: given.model.model, demo: given.model.demo } });
+  const opened = given.openTools ? await given.openTools(signal) : undefined;
+  try {
+    await runOpened(turn, opened ? { ...given, tools: [...given.tools, ...opened.tools], activity: opened.activity } : given, sink, signal, started);
+  } finally {
+    await opened?.close();
+  }
+}
+
+async function runOpened(turn: TurnInput, deps: TurnDeps, sink: Emit, signal: AbortSignal, started: Date): Promise<void> {
+  const log = deps.log ?? ((line: string) => console.error(line));
   let result: TurnResult;
   try {
     const history = await deps.storage.sessions.history(turn.sessionId);

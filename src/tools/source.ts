@@ -28,4 +28,5 @@ export type ToolSourceStatus =
       /** Tools left out because the gate cannot read their input schema (past README § Limits' schema limits). */
       unreadable?: Array<{ tool: string; reason: string }>;
     }
-  | { server: string; url: string; ok: false; error: string };
+  /** `retryAt`: when the server, remembered as down, is asked again (MCP_LIST_TIMEOUT_MS in README § Configuration). */
+  | { server: string; url: string; ok: false; error: string; retryAt?: string };

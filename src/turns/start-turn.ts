@@ -9,7 +9,7 @@ import type { SessionStore, Storage, TurnRecord } from '../store/types.ts';
 import type { TraceCarrier, Tracing } from '../telemetry/index.ts';
 import type { LiveTurn } from './live-turns.ts';
 import type { TurnPlacement } from './placement.ts';
-import { type ToolSet, withTurnTools } from './turn-tools.ts';
+import { type ToolSet, turnToolOpener } from './turn-tools.ts';
 
 /** What a turn runs with: the storage it reads and saves, the model, its tools, where its calls are logged. */
 export interface TurnAgent extends ToolSet {
@@ -44,9 +44,9 @@ export function startTurn({ turn, agent, limits, placement, waitUntil, watchForS
       const { model } = agent;
       const trace = await tracing?.startTurn({ turnId: turn.id, sessionId: turn.sessionId, model: model.model, demo: model.demo, carrier });
       try {
-        await withTurnTools(agent, signal, ({ tools, activity }) =>
-          runTurn(turn, { storage: agent.storage, model, tools, activity, limits, systemPrompt: agent.systemPrompt, waitUntil, trace }, emit, signal),
-        );
+        const { storage, tools, activity, systemPrompt } = agent;
+        const openTools = turnToolOpener(agent);
+        await runTurn(turn, { storage, model, tools, activity, limits, systemPrompt, waitUntil, trace, ...(openTools ? { openTools } : {}) }, emit, signal);
       } finally {
         // runTurn ends the span with the turn's result; this only ends one a failure before it left open.
         trace?.end({ reason: 'error', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 } });

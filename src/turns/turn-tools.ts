@@ -1,8 +1,10 @@
 // A turn's tools: the app's own (functions/) and what the tool source (MCP servers) offers at the start
-// of this turn, with the turn's activity rows tagged with the server of each call's tool. Whatever the
-// source opened for the turn is closed when the turn ends, however it ends.
+// of this turn, with the turn's activity rows tagged with the server of each call's tool. The loop asks
+// for them once turn_start is out (TurnDeps.openTools), and closes whatever the source opened for the
+// turn when the turn ends, however it ends.
 import { tagCalls } from '../activity/tagged.ts';
 import type { ActivityWriter } from '../activity/types.ts';
+import type { OpenedTools } from '../loop/turn.ts';
 import type { ToolSource } from '../tools/source.ts';
 import type { Tool } from '../tools/types.ts';
 
@@ -13,15 +15,15 @@ export interface ToolSet {
   activity: ActivityWriter;
 }
 
-export async function withTurnTools<T>(deps: ToolSet, signal: AbortSignal, run: (turn: { tools: Tool[]; activity: ActivityWriter }) => Promise<T>): Promise<T> {
-  if (!deps.toolSource) return run({ tools: deps.tools, activity: deps.activity });
-  const set = await deps.toolSource.open({ signal });
-  try {
+/** The source's tools for one turn (the app's own are the turn's already), or undefined without a source. */
+export function turnToolOpener(deps: ToolSet): ((signal: AbortSignal) => Promise<OpenedTools>) | undefined {
+  const source = deps.toolSource;
+  if (!source) return undefined;
+  return async (signal) => {
+    const set = await source.open({ signal });
     const activity = tagCalls(deps.activity, (row) => ({
       tool_server: set.serverOf(row.tool_resolved ?? row.tool_requested) ?? set.serverOf(row.tool_requested),
     }));
-    return await run({ tools: [...deps.tools, ...set.tools], activity });
-  } finally {
-    await set.close();
-  }
+    return { tools: set.tools, activity, close: () => set.close() };
+  };
 }

@@ -5,5 +5,11 @@ import { createMcpToolSource } from './source.ts';
 
 export function mcpToolSource(config: Pick<Config, 'mcp' | 'toolTimeoutMs'>, log?: (line: string) => void): ToolSource | undefined {
   if (config.mcp.servers.length === 0) return undefined;
-  return createMcpToolSource({ servers: config.mcp.servers, ttlMs: config.mcp.toolsTtlMs, timeoutMs: config.toolTimeoutMs, log });
+  return createMcpToolSource({
+    servers: config.mcp.servers,
+    ttlMs: config.mcp.toolsTtlMs,
+    listTimeoutMs: config.mcp.listTimeoutMs,
+    timeoutMs: config.toolTimeoutMs,
+    log,
+  });
 }

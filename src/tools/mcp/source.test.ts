@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../config.ts';
 import type { ToolContext } from '../types.ts';
 import { isDestructive } from '../../gate/annotations.ts';
-import { createMcpToolSource } from './source.ts';
+import { createMcpToolSource, DOWN_RETRY_FIRST_MS, DOWN_RETRY_MAX_MS } from './source.ts';
 import type { McpSession, McpToolInfo, OpenSession, SessionOptions } from './session.ts';
 
 const sum: McpToolInfo = {
@@ -66,7 +66,7 @@ const signal = () => new AbortController().signal;
 describe('createMcpToolSource', () => {
   it('offers <server>__<tool> with the inputSchema unchanged, leaving out task-only tools', async () => {
     const { open } = fakeServer([sum, echo, task]);
-    const source = createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, openSession: open });
+    const source = createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open });
     const set = await source.open({ signal: signal() });
     expect(set.tools.map((t) => [t.name, t.origin])).toEqual([
       ['everything__get-sum', { server: 'everything', tool: 'get-sum' }],
@@ -81,7 +81,9 @@ describe('createMcpToolSource', () => {
     const readOnly = { ...sum, annotations: { readOnlyHint: true } };
     const additive = { ...echo, name: 'add-note', annotations: { destructiveHint: false } };
     const { open } = fakeServer([readOnly, additive, echo]);
-    const set = await createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open }).open({
+      signal: signal(),
+    });
     expect(set.tools.map((t) => [t.name, t.annotations, isDestructive(t)])).toEqual([
       ['everything__get-sum', { readOnlyHint: true }, false],
       ['everything__add-note', { destructiveHint: false }, false],
@@ -92,7 +94,9 @@ describe('createMcpToolSource', () => {
 
   it('calls the server under its own tool name; isError and a lost server become thrown errors', async () => {
     const { open, state } = fakeServer([sum, echo]);
-    const set = await createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open }).open({
+      signal: signal(),
+    });
     const [sumTool, echoTool] = set.tools;
     expect(await sumTool!.run({ a: 2, b: 3 }, ctx())).toBe('The sum is 5.');
     await expect(echoTool!.run({ message: 'hi' }, ctx())).rejects.toThrow('echo is broken today');
@@ -110,7 +114,7 @@ describe('createMcpToolSource', () => {
   it('keeps a list for the TTL, connecting only when a turn calls, and closes what the turn opened', async () => {
     let t = 0;
     const { open, state } = fakeServer([sum]);
-    const source = createMcpToolSource({ servers: [server()], ttlMs: 1_000, timeoutMs: 1_000, openSession: open, now: () => t });
+    const source = createMcpToolSource({ servers: [server()], ttlMs: 1_000, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open, now: () => t });
     await (await source.open({ signal: signal() })).close();
     expect([state.lists, state.opened, state.closed]).toEqual([1, 1, 1]);
 
@@ -130,7 +134,7 @@ describe('createMcpToolSource', () => {
 
   it('takes a list announced by notifications/tools/list_changed for the next turn, or relists when it could not be fetched', async () => {
     const { open, state } = fakeServer([sum]);
-    const source = createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, openSession: open });
+    const source = createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open });
     const first = await source.open({ signal: signal() });
     state.changed[0]!([sum, echo]);
     expect(first.tools.map((t) => t.name)).toEqual(['everything__get-sum']); // this turn keeps its tools
@@ -150,7 +154,13 @@ describe('createMcpToolSource', () => {
 
   it('an allowlist offers only its tools and reports the ones the server lacks', async () => {
     const { open } = fakeServer([sum, echo, task]);
-    const set = await createMcpToolSource({ servers: [server({ tools: ['echo', 'research', 'add'] })], ttlMs: 0, timeoutMs: 1_000, openSession: open }).open({
+    const set = await createMcpToolSource({
+      servers: [server({ tools: ['echo', 'research', 'add'] })],
+      ttlMs: 0,
+      timeoutMs: 1_000,
+      listTimeoutMs: 1_000,
+      openSession: open,
+    }).open({
       signal: signal(),
     });
     expect(set.tools.map((t) => t.name)).toEqual(['everything__echo']);
@@ -159,6 +169,7 @@ describe('createMcpToolSource', () => {
   });
 
   it('an unreachable server is left out with one log line (no secrets), the others still work', async () => {
+    let t = 0;
     const down = fakeServer([echo]);
     down.state.up = false;
     const up = fakeServer([sum]);
@@ -168,18 +179,31 @@ describe('createMcpToolSource', () => {
       servers: [server({ name: 'down', url: 'https://down.example/mcp?token=sk-secret', headers: { authorization: 'Bearer sk-secret' } }), server()],
       ttlMs: 60_000,
       timeoutMs: 1_000,
+      listTimeoutMs: 1_000,
       openSession: open,
       log: (l) => lines.push(l),
+      now: () => t,
     });
     const set = await source.open({ signal: signal() });
     expect(set.tools.map((t) => t.name)).toEqual(['everything__get-sum']);
-    expect(set.sources[0]).toEqual({ server: 'down', url: 'https://down.example', ok: false, error: 'fetch failed: connect ECONNREFUSED 127.0.0.1:9' });
+    expect(set.sources[0]).toEqual({
+      server: 'down',
+      url: 'https://down.example',
+      ok: false,
+      error: 'fetch failed: connect ECONNREFUSED 127.0.0.1:9',
+      retryAt: expect.any(String),
+    });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/MCP server "down" \(https:\/\/down\.example\) could not list its tools: "fetch failed.*left out of this turn/);
+    expect(lines[0]).toMatch(/MCP server "down" \(https:\/\/down\.example\) could not list its tools: "fetch failed.*left out until it is asked again in 30 s/);
     expect(lines.join()).not.toContain('sk-secret');
     await set.close();
-    // The failure is not kept: the next turn tries again.
+    // The failure is kept (issue 18): the next turn does not ask the server again before its retry time…
     down.state.up = true;
+    const soon = await source.open({ signal: signal() });
+    expect(soon.tools.map((t) => t.name)).toEqual(['everything__get-sum']);
+    await soon.close();
+    // …and does once it has come.
+    t += DOWN_RETRY_FIRST_MS;
     const next = await source.open({ signal: signal() });
     expect(next.tools.map((t) => t.name).sort()).toEqual(['down__echo', 'everything__get-sum']);
     await next.close();
@@ -187,7 +211,9 @@ describe('createMcpToolSource', () => {
 
   it('serverOf names the server of a tool, and of an invented name with a server prefix', async () => {
     const { open } = fakeServer([sum]);
-    const set = await createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open }).open({
+      signal: signal(),
+    });
     expect(set.serverOf('everything__get-sum')).toBe('everything');
     expect(set.serverOf('everything__add')).toBe('everything');
     expect(set.serverOf('crm__find')).toBeNull();
@@ -197,9 +223,70 @@ describe('createMcpToolSource', () => {
 
   it('sanitises descriptions', async () => {
     const { open } = fakeServer([{ ...sum, description: `Adds\u0000\u202e numbers. ${'x'.repeat(5_000)}` }]);
-    const set = await createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 1_000, openSession: open }).open({ signal: signal() });
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open }).open({
+      signal: signal(),
+    });
     expect(set.tools[0]!.description!.startsWith('Adds numbers. xxx')).toBe(true);
     expect(set.tools[0]!.description!.length).toBe(1_000);
     await set.close();
+  });
+
+  it('a server that failed is remembered as down: not asked again before 30 s, then 60 s, … up to 5 minutes; back once it answers', async () => {
+    const fake = fakeServer([sum]);
+    fake.state.up = false;
+    let t = 0;
+    const source = createMcpToolSource({
+      servers: [server()],
+      ttlMs: 0,
+      timeoutMs: 1_000,
+      listTimeoutMs: 1_000,
+      openSession: fake.open,
+      log: () => {},
+      now: () => t,
+    });
+    const attempts: number[] = [];
+    let tries = 0;
+    const counting: OpenSession = async (s, o) => {
+      tries++;
+      return fake.open(s, o);
+    };
+    const counted = createMcpToolSource({
+      servers: [server()],
+      ttlMs: 0,
+      timeoutMs: 1_000,
+      listTimeoutMs: 1_000,
+      openSession: counting,
+      log: () => {},
+      now: () => t,
+    });
+    for (let k = 0; k < 6; k++) {
+      const before = tries;
+      const set = await counted.open({ signal: signal() });
+      expect(set.sources[0]).toMatchObject({ ok: false });
+      expect(tries).toBe(before + 1);
+      const retryAt = Date.parse((set.sources[0] as { retryAt: string }).retryAt);
+      attempts.push(retryAt - t);
+      // Just before the retry time: left out at once, the server not asked.
+      t = retryAt - 1;
+      await counted.open({ signal: signal() });
+      expect(tries).toBe(before + 1);
+      t = retryAt;
+    }
+    expect(attempts).toEqual([DOWN_RETRY_FIRST_MS, 60_000, 120_000, 240_000, DOWN_RETRY_MAX_MS, DOWN_RETRY_MAX_MS]);
+    fake.state.up = true;
+    expect((await counted.open({ signal: signal() })).tools.map((x) => x.name)).toEqual(['everything__get-sum']);
+    expect((await source.open({ signal: signal() })).sources[0]).toMatchObject({ ok: true });
+  });
+
+  it('a listing that never answers is given up on after listTimeoutMs, even when the session ignores its signal', async () => {
+    const hanging: OpenSession = async () => ({
+      listTools: () => new Promise<never>(() => {}),
+      callTool: () => new Promise<never>(() => {}),
+      close: async () => {},
+    });
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 60_000, listTimeoutMs: 50, openSession: hanging, log: () => {} }).open({
+      signal: signal(),
+    });
+    expect(set.sources[0]).toMatchObject({ ok: false, error: 'no answer within 50 ms (MCP_LIST_TIMEOUT_MS)' });
   });
 });

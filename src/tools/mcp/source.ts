@@ -5,7 +5,10 @@
 // list (or marks it stale when the new one could not be fetched). Connections are per turn: a session
 // is opened when the turn first needs the server (to list, or to call) and closed when the turn ends,
 // because workerd does not let one request's I/O serve another's. A server that cannot be listed is left
-// out of that turn with one line in the log; the others work. A call that fails (the server went down,
+// out of that turn with one line in the log; the others work. Listing is bounded by MCP_LIST_TIMEOUT_MS
+// (handshake and tools/list together), and a server whose listing failed is remembered as down: no turn
+// asks it again (nor waits for it) until its retry time, 30 s after the failure, doubling with each
+// failure in a row up to 5 minutes. A call that fails (the server went down,
 // answered an error, timed out) is thrown as an Error, which the loop turns into a result the model reads.
 import type { McpServerConfig } from '../../config.ts';
 import { cut, quote } from '../../quote.ts';
@@ -21,8 +24,10 @@ export interface McpSourceOptions {
   servers: McpServerConfig[];
   /** How long a tool list is reused (MCP_TOOLS_TTL_S); 0 lists at every turn. */
   ttlMs: number;
-  /** Bounds the handshake and the listing at turn start, and each call (TOOL_TIMEOUT_MS). */
+  /** Bounds each call, and the handshake of a session a call opens (TOOL_TIMEOUT_MS). */
   timeoutMs: number;
+  /** Bounds the handshake and tools/list at turn start and for GET /v1/tools together (MCP_LIST_TIMEOUT_MS). */
+  listTimeoutMs: number;
   /** Default: the official SDK client (sdk.ts). */
   openSession?: OpenSession;
   log?: (line: string) => void;
@@ -40,8 +45,21 @@ interface Listing {
   stale: boolean;
 }
 
+/** A server whose listing failed is not asked again for this long, doubled with each failure in a row… */
+export const DOWN_RETRY_FIRST_MS = 30_000;
+/** …up to this. */
+export const DOWN_RETRY_MAX_MS = 300_000;
+
+/** A server whose last listing failed: why, and when it may be asked again. */
+interface Down {
+  error: string;
+  retryAt: number;
+  waitedMs: number;
+}
+
 export function createMcpToolSource(options: McpSourceOptions): ToolSource {
   const listings = new Map<string, Listing>();
+  const down = new Map<string, Down>();
   const now = options.now ?? Date.now;
   const log = options.log ?? ((line) => console.warn(line));
   const open = options.openSession ?? sdkSession;
@@ -92,15 +110,30 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
           let listing = listings.get(server.name);
           const cached = fresh(listing);
           if (!cached) {
+            const known = down.get(server.name);
+            if (known && now() < known.retryAt) {
+              // Remembered as down: left out at once, without a connection or a wait (logged when it failed).
+              const retryAt = new Date(known.retryAt).toISOString();
+              return { status: { server: server.name, url: where(server.url), ok: false, error: known.error, retryAt }, tools: [] };
+            }
             try {
-              const session = await sessions.get(server, signal);
-              listing = remember(server, await session.listTools({ signal, timeoutMs: options.timeoutMs }));
+              listing = remember(
+                server,
+                await within(options.listTimeoutMs, signal, async (listSignal) => {
+                  const session = await sessions.get(server, listSignal);
+                  return session.listTools({ signal: listSignal, timeoutMs: options.listTimeoutMs });
+                }),
+              );
+              down.delete(server.name);
             } catch (err) {
               const error = describeError(err);
+              const waitedMs = known ? Math.min(known.waitedMs * 2, DOWN_RETRY_MAX_MS) : DOWN_RETRY_FIRST_MS;
+              const retryAt = now() + waitedMs;
+              if (!signal.aborted) down.set(server.name, { error, retryAt, waitedMs });
               log(
-                `rebound: MCP server "${server.name}" (${where(server.url)}) could not list its tools: ${quote(error)}. Its tools are left out of this turn.`,
+                `rebound: MCP server ${quote(server.name)} (${where(server.url)}) could not list its tools: ${quote(error)}. Its tools are left out until it is asked again in ${waitedMs / 1000} s.`,
               );
-              return { status: { server: server.name, url: where(server.url), ok: false, error }, tools: [] };
+              return { status: { server: server.name, url: where(server.url), ok: false, error, retryAt: new Date(retryAt).toISOString() }, tools: [] };
             }
           }
           const tools = listing!.tools.map(({ name, description, info }): Tool => {
@@ -203,6 +236,25 @@ class TurnSessions {
 
   private forget(server: McpServerConfig, session: Promise<McpSession> | undefined): void {
     if (session && this.sessions.get(server.name) === session) this.sessions.delete(server.name);
+  }
+}
+
+/**
+ * `run` with a signal that aborts after `ms` (or with `signal`), and given up on then even if it does not
+ * heed its signal: a server that never answers costs a listing `ms`, not the SDK's own timeouts.
+ */
+async function within<T>(ms: number, signal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${ms} ms (MCP_LIST_TIMEOUT_MS)`)), ms);
+  const both = AbortSignal.any([signal, deadline.signal]);
+  const given = new Promise<never>((_, reject) => {
+    if (both.aborted) reject(both.reason);
+    else both.addEventListener('abort', () => reject(both.reason), { once: true });
+  });
+  try {
+    return await Promise.race([run(both), given]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
