@@ -23,7 +23,7 @@ beforeAll(async () => {
     OPENAI_BASE_URL: upstream.url,
     MODEL: 'm',
     MCP_SERVERS: JSON.stringify([{ name: 'stuck', url: mcp.url }]),
-    MCP_LIST_TIMEOUT_MS: '800',
+    MCP_LIST_TIMEOUT_MS: '2000',
     MCP_TOOLS_TTL_S: '0',
   };
   app = await startApp(vars, { toolSource: mcpToolSource(loadConfig(vars), () => {}) });
@@ -51,12 +51,15 @@ describe('an MCP server that never answers tools/list', () => {
     }
     const events = parseSse(text).events;
     expect(events.at(-1)!.data.reason).toBe('completed');
-    expect(mcp.count('tools/list')).toBe(1);
+    // Asked once (on a loaded machine the handshake alone may use up the time: then not even that).
+    expect(mcp.count('initialize')).toBe(1);
+    expect(mcp.count('tools/list')).toBeLessThanOrEqual(1);
     expect(upstream.requests[0]!.tools?.some((t) => t.function.name.startsWith('stuck__')) ?? false).toBe(false);
   }, 20_000);
 
   it('is remembered as down: the next turn and GET /v1/tools do not ask it again (nor wait for it)', async () => {
     const initializes = mcp.count('initialize');
+    const lists = mcp.count('tools/list');
     const res = await chat(app.url, { message: 'again' });
     expect(res.events.at(-1)!.data.reason).toBe('completed');
     const listed = (await (await fetch(`${app.url}/v1/tools`)).json()) as { servers: Array<Record<string, any>> };
@@ -66,7 +69,7 @@ describe('an MCP server that never answers tools/list', () => {
     const retryIn = Date.parse(listed.servers[0]!.retryAt) - Date.now();
     expect(retryIn).toBeGreaterThan(20_000);
     expect(retryIn).toBeLessThanOrEqual(30_000);
-    expect(mcp.count('tools/list')).toBe(1);
+    expect(mcp.count('tools/list')).toBe(lists);
     expect(mcp.count('initialize')).toBe(initializes);
   }, 20_000);
 });
