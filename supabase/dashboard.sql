@@ -21,7 +21,14 @@
 --                    gate suggested; the first and second such calls are the first and second retry
 --   self-correction  a blocked call whose first retry passed the gate (pass or repaired); "second" is
 --                    cumulative: corrected on the first or on the second retry
---   forced summary   a turn that ended on iteration_limit or time_budget
+--   forced summary   a turn that ended on iteration_limit, time_budget or no_progress
+--   no progress      a turn stopped because NO_PROGRESS_ITERATIONS iterations in a row only repeated failures
+--   wasted call      a model call that proposed tool calls, all of which failed (blocked, withheld, denied or
+--                    errored), and gave no answer text (src/calls/wasted.ts). Each activity row carries its
+--                    equal share of its model call's tokens and ms and whether that call was wasted.
+--   failure cost     the wasted rows' tokens and ms, by model, category and tool; share = their tokens over
+--                    all tokens: the loop's turns' tokens plus the gateway rows' (an attempt without a tool
+--                    call writes no row, so the gateway's all is the attempts that proposed calls)
 --   interrupted      a turn whose process died while it ran, closed later (src/store/interrupted.ts)
 --   source           'loop' (Rebound's own agent loop) or 'gateway' (an app calling POST /v1/chat/completions);
 --                    a gateway row's turn is its request and its iteration the attempt, so the gateway's
@@ -41,7 +48,11 @@ select
   a.category not in ('valid', 'execution_error') and not (a.category = 'repeated_failure' and a.verdict = 'pass') as hallucinated,
   (a.created_at at time zone 'UTC')::date as day,
   a.source,
-  a.tool_server
+  a.tool_server,
+  a.prompt_tokens,
+  a.completion_tokens,
+  a.model_ms,
+  a.wasted
 from public.agent_activity a;
 
 -- One row per blocked call with the verdicts of its first two retries (null: no such retry).
@@ -115,9 +126,9 @@ from public.agent_activity;
 create or replace view public.dashboard_turn_outcomes with (security_invoker = true) as
 select
   count(*) as turns,
-  count(*) filter (where outcome in ('iteration_limit', 'time_budget')) as forced_summary,
+  count(*) filter (where outcome in ('iteration_limit', 'time_budget', 'no_progress')) as forced_summary,
   count(*) filter (where outcome = 'aborted') as aborted,
-  coalesce((count(*) filter (where outcome in ('iteration_limit', 'time_budget')))::float8 / nullif(count(*), 0), 0) as forced_summary_rate,
+  coalesce((count(*) filter (where outcome in ('iteration_limit', 'time_budget', 'no_progress')))::float8 / nullif(count(*), 0), 0) as forced_summary_rate,
   coalesce((count(*) filter (where outcome = 'aborted'))::float8 / nullif(count(*), 0), 0) as aborted_rate,
   coalesce(avg(iterations)::float8, 0) as avg_iterations,
   count(*) filter (where outcome = 'interrupted') as interrupted,
@@ -176,9 +187,10 @@ select jsonb_build_object(
   ) || (
     select jsonb_build_object(
       'turns', count(*),
-      'forcedSummaryRate', coalesce((count(*) filter (where t.outcome in ('iteration_limit', 'time_budget')))::float8 / nullif(count(*), 0), 0),
+      'forcedSummaryRate', coalesce((count(*) filter (where t.outcome in ('iteration_limit', 'time_budget', 'no_progress')))::float8 / nullif(count(*), 0), 0),
       'abortedRate', coalesce((count(*) filter (where t.outcome = 'aborted'))::float8 / nullif(count(*), 0), 0),
       'interrupted', count(*) filter (where t.outcome = 'interrupted'),
+      'noProgress', count(*) filter (where t.outcome = 'no_progress'),
       'interruptedRate', coalesce((count(*) filter (where t.outcome = 'interrupted'))::float8 / nullif(count(*), 0), 0),
       'avgIterations', coalesce(avg(t.iterations)::float8, 0)
     ) from turns t
@@ -227,6 +239,41 @@ select jsonb_build_object(
       group by c.tool, p.param
     ) x
   ), '[]'::jsonb),
+  'failureCost', (
+    select jsonb_build_object(
+      'wastedModelCalls', (select count(*) from (select distinct c.turn_id, c.iteration from calls c where c.wasted) w),
+      'promptTokens', coalesce(sum(c.prompt_tokens) filter (where c.wasted), 0),
+      'completionTokens', coalesce(sum(c.completion_tokens) filter (where c.wasted), 0),
+      'ms', coalesce(sum(c.model_ms) filter (where c.wasted), 0),
+      'totalTokens', a.total,
+      'share', coalesce(coalesce(sum(c.prompt_tokens + c.completion_tokens) filter (where c.wasted), 0)::float8 / nullif(a.total, 0), 0),
+      'byModel', coalesce((
+        select jsonb_agg(jsonb_build_object('key', x.k, 'calls', x.calls, 'promptTokens', x.p, 'completionTokens', x.cp, 'ms', x.ms,
+          'share', coalesce((x.p + x.cp)::float8 / nullif(a.total, 0), 0)) order by x.p + x.cp desc, x.k)
+        from (select w.model as k, count(*) as calls, sum(w.prompt_tokens) as p, sum(w.completion_tokens) as cp, sum(w.model_ms) as ms
+              from calls w where w.wasted group by w.model) x
+      ), '[]'::jsonb),
+      'byCategory', coalesce((
+        select jsonb_agg(jsonb_build_object('key', x.k, 'calls', x.calls, 'promptTokens', x.p, 'completionTokens', x.cp, 'ms', x.ms,
+          'share', coalesce((x.p + x.cp)::float8 / nullif(a.total, 0), 0)) order by x.p + x.cp desc, x.k)
+        from (select w.category as k, count(*) as calls, sum(w.prompt_tokens) as p, sum(w.completion_tokens) as cp, sum(w.model_ms) as ms
+              from calls w where w.wasted group by w.category) x
+      ), '[]'::jsonb),
+      'byTool', coalesce((
+        select jsonb_agg(jsonb_build_object('key', x.k, 'calls', x.calls, 'promptTokens', x.p, 'completionTokens', x.cp, 'ms', x.ms,
+          'share', coalesce((x.p + x.cp)::float8 / nullif(a.total, 0), 0)) order by x.p + x.cp desc, x.k)
+        from (select w.tool as k, count(*) as calls, sum(w.prompt_tokens) as p, sum(w.completion_tokens) as cp, sum(w.model_ms) as ms
+              from calls w where w.wasted group by w.tool) x
+      ), '[]'::jsonb)
+    )
+    from calls c
+    cross join (
+      select
+        coalesce((select sum(coalesce(t.prompt_tokens, 0) + coalesce(t.completion_tokens, 0)) from turns t), 0)
+        + coalesce((select sum(g.prompt_tokens + g.completion_tokens) from calls g where g.source = 'gateway'), 0) as total
+    ) a
+    group by a.total
+  ),
   'selfCorrection', (
     select jsonb_build_object(
       'blocked', count(*),

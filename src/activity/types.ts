@@ -34,6 +34,14 @@ export interface ActivityRow {
    * server's `<server>__` prefix; null or absent for the app's own tools (functions/).
    */
   tool_server?: string | null;
+  /**
+   * This call's share of the cost of the model call that proposed it, and whether that model call was
+   * wasted (src/calls/wasted.ts has the formula). Absent: 0 and false (rows written before they existed).
+   */
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  model_ms?: number;
+  wasted?: boolean;
 }
 
 export interface TurnRow {
@@ -49,6 +57,11 @@ export interface TurnRow {
   duration_ms: number;
   started_at: string;
   finished_at: string;
+  /** The turn's wasted model calls (src/calls/wasted.ts): how many, their tokens and their ms. */
+  wasted_calls?: number;
+  wasted_prompt_tokens?: number;
+  wasted_completion_tokens?: number;
+  wasted_ms?: number;
 }
 
 /**

@@ -32,6 +32,8 @@ export interface DashboardData {
     /** Turns whose process died while they ran, closed later as `interrupted` (src/store/interrupted.ts). */
     interrupted: number;
     interruptedRate: number;
+    /** Turns stopped because the model only repeated failures (outcome no_progress; counted in forcedSummaryRate too). */
+    noProgress: number;
     avgIterations: number;
   };
   /** One point per bucket and model. */
@@ -43,7 +45,33 @@ export interface DashboardData {
   phantomTools: Array<{ name: string; count: number }>;
   /** Parameters models invented; `candidate` when invented 5 or more times (a feature request). */
   inventedParams: Array<{ tool: string; param: string; count: number; candidate: boolean }>;
+  /**
+   * What failures cost (src/calls/wasted.ts has the formula): the wasted model calls' tokens and ms, all
+   * and by model, category and tool; `share` is their tokens over all tokens (the loop's turns' and the
+   * gateway rows').
+   */
+  failureCost: {
+    wastedModelCalls: number;
+    promptTokens: number;
+    completionTokens: number;
+    ms: number;
+    totalTokens: number;
+    share: number;
+    byModel: FailureCostGroup[];
+    byCategory: FailureCostGroup[];
+    byTool: FailureCostGroup[];
+  };
   selfCorrection: { blocked: number; correctedFirstRetry: number; correctedSecondRetry: number; rateFirst: number; rateSecond: number };
+}
+
+/** One group's part of the failure cost: `calls` counts its tool calls in wasted model calls. */
+export interface FailureCostGroup {
+  key: string;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  ms: number;
+  share: number;
 }
 
 export interface DashboardSource {

@@ -91,7 +91,7 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
         changed = true;
       }
     }
-    run.record(calls, attempt);
+    run.record(calls, attempt, { text: visible, usage: json.usage });
     usage = addUsage(usage, json.usage);
     for (const g of calls) if (accepted(g) && !(attempt > 1 && delivered.some((d) => sameCall(wireCall(d), wireCall(g))))) delivered.push(g);
     if (calls.some((g) => g.verdict.verdict === 'repaired')) changed = true;

@@ -11,7 +11,7 @@
 import type { ActivityWriter } from '../activity/types.ts';
 import { quote } from '../quote.ts';
 import type { ChatTrace, TraceCarrier, Tracing } from '../telemetry/index.ts';
-import { recordAttempt } from './activity.ts';
+import { type AttemptSaid, recordAttempt } from './activity.ts';
 import { gatewayComplete } from './complete.ts';
 import type { GatewayRequest } from './request.ts';
 import type { GatedCall } from './gated-call.ts';
@@ -67,8 +67,11 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
   // Each upstream attempt's span, open from its request until its calls are gated (record) or the answer settles.
   const attempts = new Map<number, ChatTrace>();
   let asked = 0;
+  // When each attempt was asked: its wall time goes on its rows.
+  const askedAt = new Map<number, number>();
   const ask = (body: Record<string, unknown>) => {
     asked++;
+    askedAt.set(asked, performance.now());
     const span = trace?.attempt(asked);
     if (span) attempts.set(asked, span);
     return callUpstream(deps.upstream, body, abort.signal, span?.headers);
@@ -100,8 +103,8 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
     first: first.response,
     ask,
     retries: deps.retries,
-    record: (calls: GatedCall[], attempt: number) => {
-      recordAttempt(deps.activity, ctx, { attempt, calls });
+    record: (calls: GatedCall[], attempt: number, said: AttemptSaid) => {
+      recordAttempt(deps.activity, ctx, { attempt, calls, ...said, ms: performance.now() - (askedAt.get(attempt) ?? performance.now()) });
       if (!trace) return;
       for (const call of calls) trace.gated(call.proposed, call.verdict, attempt);
       attempts.get(attempt)?.end({});

@@ -7,6 +7,7 @@
 // Everything is written through the server's one SSE writer (StreamChannel), which the route hands
 // down: the upstream is read only as fast as the client takes the answer, and aborted when it leaves.
 import { sseBatches } from '../model/sse-decode.ts';
+import type { AttemptSaid } from './activity.ts';
 import { Delivery } from './delivery.ts';
 import { finishReason, outcomeOf, type GatedCall, type Outcome } from './gated-call.ts';
 import { HeldStream, type AttemptResult } from './held-stream.ts';
@@ -30,7 +31,8 @@ export interface AttemptsRun {
   ask(body: Record<string, unknown>): Promise<UpstreamResult>;
   retries: number;
   /** Every attempt's gated calls, for the activity log. */
-  record(calls: GatedCall[], attempt: number): void;
+  /** An attempt's calls are gated: `said` is the attempt's visible text and its usage as the upstream reported it (the cost rows carry). */
+  record(calls: GatedCall[], attempt: number, said: AttemptSaid): void;
   /** Once, when the answer is complete (or the client is gone). */
   settled(result: Settled): void;
 }
@@ -102,7 +104,7 @@ async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promi
     }
     const result: AttemptResult = held.end();
     await drained();
-    run.record(result.calls, attempt);
+    run.record(result.calls, attempt, { text: result.visibleText, usage: result.usage });
     usage = addUsage(usage, result.usage);
     if (run.abort.signal.aborted || result.failed || (broken && attempt === 1)) {
       // The client left, the upstream reported an error (passed on), or the stream broke before any

@@ -24,5 +24,9 @@ export function turnRow({ turn, model, result, started, finished }: TurnRowInput
     duration_ms: finished.getTime() - started.getTime(),
     started_at: started.toISOString(),
     finished_at: finished.toISOString(),
+    wasted_calls: result.wasted?.calls ?? 0,
+    wasted_prompt_tokens: result.wasted?.promptTokens ?? 0,
+    wasted_completion_tokens: result.wasted?.completionTokens ?? 0,
+    wasted_ms: Math.round(result.wasted?.ms ?? 0),
   };
 }

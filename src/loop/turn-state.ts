@@ -17,6 +17,8 @@ export interface TurnResult {
   usage: Usage;
   /** What to append to the session's history: the user message, assistant messages, tool results. */
   messages: ChatMessage[];
+  /** The wasted model calls (src/calls/wasted.ts); absent on a turn that failed before its loop. */
+  wasted?: { calls: number; promptTokens: number; completionTokens: number; ms: number };
 }
 
 export interface TurnStateOptions {
@@ -33,6 +35,8 @@ export class TurnState {
   iteration = 0;
   readonly usage: Usage = { promptTokens: 0, completionTokens: 0 };
   readonly stats = { calls: 0, failed: 0 };
+  /** The turn's wasted model calls (src/calls/wasted.ts): how many, their tokens and ms. */
+  readonly wasted = { calls: 0, promptTokens: 0, completionTokens: 0, ms: 0 };
   /** Repeated identical failures escalate, up to withholding the tool for the rest of the turn. */
   readonly breaker: LoopBreaker;
   /** What the model is sent: the system prompt, the history, this turn's messages and the loop's nudges. */
@@ -124,13 +128,21 @@ export class TurnState {
     return this.stalled;
   }
 
+  /** A model call that was wasted: its cost is added to the turn's. */
+  wastedCall(cost: { promptTokens: number; completionTokens: number; ms: number }): void {
+    this.wasted.calls++;
+    this.wasted.promptTokens += cost.promptTokens;
+    this.wasted.completionTokens += cost.completionTokens;
+    this.wasted.ms += cost.ms;
+  }
+
   /** What the model kept repeating, most repeated first. */
   repeatedFailures(): RepeatedFailure[] {
     return [...this.repeats.values()].sort((a, b) => b.times - a.times);
   }
 
   result(reason: DoneReason): TurnResult {
-    return { reason, iterations: this.iteration, usage: this.usage, messages: this.persisted };
+    return { reason, iterations: this.iteration, usage: this.usage, messages: this.persisted, wasted: this.wasted };
   }
 }
 

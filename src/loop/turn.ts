@@ -4,7 +4,7 @@
 // soon as it sees `done` finds this turn in the history. Whatever goes wrong becomes something the
 // model or the user can act on; every turn ends with exactly one `done`. Its mutable state is a
 // TurnState (turn-state.ts); the steps below read and tell it.
-import type { ActivityWriter } from '../activity/types.ts';
+import type { ActivityRow, ActivityWriter } from '../activity/types.ts';
 import { quote } from '../quote.ts';
 import { gate } from '../gate/index.ts';
 import { bound } from '../gate/bounded.ts';
@@ -16,6 +16,7 @@ import type { CallTrace, TurnTrace } from '../telemetry/index.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ChatMessage, DoneReason, Emit, SummaryReason } from '../vocabulary.ts';
 import { activityRow } from '../calls/activity-row.ts';
+import { costShares, isWasted, type ModelCallCost } from '../calls/wasted.ts';
 import { categoryOf, toolMessage, toolResultEvent, type CallOutcome } from '../calls/call-outcome.ts';
 import { traceEnd } from './call-trace.ts';
 import { turnRow } from './turn-row.ts';
@@ -172,13 +173,20 @@ async function iterate(run: Run): Promise<DoneReason> {
     state.iteration++;
 
     let completion: Completion;
+    const cost: ModelCallCost = { promptTokens: 0, completionTokens: 0, ms: 0 };
+    const asked = performance.now();
     try {
       completion = await streamCompletion(deps.model, state.request(budget), {
         retries: deps.limits.modelRetries,
         emit: run.emit,
-        addUsage: (u) => state.addUsage(u),
+        addUsage: (u) => {
+          state.addUsage(u);
+          cost.promptTokens += u?.promptTokens ?? 0;
+          cost.completionTokens += u?.completionTokens ?? 0;
+        },
         trace: deps.trace,
       });
+      cost.ms = performance.now() - asked;
     } catch (err) {
       // What the user already read of a cut answer stays in the history, for them and the model.
       if (err instanceof CompletionAborted && err.shownText.trim()) state.add({ role: 'assistant', content: err.shownText });
@@ -202,8 +210,20 @@ async function iterate(run: Run): Promise<DoneReason> {
     });
     const directives: string[] = [];
     const outcomes: CallOutcome[] = [];
+    const rows: ActivityRow[] = [];
+    // The batch's rows carry their share of this model call's cost, known once every call has an outcome.
+    const record = () => {
+      const failed = outcomes.map((o) => o.kind !== 'executed' || !o.execution.ok);
+      const wasted = isWasted(failed, completion.visibleText);
+      const shares = costShares(cost, rows.length, wasted);
+      for (const [i, row] of rows.entries()) deps.activity.recordCall({ ...row, ...shares[i] });
+      if (wasted) state.wastedCall(cost);
+    };
     for (const call of completion.toolCalls) {
-      if (signal.aborted) return 'aborted';
+      if (signal.aborted) {
+        record();
+        return 'aborted';
+      }
       const context = await state.gateContext(async () => (await run.workspace.list()).map((f) => f.path));
       run.emit({ event: 'tool_call', data: { id: call.id, name: bound(call.name, MAX_NAME), arguments: call.arguments, iteration: state.iteration } });
       const span = deps.trace?.call(call);
@@ -219,7 +239,7 @@ async function iterate(run: Run): Promise<DoneReason> {
       state.called(outcome);
       outcomes.push(outcome);
       run.emit(toolResultEvent(outcome));
-      deps.activity.recordCall(
+      rows.push(
         activityRow(
           { turnId: run.turn.id, sessionId: run.turn.sessionId, userId: run.turn.userId, iteration: state.iteration, model: deps.model.model },
           outcome,
@@ -229,6 +249,7 @@ async function iterate(run: Run): Promise<DoneReason> {
       const directive = outcome.kind === 'executed' && outcome.execution.ok ? nextActionOf(outcome.execution.result) : null;
       if (directive) directives.push(directive);
     }
+    record();
     if (signal.aborted) return 'aborted';
     // Only failures the model has already seen, NO_PROGRESS_ITERATIONS times running: asking again costs
     // a growing prompt and changes nothing, so the turn ends with a summary of what kept failing.

@@ -19,6 +19,7 @@ function data(repeatedFailures: number, repeatedFailureTurns: number): Dashboard
       abortedRate: 0,
       interrupted: 0,
       interruptedRate: 0,
+      noProgress: 1,
       avgIterations: 3,
     },
     ratesOverTime: [],
@@ -31,6 +32,20 @@ function data(repeatedFailures: number, repeatedFailureTurns: number): Dashboard
     phantomTools: [],
     inventedParams: [],
     selfCorrection: { blocked: 3, correctedFirstRetry: 0, correctedSecondRetry: 0, rateFirst: 0, rateSecond: 0 },
+    failureCost: {
+      wastedModelCalls: 3,
+      promptTokens: 2400,
+      completionTokens: 60,
+      ms: 1500,
+      totalTokens: 9840,
+      share: 0.25,
+      byModel: [{ key: 'stubborn', calls: 3, promptTokens: 2400, completionTokens: 60, ms: 1500, share: 0.25 }],
+      byCategory: [
+        { key: 'phantom_tool', calls: 1, promptTokens: 400, completionTokens: 20, ms: 500, share: 420 / 9840 },
+        { key: 'repeated_failure', calls: 2, promptTokens: 2000, completionTokens: 40, ms: 1000, share: 2040 / 9840 },
+      ],
+      byTool: [{ key: 'update_customer_profile', calls: 3, promptTokens: 2400, completionTokens: 60, ms: 1500, share: 0.25 }],
+    },
   };
 }
 
@@ -59,5 +74,13 @@ describe('renderDashboard', () => {
     expect(figure).toContain('crm');
     expect(figure).toContain('own tools');
     expect(figure).toContain('50% of 4, 2 blocked');
+  });
+  it('shows what failures cost: the share of all tokens in a tile, tokens, share and time by model, category and tool', () => {
+    const html = renderDashboard(data(2, 1));
+    expect(tile(html, 'cost of failures')).toEqual(['25%', 'of all tokens: 2.5k in 3 wasted model calls, 1.5 s']);
+    const figure = html.slice(html.indexOf('id="failure-cost"'));
+    for (const label of ['stubborn', 'phantom tool', 'repeated failure', 'update_customer_profile']) expect(figure).toContain(label);
+    expect(figure).toContain('2.0k · 21% · 1.0 s');
+    expect(tile(html, 'forced summaries')?.[1]).toBe('of turns; 1 for no progress');
   });
 });

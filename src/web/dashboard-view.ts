@@ -1,6 +1,6 @@
 // DashboardData → the HTML fragment the dashboard page shows: tiles, then one figure per question.
 // Server-side so the page needs no chart library and the markup is testable as a string.
-import type { DashboardData, DashboardRange } from '../dashboard/types.ts';
+import type { DashboardData, DashboardRange, FailureCostGroup } from '../dashboard/types.ts';
 import { barChart, type Bar, type BarChartOptions } from './charts/bars.ts';
 import { lineChart, type LineSeries } from './charts/line.ts';
 import { meter } from './charts/meter.ts';
@@ -62,6 +62,7 @@ export function callVolume(data: DashboardData): Array<{ x: string; value: numbe
 export function renderDashboard(data: DashboardData): string {
   const t = data.totals;
   const sc = data.selfCorrection;
+  const fc = data.failureCost;
   const unit = data.range.bucket;
 
   const tiles = `<section class="tiles" aria-label="Totals">${[
@@ -70,7 +71,12 @@ export function renderDashboard(data: DashboardData): string {
     tile('repaired', pct(t.repairRate), `${t.repaired} calls`),
     tile('blocked', String(t.blocked)),
     tile('repeated failures', String(t.repeatedFailures), `in ${t.repeatedFailureTurns} ${t.repeatedFailureTurns === 1 ? 'turn' : 'turns'}`),
-    tile('forced summaries', pct(t.forcedSummaryRate), 'of turns'),
+    tile('forced summaries', pct(t.forcedSummaryRate), `of turns; ${t.noProgress} for no progress`),
+    tile(
+      'cost of failures',
+      pct(fc.share),
+      `of all tokens: ${tokens(fc.promptTokens + fc.completionTokens)} in ${fc.wastedModelCalls} wasted model calls, ${seconds(fc.ms)}`,
+    ),
     tile('avg iterations', t.avgIterations.toFixed(1), `${pct(t.abortedRate)} aborted, ${t.interrupted} interrupted`),
   ].join('')}</section>`;
 
@@ -176,7 +182,35 @@ export function renderDashboard(data: DashboardData): string {
       )
     : '';
 
-  return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}${byServer}</div>`;
+  const costBars = (groups: FailureCostGroup[], category = false) =>
+    groups.map((g) => ({
+      label: category ? g.key.replaceAll('_', ' ') : g.key,
+      value: g.promptTokens + g.completionTokens,
+      display: `${tokens(g.promptTokens + g.completionTokens)} · ${pct(g.share)} · ${seconds(g.ms)}`,
+      note: `${g.calls} calls; ${g.promptTokens} prompt + ${g.completionTokens} completion tokens`,
+      tone: 'bad' as const,
+    }));
+  const cost = figure(
+    'failure-cost',
+    'What failures cost',
+    `<div class="cost-grid">${[
+      bars(costBars(fc.byModel), { title: 'Wasted tokens by model', limit: 8 }),
+      bars(costBars(fc.byCategory, true), { title: 'Wasted tokens by category', limit: 8 }),
+      bars(costBars(fc.byTool), { title: 'Wasted tokens by tool', limit: 8 }),
+    ].join('')}</div>`,
+    `A model call is wasted when every tool call it proposed failed (blocked, withheld, denied or errored) and it gave no answer text. Its tokens and time, by model, category and tool: tokens · share of all ${tokens(fc.totalTokens)} tokens · time.`,
+  );
+
+  return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}${byServer}${cost}</div>`;
+}
+
+/** 12,345 tokens as "12.3k". */
+function tokens(n: number): string {
+  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1_000 ? `${(n / 1_000).toFixed(1)}k` : String(n);
+}
+
+function seconds(ms: number): string {
+  return ms >= 1_000 ? `${(ms / 1_000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }
 
 const METER_LABELS = ['self-corrected, 1st retry', 'self-corrected, 2nd retry', 'repair rate', 'forced-summary rate'];

@@ -25,6 +25,7 @@ export async function checkDashboardAll(load: Load): Promise<void> {
   expect(all.phantomTools).toEqual(EXPECTED_ALL.phantomTools);
   expect(all.inventedParams).toEqual(EXPECTED_ALL.inventedParams);
   expect(rounded(all.selfCorrection)).toEqual(rounded(EXPECTED_ALL.selfCorrection));
+  expect(rounded(all.failureCost)).toEqual(rounded(EXPECTED_ALL.failureCost));
 
   const day2 = await load(DAY_2_HOURLY, null);
   expect(rounded(day2.ratesOverTime)).toEqual(rounded(EXPECTED_DAY_2_HOURLY.ratesOverTime));

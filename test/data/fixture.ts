@@ -1,6 +1,7 @@
 // Seeded activity for the dashboard tests, small enough to work every number out by hand.
 // Two users, two models, two days; the expectations below are derived in the comments.
 import type { ActivityRow, TurnRow } from '../../src/activity/types.ts';
+import { costShares } from '../../src/calls/wasted.ts';
 
 export const USER_A = '11111111-1111-4111-8111-111111111111';
 export const USER_B = '22222222-2222-4222-8222-222222222222';
@@ -43,6 +44,18 @@ const SPECS: Spec[] = [
   ['c17', 'T5', USER_B, 'm2', 1, 'search_files', 'search_files', 'pass', 'repeated_failure', [], [], '2025-03-02T12:59:05Z'],
 ];
 
+/**
+ * What each model call (turn, iteration) cost: 60 prompt and 6 completion tokens, 300 ms, split over its
+ * rows (src/calls/wasted.ts). Wasted (every call failed, no text): T1.1 T2.1 T2.2 T3.2 T4.1 T5.1.
+ */
+const MODEL_CALL = { promptTokens: 60, completionTokens: 6, ms: 300 };
+const WASTED = new Set(['T1.1', 'T2.1', 'T2.2', 'T3.2', 'T4.1', 'T5.1']);
+
+function costOf(turn: string, iteration: number, id: string) {
+  const group = SPECS.filter((s) => s[1] === turn && s[4] === iteration).map((s) => s[0]);
+  return costShares(MODEL_CALL, group.length, WASTED.has(`${turn}.${iteration}`))[group.indexOf(id)]!;
+}
+
 /** Ids are prefixed so that several suites can seed the same database without colliding. */
 export function activityRows(prefix = ''): ActivityRow[] {
   return SPECS.map(([id, turn, user, model, iteration, requested, resolved, verdict, category, suggestions, invented, at]) => ({
@@ -67,13 +80,14 @@ export function activityRows(prefix = ''): ActivityRow[] {
     created_at: at,
     source: 'loop',
     tool_server: null,
+    ...costOf(turn, iteration, id),
   }));
 }
 
 // prettier-ignore
 const TURNS: Array<[id: string, user: string, model: string, outcome: TurnRow['outcome'], iterations: number, finished: string]> = [
   ['T1', USER_A, 'm1', 'completed', 2, '2025-03-01T10:01:00Z'],
-  ['T2', USER_A, 'm1', 'iteration_limit', 3, '2025-03-01T11:01:00Z'],
+  ['T2', USER_A, 'm1', 'no_progress', 3, '2025-03-01T11:01:00Z'],
   ['T3', USER_A, 'm2', 'aborted', 2, '2025-03-02T09:01:00Z'],
   ['T4', USER_B, 'm1', 'time_budget', 2, '2025-03-02T12:01:00Z'],
   ['T5', USER_B, 'm2', 'completed', 1, '2025-03-02T13:00:00Z'],
@@ -93,6 +107,10 @@ export function turnRows(prefix = ''): TurnRow[] {
     duration_ms: 60_000,
     started_at: new Date(Date.parse(finished) - 60_000).toISOString(),
     finished_at: finished,
+    wasted_calls: 0,
+    wasted_prompt_tokens: 0,
+    wasted_completion_tokens: 0,
+    wasted_ms: 0,
   }));
 }
 
@@ -114,7 +132,7 @@ export const DAY_2_HOURLY = { from: '2025-03-02T00:00:00.000Z', to: '2025-03-03T
  *     c11 → nothing                                                        not corrected
  *     c13 c14 c15 → nothing after iteration 1 in T5                        not corrected
  *     first 2/9, within two retries 3/9.
- *   turns 5; forced summary T2 T4 = 0.4; aborted T3 = 0.2; iterations (2+3+2+2+1)/5 = 2.
+ *   turns 5; forced summary T2 (no_progress) T4 = 0.4; aborted T3 = 0.2; iterations (2+3+2+2+1)/5 = 2.
  *   categories: phantom_tool 4, missing_required 3, repeated_failure 3, unknown_parameter 3, execution_error 2, valid 2.
  *   phantom: run_shell 3, read_fille 1.
  *   invented (tool = resolved ?? requested, all write_file): append c3 c4 c5 c6 c12 = 5 → candidate; line_end, mode, overwrite 1.
@@ -137,6 +155,7 @@ export const EXPECTED_ALL = {
     abortedRate: 0.2,
     interrupted: 0,
     interruptedRate: 0,
+    noProgress: 1,
     avgIterations: 2,
   },
   ratesOverTime: [
@@ -171,6 +190,38 @@ export const EXPECTED_ALL = {
     { tool: 'write_file', param: 'overwrite', count: 1, candidate: false },
   ],
   selfCorrection: { blocked: 9, correctedFirstRetry: 2, correctedSecondRetry: 3, rateFirst: 2 / 9, rateSecond: 3 / 9 },
+  /*
+   * 6 wasted model calls of 66 tokens and 300 ms: 360 + 36 tokens, 1,800 ms, of 5 turns × 120 tokens = 600.
+   * T5.1's five rows take 12 prompt tokens, 60 ms each and 2, 1, 1, 1, 1 completion tokens (c13 first).
+   * by model: m1 c1 c4 c5 c10; m2 c9 c13..c17. by category: phantom_tool c1 c9 c10, missing_required
+   * c4 c5 c13, repeated_failure c14 c15 c17, execution_error c16. by tool: run_shell c9 c10 and write_file
+   * c4 c5 (a tie: by name), read_fille c1, read_file c13..c15, search_files c16 c17.
+   */
+  failureCost: {
+    wastedModelCalls: 6,
+    promptTokens: 360,
+    completionTokens: 36,
+    ms: 1800,
+    totalTokens: 600,
+    share: 396 / 600,
+    byModel: [
+      { key: 'm1', calls: 4, promptTokens: 240, completionTokens: 24, ms: 1200, share: 264 / 600 },
+      { key: 'm2', calls: 6, promptTokens: 120, completionTokens: 12, ms: 600, share: 132 / 600 },
+    ],
+    byCategory: [
+      { key: 'phantom_tool', calls: 3, promptTokens: 180, completionTokens: 18, ms: 900, share: 198 / 600 },
+      { key: 'missing_required', calls: 3, promptTokens: 132, completionTokens: 14, ms: 660, share: 146 / 600 },
+      { key: 'repeated_failure', calls: 3, promptTokens: 36, completionTokens: 3, ms: 180, share: 39 / 600 },
+      { key: 'execution_error', calls: 1, promptTokens: 12, completionTokens: 1, ms: 60, share: 13 / 600 },
+    ],
+    byTool: [
+      { key: 'run_shell', calls: 2, promptTokens: 120, completionTokens: 12, ms: 600, share: 132 / 600 },
+      { key: 'write_file', calls: 2, promptTokens: 120, completionTokens: 12, ms: 600, share: 132 / 600 },
+      { key: 'read_fille', calls: 1, promptTokens: 60, completionTokens: 6, ms: 300, share: 66 / 600 },
+      { key: 'read_file', calls: 3, promptTokens: 36, completionTokens: 4, ms: 180, share: 40 / 600 },
+      { key: 'search_files', calls: 2, promptTokens: 24, completionTokens: 2, ms: 120, share: 26 / 600 },
+    ],
+  },
 };
 
 /*
@@ -195,6 +246,7 @@ export const EXPECTED_USER_A = {
     abortedRate: 1 / 3,
     interrupted: 0,
     interruptedRate: 0,
+    noProgress: 1,
     avgIterations: 7 / 3,
   },
   phantomTools: [

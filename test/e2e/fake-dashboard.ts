@@ -33,6 +33,7 @@ export function fixedDashboardData(range: DashboardRange): DashboardData {
       abortedRate: 0.05,
       interrupted: 1,
       interruptedRate: 0.1,
+      noProgress: 1,
       avgIterations: 3.4,
     },
     ratesOverTime: [
@@ -63,6 +64,27 @@ export function fixedDashboardData(range: DashboardRange): DashboardData {
       { tool: 'write_file', param: 'mode', count: 2, candidate: false },
     ],
     selfCorrection: { blocked: 8, correctedFirstRetry: 6, correctedSecondRetry: 7, rateFirst: 0.75, rateSecond: 0.875 },
+    failureCost: {
+      wastedModelCalls: 5,
+      promptTokens: 6100,
+      completionTokens: 140,
+      ms: 4200,
+      totalTokens: 52000,
+      share: 6240 / 52000,
+      byModel: [
+        { key: 'demo-model', calls: 4, promptTokens: 4800, completionTokens: 100, ms: 3100, share: 4900 / 52000 },
+        { key: 'gpt-4o-mini', calls: 2, promptTokens: 1300, completionTokens: 40, ms: 1100, share: 1340 / 52000 },
+      ],
+      byCategory: [
+        { key: 'repeated_failure', calls: 3, promptTokens: 3900, completionTokens: 80, ms: 2500, share: 3980 / 52000 },
+        { key: 'phantom_tool', calls: 2, promptTokens: 1600, completionTokens: 40, ms: 1200, share: 1640 / 52000 },
+        { key: 'invalid_path', calls: 1, promptTokens: 600, completionTokens: 20, ms: 500, share: 620 / 52000 },
+      ],
+      byTool: [
+        { key: 'update_customer_profile', calls: 4, promptTokens: 5000, completionTokens: 110, ms: 3400, share: 5110 / 52000 },
+        { key: 'read_file', calls: 2, promptTokens: 1100, completionTokens: 30, ms: 800, share: 1130 / 52000 },
+      ],
+    },
   };
 }
 

@@ -157,6 +157,27 @@ describe('non-streaming, through the openai package', () => {
     expect(new Set(rows.map((r) => r.turn_id)).size).toBe(1);
     expect(rows[0]!.session_id).toBe(rows[0]!.turn_id);
     expect(rows[0]!.model).toBe('client-model');
+    // Attempt 1 had a call that passed (repaired): not wasted; each row carries half its usage.
+    expect(rows.map((r) => [r.prompt_tokens, r.completion_tokens, r.wasted])).toEqual([
+      [50, 10, false],
+      [50, 10, false],
+      [100, 20, false],
+    ]);
+  });
+
+  it('records the usage of a retry on its own rows: an attempt whose every call was blocked, saying nothing, is wasted', async () => {
+    gw = await startGateway((_req, i) =>
+      i === 0
+        ? { toolCalls: [{ name: 'get_weather', arguments: '{}' }], usage: { prompt_tokens: 300, completion_tokens: 7 } }
+        : { toolCalls: [{ name: 'get_weather', arguments: '{"city": "Bergen"}' }], usage: { prompt_tokens: 340, completion_tokens: 9 } },
+    );
+    await gw.openai.chat.completions.create({ model: 'client-model', messages: ASK, tools: TOOLS });
+    const rows = gw.app.activity.calls;
+    expect(rows.map((r) => [r.iteration, r.verdict, r.prompt_tokens, r.completion_tokens, r.wasted])).toEqual([
+      [1, 'blocked', 300, 7, true],
+      [2, 'pass', 340, 9, false],
+    ]);
+    expect(rows.every((r) => typeof r.model_ms === 'number' && r.model_ms >= 0)).toBe(true);
   });
 });
 

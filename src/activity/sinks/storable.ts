@@ -10,11 +10,32 @@ export function tokenCount(value: unknown): number | null {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
 
+/** A row's share of a model call's tokens: an integer column, so a count past it (or none) is 0. */
+function share(value: unknown): number {
+  const n = tokenCount(value);
+  return n !== null && n <= 2_147_483_647 ? n : 0;
+}
+
 export function storableActivity(row: ActivityRow): ActivityRow {
   // Every row names the column, so that PostgREST sees one set of columns in a mixed batch.
-  return encodeDeep({ ...row, tool_server: row.tool_server ?? null });
+  return encodeDeep({
+    ...row,
+    tool_server: row.tool_server ?? null,
+    prompt_tokens: share(row.prompt_tokens),
+    completion_tokens: share(row.completion_tokens),
+    model_ms: row.model_ms ?? 0,
+    wasted: row.wasted ?? false,
+  });
 }
 
 export function storableTurn(row: TurnRow): TurnRow {
-  return encodeDeep({ ...row, prompt_tokens: tokenCount(row.prompt_tokens), completion_tokens: tokenCount(row.completion_tokens) });
+  return encodeDeep({
+    ...row,
+    prompt_tokens: tokenCount(row.prompt_tokens),
+    completion_tokens: tokenCount(row.completion_tokens),
+    wasted_calls: row.wasted_calls ?? 0,
+    wasted_prompt_tokens: tokenCount(row.wasted_prompt_tokens) ?? 0,
+    wasted_completion_tokens: tokenCount(row.wasted_completion_tokens) ?? 0,
+    wasted_ms: row.wasted_ms ?? 0,
+  });
 }
