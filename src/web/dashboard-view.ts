@@ -194,9 +194,9 @@ export function renderDashboard(data: DashboardData): string {
     'failure-cost',
     'What failures cost',
     `<div class="cost-grid">${[
-      bars(costBars(fc.byModel), { title: 'Wasted tokens by model', limit: 8 }),
-      bars(costBars(fc.byCategory, true), { title: 'Wasted tokens by category', limit: 8 }),
-      bars(costBars(fc.byTool), { title: 'Wasted tokens by tool', limit: 8 }),
+      `<h3 class="muted">by model</h3>${bars(costBars(fc.byModel), { title: 'Wasted tokens by model', limit: 8 })}`,
+      `<h3 class="muted">by category</h3>${bars(costBars(fc.byCategory, true), { title: 'Wasted tokens by category', limit: 8 })}`,
+      `<h3 class="muted">by tool</h3>${bars(costBars(fc.byTool), { title: 'Wasted tokens by tool', limit: 8 })}`,
     ].join('')}</div>`,
     `A model call is wasted when every tool call it proposed failed (blocked, withheld, denied or errored) and it gave no answer text. Its tokens and time, by model, category and tool: tokens · share of all ${tokens(fc.totalTokens)} tokens · time.`,
   );
