@@ -1,4 +1,4 @@
-// Two projects: `unit`, the tests beside the code in src/ and functions/ (`npm run test:unit`, the fast
+// Two projects: `unit`, the tests beside the code in src/, functions/ and packages/ (`npm run test:unit`, the fast
 // inner loop), and `integration`, the suites in test/ that start real parts. `npm test` runs both.
 import { defineConfig } from 'vitest/config';
 
@@ -19,7 +19,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       // Pure code, no servers: one module graph per worker thread (no isolation) cuts the CPU time to a third.
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'functions/**/*.test.ts'], pool: 'threads', isolate: false } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'functions/**/*.test.ts', 'packages/*/src/**/*.test.ts'], pool: 'threads', isolate: false },
+      },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'] } },
     ],
   },

@@ -29,7 +29,7 @@ import { matchesGold, percentile, readJsonl, type GoldCall } from './gate/common
 import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { Delivery } from '../src/gateway/delivery.ts';
 import { HeldStream } from '../src/gateway/held-stream.ts';
-import type { ToolSpec } from '../src/gate/types.ts';
+import type { ToolSpec } from 'rebound-gate';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {

@@ -5,7 +5,7 @@
 // move with whatever else the machine does; bench:stream prints both.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Verdict } from '../src/gate/types.ts';
+import type { Verdict } from 'rebound-gate';
 import { parseTracingEnv } from '../src/otel-config.ts';
 import { createEngine } from '../src/telemetry/engine.ts';
 

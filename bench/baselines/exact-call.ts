@@ -1,6 +1,6 @@
 // What both tool-call baselines start with: the tool by its exact name, the arguments by JSON.parse,
 // and an object, or nothing.
-import type { ProposedCall, ToolSpec } from '../../src/gate/types.ts';
+import type { ProposedCall, ToolSpec } from 'rebound-gate';
 
 export function exactCall(call: ProposedCall, tools: readonly ToolSpec[]): { tool: ToolSpec; args: Record<string, unknown> } | undefined {
   const tool = tools.find((t) => t.name === call.name);

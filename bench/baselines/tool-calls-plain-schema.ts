@@ -1,8 +1,7 @@
 // Baseline (a): what agent frameworks do today — JSON.parse, look the tool up by exact name, validate
 // against the JSON Schema as written (standard semantics: extra keys are allowed unless the schema
 // says `additionalProperties: false`), and reject on any error. Nothing is ever repaired.
-import { validate } from '../../src/gate/schema.ts';
-import type { ProposedCall, ToolSpec } from '../../src/gate/types.ts';
+import { type ProposedCall, type ToolSpec, validate } from 'rebound-gate';
 import { exactCall } from './exact-call.ts';
 
 export type BaselineVerdict = { verdict: 'pass' | 'blocked'; args?: Record<string, unknown> };

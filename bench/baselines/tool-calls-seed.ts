@@ -1,7 +1,7 @@
 // Baseline (b): the seed validator as the seeds describe it — the tool must exist by exact name, the
 // arguments must parse as a JSON object, and every top-level `required` name must be present. No type,
 // enum or nested checks, no repairs.
-import type { ProposedCall, ToolSpec } from '../../src/gate/types.ts';
+import type { ProposedCall, ToolSpec } from 'rebound-gate';
 import type { BaselineVerdict } from './tool-calls-plain-schema.ts';
 import { exactCall } from './exact-call.ts';
 

@@ -37,7 +37,7 @@ export interface SuggestionFigures {
 
 /**
  * Guesses of a tool (a tool name repaired to it, or offered on a phantom-tool block) that land on a
- * destructive tool (src/gate/annotations.ts, by name in the corpora), and those whose case's gold is
+ * destructive tool (packages/gate/src/annotations.ts, by name in the corpora), and those whose case's gold is
  * not that tool: issue 24 wants the latter 0.
  */
 export interface DestructiveGuesses {

@@ -3,7 +3,7 @@
 // timing (--paths-100k).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { buildPathIndex } from '../../src/gate/paths.ts';
+import { buildPathIndex } from 'rebound-gate';
 import { buildSeedPathIndex } from '../baselines/seed-paths.ts';
 import { percentile, ratio, round, timeEach, type CorpusReport, type Figures } from './common.ts';
 

@@ -1,11 +1,9 @@
 // The schema families of `bench:gate --adversarial`: tool schemas at the gate's schema limits
-// (src/gate/limits.ts), each the largest of its shape that checkSchema still reads, with arguments of
+// (packages/gate/src/limits.ts), each the largest of its shape that checkSchema still reads, with arguments of
 // growing size that make the gate walk every node under every item: values to coerce through every
 // anyOf level, values no branch takes, case variants of enum values, leaves at the bottom of deep
 // properties and items. The tool is the family's own; the arguments are a list of such items.
-import { checkSchema } from '../../src/gate/schema-compile.ts';
-import { MAX_ENUM_VALUES } from '../../src/gate/limits.ts';
-import type { JSONSchema, ToolSpec } from '../../src/gate/types.ts';
+import { checkSchema, type JSONSchema, MAX_ENUM_VALUES, type ToolSpec } from 'rebound-gate';
 
 export interface SchemaFamily {
   name: string;

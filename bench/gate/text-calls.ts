@@ -1,8 +1,7 @@
 // text-calls corpus: recall = positives whose extracted calls equal expect.calls as a multiset
 // (BFCL value semantics), falseBlockRate = negatives from which any call was extracted (README §
 // Scoring), for extractTextCalls and a naive "first {…} in the text" extractor.
-import { extractTextCalls } from '../../src/gate/text-calls.ts';
-import type { ToolSpec } from '../../src/gate/types.ts';
+import { extractTextCalls, type ToolSpec } from 'rebound-gate';
 import { naiveExtract } from '../baselines/naive-text-calls.ts';
 import { matchesGold, percentile, ratio, round, timeEach, type CorpusReport, type Figures, type GoldCall } from './common.ts';
 

@@ -3,9 +3,7 @@
 // repairs that equal BFCL's gold, and repairs that do not.
 import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
 import { seedValidate } from '../baselines/tool-calls-seed.ts';
-import { gate, isDestructive } from '../../src/gate/index.ts';
-import type { ProposedCall, ToolSpec, VerdictKind } from '../../src/gate/types.ts';
-import { deepEqual } from '../../src/gate/schema.ts';
+import { deepEqual, gate, isDestructive, type ProposedCall, type ToolSpec, type VerdictKind } from 'rebound-gate';
 import { defaultTools } from '../../functions/index.ts';
 import {
   changedValueMatches,

@@ -1,8 +1,8 @@
 // Models write paths every which way (`./src//a.ts`, `src\a.ts`, `/src/a.ts`); the store only knows
 // one spelling, so every tool normalises before touching it and refuses what would leave the workspace.
-// The reading is the gate's own (src/gate/workspace-path.ts): a path the gate accepts is the file the
+// The reading is the gate's own (packages/gate/src/paths/workspace-path.ts): a path the gate accepts is the file the
 // tool opens.
-import { readWorkspacePath } from '../../src/gate/workspace-path.ts';
+import { readWorkspacePath } from 'rebound-gate';
 
 /** Normalises a workspace path to `a/b/c`. The root is `''` (only when `allowRoot`). Throws on escapes. */
 export function normalisePath(input: string, opts: { allowRoot?: boolean } = {}): string {

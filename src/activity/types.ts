@@ -1,6 +1,6 @@
 // One row per tool call and one per turn outcome: what the activity writer carries to its sink.
 // Field names are the agent_activity / agent_turns column names, so sinks insert rows as they are.
-import type { Category, Repair, VerdictKind } from '../gate/types.ts';
+import type { Category, Repair, VerdictKind } from 'rebound-gate';
 import type { ActivitySource, TurnOutcome } from '../vocabulary.ts';
 
 export interface ActivityRow {

@@ -2,9 +2,7 @@
 // tool and the loop breaker said. The gateway's calls, gated and handed on unrun, get rows the same way.
 import type { ActivityRow } from '../activity/types.ts';
 import type { ActivitySource } from '../vocabulary.ts';
-import type { ProposedCall } from '../gate/types.ts';
-import { bound } from '../gate/bounded.ts';
-import { MAX_NAME } from '../gate/message.ts';
+import { bound, MAX_NAME, type ProposedCall } from 'rebound-gate';
 import { categoryOf, errorOf, type CallOutcome } from './call-outcome.ts';
 import type { Escalation, PassedVerdict } from './types.ts';
 

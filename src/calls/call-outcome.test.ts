@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gate } from '../gate/index.ts';
-import { buildPathIndex } from '../gate/paths.ts';
-import type { ProposedCall, ToolSpec } from '../gate/types.ts';
+import { buildPathIndex, gate, type ProposedCall, type ToolSpec } from 'rebound-gate';
 import type { ToolResultPayload } from '../vocabulary.ts';
 import { activityRow } from './activity-row.ts';
 import { boundedResult, MAX_RESULT_CHARS } from './bounded-result.ts';

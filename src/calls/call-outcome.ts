@@ -3,9 +3,7 @@
 // functions here say what each party is told of it: the client (the tool_result event) and the model
 // (the tool message, one ToolResultPayload shape for every outcome). The activity row is built from
 // the same outcome by activityRow (activity-row.ts), with the same category and error.
-import type { Category, ProposedCall } from '../gate/types.ts';
-import { bound } from '../gate/bounded.ts';
-import { MAX_NAME } from '../gate/message.ts';
+import { bound, type Category, MAX_NAME, type ProposedCall } from 'rebound-gate';
 import type { ChatMessage, ToolResultPayload, TurnEvent } from '../vocabulary.ts';
 import { blockedPayload } from './blocked-payload.ts';
 import type { BlockedVerdict, Escalation, Execution, PassedVerdict } from './types.ts';

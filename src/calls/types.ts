@@ -2,7 +2,7 @@
 // data: what the gate decided, what running it gave, how the loop breaker escalated a repeat. The loop
 // produces them (execute.ts, loop-breaker.ts) and the gateway reuses the pieces, so the types live
 // here, below both, rather than in the loop the gateway must not import.
-import type { JSONSchema, Verdict } from '../gate/types.ts';
+import type { JSONSchema, Verdict } from 'rebound-gate';
 import type { FileDiff } from '../vocabulary.ts';
 
 export type BlockedVerdict = Extract<Verdict, { verdict: 'blocked' }>;

@@ -3,9 +3,7 @@
 // blocked one is re-asked (retry.ts) or, when no attempt is left, goes out as the model wrote it.
 // Calls written into the text are gated the way the loop gates them: a valid one is a repair of
 // category text_embedded_call (src/loop/turn.ts does the same for the agent's own turns).
-import { gate } from '../gate/index.ts';
-import { extractTextCalls } from '../gate/text-calls.ts';
-import type { ProposedCall, ToolSpec, Verdict, VerdictKind } from '../gate/types.ts';
+import { extractTextCalls, gate, type ProposedCall, type ToolSpec, type Verdict, type VerdictKind } from 'rebound-gate';
 
 export interface GatedCall {
   /** The call as the model wrote it. */

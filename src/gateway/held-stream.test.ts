@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolSpec } from '../gate/types.ts';
+import type { ToolSpec } from 'rebound-gate';
 import type { SseMessage } from '../model/sse-decode.ts';
 import { Delivery } from './delivery.ts';
 import { HeldStream, type AttemptOptions } from './held-stream.ts';

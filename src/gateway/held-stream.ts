@@ -11,8 +11,7 @@
 // loop) the text is held until the answer ends; calls found in it become real tool calls.
 // On a retry (not the first attempt) the text is held to the end and shown only when the retry
 // answers without a call: the client already has the first answer's text.
-import { isPlainObject } from '../gate/plain-object.ts';
-import type { ToolSpec } from '../gate/types.ts';
+import { isPlainObject, type ToolSpec } from 'rebound-gate';
 import { TextHold } from '../calls/text-hold.ts';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
 import type { SseMessage } from '../model/sse-decode.ts';

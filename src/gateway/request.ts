@@ -8,8 +8,7 @@
 // body, and gets the gate's content checks (placeholders such as `// ... rest of code`, truncation).
 // The gateway removes the field before forwarding; a server that is sent it directly ignores it.
 import * as z from 'zod';
-import { checkSchema } from '../gate/schema-compile.ts';
-import type { JSONSchema, ToolSpec } from '../gate/types.ts';
+import { checkSchema, type JSONSchema, type ToolSpec } from 'rebound-gate';
 import { quote } from '../quote.ts';
 import { GatewayError } from './errors.ts';
 
@@ -76,7 +75,7 @@ export interface GatewayRequest {
   /** Calls written into the text are extracted (there are tools, and tool_choice is not "none"). */
   extractTextCalls: boolean;
   /**
-   * A tool whose parameters schema is past the gate's schema limits (src/gate/schema-compile.ts), and
+   * A tool whose parameters schema is past the gate's schema limits (packages/gate/src/schema/schema-compile.ts), and
    * why: the request is forwarded ungated (toolset empty, its calls' verdict `none`), never refused,
    * since the gateway must not be worse than no gateway. The first such tool; runGateway logs it once.
    */

@@ -18,7 +18,7 @@ import { toolRoutes } from './routes/tools.ts';
 import { hostGuard } from './middleware/host-guard.ts';
 import { originGuard } from './middleware/origin-guard.ts';
 import { createTracing } from '../telemetry/index.ts';
-import { checkSchema } from '../gate/schema-compile.ts';
+import { checkSchema } from 'rebound-gate';
 import type { Tool } from '../tools/types.ts';
 
 /** The routes that create or read sessions and turns: refused without storage on a deployment (AppDeps.storageMissing). */

@@ -8,9 +8,7 @@
 // reformatting does not dodge it; arguments that are not JSON are compared without their whitespace.
 // A failure for a tool that does not exist still escalates its message, but there is nothing to show
 // or to withhold.
-import { echo } from '../gate/message.ts';
-import { schemaExample } from '../gate/schema-example.ts';
-import type { Category, ToolSpec } from '../gate/types.ts';
+import { type Category, echo, schemaExample, type ToolSpec } from 'rebound-gate';
 import type { Escalation } from '../calls/types.ts';
 
 export interface FailedCall {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gate } from '../gate/index.ts';
-import type { ToolSpec } from '../gate/types.ts';
+import { gate, type ToolSpec } from 'rebound-gate';
 import type { CallOutcome } from '../calls/call-outcome.ts';
 import { TurnState } from './turn-state.ts';
 

@@ -2,8 +2,7 @@
 // the iteration, the token usage and call counts, the gate's path index and the loop breaker (which
 // also decides the tools still offered). It does no I/O; runTurn (turn.ts) reads as a sequence of
 // steps that ask it and tell it what happened.
-import { buildPathIndex } from '../gate/paths.ts';
-import type { GateContext, ToolSpec } from '../gate/types.ts';
+import { buildPathIndex, type GateContext, type ToolSpec } from 'rebound-gate';
 import type { ModelRequest } from '../model/types.ts';
 import type { ChatMessage, DoneReason, SummaryReason, Usage } from '../vocabulary.ts';
 import { type CallOutcome, categoryOf } from '../calls/call-outcome.ts';

@@ -6,10 +6,7 @@
 // TurnState (turn-state.ts); the steps below read and tell it.
 import type { ActivityRow, ActivityWriter } from '../activity/types.ts';
 import { quote } from '../quote.ts';
-import { gate } from '../gate/index.ts';
-import { bound } from '../gate/bounded.ts';
-import { MAX_NAME } from '../gate/message.ts';
-import type { GateContext, ProposedCall, ToolSpec, Verdict } from '../gate/types.ts';
+import { bound, gate, type GateContext, MAX_NAME, type ProposedCall, type ToolSpec, type Verdict } from 'rebound-gate';
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
 import type { CallTrace, TurnTrace } from '../telemetry/index.ts';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { getModels, postChat, readHead } from './chat-post.ts';
 import { OpenAIModel } from './openai.ts';
 import { ModelError, type ModelEvent } from './types.ts';
-import type { ToolSpec } from '../gate/types.ts';
+import type { ToolSpec } from 'rebound-gate';
 
 /** A fetch that records its requests and answers with `reply` (or never, until its signal aborts). */
 function fakeFetch(reply: (() => Response) | 'never' | Error) {

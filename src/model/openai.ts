@@ -5,7 +5,7 @@ import { postChatJson, readHead, type ChatEndpoint } from './chat-post.ts';
 import { ContentTemplate } from './content-template.ts';
 import { SseDecoder, sseBatches, type SseMessage } from './sse-decode.ts';
 import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
-import type { ToolSpec } from '../gate/types.ts';
+import type { ToolSpec } from 'rebound-gate';
 import type { Usage } from '../vocabulary.ts';
 
 export interface OpenAIModelOptions {

@@ -1,6 +1,6 @@
 // What the loop needs from a model: one streamed completion at a time, normalised. The OpenAI
 // adapter and the demo model both implement it, so the loop cannot tell them apart.
-import type { ToolSpec } from '../gate/types.ts';
+import type { ToolSpec } from 'rebound-gate';
 import type { ChatMessage, Usage } from '../vocabulary.ts';
 
 export interface ModelRequest {

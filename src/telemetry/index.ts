@@ -4,7 +4,7 @@
 // with import() on the first traced turn or request, so an app with tracing off never evaluates them
 // and the Worker's startup script does not hold them (scripts/build-worker.ts splits them out).
 // Tracing off is `undefined`: every hook is one optional call that does nothing.
-import type { ProposedCall, Verdict } from '../gate/types.ts';
+import type { ProposedCall, Verdict } from 'rebound-gate';
 import type { TracingConfig } from '../otel-config.ts';
 import type { ChatMessage, Usage } from '../vocabulary.ts';
 

@@ -12,7 +12,7 @@
 // which the conventions give to dedicated in-process guardrail APIs.
 // The gateway: a request is a SERVER span `chat {model}`, each upstream attempt a CLIENT child span.
 // Content (messages, arguments, results, the gate's messages) only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT.
-import type { Verdict } from '../gate/types.ts';
+import type { Verdict } from 'rebound-gate';
 import type { ChatMessage } from '../vocabulary.ts';
 import { type Attributes, type SpanFactory, SpanKind, SpanStatusCode, trace } from './engine.ts';
 import type { CallEnd, CallTrace, ChatEnd, ChatStart, ChatTrace, GatewayStart, GatewayTrace, TurnStart, TurnTrace } from './index.ts';

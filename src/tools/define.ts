@@ -1,10 +1,10 @@
 // Authoring a tool with zod: the schema is converted to JSON Schema once, at definition time, so
 // the gate never sees zod. The handler receives the arguments parsed by the same zod schema.
-// Every own tool says what it does to its environment (MCP's annotations, src/gate/annotations.ts):
+// Every own tool says what it does to its environment (MCP's annotations, packages/gate/src/annotations.ts):
 // the gate never guesses a destructive one for a name the model got wrong.
 import * as z from 'zod';
 import type { Tool, ToolContext } from './types.ts';
-import type { JSONSchema, ToolAnnotations } from '../gate/types.ts';
+import type { JSONSchema, ToolAnnotations } from 'rebound-gate';
 
 export interface ToolDefinition<S extends z.ZodObject> {
   name: string;

@@ -1,7 +1,7 @@
 // A tool the model can call: a JSON Schema for the gate, which parameters are paths or code, and a
 // handler. Tools in functions/ are authored with zod through `defineTool`; tools from elsewhere can
 // implement this interface directly with a JSON Schema.
-import type { ToolSpec } from '../gate/types.ts';
+import type { ToolSpec } from 'rebound-gate';
 import type { MemoryStore, Scope, WorkspaceStore } from '../store/types.ts';
 
 export interface ToolContext {

@@ -5,11 +5,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultTools } from '../../functions/index.ts';
-import { gate } from '../../src/gate/index.ts';
-import { MAX_ARGUMENTS_CHARS, MAX_NESTING_DEPTH } from '../../src/gate/limits.ts';
-import { buildPathIndex } from '../../src/gate/paths.ts';
-import { extractTextCalls } from '../../src/gate/text-calls.ts';
-import type { Category, GateContext, ToolSpec, Verdict } from '../../src/gate/types.ts';
+import {
+  buildPathIndex,
+  type Category,
+  extractTextCalls,
+  gate,
+  type GateContext,
+  MAX_ARGUMENTS_CHARS,
+  MAX_NESTING_DEPTH,
+  type ToolSpec,
+  type Verdict,
+} from 'rebound-gate';
 
 const tools: ToolSpec[] = defaultTools.map(({ run: _run, ...spec }) => spec);
 const names = tools.map((t) => t.name);

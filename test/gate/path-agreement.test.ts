@@ -6,9 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultTools } from '../../functions/index.ts';
 import { call, makeContext } from '../../functions/testing.ts';
-import { gate } from '../../src/gate/index.ts';
-import { buildPathIndex } from '../../src/gate/paths.ts';
-import type { ToolSpec } from '../../src/gate/types.ts';
+import { buildPathIndex, gate, type ToolSpec } from 'rebound-gate';
 
 const files: Record<string, string> = {
   'README.md': 'readme',

@@ -4,8 +4,7 @@
 // to the scripted upstream. Each row states what the client must see and what must be persisted:
 // the session history exactly as the turn produced it (byte for byte, NUL and lone surrogates
 // included), the turn closed with its outcome, and the activity rows of the turn written.
-import { bound } from '../../src/gate/bounded.ts';
-import { MAX_NAME } from '../../src/gate/message.ts';
+import { bound, MAX_NAME } from 'rebound-gate';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 import { loadConfig } from '../../src/config.ts';
-import { MAX_SCHEMA_DEPTH } from '../../src/gate/limits.ts';
+import { MAX_SCHEMA_DEPTH } from 'rebound-gate';
 import { createApp } from '../../src/http/app.ts';
 import { defineTool } from '../../src/tools/define.ts';
 import { mcpToolSource } from '../../src/tools/mcp/index.ts';

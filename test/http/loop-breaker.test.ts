@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedOpenAI, lastToolResult, type ChatRequest, type Script, type ScriptedServer } from '../support/scripted-openai.ts';
 import { startApp, type TestApp } from '../support/app-server.ts';
 import { chat, textOf } from '../support/sse-client.ts';
-import { gate } from '../../src/gate/index.ts';
+import { gate } from 'rebound-gate';
 import type { Tool } from '../../src/tools/types.ts';
 
 let upstream: ScriptedServer | undefined;

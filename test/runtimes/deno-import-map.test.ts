@@ -1,6 +1,8 @@
 // The Supabase function resolves bare imports through its deno.json, not node_modules: every package the
 // function reaches must be mapped there, to exactly the version package.json pins (jsr: and esm.sh are
-// not an option here, and a drifting version would run different code on the edge than in tests).
+// not an option here, and a drifting version would run different code on the edge than in tests). The one
+// exception is the repository's own workspace package, rebound-gate: it maps to the file its package.json
+// exports as ".", so the edge runs the same source as Node and workerd.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +10,14 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..', '..');
 const denoJson = JSON.parse(readFileSync(join(root, 'supabase/functions/rebound/deno.json'), 'utf8')) as { imports: Record<string, string> };
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+/** Workspace packages by name: their folder and the file their `exports` give for ".". */
+const workspaces = new Map(
+  ['packages/gate'].map((dir) => {
+    const p = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { name: string; exports: Record<string, string> };
+    return [p.name, normalize(join(dir, p.exports['.']!))] as const;
+  }),
+);
+const fromFunction = (target: string) => normalize(join('supabase/functions/rebound', target));
 
 function bareImports(entry: string): Map<string, string> {
   const found = new Map<string, string>();
@@ -23,7 +33,11 @@ function bareImports(entry: string): Map<string, string> {
       if (spec.startsWith('.')) {
         const target = normalize(join(dirname(path), spec));
         if (existsSync(join(root, target))) visit(target);
-      } else if (!found.has(spec)) found.set(spec, path);
+      } else {
+        if (!found.has(spec)) found.set(spec, path);
+        const local = workspaces.get(spec);
+        if (local) visit(local);
+      }
     }
   };
   visit(entry);
@@ -33,6 +47,11 @@ function bareImports(entry: string): Map<string, string> {
 describe('supabase/functions/rebound/deno.json', () => {
   it('pins every mapping to npm: with the exact version from package.json', () => {
     for (const [key, target] of Object.entries(denoJson.imports)) {
+      const local = workspaces.get(key);
+      if (local) {
+        expect(fromFunction(target), `${key} maps to its package's "." export`).toBe(local);
+        continue;
+      }
       const m = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)(\/?)$/.exec(target);
       expect(m, `${key} -> ${target} is not an exact npm: specifier`).toBeTruthy();
       const [, name, version, slash] = m!;

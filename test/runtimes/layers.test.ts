@@ -4,6 +4,8 @@
 // replaced alone, and cycles follow. The fix is to move the shared thing down (src/vocabulary.ts holds
 // what model, store, loop, turns and http share), never to widen a row of the table for it.
 // Tests (x.test.ts) may import anything: they exercise their code with whatever fixture fits.
+// The bottom layer is the gate, the workspace package rebound-gate (packages/gate): everything else
+// imports it by that name, never by path, and it imports nothing of the server's.
 import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +23,7 @@ const BASE = ['vocabulary', 'gate', 'base'];
 
 /** Bottom-up: a layer may only name layers above it in this list. */
 const layers: Layer[] = [
-  { name: 'gate', holds: ['src/gate/'], may: [] },
+  { name: 'gate', holds: ['packages/gate/'], may: [] },
   { name: 'vocabulary', holds: ['src/vocabulary.ts'], may: ['gate'] },
   { name: 'base', holds: ['src/config.ts', 'src/otel-config.ts', 'src/delay.ts', 'src/auth-error.ts', 'src/quote.ts'], may: [] },
   // Tracing hooks and the lazily loaded SDK: low, so that loop/, turns/, gateway/ and http/ can all call them.
@@ -51,6 +53,9 @@ const layers: Layer[] = [
   },
 ];
 
+const GATE_PACKAGE = 'rebound-gate';
+const GATE_DIR = 'packages/gate/';
+
 const isTest = (path: string) => /\.test\.ts$/.test(path);
 
 function layerOf(path: string, table: Layer[]): Layer | undefined {
@@ -64,11 +69,16 @@ function upwardImports(files: Map<string, string>, table: Layer[]): string[] {
     const from = layerOf(path, table);
     if (!from) continue; // reported by the "every source is in a layer" check
     for (const spec of specifiers(code)) {
-      if (!spec.startsWith('.')) continue; // packages are not layers
-      const target = normalize(join(dirname(path), spec));
+      const gatePackage = spec === GATE_PACKAGE || spec.startsWith(`${GATE_PACKAGE}/`);
+      if (!spec.startsWith('.') && !gatePackage) continue; // other packages are not layers
+      const target = gatePackage ? GATE_DIR : normalize(join(dirname(path), spec));
       const to = layerOf(target, table);
-      if (to === from) continue;
-      if (!to) offenders.push(`${path}: imports "${spec}", which is in no layer`);
+      if (to === from) {
+        if (gatePackage) offenders.push(`${path}: imports "${spec}" from inside the package (import its own files by path)`);
+        continue;
+      }
+      if (!gatePackage && target.startsWith(GATE_DIR)) offenders.push(`${path}: imports "${spec}" by path (import "${GATE_PACKAGE}" by name)`);
+      else if (!to) offenders.push(`${path}: imports "${spec}", which is in no layer`);
       else if (!from.may.includes(to.name)) offenders.push(`${path}: imports "${spec}" (${from.name} may not import ${to.name})`);
     }
   }
@@ -76,7 +86,7 @@ function upwardImports(files: Map<string, string>, table: Layer[]): string[] {
 }
 
 describe('layers', () => {
-  const files = ['src', 'functions'].flatMap((d) => [...sources(d)]).filter((p) => !isTest(p));
+  const files = ['src', 'functions', 'packages/gate/src'].flatMap((d) => [...sources(d)]).filter((p) => !isTest(p));
 
   it('every source file belongs to exactly one layer', () => {
     expect(files.length).toBeGreaterThan(50);
@@ -97,12 +107,17 @@ describe('layers', () => {
   it('the check catches an import that points up, and one out of the layers', () => {
     const sample = new Map([
       ['src/model/types.ts', "import type { Usage } from '../loop/turn.ts';\nimport type { ChatMessage } from '../vocabulary.ts';"],
-      ['src/loop/turn.ts', "import { gate } from '../gate/index.ts';\nconst x = await import('../http/app.ts');"],
+      ['src/loop/turn.ts', "import { gate } from 'rebound-gate';\nconst x = await import('../http/app.ts');"],
+      ['src/loop/turn-state.ts', "import { validate } from '../../packages/gate/src/schema/schema.ts';"],
+      ['packages/gate/src/rename.ts', "import { gate } from 'rebound-gate';\nimport type { Usage } from '../../../src/loop/turn.ts';"],
       ['src/store/memory.ts', "import { checkStorageContract } from '../../test/data/storage-contract.ts';"],
     ]);
     expect(upwardImports(sample, layers)).toEqual([
       'src/model/types.ts: imports "../loop/turn.ts" (model may not import loop)',
       'src/loop/turn.ts: imports "../http/app.ts" (loop may not import http)',
+      'src/loop/turn-state.ts: imports "../../packages/gate/src/schema/schema.ts" by path (import "rebound-gate" by name)',
+      'packages/gate/src/rename.ts: imports "rebound-gate" from inside the package (import its own files by path)',
+      'packages/gate/src/rename.ts: imports "../../../src/loop/turn.ts" (gate may not import loop)',
       'src/store/memory.ts: imports "../../test/data/storage-contract.ts", which is in no layer',
     ]);
   });
@@ -110,5 +125,15 @@ describe('layers', () => {
   it('no import in src/ or functions/ points up the layers', () => {
     const code = new Map(files.map((p) => [p, readFileSync(join(root, p), 'utf8')]));
     expect(upwardImports(code, layers), 'move what both sides need down a layer (see the table above)').toEqual([]);
+  });
+
+  it('the gate imports no package but its one dependency', () => {
+    const pkg = JSON.parse(readFileSync(join(root, GATE_DIR, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    expect(Object.keys(pkg.dependencies ?? {})).toEqual(['fastest-levenshtein']);
+    const bare = files
+      .filter((p) => p.startsWith(GATE_DIR))
+      .flatMap((p) => specifiers(readFileSync(join(root, p), 'utf8')).map((spec) => ({ p, spec })))
+      .filter(({ spec }) => !spec.startsWith('.') && spec !== 'fastest-levenshtein');
+    expect(bare.map(({ p, spec }) => `${p}: ${spec}`)).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 // functions/ or an MCP server, under which name there), with each configured server's state, so a
 // deployer can check MCP_SERVERS. Authenticated like every /v1 route that reads data.
 import { Hono } from 'hono';
-import { isDestructive } from '../../gate/annotations.ts';
+import { isDestructive } from 'rebound-gate';
 import type { Tool } from '../../tools/types.ts';
 import type { AppDeps } from '../deps.ts';
 import { authenticate } from '../auth/middleware.ts';

@@ -3,7 +3,7 @@
 // strict (an unknown field, or a chunk type it does not know, fails the whole stream), so nothing is
 // added here that ai 5 lacked: no `finishReason` on finish, no `reason` on abort. The `ai` package is
 // a devDependency only; the tests validate every chunk with its own `uiMessageChunkSchema`.
-import type { Repair, VerdictKind } from '../../gate/types.ts';
+import type { Repair, VerdictKind } from 'rebound-gate';
 import type { DoneReason, SummaryReason, TurnEvent, Usage } from '../../vocabulary.ts';
 
 /** The assistant message's metadata: what `start` carries (the turn), then what `finish` adds (how it ended). */

@@ -8,7 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { delay } from '../../delay.ts';
-import type { JSONSchema, ToolAnnotations } from '../../gate/types.ts';
+import type { JSONSchema, ToolAnnotations } from 'rebound-gate';
 import type { McpSession, McpToolInfo, OpenSession } from './session.ts';
 import { gateSchemaValidator } from './validator.ts';
 

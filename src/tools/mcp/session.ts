@@ -1,7 +1,7 @@
 // What the MCP tool source needs from a connection to one server, as an interface: the real one is
 // sdk.ts (the official SDK client, loaded only when a server is configured); tests may hand in another.
 import type { McpServerConfig } from '../../config.ts';
-import type { JSONSchema, ToolAnnotations } from '../../gate/types.ts';
+import type { JSONSchema, ToolAnnotations } from 'rebound-gate';
 import type { CallResultLike } from './result.ts';
 
 /** A tool as a server lists it (the parts Rebound reads). */

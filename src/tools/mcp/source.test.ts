@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../config.ts';
 import type { ToolContext } from '../types.ts';
-import { isDestructive } from '../../gate/annotations.ts';
+import { isDestructive } from 'rebound-gate';
 import { createMcpToolSource, DOWN_RETRY_FIRST_MS, DOWN_RETRY_MAX_MS } from './source.ts';
 import type { McpSession, McpToolInfo, OpenSession, SessionOptions } from './session.ts';
 

@@ -12,7 +12,7 @@
 // answered an error, timed out) is thrown as an Error, which the loop turns into a result the model reads.
 import type { McpServerConfig } from '../../config.ts';
 import { cut, quote } from '../../quote.ts';
-import { checkSchema } from '../../gate/schema-compile.ts';
+import { checkSchema } from 'rebound-gate';
 import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
 import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
@@ -68,7 +68,7 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
   const remember = (server: McpServerConfig, infos: McpToolInfo[]): Listing => {
     const allowed = server.tools ? new Set(server.tools) : null;
     const wanted = infos.filter((t) => t.taskSupport !== 'required' && (!allowed || allowed.has(t.name)));
-    // A schema past the gate's limits (src/gate/schema-compile.ts) is checked here, once per listing,
+    // A schema past the gate's limits (packages/gate/src/schema/schema-compile.ts) is checked here, once per listing,
     // before anything walks it: the tool is left out, as an unreachable server's tools are.
     const unreadable: Listing['unreadable'] = [];
     const callable = wanted.filter((t) => {

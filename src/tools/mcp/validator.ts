@@ -1,11 +1,9 @@
 // The MCP client validates a tool's structuredContent against its outputSchema. Its default validator
 // (ajv) compiles schemas with `new Function`, which workerd forbids, and is large; the gate's own JSON
 // Schema checker does the job on every runtime (the SDK's `jsonSchemaValidator` interface). An output
-// schema past the gate's schema limits (src/gate/schema-compile.ts) is not walked: the result is
+// schema past the gate's schema limits (packages/gate/src/schema/schema-compile.ts) is not walked: the result is
 // refused with the reason, as the server's tool would be were its input schema the one past them.
-import { checkSchema } from '../../gate/schema-compile.ts';
-import { validate } from '../../gate/schema.ts';
-import type { JSONSchema } from '../../gate/types.ts';
+import { checkSchema, type JSONSchema, validate } from 'rebound-gate';
 
 const MAX_LISTED_PROBLEMS = 5;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gate } from './index.ts';
 import { blockedMessage, echo, MAX_ECHO } from './message.ts';
-import { buildPathIndex } from './paths.ts';
+import { buildPathIndex } from './paths/paths.ts';
 import type { ToolSpec } from './types.ts';
 
 describe('blockedMessage', () => {

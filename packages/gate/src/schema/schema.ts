@@ -9,10 +9,10 @@
 // (node, value) in a `Fits` the caller may share across its validations (coercion asks the same
 // question of every anyOf level, schema-repair.ts asks before and after repairing), so nested anyOf
 // costs (argument size × schema size), not depth² × items.
-import { echo } from './message.ts';
+import { echo } from '../message.ts';
 import { type CompiledNode, compiled, deepEqual } from './schema-compile.ts';
-import type { JSONSchema, Problem } from './types.ts';
-import { isPlainObject } from './plain-object.ts';
+import type { JSONSchema, Problem } from '../types.ts';
+import { isPlainObject } from '../plain-object.ts';
 
 export { deepEqual };
 

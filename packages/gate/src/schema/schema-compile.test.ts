@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ENUM_VALUES, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './limits.ts';
+import { MAX_ENUM_VALUES, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from '../limits.ts';
 import { checkSchema, compiled } from './schema-compile.ts';
 import { checkArguments } from './schema-repair.ts';
 import { validate } from './schema.ts';
-import type { JSONSchema } from './types.ts';
+import type { JSONSchema } from '../types.ts';
 
 /** `levels` anyOf levels around a string, each with a null branch: `{anyOf: [{anyOf: [… {type: string}], {type: null}]}`. */
 function nestedAnyOf(levels: number, key: 'anyOf' | 'oneOf' = 'anyOf'): JSONSchema {

@@ -71,7 +71,7 @@ Handler = Callable[..., None]
 
   it('sniffs the language when there is no path', () => {
     expect(cats('def f(x: int = ...) -> None:\n    ...\n')).toEqual([]);
-    expect(cats("import { x } from './x';\nfunction g() {\n  // ...\n}\n")).toContain('placeholder_content');
+    expect(cats("import { x } from '../../../../src/gate/x';\nfunction g() {\n  // ...\n}\n")).toContain('placeholder_content');
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { coerce, fitsAfterCoercion } from './coerce.ts';
 import { compiled } from './schema-compile.ts';
-import type { JSONSchema, Repair } from './types.ts';
+import type { JSONSchema, Repair } from '../types.ts';
 
 /** The coerced value and the repairs, for a value at `$.v`. */
 function run(v: unknown, s: JSONSchema): { value: unknown; repairs: Repair[] } {

@@ -3,7 +3,7 @@
 // extension, a dropped or swapped folder — each get a similarity below an exact match, and a path is
 // scored by aligning its components with the candidate's (an edit distance over components).
 import { distance } from 'fastest-levenshtein';
-import { singular, words } from './words.ts';
+import { singular, words } from '../words.ts';
 
 export function splitExt(base: string): { stem: string; ext: string } {
   const dot = base.lastIndexOf('.');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gate, isDestructive } from './index.ts';
-import { buildPathIndex } from './paths.ts';
+import { buildPathIndex } from './paths/paths.ts';
 import { MAX_RENAME_CANDIDATES } from './limits.ts';
 import type { ToolSpec, Verdict } from './types.ts';
 
@@ -175,7 +175,7 @@ describe('caps on what the gate reads', () => {
 });
 
 describe('the real workspace tools: no guess runs delete_file (issue 24)', async () => {
-  const { defaultTools } = await import('../../functions/index.ts');
+  const { defaultTools } = await import('../../../functions/index.ts');
   const specs: ToolSpec[] = defaultTools.map(({ run: _run, ...spec }) => spec);
   const destructive = ['write_file', 'patch_file', 'delete_file'];
 

@@ -9,7 +9,7 @@
 // bracket already seen is answered without reading its span again, and the whole extraction stays
 // linear in the text. Values nested deeper than the depth cap are not found at all (nothing
 // downstream then has to walk them).
-import { MAX_NESTING_DEPTH } from './limits.ts';
+import { MAX_NESTING_DEPTH } from '../limits.ts';
 import { closerOf, FAIL, isSpaceCode, LooseReader, stringEnd } from './loose-json.ts';
 
 export interface JsonSpan {

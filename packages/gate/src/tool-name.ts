@@ -24,7 +24,7 @@
 import { distance } from 'fastest-levenshtein';
 import { isDestructive } from './annotations.ts';
 import { MAX_TOOL_NAME_CHARS } from './limits.ts';
-import { osaDistance } from './path-score.ts';
+import { osaDistance } from './paths/path-score.ts';
 import { worthOffering } from './suggest.ts';
 import { nameKey, nameTokens } from './words.ts';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseArgumentsText } from './arguments-text.ts';
 import { FAIL, LooseReader, scanStructure } from './loose-json.ts';
-import { extractTextCalls } from './text-calls.ts';
+import { extractTextCalls } from '../text-calls.ts';
 import { TextJson } from './text-json.ts';
 
 // Strings made of what the slips are made of: a reading that rewrote text instead of reading values

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkArguments } from './schema-repair.ts';
 import { validate } from './schema.ts';
-import type { JSONSchema } from './types.ts';
+import type { JSONSchema } from '../types.ts';
 
 const cats = (problems: { category: string; path: string }[]) => problems.map((p) => `${p.category} ${p.path}`);
 

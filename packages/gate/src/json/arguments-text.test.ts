@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseArgumentsText, unfence } from './arguments-text.ts';
 import { nestsDeeperThan } from './loose-json.ts';
-import { MAX_ARGUMENTS_CHARS, MAX_NESTING_DEPTH } from './limits.ts';
+import { MAX_ARGUMENTS_CHARS, MAX_NESTING_DEPTH } from '../limits.ts';
 
 // The fence as a regex reads it (cubic on a long unclosed fence): unfence must read the same.
 const FENCE = /^```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;

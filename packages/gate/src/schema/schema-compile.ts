@@ -9,9 +9,9 @@
 // What a caller does with a schema over the limits depends on where it came from (README § Limits):
 // the gateway forwards the request ungated, the MCP source leaves the tool out, functions/ refuses to
 // start. The gate itself blocks a call to such a tool rather than walk its schema (index.ts).
-import { bound } from './bounded.ts';
-import { formatCount, MAX_ENUM_VALUES, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './limits.ts';
-import type { JSONSchema } from './types.ts';
+import { bound } from '../bounded.ts';
+import { formatCount, MAX_ENUM_VALUES, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from '../limits.ts';
+import type { JSONSchema } from '../types.ts';
 
 /** `reason` completes "the schema …": "nests deeper than 64 levels of JSON; the gate reads at most 64". */
 export type SchemaCheck = { ok: true } | { ok: false; reason: string };

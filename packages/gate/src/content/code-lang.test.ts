@@ -36,7 +36,7 @@ describe('sniffLang', () => {
     expect(sniffLang('#!/usr/bin/env python3\nprint(1)')).toBe('python');
     expect(sniffLang('\n\n  def main():\n    pass')).toBe('python');
     expect(sniffLang('import os, sys\n\nif x:\n    y')).toBe('python');
-    expect(sniffLang("import { a } from './a';\n")).toBe('js');
+    expect(sniffLang("import { a } from '../../../../src/gate/a';\n")).toBe('js');
     expect(sniffLang('package main\n\nfunc main() {}')).toBe('go');
     expect(sniffLang('\n\n#include <stdio.h>')).toBe('c');
     expect(sniffLang('{"a": 1}')).toBe('json');

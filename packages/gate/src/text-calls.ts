@@ -9,9 +9,9 @@
 // followed once, and no pattern here can backtrack over more than a bounded window. A reply longer
 // than MAX_TEXT_CALL_CHARS is not searched at all, and nothing here throws, whatever the text.
 import { MAX_NESTING_DEPTH, MAX_TEXT_CALL_CHARS } from './limits.ts';
-import { isSpaceCode, nestsDeeperThan } from './loose-json.ts';
+import { isSpaceCode, nestsDeeperThan } from './json/loose-json.ts';
 import { isPlainObject } from './plain-object.ts';
-import { TextJson } from './text-json.ts';
+import { TextJson } from './json/text-json.ts';
 import { toolNameMatcher } from './tool-name.ts';
 import type { ToolSpec } from './types.ts';
 

@@ -6,11 +6,11 @@
 // An attempt can be megabytes of slashes, dots or folders: no path longer than the longest in the
 // index can exist, so every lookup is skipped past that length, runs of components are slices of one
 // joined string (never re-joined per slash), and the time stays linear in the attempt.
-import type { PathIndex } from './types.ts';
+import type { PathIndex } from '../types.ts';
 import { readWorkspacePath } from './workspace-path.ts';
 import { bestScore, nameSimilarity, pathScore, splitExt, stemSimilarity, type NameSimilarity } from './path-score.ts';
-import { worthOffering } from './suggest.ts';
-import { singularKey } from './words.ts';
+import { worthOffering } from '../suggest.ts';
+import { singularKey } from '../words.ts';
 
 interface Entry {
   path: string;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_NESTING_DEPTH } from './limits.ts';
+import { MAX_NESTING_DEPTH } from '../limits.ts';
 import { isSpaceCode } from './loose-json.ts';
 import { TextJson } from './text-json.ts';
 

@@ -7,13 +7,13 @@
 // So is null (or "" for an enum) where the schema takes neither: the model sent no value where one
 // was expected, which as often means "I do not know it" as "leave it unset"; the validator's message
 // tells it how to say the latter (leave the parameter out), and the model decides (schema.ts).
-import { parseArgumentsText } from './arguments-text.ts';
-import { bound } from './bounded.ts';
-import { MAX_ECHO } from './message.ts';
+import { parseArgumentsText } from '../json/arguments-text.ts';
+import { bound } from '../bounded.ts';
+import { MAX_ECHO } from '../message.ts';
 import { compiled } from './schema-compile.ts';
 import { fits, type Fits, fitsType, newFits, schemaTypes } from './schema.ts';
-import { isPlainObject } from './plain-object.ts';
-import type { JSONSchema, Repair } from './types.ts';
+import { isPlainObject } from '../plain-object.ts';
+import type { JSONSchema, Repair } from '../types.ts';
 
 const NO = Symbol('no-conversion');
 // Digits, optional fraction, optional exponent; written so that no digit can be matched two ways

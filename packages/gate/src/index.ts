@@ -8,19 +8,33 @@
 // caller is expected to have kept such a tool out of the toolset, each in its own way); every value of the model's that a message quotes is shortened with `echo`, and every
 // string and list of the verdict is bounded on the way out (bounded.ts).
 import { isDestructive } from './annotations.ts';
-import { parseArgumentsText } from './arguments-text.ts';
+import { parseArgumentsText } from './json/arguments-text.ts';
 import { boundedVerdict } from './bounded.ts';
-import { checkContent } from './content.ts';
+import { checkContent } from './content/content.ts';
 import { blockedMessage, echo } from './message.ts';
-import { checkSchema } from './schema-compile.ts';
-import { checkArguments } from './schema-repair.ts';
+import { checkSchema } from './schema/schema-compile.ts';
+import { checkArguments } from './schema/schema-repair.ts';
 import { isPlainObject } from './plain-object.ts';
 import { resolveToolName, toolNameMatcher } from './tool-name.ts';
-import { readWorkspacePath } from './workspace-path.ts';
+import { readWorkspacePath } from './paths/workspace-path.ts';
 import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } from './types.ts';
 
 export type * from './types.ts';
 export { DESTRUCTIVE_WORDS, isDestructive } from './annotations.ts';
+// The rest of the public surface: what a host (Rebound's server, a framework adapter) needs besides the
+// verdict. Everything else under src/ is the package's own and may change without notice.
+export { bound } from './bounded.ts';
+export { checkContent } from './content/content.ts';
+export { jsonText } from './json/json-text.ts';
+export { MAX_ARGUMENTS_CHARS, MAX_ENUM_VALUES, MAX_NESTING_DEPTH, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './limits.ts';
+export { echo, MAX_NAME } from './message.ts';
+export { buildPathIndex } from './paths/paths.ts';
+export { readWorkspacePath, type WorkspacePath } from './paths/workspace-path.ts';
+export { isPlainObject } from './plain-object.ts';
+export { schemaExample } from './schema/schema-example.ts';
+export { checkSchema, type SchemaCheck } from './schema/schema-compile.ts';
+export { deepEqual, validate } from './schema/schema.ts';
+export { extractTextCalls, type TextCall } from './text-calls.ts';
 
 // When several mistakes were repaired, the verdict's category names the one that matters most.
 const PRIORITY: Problem['category'][] = ['phantom_tool', 'malformed_json', 'missing_required', 'wrong_type', 'enum_violation', 'unknown_parameter'];

@@ -3,7 +3,7 @@
 // in the body's own language, which is what keeps spread/rest, Ellipsis, variadics and "Loading..."
 // strings out of it; a line of `...` that starts inside a string or template literal is text;
 // Lua's `...` is code in a file with a vararg function; and the bracket check skips JSX text.
-import type { Problem } from './types.ts';
+import type { Problem } from '../types.ts';
 import { bareEllipsisIsCode, commentStyle, langFromPath, sniffLang, type Lang } from './code-lang.ts';
 import { bracketsCheckable, scanBrackets, type BracketReport } from './code-scan.ts';
 import { commentText, isElisionComment, isInlinePlaceholder } from './code-markers.ts';

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defaultTools } from '../../functions/index.ts';
-import { schemaExample } from './schema-example.ts';
-import { checkArguments } from './schema-repair.ts';
-import { validate } from './schema.ts';
-import type { JSONSchema } from './types.ts';
+// The schema repairs are the package's own (not its public surface): a test that needs the server's
+// tools (functions/) reads them by path, from here, not from the server's code.
+import { checkArguments } from '../../packages/gate/src/schema/schema-repair.ts';
+import { type JSONSchema, schemaExample, validate } from 'rebound-gate';
 
 /** A second opinion that checks every keyword (bounds, formats), not only what the gate checks. */
 const zodAccepts = (schema: JSONSchema, value: unknown) => z.fromJSONSchema(schema as never).safeParse(value).success;

@@ -8,7 +8,7 @@
 // refused, with the relative reading the model most likely meant. Linear in the path: a plain path is
 // one scan, and segments are only split out when a `.` or `..` segment or a doubled slash needs them.
 
-import { echo } from './message.ts';
+import { echo } from '../message.ts';
 
 export type WorkspacePath = {
   /** `a/b/c`; `''` for the root. For a refused path, the relative path it most likely meant. */

@@ -10,10 +10,10 @@
 // layer uses its own reader instead.
 // Every step is one pass over the text (no backtracking pattern), and text over the size cap or
 // nested past the depth cap (limits.ts) is refused before anything else reads it.
-import { echo } from './message.ts';
-import { formatCount, gateLimits, type GateLimits } from './limits.ts';
+import { echo } from '../message.ts';
+import { formatCount, gateLimits, type GateLimits } from '../limits.ts';
 import { FAIL, LooseReader, scanStructure, type Dialect } from './loose-json.ts';
-import type { Repair } from './types.ts';
+import type { Repair } from '../types.ts';
 
 export type ParsedArguments =
   | { ok: true; value: unknown; repairs: Repair[] }

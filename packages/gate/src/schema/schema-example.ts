@@ -3,8 +3,8 @@
 // and for each value, in order, its const, its first enum value, a valid default or example, or a
 // plain value of its type within its bounds. Pure: it reads the schema and nothing else.
 import { schemaTypes, validate } from './schema.ts';
-import { isPlainObject } from './plain-object.ts';
-import type { JSONSchema } from './types.ts';
+import { isPlainObject } from '../plain-object.ts';
+import type { JSONSchema } from '../types.ts';
 
 /** Deeper than any tool schema goes; guards against self-referencing schemas built in code. */
 const MAX_DEPTH = 32;
