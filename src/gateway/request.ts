@@ -4,15 +4,15 @@
 // its own gating and retries), audio output, the deprecated `functions` API, tools that are not
 // functions. The result names the tools a call is gated against, after `tool_choice`.
 //
-// The one extension: a parameter whose schema has `"x-rebound-code": true` carries code or a file
-// body, and gets the gate's content checks (placeholders such as `// ... rest of code`, truncation).
-// The gateway removes the field before forwarding; a server that is sent it directly ignores it.
+// The extensions are the gate's (rebound-gate's toolSpec): a parameter whose schema has
+// `"x-rebound-code": true` carries code or a file body, and gets the gate's content checks
+// (placeholders such as `// ... rest of code`, truncation); `"x-rebound-path": true` is read too but
+// checks nothing here (the gateway has no path index). The gateway removes both before forwarding; a
+// server that is sent them directly ignores them.
 import * as z from 'zod';
-import { checkSchema, type JSONSchema, type ToolSpec } from 'rebound-gate';
+import { checkSchema, type JSONSchema, type ToolSpec, toolSpec, withoutExtensions } from 'rebound-gate';
 import { quote } from '../quote.ts';
 import { GatewayError } from './errors.ts';
-
-export const CODE_PARAM_FIELD = 'x-rebound-code';
 
 /**
  * The most members the gateway reads of these arrays (README § Limits), counted on the body's text
@@ -107,7 +107,7 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
     if (!tool.function) throw unsupported(`tools[${i}].function`, `tools[${i}] has no "function": send {"type": "function", "function": {name, parameters}}.`);
     return tool.function;
   });
-  const specs = tools.map(toSpec);
+  const specs = tools.map((fn) => toolSpec({ name: fn.name, description: fn.description, parameters: fn.parameters as JSONSchema | null | undefined }));
   const narrowed = narrow(specs, body.tool_choice);
   // Checked before anything walks a schema: past the limits no call of this request is gated (a call
   // the model meant for that tool could otherwise be "repaired" into another one).
@@ -121,7 +121,7 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
   // Usage is summed over the gateway's attempts, so it is always asked for; the client gets the
   // usage chunk only when it asked for it.
   if (stream) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-  if (specs.some((s) => s.codeParams?.length)) upstreamBody.tools = (body.tools ?? []).map(withoutExtension);
+  if (specs.some((s) => s.codeParams?.length || s.pathParams?.length)) upstreamBody.tools = (body.tools ?? []).map(withoutExtension);
 
   return {
     upstreamBody,
@@ -160,38 +160,12 @@ function unsupported(param: string, message: string): GatewayError {
   return new GatewayError(400, 'unsupported_parameter', message, param);
 }
 
-type FunctionDef = z.infer<typeof FunctionDef>;
-
-function toSpec(fn: FunctionDef): ToolSpec {
-  const parameters = (fn.parameters ?? { type: 'object', properties: {} }) as JSONSchema;
-  const properties = parameters.properties ?? {};
-  const codeParams = Object.keys(properties).filter((k) => isCodeParam(properties[k]));
-  return {
-    name: fn.name,
-    ...(fn.description ? { description: fn.description } : {}),
-    parameters,
-    ...(codeParams.length ? { codeParams } : {}),
-  };
-}
-
-function isCodeParam(schema: unknown): boolean {
-  if (typeof schema !== 'object' || schema === null) return false;
-  const mark = (schema as Record<string, unknown>)[CODE_PARAM_FIELD];
-  return mark === true || (typeof mark === 'string' && mark !== '');
-}
-
-/** The tool with the extension field taken out of its parameters (only where it is present). */
+/** The tool with the extension keywords taken out of its parameters (only where there are any). */
 function withoutExtension(tool: z.infer<typeof Tool>): unknown {
-  const properties = (tool.function?.parameters as JSONSchema | undefined)?.properties;
-  if (!tool.function || !properties || !Object.values(properties).some(isCodeParam)) return tool;
-  const cleaned = Object.fromEntries(
-    Object.entries(properties).map(([k, v]) => {
-      if (!isCodeParam(v)) return [k, v];
-      const { [CODE_PARAM_FIELD]: _mark, ...rest } = v as Record<string, unknown>;
-      return [k, rest];
-    }),
-  );
-  return { ...tool, function: { ...tool.function, parameters: { ...tool.function.parameters, properties: cleaned } } };
+  const parameters = tool.function?.parameters as JSONSchema | undefined;
+  if (!tool.function || !parameters) return tool;
+  const cleaned = withoutExtensions(parameters);
+  return cleaned === parameters ? tool : { ...tool, function: { ...tool.function, parameters: cleaned } };
 }
 
 /** The tools a call may name, after tool_choice: none, all, one, or the allowed subset. */

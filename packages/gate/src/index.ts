@@ -17,6 +17,7 @@ import { checkArguments } from './schema/schema-repair.ts';
 import { isPlainObject } from './plain-object.ts';
 import { resolveToolName, toolNameMatcher } from './tool-name.ts';
 import { readWorkspacePath } from './paths/workspace-path.ts';
+import { CODE_KEYWORD, type CompiledTools, hasKeyword, PATH_KEYWORD, type Tool, toolSpec } from './tools.ts';
 import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } from './types.ts';
 
 export type * from './types.ts';
@@ -35,6 +36,7 @@ export { schemaExample } from './schema/schema-example.ts';
 export { checkSchema, type SchemaCheck } from './schema/schema-compile.ts';
 export { deepEqual, validate } from './schema/schema.ts';
 export { extractTextCalls, type TextCall } from './text-calls.ts';
+export { CODE_KEYWORD, type CompiledTools, hasKeyword, PATH_KEYWORD, type Tool, toolSpec, withoutExtensions } from './tools.ts';
 
 // When several mistakes were repaired, the verdict's category names the one that matters most.
 const PRIORITY: Problem['category'][] = ['phantom_tool', 'malformed_json', 'missing_required', 'wrong_type', 'enum_violation', 'unknown_parameter'];
@@ -63,8 +65,30 @@ function blocked(
   return v;
 }
 
-export function gate(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext = {}): Verdict {
-  return boundedVerdict(gateCall(call, toolset, context));
+/**
+ * The verdict on one proposed call against the tools it may name: `pass` (run it as proposed),
+ * `repaired` (run `call.args` instead: every mistake had a repair that cannot change its meaning) or
+ * `blocked` (do not run it; give the model `message` as the tool's result). Tools may be ToolSpecs or
+ * `{name, description?, parameters}` with the extension keywords (tools.ts), read on every call:
+ * `compileTools` reads them once.
+ */
+export function gate(call: ProposedCall, toolset: readonly (ToolSpec | Tool)[], context: GateContext = {}): Verdict {
+  const specs = toolset.every(isSpec) ? (toolset as readonly ToolSpec[]) : toolset.map(toolSpec);
+  return boundedVerdict(gateCall(call, specs, context));
+}
+
+/** A tool set read once (extension keywords, defaults), to check many calls against. */
+export function compileTools(toolset: readonly (ToolSpec | Tool)[]): CompiledTools {
+  const tools: readonly ToolSpec[] = Object.freeze(toolset.map((t) => (isSpec(t) ? t : toolSpec(t))));
+  return { tools, check: (call, context = {}) => boundedVerdict(gateCall(call, tools, context)) };
+}
+
+/** Already the gate's shape: parameters present, and no extension keyword left unread. */
+function isSpec(t: ToolSpec | Tool): t is ToolSpec {
+  if (!t.parameters) return false;
+  const spec = t as ToolSpec;
+  if (spec.codeParams !== undefined || spec.pathParams !== undefined) return true;
+  return !Object.values(t.parameters.properties ?? {}).some((p) => hasKeyword(p, CODE_KEYWORD) || hasKeyword(p, PATH_KEYWORD));
 }
 
 /** `writtenName`: the name the model wrote, when the gate has already substituted the tool's name. */
