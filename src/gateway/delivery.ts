@@ -39,10 +39,6 @@ export class Delivery {
     this.write(`data: ${JSON.stringify(chunk)}\n\n`);
   }
 
-  comment(text: string): void {
-    this.write(`: ${text}\n\n`);
-  }
-
   text(content: string): void {
     if (content === '') return;
     this.chunk({ ...this.baseOrDefault(), choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }] });
