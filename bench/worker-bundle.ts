@@ -8,7 +8,8 @@
 // first request (which builds the app from env), and `wrangler dev` from spawn to the first /health
 // answer; and the MCP client's own evaluation, paid by the first turn that connects to a server.
 // The bundle is also built without the MCP client (its two SDK entry points aliased to a stub,
-// bench/bundle/no-mcp.ts): the difference is what MCP_SERVERS support costs.
+// bench/bundle/no-mcp.ts): the difference is what MCP_SERVERS support costs. First, the gate alone as
+// the library rebound-gate ships it, and its packed tarball (bench/bundle/gate.ts).
 //   npm run bench:bundle            figures, then one JSON line
 //   npm run bench:bundle -- --no-dev  skip the wrangler dev measurement
 import { spawn } from 'node:child_process';
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { buildWorker } from '../scripts/build-worker.ts';
+import { describeGate, measureGate } from './bundle/gate.ts';
 import { freePort } from '../test/support/ports.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -216,6 +218,8 @@ async function build(outdir: string, aliases?: Record<string, string>): Promise<
 const NO_MCP = join(root, 'bench', 'bundle', 'no-mcp.ts');
 const outdir = mkdtempSync(join(tmpdir(), 'rebound-bundle-'));
 try {
+  const gate = await measureGate();
+  console.log(describeGate(gate));
   const withMcp = await build(join(outdir, 'with-mcp'));
   const noMcp = await build(join(outdir, 'without-mcp'), {
     '@modelcontextprotocol/sdk/client/index.js': NO_MCP,
@@ -273,6 +277,7 @@ try {
       firstRequestMs: times.firstRequestMs,
       wranglerDevReadyMs: dev?.readyMs ?? null,
       topPackages: packages.slice(0, 6),
+      gate,
     }),
   );
 } finally {

@@ -1,0 +1,58 @@
+// The gate alone, as a library user ships it (issue 22): packages/gate's root export bundled by esbuild
+// (ESM, minified, fastest-levenshtein included, for browsers), raw and gzip, against the 30 KB gzip
+// goal; and the tarball `npm pack -w packages/gate` makes (what the registry would hold).
+// Run by bench:bundle; alone: npx tsx bench/bundle/gate.ts
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const root = join(import.meta.dirname, '..', '..');
+export const GATE_TARGET_GZIP_KB = 30;
+
+export interface GateSize {
+  rawKB: number;
+  gzipKB: number;
+  withinTarget: boolean;
+  tarballKB: number;
+  tarballFiles: number;
+}
+
+const kb = (b: number) => +(b / 1024).toFixed(1);
+
+export async function measureGate(): Promise<GateSize> {
+  const out = await build({
+    entryPoints: [join(root, 'packages', 'gate', 'src', 'index.ts')],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser', // runs anywhere; 'browser' also reads fastest-levenshtein's main field
+    write: false,
+    logLevel: 'error',
+  });
+  const code = out.outputFiles[0]!.contents;
+  const gzip = gzipSync(code).length;
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '-w', 'packages/gate', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
+  ) as Array<{ size: number; entryCount: number }>;
+  return {
+    rawKB: kb(code.length),
+    gzipKB: kb(gzip),
+    withinTarget: kb(gzip) <= GATE_TARGET_GZIP_KB,
+    tarballKB: kb(packed[0]!.size),
+    tarballFiles: packed[0]!.entryCount,
+  };
+}
+
+export function describeGate(s: GateSize): string {
+  return (
+    `The gate alone (rebound-gate's root export; esbuild, minified, ESM): ${s.rawKB} KB raw, ${s.gzipKB} KB gzip ` +
+    `(goal ≤ ${GATE_TARGET_GZIP_KB} KB gzip: ${s.withinTarget ? 'met' : 'MISSED'}); npm pack -w packages/gate: ${s.tarballKB} KB, ${s.tarballFiles} files`
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const s = await measureGate();
+  console.log(describeGate(s));
+  console.log(JSON.stringify(s));
+}
