@@ -89,8 +89,14 @@ export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise
     waiters = [];
     for (const resolve of ready) resolve();
   };
-  const end = (error?: unknown) => {
+  /** The run has ended but the client has not taken everything: the stream closes once it has (pull), or the stall timer closes it. */
+  let closing = false;
+  const end = (error?: unknown, force = false) => {
     if (closed) return;
+    if (error === undefined && !force && queued() > 0) {
+      closing = true;
+      return;
+    }
     closed = true;
     clearTimeout(keepalive);
     clearTimeout(stall);
@@ -105,7 +111,7 @@ export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise
   };
   const onRequestAbort = () => {
     abort.abort(new Error('client disconnected'));
-    end();
+    end(undefined, true);
   };
 
   // Writes made in the same tick are coalesced into one chunk: a model streaming fast yields many
@@ -121,7 +127,7 @@ export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise
     try {
       controller.enqueue(encoder.encode(text));
     } catch {
-      end(); // the consumer is gone
+      end(undefined, true); // the consumer is gone
       return;
     }
     if (queued() > 0 && stall === undefined) armStall();
@@ -193,11 +199,12 @@ export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise
       pull() {
         // The client took something (or there was nothing to take): it makes progress.
         lastProgress = Date.now();
-        if (queued() < highWater) wake();
+        if (closing && queued() <= 0) end();
+        else if (queued() < highWater) wake();
       },
       cancel() {
         abort.abort(new Error('client disconnected'));
-        end();
+        end(undefined, true);
       },
     },
     { highWaterMark: highWater, size: (chunk) => chunk.byteLength },
