@@ -134,7 +134,7 @@ describe('what stays a completion', () => {
   it('content and a finish reason without [DONE]', async () => {
     const { events, error } = await run({ text: 'no done marker here', omitDone: true });
     expect(error).toBeUndefined();
-    expect(events.at(-1)).toEqual({ type: 'finish', toolCalls: [], finishReason: 'stop', usage: { promptTokens: 100, completionTokens: 20 } });
+    expect(events.at(-1)).toEqual({ type: 'finish', toolCalls: [], finishReason: 'stop', model: 'strict', usage: { promptTokens: 100, completionTokens: 20 } });
   });
 
   it('a tool call without [DONE]', async () => {
