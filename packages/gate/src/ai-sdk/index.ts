@@ -1,0 +1,143 @@
+// rebound-gate/ai-sdk: the gate as an AI SDK language-model middleware, for wrapLanguageModel.
+// Every tool call of the model's answer is gated against the call's own function tools before the AI
+// SDK sees it: a repaired call goes out repaired under the same id; a blocked call of a generate is
+// re-asked up to `retries` times with the gate's message as the call's tool result (the shape the
+// gateway and the loop use: {ok: false, error, suggestions}), and goes out unchanged if it is still
+// blocked: never worse than no middleware. In a stream, tool-call deltas are held until the call is
+// complete, then the gated call is emitted (blocked streamed calls are not re-asked: they go out
+// unchanged). `ai` is an optional peer dependency, used for its types only.
+import type { LanguageModelMiddleware } from 'ai';
+import { compileTools } from '../index.ts';
+import type { CompiledTools } from '../tools.ts';
+import type { Verdict } from '../types.ts';
+
+type WrapGenerate = NonNullable<LanguageModelMiddleware['wrapGenerate']>;
+type WrapStream = NonNullable<LanguageModelMiddleware['wrapStream']>;
+type CallOptions = Parameters<WrapGenerate>[0]['params'];
+type GenerateResult = Awaited<ReturnType<WrapGenerate>>;
+type Content = GenerateResult['content'][number];
+type ToolCallContent = Extract<Content, { type: 'tool-call' }>;
+type StreamPart = Awaited<ReturnType<WrapStream>>['stream'] extends ReadableStream<infer P> ? P : never;
+
+export interface ReboundMiddlewareOptions {
+  /** Re-asks of the model for an answer with a blocked call (default 1; 0: never). */
+  retries?: number;
+}
+
+/** The call's function tools as the gate reads them (provider-defined tools are not gated). */
+function toolsOf(params: CallOptions): CompiledTools | undefined {
+  const fns = (params.tools ?? []).flatMap((t) =>
+    t.type === 'function' ? [{ name: t.name, description: t.description, parameters: t.inputSchema as never }] : [],
+  );
+  return fns.length ? compileTools(fns) : undefined;
+}
+
+/** The gate's verdict on one call the provider did not run itself; undefined: not gated. */
+function judge(tools: CompiledTools, call: ToolCallContent): Verdict | undefined {
+  if (call.providerExecuted) return undefined;
+  return tools.check({ id: call.toolCallId, name: call.toolName, arguments: call.input });
+}
+
+/** The call as the verdict leaves it: repaired calls carry the tool's name and the repaired arguments. */
+function applied(call: ToolCallContent, v: Verdict | undefined): ToolCallContent {
+  if (v?.verdict !== 'repaired') return call;
+  return { ...call, toolName: v.call.name, input: JSON.stringify(v.call.args) };
+}
+
+/** What the model is told of a blocked call, as the gateway tells it. */
+export function blockedToolResult(v: Extract<Verdict, { verdict: 'blocked' }>): { ok: false; error: string; suggestions: string[] } {
+  return { ok: false, error: v.message, suggestions: v.suggestions };
+}
+
+function gateContent(tools: CompiledTools, content: readonly Content[]) {
+  const blocked: Array<{ call: ToolCallContent; verdict: Extract<Verdict, { verdict: 'blocked' }> }> = [];
+  const out = content.map((part) => {
+    if (part.type !== 'tool-call') return part;
+    const v = judge(tools, part);
+    if (v?.verdict === 'blocked') blocked.push({ call: part, verdict: v });
+    return applied(part, v);
+  });
+  return { content: out, blocked };
+}
+
+/** The prompt for a re-ask: the answer's calls, then the gate's message as each blocked call's result. */
+function reask(params: CallOptions, content: readonly Content[], blocked: ReturnType<typeof gateContent>['blocked']): CallOptions {
+  const calls = content.filter((p): p is ToolCallContent => p.type === 'tool-call');
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  };
+  return {
+    ...params,
+    prompt: [
+      ...params.prompt,
+      { role: 'assistant', content: calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.toolCallId, toolName: c.toolName, input: parse(c.input) })) },
+      {
+        role: 'tool',
+        content: calls.map((c) => {
+          const b = blocked.find((x) => x.call.toolCallId === c.toolCallId);
+          const value = b
+            ? blockedToolResult(b.verdict)
+            : { ok: false, error: 'Not run: another call of the same answer was blocked. Send all the calls again.' };
+          return { type: 'tool-result' as const, toolCallId: c.toolCallId, toolName: c.toolName, output: { type: 'json' as const, value } };
+        }),
+      },
+    ],
+  };
+}
+
+export function reboundMiddleware(options: ReboundMiddlewareOptions = {}): LanguageModelMiddleware {
+  const retries = options.retries ?? 1;
+  return {
+    specificationVersion: 'v4',
+    wrapGenerate: async ({ doGenerate, params, model }) => {
+      const first = await doGenerate();
+      const tools = toolsOf(params);
+      if (!tools) return first;
+      let result = first;
+      let gated = gateContent(tools, result.content);
+      for (let attempt = 0; gated.blocked.length > 0 && attempt < retries; attempt++) {
+        const next = await model.doGenerate(reask(params, gated.content, gated.blocked));
+        const nextGated = gateContent(tools, next.content);
+        if (nextGated.blocked.length === 0) return { ...next, content: nextGated.content };
+        result = next;
+        gated = nextGated;
+      }
+      // Still blocked: the last answer as the model gave it, repairs of its other calls applied.
+      return { ...result, content: gated.content };
+    },
+    wrapStream: async ({ doStream, params }) => {
+      const result = await doStream();
+      const tools = toolsOf(params);
+      if (!tools) return result;
+      const held = new Set<string>();
+      const stream = result.stream.pipeThrough(
+        new TransformStream<StreamPart, StreamPart>({
+          transform(part, controller) {
+            // Deltas of a call are held: the call is emitted whole, gated, when it is complete.
+            if (part.type === 'tool-input-start' && !part.providerExecuted) {
+              held.add(part.id);
+              return;
+            }
+            if ((part.type === 'tool-input-delta' || part.type === 'tool-input-end') && held.has(part.id)) return;
+            if (part.type === 'tool-call') {
+              const call = applied(part, judge(tools, part));
+              if (held.delete(part.toolCallId)) {
+                controller.enqueue({ type: 'tool-input-start', id: call.toolCallId, toolName: call.toolName });
+                controller.enqueue({ type: 'tool-input-delta', id: call.toolCallId, delta: call.input });
+                controller.enqueue({ type: 'tool-input-end', id: call.toolCallId });
+              }
+              controller.enqueue(call);
+              return;
+            }
+            controller.enqueue(part);
+          },
+        }),
+      );
+      return { ...result, stream };
+    },
+  };
+}

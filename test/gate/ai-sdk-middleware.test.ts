@@ -1,0 +1,97 @@
+// rebound-gate/ai-sdk against the AI SDK itself (`ai` 7, `@ai-sdk/openai-compatible`) and the scripted
+// upstream: generateText and streamText with zod tools that execute. Each case runs the same request
+// without the middleware too, and expects the AI SDK's own invalid-call result there, so what the
+// test measures is the middleware.
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateText, streamText, tool, wrapLanguageModel } from 'ai';
+import { reboundMiddleware } from 'rebound-gate/ai-sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { type Script, type ScriptedServer, startScriptedOpenAI } from '../support/scripted-openai.ts';
+
+let upstream: ScriptedServer | undefined;
+afterEach(async () => {
+  await upstream?.close();
+  upstream = undefined;
+});
+
+async function setup(script: Script, middleware: boolean) {
+  upstream = await startScriptedOpenAI(script);
+  const provider = createOpenAICompatible({ name: 'scripted', baseURL: upstream.url, apiKey: 'sk-test' });
+  const base = provider.chatModel('scripted-model');
+  const model = middleware ? wrapLanguageModel({ model: base, middleware: reboundMiddleware() }) : base;
+  const ran: unknown[] = [];
+  const tools = {
+    get_weather: tool({
+      description: 'The forecast for a city',
+      inputSchema: z.object({ city: z.string(), days: z.number().int() }),
+      execute: async (input) => {
+        ran.push(input);
+        return { forecast: 'sunny' };
+      },
+    }),
+  };
+  return { model, tools, ran };
+}
+
+const calls = (r: { toolCalls: Array<{ toolCallId: string; toolName: string; input: unknown }> }) =>
+  r.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input, invalid: 'invalid' in c ? c.invalid : undefined }));
+
+const threeAsText: Script = () => ({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris","days":"3"}' }] });
+const misspelt: Script = () => ({ toolCalls: [{ id: 'call_1', name: 'get_wether', arguments: '{"city":"Paris","days":2}' }] });
+const missingThenFixed: Script = (req) =>
+  req.messages.some((m) => m.role === 'tool')
+    ? { toolCalls: [{ id: 'call_2', name: 'get_weather', arguments: '{"city":"Paris","days":1}' }] }
+    : { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] };
+
+describe('rebound-gate/ai-sdk: reboundMiddleware', () => {
+  it('generateText: "3" for an integer is repaired under the same id and runs; without it the AI SDK reports the call invalid', async () => {
+    let s = await setup(threeAsText, true);
+    let r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls(r)).toEqual([{ id: 'call_1', name: 'get_weather', input: { city: 'Paris', days: 3 }, invalid: undefined }]);
+    expect(s.ran).toEqual([{ city: 'Paris', days: 3 }]);
+    await upstream!.close();
+    s = await setup(threeAsText, false);
+    r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls(r)[0]).toMatchObject({ id: 'call_1', invalid: true });
+    expect(s.ran).toEqual([]);
+  });
+
+  it('streamText: the held call is emitted repaired; without it the AI SDK reports it invalid', async () => {
+    let s = await setup(threeAsText, true);
+    let r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls({ toolCalls: await r.toolCalls })).toEqual([{ id: 'call_1', name: 'get_weather', input: { city: 'Paris', days: 3 }, invalid: undefined }]);
+    expect(s.ran).toEqual([{ city: 'Paris', days: 3 }]);
+    await upstream!.close();
+    s = await setup(threeAsText, false);
+    r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect((await r.toolCalls)[0]).toMatchObject({ toolCallId: 'call_1', invalid: true });
+    expect(s.ran).toEqual([]);
+  });
+
+  it('a misspelt tool name is repaired; without it the AI SDK has no such tool', async () => {
+    let s = await setup(misspelt, true);
+    let r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls(r)).toEqual([{ id: 'call_1', name: 'get_weather', input: { city: 'Paris', days: 2 }, invalid: undefined }]);
+    await upstream!.close();
+    s = await setup(misspelt, false);
+    r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls(r)[0]).toMatchObject({ name: 'get_wether', invalid: true });
+  });
+
+  it('a call missing a required argument is re-asked with the gate message and the fixed call runs', async () => {
+    let s = await setup(missingThenFixed, true);
+    let r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls(r)).toEqual([{ id: 'call_2', name: 'get_weather', input: { city: 'Paris', days: 1 }, invalid: undefined }]);
+    expect(s.ran).toEqual([{ city: 'Paris', days: 1 }]);
+    expect(upstream!.requests).toHaveLength(2);
+    const told = upstream!.requests[1]!.messages.find((m) => m.role === 'tool');
+    expect(told?.tool_call_id).toBe('call_1');
+    expect(JSON.parse(told!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
+    await upstream!.close();
+    s = await setup(missingThenFixed, false);
+    r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls(r)[0]).toMatchObject({ id: 'call_1', invalid: true });
+    expect(upstream!.requests).toHaveLength(1);
+  });
+});
