@@ -4,7 +4,7 @@
 // test measures is the middleware.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, streamText, tool, wrapLanguageModel } from 'ai';
-import { reboundMiddleware } from 'rebound-gate/ai-sdk';
+import { reboundMiddleware, reboundRepairToolCall } from 'rebound-gate/ai-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { type Script, type ScriptedServer, startScriptedOpenAI } from '../support/scripted-openai.ts';
@@ -93,5 +93,29 @@ describe('rebound-gate/ai-sdk: reboundMiddleware', () => {
     r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
     expect(calls(r)[0]).toMatchObject({ id: 'call_1', invalid: true });
     expect(upstream!.requests).toHaveLength(1);
+  });
+
+  it('a call written into the text becomes a real tool call, the text without it kept; without it, only text', async () => {
+    const inText: Script = (req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { text: 'Done.' }
+        : { text: 'Let me check.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}</tool_call>' };
+    let s = await setup(inText, true);
+    let r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(r.steps[0]!.toolCalls.map((c) => ({ name: c.toolName, input: c.input }))).toEqual([{ name: 'get_weather', input: { city: 'Paris', days: 2 } }]);
+    expect(r.steps[0]!.text.trim()).toBe('Let me check.');
+    expect(s.ran).toEqual([{ city: 'Paris', days: 2 }]);
+    await upstream!.close();
+    s = await setup(inText, false);
+    r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(r.toolCalls).toEqual([]);
+    expect(s.ran).toEqual([]);
+  });
+
+  it('reboundRepairToolCall, as experimental_repairToolCall, repairs what the AI SDK found invalid', async () => {
+    const s = await setup(threeAsText, false);
+    const r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?', experimental_repairToolCall: reboundRepairToolCall });
+    expect(calls(r)).toEqual([{ id: 'call_1', name: 'get_weather', input: { city: 'Paris', days: 3 }, invalid: undefined }]);
+    expect(s.ran).toEqual([{ city: 'Paris', days: 3 }]);
   });
 });

@@ -5,9 +5,13 @@
 // gateway and the loop use: {ok: false, error, suggestions}), and goes out unchanged if it is still
 // blocked: never worse than no middleware. In a stream, tool-call deltas are held until the call is
 // complete, then the gated call is emitted (blocked streamed calls are not re-asked: they go out
-// unchanged). `ai` is an optional peer dependency, used for its types only.
-import type { LanguageModelMiddleware } from 'ai';
-import { compileTools } from '../index.ts';
+// unchanged). A generated answer with no tool call whose text writes calls (`{"name": …, "arguments":
+// …}`, <tool_call> tags, as the gateway reads them) gets them as real tool calls when every one passes
+// the gate, the text without them kept. `reboundRepairToolCall` is the same gate as the AI SDK's
+// `experimental_repairToolCall`. `ai` is an optional peer dependency, used for its types only.
+import type { LanguageModelMiddleware, ToolCallRepairFunction, ToolSet } from 'ai';
+import { compileTools, gate } from '../index.ts';
+import { extractTextCalls } from '../text-calls.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { Verdict } from '../types.ts';
 
@@ -47,6 +51,24 @@ function applied(call: ToolCallContent, v: Verdict | undefined): ToolCallContent
 /** What the model is told of a blocked call, as the gateway tells it. */
 export function blockedToolResult(v: Extract<Verdict, { verdict: 'blocked' }>): { ok: false; error: string; suggestions: string[] } {
   return { ok: false, error: v.message, suggestions: v.suggestions };
+}
+
+/** The calls written into the text of an answer that has none, as tool calls, when every one is accepted. */
+function textCalls(tools: CompiledTools, result: GenerateResult, params: CallOptions): GenerateResult {
+  if (params.toolChoice?.type === 'none' || result.content.some((p) => p.type === 'tool-call')) return result;
+  const text = result.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+  if (text === '') return result;
+  const found = extractTextCalls(text, tools.tools);
+  if (found.calls.length === 0) return result;
+  const calls: ToolCallContent[] = [];
+  for (const [i, c] of found.calls.entries()) {
+    const v = tools.check({ id: `call_text_${i}`, name: c.name, arguments: JSON.stringify(c.arguments) });
+    if (v.verdict === 'blocked') return result;
+    calls.push({ type: 'tool-call', toolCallId: `call_text_${i}`, toolName: v.call.name, input: JSON.stringify(v.call.args) });
+  }
+  const rest = result.content.filter((p) => p.type !== 'text');
+  const visible = found.visibleText.trim() === '' ? [] : [{ type: 'text' as const, text: found.visibleText }];
+  return { ...result, content: [...visible, ...rest, ...calls], finishReason: { unified: 'tool-calls', raw: result.finishReason.raw } };
 }
 
 function gateContent(tools: CompiledTools, content: readonly Content[]) {
@@ -94,13 +116,13 @@ export function reboundMiddleware(options: ReboundMiddlewareOptions = {}): Langu
   return {
     specificationVersion: 'v4',
     wrapGenerate: async ({ doGenerate, params, model }) => {
-      const first = await doGenerate();
       const tools = toolsOf(params);
-      if (!tools) return first;
+      if (!tools) return doGenerate();
+      const first = textCalls(tools, await doGenerate(), params);
       let result = first;
       let gated = gateContent(tools, result.content);
       for (let attempt = 0; gated.blocked.length > 0 && attempt < retries; attempt++) {
-        const next = await model.doGenerate(reask(params, gated.content, gated.blocked));
+        const next = textCalls(tools, await model.doGenerate(reask(params, gated.content, gated.blocked)), params);
         const nextGated = gateContent(tools, next.content);
         if (nextGated.blocked.length === 0) return { ...next, content: nextGated.content };
         result = next;
@@ -140,4 +162,17 @@ export function reboundMiddleware(options: ReboundMiddlewareOptions = {}): Langu
       return { ...result, stream };
     },
   };
+}
+
+/**
+ * For generateText/streamText's `experimental_repairToolCall`: the gate's repair of a call the AI SDK
+ * found invalid (no such tool, or input that fails its schema); null (the AI SDK's own error) when the
+ * gate blocks it too.
+ */
+export async function reboundRepairToolCall<T extends ToolSet>(options: Parameters<ToolCallRepairFunction<T>>[0]): ReturnType<ToolCallRepairFunction<T>> {
+  const { toolCall, tools, inputSchema } = options;
+  const specs = await Promise.all(Object.keys(tools).map(async (name) => ({ name, parameters: (await inputSchema({ toolName: name })) as never })));
+  const v = gate({ id: toolCall.toolCallId, name: toolCall.toolName, arguments: toolCall.input }, specs);
+  if (v.verdict === 'blocked') return null;
+  return { ...toolCall, toolName: v.call.name, input: JSON.stringify(v.call.args) };
 }
