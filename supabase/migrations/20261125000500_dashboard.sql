@@ -266,12 +266,13 @@ select jsonb_build_object(
               from calls w where w.wasted group by w.tool) x
       ), '[]'::jsonb)
     )
-    from calls c
-    cross join (
+    -- The totals first and the calls left-joined: a range without calls still has one row (zeros), not null.
+    from (
       select
         coalesce((select sum(coalesce(t.prompt_tokens, 0) + coalesce(t.completion_tokens, 0)) from turns t), 0)
         + coalesce((select sum(g.prompt_tokens + g.completion_tokens) from calls g where g.source = 'gateway'), 0) as total
     ) a
+    left join calls c on true
     group by a.total
   ),
   'selfCorrection', (

@@ -30,6 +30,20 @@ export async function checkDashboardAll(load: Load): Promise<void> {
   const day2 = await load(DAY_2_HOURLY, null);
   expect(rounded(day2.ratesOverTime)).toEqual(rounded(EXPECTED_DAY_2_HOURLY.ratesOverTime));
   expect(rounded(day2.totals)).toMatchObject(rounded(EXPECTED_DAY_2_HOURLY.totals));
+
+  // A range without a call: the failure cost is zeros, not null (the page read its share and failed).
+  const empty = await load({ ...DAY_2_HOURLY, from: '2030-01-01T00:00:00.000Z', to: '2030-01-02T00:00:00.000Z' }, null);
+  expect(empty.failureCost).toEqual({
+    wastedModelCalls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    ms: 0,
+    totalTokens: 0,
+    share: 0,
+    byModel: [],
+    byCategory: [],
+    byTool: [],
+  });
 }
 
 export async function checkDashboardUserA(load: Load, user: string | null = USER_A): Promise<void> {
