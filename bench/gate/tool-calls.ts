@@ -21,7 +21,7 @@ import {
   type SuggestionFigures,
 } from './common.ts';
 
-interface Case {
+export interface Case {
   id: string;
   tools: { name: string; description?: string; parameters: ToolSpec['parameters'] }[];
   call: { name: string; arguments: string };
