@@ -26,14 +26,19 @@ async function throughMiddleware(c: Case, i: number): Promise<Outcome> {
     warnings: [],
   });
   let reasks = 0;
-  const model = { doGenerate: async () => (reasks++, answer()) };
+  const model = {
+    doGenerate: async () => {
+      reasks++;
+      return answer();
+    },
+  };
   const params = {
     prompt: [],
     tools: c.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.parameters })),
   };
   const out = await wrapGenerate({ doGenerate: answer, doStream: undefined, params, model } as unknown as Params);
   const sent = out.content.find((p) => p.type === 'tool-call');
-  if (!sent || sent.type !== 'tool-call') return { verdict: 'blocked' };
+  if (sent?.type !== 'tool-call') return { verdict: 'blocked' };
   const changed = sent.toolName !== call.toolName || sent.input !== call.input;
   if (!changed && reasks > 0) return { verdict: 'blocked' };
   let args: Record<string, unknown> | undefined;
