@@ -1,63 +1,32 @@
 // @ts-check
-// The chat page's script. Authored here as plain JavaScript checked by tsc (JSDoc types from the SSE
+// The chat page's script: what happens on the page (send, stop, a reload re-attaching to the running
+// turn, sessions). Its parts: the stream client (stream.js: EventSource, events, reconnect), what is kept
+// in localStorage to resume after a reload (resume.js), and the view (page.js for the page, view.js for
+// one assistant message). Authored as plain JavaScript checked by tsc (JSDoc types from the SSE
 // protocol's own TurnEvent), bundled with its modules and libraries into src/web/assets/chat.js.ts by
 // scripts/embed-assets.mjs, whose output is checked in: the page needs no build step to be served.
 // Model output only ever reaches the DOM as text nodes or through the Markdown tree (markdown.js).
-import { configureLanguages } from './highlight.js';
-import { historyResult, rememberCall, rememberedCalls } from './history.js';
-import { AssistantView, el } from './view.js';
+import { addUser, autosize, form, input, newAssistant, newBtn, renderHistory, setBusy, setConn, setModel, showHint, stopBtn, transcript } from './page.js';
+import { forgetSession, forgetTurn, rememberCall, rememberedCalls, rememberedTurn, rememberTurn, saveSession, sessionId } from './resume.js';
+import { openStream, watchConnection } from './stream.js';
 
-/** @typedef {import('../../vocabulary.ts').TurnEvent} TurnEvent */
 /** @typedef {import('../../vocabulary.ts').ChatMessage} ChatMessage */
-/** @typedef {TurnEvent['event']} EventName */
+/** @typedef {import('./stream.js').EventData<'done'>} DoneData */
+/** @typedef {import('./stream.js').EventData<'forced_summary'>} SummaryData */
 /**
- * @template {EventName} N
- * @typedef {Extract<TurnEvent, { event: N }>['data']} EventData
- */
-/**
- * The running turn. lastSeq is the id of the last event rendered: the server resumes after it on
- * EventSource's own reconnect, and anything at or below it is a duplicate.
- * @typedef {{
+ * The running turn: what the stream client keeps (stream.js) and what the page drew for it.
+ * @typedef {import('./stream.js').StreamState & {
  *   id: string | null, streamUrl: string | null, message: string,
- *   view: ReturnType<typeof AssistantView>, userNode: HTMLElement,
- *   source: EventSource | null, controller: AbortController | null,
- *   lastSeq: number, everOpen: boolean, stopping: boolean, stopTimer: ReturnType<typeof setTimeout> | undefined,
- *   reattached: boolean, historyCount: number | null,
+ *   view: ReturnType<typeof newAssistant>, userNode: HTMLElement,
+ *   controller: AbortController | null,
+ *   stopTimer: ReturnType<typeof setTimeout> | undefined,
+ *   historyCount: number | null,
  * }} Turn
  */
 
-/**
- * @template {typeof HTMLElement} T
- * @param {string} id
- * @param {T} type
- * @returns {InstanceType<T>}
- */
-function $(id, type) {
-  const node = document.getElementById(id);
-  if (!(node instanceof type)) throw new Error(`the chat page has no #${id}`);
-  return /** @type {InstanceType<T>} */ (node);
-}
-const transcript = $('transcript', HTMLElement);
-const main = $('main', HTMLElement);
-const form = $('composer', HTMLFormElement);
-const input = $('message', HTMLTextAreaElement);
-const sendBtn = $('send', HTMLButtonElement);
-const stopBtn = $('stop', HTMLButtonElement);
-const newBtn = $('new-session', HTMLButtonElement);
-const connEl = $('conn', HTMLElement);
-const SESSION_KEY = 'rebound.sessionId';
 const TOKEN_KEY = 'rebound.token';
-// The running turn, so a reload can re-attach to it: {turnId, sessionId, streamUrl, message}.
-const TURN_KEY = 'rebound.turn';
 // After Stop, how long to wait for done{aborted} on the stream before closing it anyway.
 const STOP_FALLBACK_MS = 5000;
-
-// The highlighter's grammars are assets with hashed names; the page lists them.
-try {
-  configureLanguages(JSON.parse(document.body.dataset.languages || '{}'));
-} catch {
-  // No list: code blocks stay plain.
-}
 
 /** @type {Turn | null} */
 let current = null;
@@ -85,15 +54,6 @@ function errorMessage(body, res) {
   return `${res.status} ${res.statusText}`;
 }
 
-// --- model label -------------------------------------------------------------------------------
-/**
- * @param {string} model
- * @param {boolean} demo
- */
-function setModel(model, demo) {
-  $('model', HTMLElement).textContent = model ? `model: ${model}` : '';
-  $('demo', HTMLElement).hidden = demo !== true;
-}
 fetch('health')
   .then((r) => (r.ok ? r.json() : null))
   .then((h) => {
@@ -101,114 +61,12 @@ fetch('health')
   })
   .catch(() => {});
 
-// --- connection indicator ----------------------------------------------------------------------
-// EventSource never surfaces the server's ': keepalive' comments, but they are what keeps the
-// connection OPEN through proxies while the model is silent. So the indicator reads readyState on
-// a timer, and events tell it the server is actively sending.
-let lastEvent = 0;
-const RECONNECT_TITLE = 'connection lost; the turn goes on on the server and the stream resumes where it stopped';
-/**
- * @param {string} state
- * @param {string} text
- * @param {string} [title]
- */
-function setConn(state, text, title) {
-  if (connEl.dataset.state !== state || connEl.textContent !== text) {
-    connEl.dataset.state = state;
-    connEl.textContent = text;
-  }
-  connEl.title = title || '';
-}
-setInterval(() => {
-  const source = current?.source;
-  if (!current || !source) return;
-  if (current.stopping && source.readyState !== EventSource.CONNECTING) return setConn('connecting', 'stopping…');
-  const quiet = Math.round((Date.now() - lastEvent) / 1000);
-  if (source.readyState === EventSource.OPEN) {
-    if (quiet < 4) setConn('live', 'connected', 'events arriving');
-    else setConn('quiet', 'connected · waiting', `stream open, no event for ${quiet} s (keepalives hold it open)`);
-  } else if (source.readyState === EventSource.CONNECTING) {
-    if (current.everOpen) setConn('reconnecting', 'reconnecting…', RECONNECT_TITLE);
-    else setConn('connecting', 'connecting…');
-  }
-}, 1000);
-
-// --- transcript ---------------------------------------------------------------------------------
-/** @param {() => void} fn */
-function stickToBottom(fn) {
-  const atBottom = main.scrollHeight - main.scrollTop - main.clientHeight < 80;
-  fn();
-  if (atBottom) main.scrollTop = main.scrollHeight;
-}
-
-function hideHint() {
-  const hint = document.getElementById('empty-hint');
-  if (hint) hint.remove();
-}
-
-/** @param {string} text */
-function showHint(text) {
-  const hint = el('p', 'empty-hint', text);
-  hint.id = 'empty-hint';
-  transcript.replaceChildren(hint);
-}
-
-/** @param {string} text */
-function addUser(text) {
-  hideHint();
-  const m = el('div', 'msg user');
-  stickToBottom(() => {
-    m.append(el('div', 'who', 'You'), document.createTextNode(text));
-    transcript.append(m);
-  });
-  return m;
-}
-
-const newAssistant = () => AssistantView({ transcript, stickToBottom, hideHint });
+watchConnection(() => current, setConn);
 
 // --- one turn -----------------------------------------------------------------------------------
 // A turn lives on the server, not in this page: the stream is only a reader of its event log. A
 // dropped connection is EventSource's to repair (it reconnects on its own with Last-Event-ID and the
 // server resumes after that event), Stop is a request to the server, and a reload re-attaches.
-/** @param {boolean} busy */
-function setBusy(busy) {
-  sendBtn.disabled = busy;
-  stopBtn.disabled = !busy;
-  newBtn.disabled = busy;
-}
-
-/**
- * @param {Turn} turn
- * @param {string} sessionId
- */
-function rememberTurn(turn, sessionId) {
-  try {
-    localStorage.setItem(TURN_KEY, JSON.stringify({ turnId: turn.id, sessionId, streamUrl: turn.streamUrl, message: turn.message }));
-  } catch {
-    // Storage full or blocked: the turn still runs, a reload just cannot re-attach to it.
-  }
-}
-
-/** @returns {{ turnId: string, sessionId?: string, streamUrl: string, message: string } | null} */
-function rememberedTurn() {
-  const raw = localStorage.getItem(TURN_KEY);
-  if (raw === null) return null;
-  try {
-    const r = JSON.parse(raw);
-    if (r && typeof r.turnId === 'string' && typeof r.streamUrl === 'string' && typeof r.message === 'string') return r;
-  } catch {
-    // Not ours or corrupt: forgotten below.
-  }
-  localStorage.removeItem(TURN_KEY);
-  return null;
-}
-
-/** @param {Turn} turn */
-function forgetTurn(turn) {
-  const r = rememberedTurn();
-  if (r && r.turnId === turn.id) localStorage.removeItem(TURN_KEY);
-}
-
 /**
  * Ends the turn in the page. With keep, the turn stays remembered: it may still run on the server,
  * and a reload re-attaches to it.
@@ -221,7 +79,7 @@ function finishTurn(text, keep) {
   current = null;
   if (turn.source) turn.source.close();
   clearTimeout(turn.stopTimer);
-  if (!keep) forgetTurn(turn);
+  if (!keep) forgetTurn(turn.id);
   turn.view.streaming(false);
   turn.view.end(text);
   setBusy(false);
@@ -256,7 +114,7 @@ async function dedupeReattached(turn) {
   }
 }
 
-/** @type {Record<EventData<'done'>['reason'], string>} */
+/** @type {Record<DoneData['reason'], string>} */
 const DONE_TEXT = {
   completed: 'done',
   iteration_limit: 'stopped at the iteration limit',
@@ -267,7 +125,7 @@ const DONE_TEXT = {
   interrupted: 'interrupted: the server stopped while the turn ran (its answer was lost; ask again to continue)',
 };
 
-/** @type {Record<EventData<'forced_summary'>['reason'], string>} */
+/** @type {Record<SummaryData['reason'], string>} */
 const SUMMARY_TEXT = {
   iteration_limit: 'Iteration limit reached',
   time_budget: 'Time budget reached',
@@ -275,59 +133,20 @@ const SUMMARY_TEXT = {
 };
 
 /** @param {Turn} turn */
-function openStream(turn) {
+function follow(turn) {
   if (!turn.streamUrl) return;
-  const source = new EventSource(turn.streamUrl);
-  turn.source = source;
-  setConn('connecting', turn.reattached ? 're-attaching…' : 'connecting…');
-  source.onopen = () => {
-    lastEvent = Date.now();
-    turn.everOpen = true;
-    setConn('live', 'connected');
-  };
-  source.onerror = () => {
-    if (current !== turn) return;
-    if (source.readyState !== EventSource.CLOSED) {
-      // A network drop: EventSource reconnects by itself and sends Last-Event-ID. Not an error.
-      if (turn.everOpen) setConn('reconnecting', 'reconnecting…', RECONNECT_TITLE);
-      return;
-    }
-    // CLOSED: the server answered without a stream (204: nothing more to read; 401: the stream token
-    // expired; 404: the turn is unknown), so EventSource gave up. Chromium also closes it this way when
-    // the page is being unloaded, before pagehide: the turn stays remembered, so the reload re-attaches.
-    if (turn.reattached && turn.lastSeq === 0) return dropReattached(turn);
-    turn.view.notice('error', 'The stream closed before the turn finished. Reload the page to see what the turn did.');
-    finishTurn(undefined, true);
-  };
-  /**
-   * Every event of the protocol (TurnEvent) by its name, its data typed: renaming an event or a field
-   * fails typechecking here.
-   * @template {EventName} N
-   * @param {N} name
-   * @param {(data: EventData<N>) => void} fn
-   */
-  const on = (name, fn) =>
-    source.addEventListener(name, (ev) => {
-      if (current !== turn) return;
-      // Every event carries its sequence number within the turn. The server resumes after the last one we
-      // saw, so a repeat should not happen; if one does, it is not drawn twice.
-      if (ev.lastEventId !== '') {
-        const seq = Number(ev.lastEventId);
-        if (Number.isFinite(seq)) {
-          if (seq <= turn.lastSeq) return;
-          turn.lastSeq = seq;
-        }
-      }
-      lastEvent = Date.now();
-      /** @type {EventData<N>} */
-      let data;
-      try {
-        data = JSON.parse(ev.data);
-      } catch {
-        return;
-      }
-      fn(data);
-    });
+  const on = openStream(turn, {
+    url: turn.streamUrl,
+    isCurrent: () => current === turn,
+    setConn,
+    onClosed: () => {
+      // The turn stays remembered, so a reload re-attaches (Chromium closes the stream this way when
+      // the page is being unloaded).
+      if (turn.reattached && turn.lastSeq === 0) return dropReattached(turn);
+      turn.view.notice('error', 'The stream closed before the turn finished. Reload the page to see what the turn did.');
+      finishTurn(undefined, true);
+    },
+  });
   on('turn_start', (d) => {
     setModel(d.model, d.demo);
     saveSession(d.sessionId);
@@ -390,13 +209,13 @@ async function send(text) {
   const controller = new AbortController();
   const turn = startTurn({ message: text, controller });
   setConn('connecting', 'starting…');
-  const sessionId = localStorage.getItem(SESSION_KEY);
+  const session = sessionId();
   let res, body;
   try {
     res = await fetch('v1/turns', {
       method: 'POST',
       headers: Object.assign({ 'Content-Type': 'application/json' }, authHeaders()),
-      body: JSON.stringify(sessionId ? { message: text, sessionId } : { message: text }),
+      body: JSON.stringify(session ? { message: text, sessionId: session } : { message: text }),
       signal: controller.signal,
     });
     body = await res.json().catch(() => null);
@@ -416,8 +235,8 @@ async function send(text) {
   turn.id = body.turnId;
   turn.streamUrl = body.streamUrl;
   saveSession(body.sessionId);
-  rememberTurn(turn, body.sessionId);
-  openStream(turn);
+  rememberTurn({ turnId: body.turnId, sessionId: body.sessionId, streamUrl: body.streamUrl, message: turn.message });
+  follow(turn);
   if (turn.stopping) requestStop(turn); // Stop was pressed while the turn was being created
 }
 
@@ -460,51 +279,11 @@ async function requestStop(turn) {
 }
 
 // --- sessions -----------------------------------------------------------------------------------
-/** @param {string | undefined} id */
-function saveSession(id) {
-  if (id) localStorage.setItem(SESSION_KEY, id);
-}
-
 function resetSession() {
   if (current) return;
-  localStorage.removeItem(SESSION_KEY);
+  forgetSession();
   showHint('New session. Ask the agent something.');
   input.focus();
-}
-
-/**
- * The conversation as it was: each assistant message's text as Markdown, its calls as tool cards with
- * what this browser remembers of them, or what the tool messages say (history.js).
- * @param {ChatMessage[]} messages
- */
-function renderHistory(messages) {
-  const remembered = rememberedCalls(localStorage);
-  /** @type {ReturnType<typeof AssistantView> | null} */
-  let view = null;
-  /** @type {Map<string, string>} */
-  const names = new Map();
-  for (const m of messages) {
-    if (m.role === 'user') {
-      view?.streaming(false);
-      view = null;
-      addUser(m.content);
-    } else if (m.role === 'assistant') {
-      if (!view) view = newAssistant();
-      if (m.content) {
-        view.text(m.content);
-        view.settle();
-      }
-      for (const c of m.tool_calls || []) {
-        names.set(c.id, c.function.name);
-        view.toolCall({ id: c.id, name: c.function.name, arguments: c.function.arguments });
-      }
-    } else if (m.role === 'tool' && view) {
-      const name = names.get(m.tool_call_id) ?? '';
-      view.toolResult(historyResult({ id: m.tool_call_id, name, content: m.content, remembered: remembered[m.tool_call_id] }));
-    }
-  }
-  view?.streaming(false);
-  main.scrollTop = main.scrollHeight;
 }
 
 /**
@@ -512,12 +291,12 @@ function renderHistory(messages) {
  * @returns {Promise<ChatMessage[] | null>}
  */
 async function fetchHistory() {
-  const id = localStorage.getItem(SESSION_KEY);
+  const id = sessionId();
   if (!id) return null;
   try {
     const res = await fetch(`v1/sessions/${encodeURIComponent(id)}/messages`, { headers: authHeaders() });
     if (res.status === 404 || res.status === 403) {
-      localStorage.removeItem(SESSION_KEY); // gone (server restarted with memory storage) or not ours
+      forgetSession(); // gone (server restarted with memory storage) or not ours
       return null;
     }
     if (!res.ok) return null;
@@ -538,22 +317,18 @@ async function historyCount() {
 async function load() {
   const messages = await fetchHistory();
   if (current) return;
-  if (messages) renderHistory(messages);
+  if (messages) renderHistory(messages, rememberedCalls(localStorage));
   const r = rememberedTurn();
   if (!r) return;
-  if (r.sessionId && r.sessionId !== localStorage.getItem(SESSION_KEY)) {
-    localStorage.removeItem(TURN_KEY); // from a session that is no longer this page's
+  if (r.sessionId && r.sessionId !== sessionId()) {
+    forgetTurn(); // from a session that is no longer this page's
     return;
   }
   const turn = startTurn({ id: r.turnId, streamUrl: r.streamUrl, message: r.message, reattached: true, historyCount: messages ? messages.length : null });
-  openStream(turn);
+  follow(turn);
 }
 
 // --- composer -----------------------------------------------------------------------------------
-function autosize() {
-  input.style.height = 'auto';
-  input.style.height = `${Math.min(input.scrollHeight, window.innerHeight * 0.4)}px`;
-}
 input.addEventListener('input', autosize);
 input.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {

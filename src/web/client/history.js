@@ -2,7 +2,7 @@
 // What a tool card restored from the history can show. The history keeps the assistant's calls as the
 // model wrote them and each tool message (a ToolResultPayload, src/vocabulary.ts), not the tool_result
 // events, so the page keeps the events' own account of each call (verdict, category, repairs, diffs)
-// in localStorage as they arrive, and shows it again after a reload. Without one (another browser,
+// in localStorage as they arrive (resume.js), and shows it again after a reload. Without one (another browser,
 // cleared storage) the verdict is derived from the tool message: a payload with suggestions, or an
 // error without a hint, is a call that was refused (by the gate, or the loop breaker) and so blocked;
 // an error with a hint is a call that ran and failed; ok is a call that ran. Whether the gate repaired
@@ -22,10 +22,6 @@
  */
 /** The part of a tool_result kept for the history: not the result, which the tool message holds. */
 /** @typedef {Pick<ToolResult, 'verdict' | 'category' | 'ok' | 'repairs' | 'diffs' | 'durationMs'>} Remembered */
-
-const CALLS_KEY = 'rebound.calls';
-/** Calls remembered (the newest); each is small, but diffs are up to 400 lines. */
-const MAX_REMEMBERED = 200;
 
 /**
  * The card for a call restored from the history.
@@ -62,44 +58,4 @@ export function historyResult({ id, name, content, remembered }) {
     ...(p.suggestions && p.suggestions.length > 0 ? { suggestions: p.suggestions } : {}),
     derived: true,
   };
-}
-
-/**
- * The calls this browser saw, by call id.
- * @param {Storage} storage
- * @returns {Record<string, Remembered>}
- */
-export function rememberedCalls(storage) {
-  try {
-    const raw = storage.getItem(CALLS_KEY);
-    const parsed = raw === null ? null : JSON.parse(raw);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
-}
-
-/**
- * Keeps a call's tool_result for a later reload: the newest MAX_REMEMBERED, fewer when storage is full.
- * @param {Storage} storage
- * @param {ToolResult} d
- */
-export function rememberCall(storage, d) {
-  const calls = rememberedCalls(storage);
-  delete calls[d.id]; // re-inserted last: the object keeps insertion order, oldest first
-  /** @type {Remembered} */
-  const kept = { verdict: d.verdict, category: d.category, ok: d.ok, durationMs: d.durationMs };
-  if (d.repairs) kept.repairs = d.repairs;
-  if (d.diffs) kept.diffs = d.diffs;
-  calls[d.id] = kept;
-  const ids = Object.keys(calls);
-  for (let keep = Math.min(ids.length, MAX_REMEMBERED); keep > 0; keep = Math.floor(keep / 2)) {
-    const trimmed = Object.fromEntries(ids.slice(-keep).map((id) => [id, calls[id]]));
-    try {
-      storage.setItem(CALLS_KEY, JSON.stringify(trimmed));
-      return;
-    } catch {
-      // Quota: keep fewer.
-    }
-  }
 }

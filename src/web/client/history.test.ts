@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { historyResult, rememberCall, rememberedCalls } from './history.js';
+import { historyResult } from './history.js';
+import { rememberCall, rememberedCalls } from './resume.js';
 
 /** localStorage as the page has it, with a quota in characters. */
 function storage(quota = Infinity): Storage {
