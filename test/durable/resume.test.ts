@@ -1,18 +1,15 @@
 // Durable turns over real HTTP (Node): a turn outlives its connections. Resume with Last-Event-ID at a
 // random event joins up with no gap and no duplicate, a turn completes with nobody attached, stop ends
 // it for every reader, two readers see the same events, and only the owner may stop or read it.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedOpenAI, type Script, type ScriptedServer } from '../support/scripted-openai.ts';
-import { headerAuth, startApp, type TestApp } from '../support/app-server.ts';
+import { describe, expect, it } from 'vitest';
+import type { Script, ScriptedServer } from '../support/scripted-openai.ts';
+import { headerAuth } from '../support/app-server.ts';
+import { scriptedApps } from '../support/scripted-app.ts';
 import { parseBlock, type SseEvent } from '../support/sse-client.ts';
 
+const start = scriptedApps({ KEEPALIVE_MS: '200' });
+/** The upstream of the app `setup` started last, for the tests that look at it. */
 let upstream: ScriptedServer | undefined;
-let app: TestApp | undefined;
-afterEach(async () => {
-  await app?.close();
-  await upstream?.close();
-  app = upstream = undefined;
-});
 
 const ANSWER = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
 /** A turn with text, a tool call and a final answer, streamed slowly enough to be cut anywhere. */
@@ -22,12 +19,9 @@ const script: Script = (req) =>
     : { text: 'Let me look.', toolCalls: [{ name: 'list_files', arguments: '{}' }], delayMs: 4 };
 
 async function setup(env: Record<string, string> = {}, scriptFor: Script = script, auth = false) {
-  upstream = await startScriptedOpenAI(scriptFor);
-  app = await startApp(
-    { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1', KEEPALIVE_MS: '200', ...env },
-    auth ? { auth: headerAuth } : {},
-  );
-  return app;
+  const started = await start(scriptFor, { env, deps: auth ? { auth: headerAuth } : {} });
+  upstream = started.upstream;
+  return started.app;
 }
 
 async function createTurn(base: string, message: string, headers: Record<string, string> = {}) {

@@ -8,8 +8,9 @@ import { connect, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedOpenAI, type Reply, type ScriptedServer } from '../support/scripted-openai.ts';
-import { startApp, type TestApp } from '../support/app-server.ts';
+import type { Reply, ScriptedServer } from '../support/scripted-openai.ts';
+import type { TestApp } from '../support/app-server.ts';
+import { scriptedApps } from '../support/scripted-app.ts';
 import { collectWithEventSource } from '../support/sse-client.ts';
 
 const MB = 1024 * 1024;
@@ -18,22 +19,19 @@ const BIG: Reply = { text: `${'y'.repeat(10 * 1024 - 1)} `.repeat(1_000) };
 /** A 30 MB answer, for the gateway: more than the kernel's buffers between the upstream and a client can hold. */
 const HUGE: Reply = { text: `${'y'.repeat(10 * 1024 - 1)} `.repeat(3_000) };
 
-let upstream: ScriptedServer | undefined;
-let app: TestApp | undefined;
 const sockets: Socket[] = [];
-
-afterEach(async () => {
+// Registered before the sockets' afterEach, so it runs after it (hooks run as a stack).
+const startScripted = scriptedApps();
+/** The upstream of the app `start` started last, for the tests that look at it. */
+let upstream: ScriptedServer | undefined;
+afterEach(() => {
   for (const s of sockets.splice(0)) s.destroy();
-  await app?.close();
-  await upstream?.close();
-  app = undefined;
-  upstream = undefined;
 });
 
 async function start(reply: (index: number) => Reply, env: Record<string, string> = {}) {
-  upstream = await startScriptedOpenAI((_req, index) => reply(index));
-  app = await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, ...env });
-  return app;
+  const started = await startScripted((_req, index) => reply(index), { env });
+  upstream = started.upstream;
+  return started.app;
 }
 
 /** A client that sends one request and never reads: the socket is paused before any byte arrives. */

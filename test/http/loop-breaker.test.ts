@@ -1,26 +1,15 @@
 // The loop breaker over real HTTP: a scripted model that sends the same failed call again and again
 // is shown the tool's schema and a valid example, then loses the tool for the rest of the turn, and
 // the turn still ends with an answer.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedOpenAI, lastToolResult, type ChatRequest, type Script, type ScriptedServer } from '../support/scripted-openai.ts';
-import { startApp, type TestApp } from '../support/app-server.ts';
+import { describe, expect, it } from 'vitest';
+import { lastToolResult, type ChatRequest, type Script } from '../support/scripted-openai.ts';
+import { scriptedApps } from '../support/scripted-app.ts';
 import { chat, textOf } from '../support/sse-client.ts';
 import { gate } from 'rebound-gate';
 import type { Tool } from '../../src/tools/types.ts';
 
-let upstream: ScriptedServer | undefined;
-let app: TestApp | undefined;
-afterEach(async () => {
-  await app?.close();
-  await upstream?.close();
-  app = upstream = undefined;
-});
-
-async function setup(script: Script, tools: Tool[], env: Record<string, string> = {}) {
-  upstream = await startScriptedOpenAI(script);
-  app = await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1', MODEL_RETRIES: '0', ...env }, { tools });
-  return { upstream, app };
-}
+const start = scriptedApps({ MODEL_RETRIES: '0' });
+const setup = (script: Script, tools: Tool[], env: Record<string, string> = {}) => start(script, { env, deps: { tools } });
 
 function tools() {
   const ran: unknown[] = [];

@@ -1,26 +1,15 @@
 // The agent loop over real HTTP: the app on @hono/node-server, the real `openai` client talking to
 // the scripted OpenAI-compatible server on loopback, and the turn read as an SSE stream.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedOpenAI, lastToolResult, type Script, type ScriptedServer } from '../support/scripted-openai.ts';
-import { startApp, type TestApp } from '../support/app-server.ts';
+import { describe, expect, it } from 'vitest';
+import { lastToolResult, type Script } from '../support/scripted-openai.ts';
+import { scriptedApps } from '../support/scripted-app.ts';
 import { chat, shape, textOf } from '../support/sse-client.ts';
 import type { Tool } from '../../src/tools/types.ts';
 import { defaultTools } from '../../functions/index.ts';
 import { NARRATION_NUDGE } from '../../src/loop/nudges.ts';
 
-let upstream: ScriptedServer | undefined;
-let app: TestApp | undefined;
-afterEach(async () => {
-  await app?.close();
-  await upstream?.close();
-  app = upstream = undefined;
-});
-
-async function setup(script: Script, env: Record<string, string> = {}, tools: Tool[] = defaultTools) {
-  upstream = await startScriptedOpenAI(script);
-  app = await startApp({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: upstream.url, MODEL: 'scripted-1', MODEL_RETRIES: '2', ...env }, { tools });
-  return { upstream, app };
-}
+const start = scriptedApps({ MODEL_RETRIES: '2' });
+const setup = (script: Script, env: Record<string, string> = {}, tools: Tool[] = defaultTools) => start(script, { env, deps: { tools } });
 
 const echoTool: Tool = {
   name: 'echo',

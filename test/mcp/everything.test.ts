@@ -5,16 +5,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { mcpToolSource } from '../../src/tools/mcp/index.ts';
-import { startApp, type TestApp } from '../support/app-server.ts';
 import { startEverything, type RunningMcp } from '../support/mcp-servers.ts';
 import { freePort } from '../support/ports.ts';
-import { lastToolResult, startScriptedOpenAI, type Script, type ScriptedServer } from '../support/scripted-openai.ts';
+import { scriptedApps } from '../support/scripted-app.ts';
+import { lastToolResult, type Script } from '../support/scripted-openai.ts';
 import { chat, shape, textOf, type SseEvent } from '../support/sse-client.ts';
 import { everythingStep } from './everything-script.ts';
 
 let everything: RunningMcp;
-let upstream: ScriptedServer | undefined;
-let app: TestApp | undefined;
 
 beforeAll(async () => {
   everything = await startEverything();
@@ -22,26 +20,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await everything?.stop();
 });
-afterEach(async () => {
-  await app?.close();
-  await upstream?.close();
-  app = upstream = undefined;
+afterEach(() => {
   vi.restoreAllMocks();
 });
+const start = scriptedApps({ MODEL_RETRIES: '0' });
 
 async function setup(script: Script, servers: unknown[] = [{ name: 'everything', url: everything.url }], env: Record<string, string> = {}) {
-  upstream = await startScriptedOpenAI(script);
-  const vars = {
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: upstream.url,
-    MODEL: 'scripted-1',
-    MODEL_RETRIES: '0',
-    MCP_SERVERS: JSON.stringify(servers),
-    ...env,
-  };
-  // The wiring every entry does (src/entries/local.ts, edge.ts): the tool source from the configuration.
-  app = await startApp(vars, { toolSource: mcpToolSource(loadConfig(vars)) });
-  return { upstream, app };
+  return start(script, {
+    env: { MCP_SERVERS: JSON.stringify(servers), ...env },
+    // The wiring every entry does (src/entries/local.ts, edge.ts): the tool source from the configuration.
+    deps: (vars) => ({ toolSource: mcpToolSource(loadConfig(vars)) }),
+  });
 }
 
 const results = (events: SseEvent[]) => events.filter((e) => e.event === 'tool_result').map((e) => e.data as Record<string, any>);

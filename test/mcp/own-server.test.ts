@@ -4,33 +4,25 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { mcpToolSource } from '../../src/tools/mcp/index.ts';
-import { startApp, type TestApp } from '../support/app-server.ts';
 import { startTestServer, type RunningTestServer } from '../support/mcp-servers.ts';
-import { startScriptedOpenAI, type Script, type ScriptedServer } from '../support/scripted-openai.ts';
+import { scriptedApps } from '../support/scripted-app.ts';
+import type { Script } from '../support/scripted-openai.ts';
 import { chat, type SseEvent } from '../support/sse-client.ts';
 
 let server: RunningTestServer | undefined;
-let upstream: ScriptedServer | undefined;
-let app: TestApp | undefined;
 afterEach(async () => {
-  await app?.close();
-  await upstream?.close();
   await server?.stop();
-  app = upstream = server = undefined;
+  server = undefined;
 });
+// Registered after the server's afterEach, so it runs before it (hooks run as a stack): the app goes first.
+const start = scriptedApps({ MODEL_RETRIES: '0' });
 
 async function setup(script: Script, options: Parameters<typeof startTestServer>[0] = {}, env: Record<string, string> = {}) {
   server = await startTestServer(options);
-  upstream = await startScriptedOpenAI(script);
-  const vars = {
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: upstream.url,
-    MODEL: 'scripted-1',
-    MODEL_RETRIES: '0',
-    MCP_SERVERS: JSON.stringify([{ name: 'own', url: server.url }]),
-    ...env,
-  };
-  app = await startApp(vars, { toolSource: mcpToolSource(loadConfig(vars)) });
+  const { upstream, app } = await start(script, {
+    env: { MCP_SERVERS: JSON.stringify([{ name: 'own', url: server.url }]), ...env },
+    deps: (vars) => ({ toolSource: mcpToolSource(loadConfig(vars)) }),
+  });
   return { server, upstream, app };
 }
 
