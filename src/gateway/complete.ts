@@ -44,11 +44,11 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
       // Past the cap: the first is refused as an upstream failure; a retry's is ignored.
       if (attempt === 1) {
         run.settled({ attempts: 1, outcome: 'none', delivered: [] });
-        const error = openAIError(
-          502,
-          'upstream_too_large',
-          `The upstream's answer is larger than ${MAX_COMPLETION_BYTES / 1024 / 1024} MB; the gateway stopped reading it.`,
-        );
+        const error = openAIError({
+          status: 502,
+          code: 'upstream_too_large',
+          message: `The upstream's answer is larger than ${MAX_COMPLETION_BYTES / 1024 / 1024} MB; the gateway stopped reading it.`,
+        });
         return { status: 502, body: JSON.stringify(error), contentType: 'application/json', attempts: 1, outcome: 'none' };
       }
       break;

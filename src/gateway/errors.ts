@@ -34,12 +34,20 @@ export class GatewayError extends Error {
   }
 
   body(): OpenAIErrorBody {
-    return openAIError(this.status, this.code, this.message, this.param);
+    return openAIError({ status: this.status, code: this.code, message: this.message, param: this.param });
   }
 }
 
+/** What openAIError puts in the body (param: the request field at fault, if any). */
+export interface OpenAIErrorFields {
+  status: number;
+  code: string;
+  message: string;
+  param?: string | null;
+}
+
 /** The error in OpenAI's shape; its message is cut to MAX_ERROR_MESSAGE, so no error body the gateway makes passes 16 KB. */
-export function openAIError(status: number, code: string, message: string, param: string | null = null): OpenAIErrorBody {
+export function openAIError({ status, code, message, param = null }: OpenAIErrorFields): OpenAIErrorBody {
   return {
     error: { message: cut(message, MAX_ERROR_MESSAGE), type: TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param, code, status },
   };

@@ -66,11 +66,11 @@ function namesReaching(id: string, models: Record<string, string>): string[] {
 function notAList(what: string): GatewayResponse {
   return json(
     502,
-    openAIError(
-      502,
-      'upstream_error',
-      `The upstream's GET /models answer is not a model list ({"object": "list", "data": [{"id": …}]}), so GATEWAY_MODELS cannot be applied to it: ${what}.`,
-    ),
+    openAIError({
+      status: 502,
+      code: 'upstream_error',
+      message: `The upstream's GET /models answer is not a model list ({"object": "list", "data": [{"id": …}]}), so GATEWAY_MODELS cannot be applied to it: ${what}.`,
+    }),
   );
 }
 

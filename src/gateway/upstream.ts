@@ -39,11 +39,18 @@ async function upstreamResult(options: ChatEndpoint, posted: ChatPost): Promise<
   if (posted.kind === 'timeout') {
     return failure(
       504,
-      openAIError(504, 'upstream_timeout', `The upstream (${options.baseURL}) did not answer within ${options.timeoutMs} ms (MODEL_TIMEOUT_MS). Try again.`),
+      openAIError({
+        status: 504,
+        code: 'upstream_timeout',
+        message: `The upstream (${options.baseURL}) did not answer within ${options.timeoutMs} ms (MODEL_TIMEOUT_MS). Try again.`,
+      }),
     );
   }
   if (posted.kind === 'unreachable') {
-    return failure(502, openAIError(502, 'upstream_unreachable', `Could not reach the upstream (${options.baseURL}): ${posted.message}.`));
+    return failure(
+      502,
+      openAIError({ status: 502, code: 'upstream_unreachable', message: `Could not reach the upstream (${options.baseURL}): ${posted.message}.` }),
+    );
   }
   const { response } = posted;
   if (response.ok) return { ok: true, response };
@@ -62,11 +69,11 @@ async function upstreamResult(options: ChatEndpoint, posted: ChatPost): Promise<
   }
   const errorBody = isOpenAIErrorBody(parsed)
     ? parsed
-    : openAIError(
-        response.status,
-        'upstream_error',
-        `The upstream answered ${response.status}${text.trim() ? `: ${text.trim().slice(0, 300)}` : ' with no body'}.`,
-      );
+    : openAIError({
+        status: response.status,
+        code: 'upstream_error',
+        message: `The upstream answered ${response.status}${text.trim() ? `: ${text.trim().slice(0, 300)}` : ' with no body'}.`,
+      });
   return { ok: false, status: response.status, body: errorBody, headers };
 }
 

@@ -47,7 +47,7 @@ export function turnSpans(f: SpanFactory, start: TurnStart): TurnTrace {
   const context = trace.setSpan(f.parentOf(undefined), span);
   let ended = false;
   return {
-    chat: (chat) => chatSpan(f, chat, context, SpanKind.CLIENT, start.sessionId),
+    chat: (chat) => chatSpan(f, { chat, parent: context, conversation: start.sessionId }),
     call: (call) => {
       const name = cut(call.name, MAX_NAME);
       const callSpan = f.tracer.startSpan(
@@ -159,12 +159,19 @@ function gateAttributes(span: Span, verdict: Verdict, attributes: Attributes, co
   }
 }
 
-function chatSpan(f: SpanFactory, chat: ChatStart, parent: ReturnType<SpanFactory['parentOf']>, kind: SpanKind, conversation?: string): ChatTrace {
+/** One model call's span: a client span under `parent` (the turn's, or the gateway request's). */
+interface ChatSpanOptions {
+  chat: ChatStart;
+  parent: ReturnType<SpanFactory['parentOf']>;
+  conversation?: string;
+}
+
+function chatSpan(f: SpanFactory, { chat, parent, conversation }: ChatSpanOptions): ChatTrace {
   const server = serverOf(chat.baseURL);
   const span = f.tracer.startSpan(
     `chat ${cut(chat.model, MAX_NAME)}`,
     {
-      kind,
+      kind: SpanKind.CLIENT,
       attributes: {
         'gen_ai.operation.name': 'chat',
         'gen_ai.provider.name': chat.provider,
@@ -224,7 +231,7 @@ export function gatewaySpans(f: SpanFactory, start: GatewayStart): GatewayTrace 
   let gated = 0;
   return {
     attempt: (attempt) => {
-      const child = chatSpan(f, { model: start.upstreamModel, provider: 'openai', baseURL: start.baseURL }, context, SpanKind.CLIENT);
+      const child = chatSpan(f, { chat: { model: start.upstreamModel, provider: 'openai', baseURL: start.baseURL }, parent: context });
       return {
         headers: child.headers,
         retry: child.retry,

@@ -129,5 +129,5 @@ function errorResponse(c: Context, err: unknown): Response {
   if (api.code === 'internal' && api.cause === err) console.error('rebound gateway: unhandled error', err);
   // OpenAI's code for a refused credential, which its SDKs and the AI SDK recognise.
   const code = api.code === 'unauthorized' ? 'invalid_api_key' : api.code;
-  return c.json(openAIError(api.status, code, api.message), api.status);
+  return c.json(openAIError({ status: api.status, code, message: api.message }), api.status);
 }
