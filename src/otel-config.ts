@@ -84,11 +84,11 @@ export function parseTracingEnv(env: Record<string, string | undefined>): { trac
     endpoint: endpoint ?? `${DEFAULT_ENDPOINT}/v1/traces`,
     protocol,
     headers: {
-      ...keyValues('OTEL_EXPORTER_OTLP_HEADERS', get('OTEL_EXPORTER_OTLP_HEADERS'), warnings, false),
-      ...keyValues('OTEL_EXPORTER_OTLP_TRACES_HEADERS', get('OTEL_EXPORTER_OTLP_TRACES_HEADERS'), warnings, false),
+      ...keyValues({ key: 'OTEL_EXPORTER_OTLP_HEADERS', text: get('OTEL_EXPORTER_OTLP_HEADERS'), warnings, quote: false }),
+      ...keyValues({ key: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', text: get('OTEL_EXPORTER_OTLP_TRACES_HEADERS'), warnings, quote: false }),
     },
     serviceName: 'rebound',
-    resourceAttributes: keyValues('OTEL_RESOURCE_ATTRIBUTES', get('OTEL_RESOURCE_ATTRIBUTES'), warnings, true),
+    resourceAttributes: keyValues({ key: 'OTEL_RESOURCE_ATTRIBUTES', text: get('OTEL_RESOURCE_ATTRIBUTES'), warnings, quote: true }),
     sampler,
     samplerRatio,
     scheduleDelayMs: int('OTEL_BSP_SCHEDULE_DELAY', 5_000, 0, 600_000),
@@ -123,7 +123,7 @@ function tracesEndpoint(traces: string | undefined, base: string | undefined, wa
  * `key=value,key2=value2` with percent-encoded values (the W3C Baggage format the spec names). A bad
  * list is ignored whole; the warning never quotes a headers value (it may hold a key).
  */
-function keyValues(key: string, text: string | undefined, warnings: string[], quote: boolean): Record<string, string> {
+function keyValues({ key, text, warnings, quote }: { key: string; text: string | undefined; warnings: string[]; quote: boolean }): Record<string, string> {
   if (text === undefined) return {};
   const out: Record<string, string> = {};
   for (const item of text.split(',')) {

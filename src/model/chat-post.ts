@@ -40,21 +40,22 @@ export interface SerializedChatBody {
 /** postChat for a body already serialised. */
 export function postChatJson(endpoint: ChatEndpoint, body: SerializedChatBody, signal: AbortSignal): Promise<ChatPost> {
   const headers = { ...body.headers, 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
-  return send(endpoint, '/chat/completions', { method: 'POST', headers, body: body.json }, signal);
+  return send(endpoint, { path: '/chat/completions', method: 'POST', headers, body: body.json }, signal);
 }
 
 /** GET {baseURL}/models: the upstream's model list, with the same key, timeout and failures as postChat. */
 export function getModels(endpoint: ChatEndpoint, signal: AbortSignal): Promise<ChatPost> {
-  return send(endpoint, '/models', { method: 'GET', headers: { accept: 'application/json' } }, signal);
+  return send(endpoint, { path: '/models', method: 'GET', headers: { accept: 'application/json' } }, signal);
 }
 
 interface Sent {
+  path: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
 }
 
-async function send(endpoint: ChatEndpoint, path: string, request: Sent, signal: AbortSignal): Promise<ChatPost> {
+async function send(endpoint: ChatEndpoint, request: Sent, signal: AbortSignal): Promise<ChatPost> {
   // One controller for the request: the caller's abort is forwarded into it (for the body too, so the
   // listener stays until either aborts), and the headers timeout aborts it; cheaper than
   // AbortSignal.any and a second controller on every request.
@@ -69,7 +70,7 @@ async function send(endpoint: ChatEndpoint, path: string, request: Sent, signal:
   // Called without a receiver: workerd's fetch throws "Illegal invocation" when called as a method of another object.
   const fetchFn = endpoint.fetch ?? fetch;
   try {
-    const response = await fetchFn(`${endpoint.baseURL.replace(/\/+$/, '')}${path}`, {
+    const response = await fetchFn(`${endpoint.baseURL.replace(/\/+$/, '')}${request.path}`, {
       method: request.method,
       headers: { ...request.headers, ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
       body: request.body,

@@ -108,7 +108,7 @@ function callTrace(f: SpanFactory, span: Span): CallTrace {
         }
       }
       if (end.escalation) attributes['rebound.loop_breaker.escalation'] = end.escalation;
-      if (end.verdict) gateAttributes(span, end.verdict, attributes, f.captureContent);
+      if (end.verdict) gateAttributes(span, { verdict: end.verdict, attributes, content: f.captureContent });
       else {
         // Withheld by the loop breaker before it could run: told to the client as blocked, repeated_failure.
         attributes['rebound.gate.verdict'] = 'blocked';
@@ -126,7 +126,7 @@ function callTrace(f: SpanFactory, span: Span): CallTrace {
 }
 
 /** The gate's verdict on the call's span: attributes, a guardrail result event, repairs and problems as bounded events. */
-function gateAttributes(span: Span, verdict: Verdict, attributes: Attributes, content: boolean): void {
+function gateAttributes(span: Span, { verdict, attributes, content }: { verdict: Verdict; attributes: Attributes; content: boolean }): void {
   attributes['rebound.gate.verdict'] = verdict.verdict;
   attributes['rebound.gate.category'] = verdict.category;
   span.addEvent('gen_ai.guardrail.result', {
@@ -190,11 +190,11 @@ function chatSpan(f: SpanFactory, { chat, parent, conversation }: ChatSpanOption
       retries = attempt;
       span.addEvent('rebound.model.retry', { 'rebound.retry.attempt': attempt, 'error.type': errorType(error) });
     },
-    end: (end: ChatEnd) => endChat(f, span, end, retries),
+    end: (end: ChatEnd) => endChat(f, span, { end, retries }),
   };
 }
 
-function endChat(f: SpanFactory, span: Span, end: ChatEnd, retries: number): void {
+function endChat(f: SpanFactory, span: Span, { end, retries }: { end: ChatEnd; retries: number }): void {
   const attributes: Attributes = { 'rebound.model.attempts': retries + 1 };
   if (end.responseModel) attributes['gen_ai.response.model'] = cut(end.responseModel, MAX_NAME);
   if (end.finishReason) attributes['gen_ai.response.finish_reasons'] = [end.finishReason];
