@@ -70,7 +70,7 @@ export function parseTracingEnv(env: Record<string, string | undefined>): { trac
     else warn('OTEL_TRACES_SAMPLER_ARG', 'use a ratio from 0 to 1');
   }
 
-  const int = (k: string, fallback: number, min: number, max: number) => {
+  const int = (k: string, { fallback, min, max }: { fallback: number; min: number; max: number }) => {
     const text = get(k);
     if (text === undefined) return fallback;
     const n = Number(text);
@@ -79,7 +79,7 @@ export function parseTracingEnv(env: Record<string, string | undefined>): { trac
     return fallback;
   };
   const timeoutKey = get('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT') ? 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT' : 'OTEL_EXPORTER_OTLP_TIMEOUT';
-  const maxQueueSize = int('OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1, 65_536);
+  const maxQueueSize = int('OTEL_BSP_MAX_QUEUE_SIZE', { fallback: 2048, min: 1, max: 65_536 });
   const tracing: TracingConfig = {
     endpoint: endpoint ?? `${DEFAULT_ENDPOINT}/v1/traces`,
     protocol,
@@ -91,10 +91,10 @@ export function parseTracingEnv(env: Record<string, string | undefined>): { trac
     resourceAttributes: keyValues({ key: 'OTEL_RESOURCE_ATTRIBUTES', text: get('OTEL_RESOURCE_ATTRIBUTES'), warnings, quote: true }),
     sampler,
     samplerRatio,
-    scheduleDelayMs: int('OTEL_BSP_SCHEDULE_DELAY', 5_000, 0, 600_000),
+    scheduleDelayMs: int('OTEL_BSP_SCHEDULE_DELAY', { fallback: 5_000, min: 0, max: 600_000 }),
     maxQueueSize,
-    maxExportBatchSize: Math.min(int('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, 65_536), maxQueueSize),
-    exportTimeoutMs: int(timeoutKey, 10_000, 1, 600_000),
+    maxExportBatchSize: Math.min(int('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', { fallback: 512, min: 1, max: 65_536 }), maxQueueSize),
+    exportTimeoutMs: int(timeoutKey, { fallback: 10_000, min: 1, max: 600_000 }),
     captureContent: false,
   };
   const serviceName = get('OTEL_SERVICE_NAME') ?? tracing.resourceAttributes['service.name'];
