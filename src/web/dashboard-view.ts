@@ -17,7 +17,8 @@ function responsive(wide: string, narrow: string): string {
   return `<div class="wide-only">${wide}</div><div class="narrow-only">${narrow}</div>`;
 }
 
-function figure(id: string, title: string, body: string, note?: string): string {
+/** One card: its heading, an optional note under it, and the chart (or any HTML) as body. */
+function figure({ id, title, body, note }: { id: string; title: string; body: string; note?: string }): string {
   return `<figure class="card" id="${esc(id)}"><figcaption><h2>${esc(title)}</h2>${
     note ? `<p class="muted">${esc(note)}</p>` : ''
   }</figcaption>${body}</figure>`;
@@ -88,21 +89,21 @@ export function renderDashboard(data: DashboardData): string {
   };
   const bars = (items: Bar[], options: BarChartOptions) => responsive(barChart(items, options), barChart(items, { ...options, width: 330, labelWidth: 125 }));
 
-  const rates = figure(
-    'rates',
-    'Hallucination rate over time',
-    responsive(
+  const rates = figure({
+    id: 'rates',
+    title: 'Hallucination rate over time',
+    body: responsive(
       // About the width the full-width card is drawn at, so text stays near its nominal size.
       lineChart(ratesSeries(data), { ...rateOptions, width: 960, height: 250 }),
       lineChart(ratesSeries(data), { ...rateOptions, width: 360, height: 230, maxLabels: 3 }),
     ),
-    `Per ${unit}, per model: calls the model got wrong (anything but valid or an execution error).`,
-  );
+    note: `Per ${unit}, per model: calls the model got wrong (anything but valid or an execution error).`,
+  });
 
-  const categories = figure(
-    'categories',
-    'What went wrong',
-    bars(
+  const categories = figure({
+    id: 'categories',
+    title: 'What went wrong',
+    body: bars(
       data.categories
         .filter((c) => c.category !== 'valid')
         .map((c) => ({
@@ -112,23 +113,23 @@ export function renderDashboard(data: DashboardData): string {
         })),
       { title: 'Calls by category' },
     ),
-    'Call categories other than valid. Repeated failure: a call that failed as an earlier one in its turn did; the 2nd is shown the schema, the 3rd loses the tool for the turn.',
-  );
+    note: 'Call categories other than valid. Repeated failure: a call that failed as an earlier one in its turn did; the 2nd is shown the schema, the 3rd loses the tool for the turn.',
+  });
 
-  const phantoms = figure(
-    'phantom-tools',
-    'Top phantom tools',
-    bars(
+  const phantoms = figure({
+    id: 'phantom-tools',
+    title: 'Top phantom tools',
+    body: bars(
       data.phantomTools.map((p) => ({ label: p.name, value: p.count, tone: 'accent' as const })),
       { title: 'Phantom tools' },
     ),
-    'Tools the model called that do not exist.',
-  );
+    note: 'Tools the model called that do not exist.',
+  });
 
-  const invented = figure(
-    'invented-params',
-    'Invented parameters',
-    bars(
+  const invented = figure({
+    id: 'invented-params',
+    title: 'Invented parameters',
+    body: bars(
       data.inventedParams.map((p) => ({
         label: `${p.tool}.${p.param}`,
         value: p.count,
@@ -138,13 +139,13 @@ export function renderDashboard(data: DashboardData): string {
       })),
       { title: 'Invented parameters' },
     ),
-    'Parameters models keep sending that tools do not declare. ★ = asked for 5 or more times: a feature request.',
-  );
+    note: 'Parameters models keep sending that tools do not declare. ★ = asked for 5 or more times: a feature request.',
+  });
 
-  const recovery = figure(
-    'recovery',
-    'Recovery',
-    `<div class="meters">${[
+  const recovery = figure({
+    id: 'recovery',
+    title: 'Recovery',
+    body: `<div class="meters">${[
       meter(sc.rateFirst, { label: 'Self-corrected on first retry', detail: `${sc.correctedFirstRetry} of ${sc.blocked} blocked` }),
       meter(sc.rateSecond, { label: 'Self-corrected by second retry', detail: `${sc.correctedSecondRetry} of ${sc.blocked} blocked` }),
       meter(t.repairRate, { label: 'Repaired by the gate', detail: `${t.repaired} of ${t.calls} calls` }),
@@ -152,24 +153,24 @@ export function renderDashboard(data: DashboardData): string {
     ]
       .map((svg, i) => `<div class="meter-cell">${svg}<div class="meter-label">${esc(METER_LABELS[i] ?? '')}</div></div>`)
       .join('')}</div>`,
-    'After a blocked call, how often the model fixed it itself; how often the gate repaired a call; how often a turn ran out of budget.',
-  );
+    note: 'After a blocked call, how often the model fixed it itself; how often the gate repaired a call; how often a turn ran out of budget.',
+  });
 
-  const byTool = figure(
-    'by-tool',
-    'Hallucination rate by tool',
-    bars(
+  const byTool = figure({
+    id: 'by-tool',
+    title: 'Hallucination rate by tool',
+    body: bars(
       data.byTool.map((b) => ({ label: b.tool, value: b.rate, display: `${pct(b.rate)} of ${b.calls}`, tone: 'bad' as const })),
       { title: 'Hallucination rate by tool', max: 1, limit: 12 },
     ),
-  );
+  });
 
   // Only where some calls went to MCP servers: an app without MCP_SERVERS has one group, its own tools.
   const byServer = data.byServer.some((s) => s.server !== null)
-    ? figure(
-        'by-server',
-        'Hallucination rate by MCP server',
-        bars(
+    ? figure({
+        id: 'by-server',
+        title: 'Hallucination rate by MCP server',
+        body: bars(
           data.byServer.map((s) => ({
             label: s.server ?? 'own tools',
             value: s.rate,
@@ -178,8 +179,8 @@ export function renderDashboard(data: DashboardData): string {
           })),
           { title: 'Hallucination rate by MCP server', max: 1, limit: 12 },
         ),
-        "Calls grouped by where their tool lives: an MCP server (MCP_SERVERS) or this app (own tools). A blocked name with a server's prefix counts for that server.",
-      )
+        note: "Calls grouped by where their tool lives: an MCP server (MCP_SERVERS) or this app (own tools). A blocked name with a server's prefix counts for that server.",
+      })
     : '';
 
   const costBars = (groups: FailureCostGroup[], category = false) =>
@@ -190,16 +191,16 @@ export function renderDashboard(data: DashboardData): string {
       note: `${g.calls} calls; ${g.promptTokens} prompt + ${g.completionTokens} completion tokens`,
       tone: 'bad' as const,
     }));
-  const cost = figure(
-    'failure-cost',
-    'What failures cost',
-    `<div class="cost-grid">${[
+  const cost = figure({
+    id: 'failure-cost',
+    title: 'What failures cost',
+    body: `<div class="cost-grid">${[
       `<h3 class="muted">by model</h3>${bars(costBars(fc.byModel), { title: 'Wasted tokens by model', limit: 8 })}`,
       `<h3 class="muted">by category</h3>${bars(costBars(fc.byCategory, true), { title: 'Wasted tokens by category', limit: 8 })}`,
       `<h3 class="muted">by tool</h3>${bars(costBars(fc.byTool), { title: 'Wasted tokens by tool', limit: 8 })}`,
     ].join('')}</div>`,
-    `A model call is wasted when every tool call it proposed failed (blocked, withheld, denied or errored) and it gave no answer text. Its tokens and time, by model, category and tool: tokens · share of all ${tokens(fc.totalTokens)} tokens · time.`,
-  );
+    note: `A model call is wasted when every tool call it proposed failed (blocked, withheld, denied or errored) and it gave no answer text. Its tokens and time, by model, category and tool: tokens · share of all ${tokens(fc.totalTokens)} tokens · time.`,
+  });
 
   return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}${byServer}${cost}</div>`;
 }
