@@ -77,18 +77,19 @@ export async function runTurn(turn: TurnInput, given: TurnDeps, sink: Emit, sign
   sink({ event: 'turn_start', data: { turnId: turn.id, sessionId: turn.sessionId, model: given.model.model, demo: given.model.demo } });
   const opened = given.openTools ? await given.openTools(signal) : undefined;
   try {
-    await runOpened(turn, opened ? { ...given, tools: [...given.tools, ...opened.tools], activity: opened.activity } : given, sink, signal, started);
+    const deps = opened ? { ...given, tools: [...given.tools, ...opened.tools], activity: opened.activity } : given;
+    await runOpened(turn, deps, { sink, signal, started });
   } finally {
     await opened?.close();
   }
 }
 
-async function runOpened(turn: TurnInput, deps: TurnDeps, sink: Emit, signal: AbortSignal, started: Date): Promise<void> {
+async function runOpened(turn: TurnInput, deps: TurnDeps, { sink, signal, started }: { sink: Emit; signal: AbortSignal; started: Date }): Promise<void> {
   const log = deps.log ?? ((line: string) => console.error(line));
   let result: TurnResult;
   try {
     const history = await deps.storage.sessions.history(turn.sessionId);
-    result = await play(turn, history, deps, sink, signal);
+    result = await play(turn, deps, { history, emit: sink, signal });
   } catch (err) {
     // A bug in the loop must still end the turn properly; what it did is not saved.
     log(`rebound: turn ${turn.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -97,7 +98,7 @@ async function runOpened(turn: TurnInput, deps: TurnDeps, sink: Emit, signal: Ab
   }
   deps.activity.recordTurn(turnRow({ turn, model: deps.model.model, result, started, finished: new Date() }));
   deps.trace?.end({ reason: result.reason, iterations: result.iterations, usage: result.usage });
-  await save(turn, result, deps.storage, sink, log);
+  await save(turn, result, { storage: deps.storage, sink, log });
   sink({ event: 'done', data: { reason: result.reason, iterations: result.iterations, usage: result.usage } });
   // The activity flush outlives the turn where the platform allows it.
   const flushed = deps.activity.flush().then((report) => {
@@ -107,7 +108,7 @@ async function runOpened(turn: TurnInput, deps: TurnDeps, sink: Emit, signal: Ab
 }
 
 /** Appends what the turn added to the session and marks the turn finished; a failure is told, not thrown. */
-async function save(turn: TurnInput, result: TurnResult, storage: Storage, sink: Emit, log: (line: string) => void): Promise<void> {
+async function save(turn: TurnInput, result: TurnResult, { storage, sink, log }: { storage: Storage; sink: Emit; log: (line: string) => void }): Promise<void> {
   try {
     if (result.messages.length > 0) await storage.sessions.appendMessages(turn.sessionId, turn.id, result.messages);
     await storage.sessions.finishTurn(turn.id);
@@ -136,7 +137,11 @@ interface Run {
 class BudgetExceeded extends Error {}
 
 /** The model loop over a fresh TurnState, within the time budget. */
-async function play(turn: TurnInput, history: ChatMessage[], deps: TurnDeps, emit: Emit, signal: AbortSignal): Promise<TurnResult> {
+async function play(
+  turn: TurnInput,
+  deps: TurnDeps,
+  { history, emit, signal }: { history: ChatMessage[]; emit: Emit; signal: AbortSignal },
+): Promise<TurnResult> {
   const specs: ToolSpec[] = deps.tools.map(({ run: _run, ...spec }) => spec);
   const state = new TurnState({ systemPrompt: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, history, message: turn.message, tools: specs });
   const budget = abortAfter(deps.limits.timeBudgetMs, signal, () => new BudgetExceeded('time budget'));
@@ -224,7 +229,7 @@ async function iterate(run: Run): Promise<DoneReason> {
       const context = await state.gateContext(async () => (await run.workspace.list()).map((f) => f.path));
       run.emit({ event: 'tool_call', data: { id: call.id, name: bound(call.name, MAX_NAME), arguments: call.arguments, iteration: state.iteration } });
       const span = deps.trace?.call(call);
-      const outcome = await handleCall(run, call, completion.embedded, context, span);
+      const outcome = await handleCall(run, call, { embedded: completion.embedded, context, trace: span });
       span?.end(traceEnd(outcome, run.tools));
       if (outcome.kind !== 'withheld' && outcome.escalation) {
         deps.trace?.event('rebound.loop_breaker', {
@@ -264,9 +269,7 @@ async function iterate(run: Run): Promise<DoneReason> {
 async function handleCall(
   { state, specs, tools, turn, deps, workspace, memory, budget }: Run,
   call: ProposedCall,
-  embedded: boolean,
-  context: GateContext,
-  trace?: CallTrace,
+  { embedded, context, trace }: { embedded: boolean; context: GateContext; trace?: CallTrace },
 ): Promise<CallOutcome> {
   const t0 = performance.now();
   let verdict: Verdict = gate(call, specs, context);
