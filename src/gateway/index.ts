@@ -74,7 +74,7 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
     askedAt.set(asked, performance.now());
     const span = trace?.attempt(asked);
     if (span) attempts.set(asked, span);
-    return callUpstream(deps.upstream, body, abort.signal, span?.headers);
+    return callUpstream(deps.upstream, body, { signal: abort.signal, headers: span?.headers });
   };
   const endTrace = (status: number, verdict: string, error: unknown) => {
     for (const span of attempts.values()) span.end({ error });

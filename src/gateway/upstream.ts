@@ -24,10 +24,9 @@ const PASSED_HEADERS = [
 export async function callUpstream(
   options: ChatEndpoint,
   body: Record<string, unknown>,
-  signal: AbortSignal,
-  headers?: Record<string, string>,
+  request: { signal: AbortSignal; headers?: Record<string, string> },
 ): Promise<UpstreamResult> {
-  return upstreamResult(options, await postChat(options, body, signal, headers));
+  return upstreamResult(options, await postChat(options, body, request));
 }
 
 /** GET {OPENAI_BASE_URL}/models, its failures as callUpstream's. */

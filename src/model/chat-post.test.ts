@@ -43,7 +43,7 @@ describe('postChat', () => {
     const posted = await postChat(
       { baseURL: 'http://upstream.test/v1//', apiKey: 'sk-x', timeoutMs: 1_000, fetch: fn },
       { model: 'm', stream: true },
-      new AbortController().signal,
+      { signal: new AbortController().signal },
     );
     expect(posted.kind).toBe('response');
     expect(requests[0]!.url).toBe('http://upstream.test/v1/chat/completions');
@@ -54,16 +54,22 @@ describe('postChat', () => {
 
   it('sends no authorization without a key', async () => {
     const { fn, requests } = fakeFetch(json(200, {}));
-    await postChat({ baseURL: 'http://upstream.test/v1', apiKey: undefined, timeoutMs: 1_000, fetch: fn }, { stream: false }, new AbortController().signal);
+    await postChat(
+      { baseURL: 'http://upstream.test/v1', apiKey: undefined, timeoutMs: 1_000, fetch: fn },
+      { stream: false },
+      { signal: new AbortController().signal },
+    );
     expect(requests[0]!.init.headers).toEqual({ 'content-type': 'application/json', accept: 'application/json' });
   });
 
   it('is a timeout when no headers come in time, unreachable with the cause when fetch fails', async () => {
     const never = fakeFetch('never');
-    expect(await postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 20, fetch: never.fn }, {}, new AbortController().signal)).toEqual({ kind: 'timeout' });
+    expect(await postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 20, fetch: never.fn }, {}, { signal: new AbortController().signal })).toEqual({
+      kind: 'timeout',
+    });
     const failed = new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
     const refused = fakeFetch(failed);
-    expect(await postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 1_000, fetch: refused.fn }, {}, new AbortController().signal)).toEqual({
+    expect(await postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 1_000, fetch: refused.fn }, {}, { signal: new AbortController().signal })).toEqual({
       kind: 'unreachable',
       message: 'fetch failed (connect ECONNREFUSED 127.0.0.1:9)',
       cause: failed,
@@ -75,13 +81,13 @@ describe('postChat', () => {
     const controller = new AbortController();
     const reason = new Error('the client left');
     setTimeout(() => controller.abort(reason), 10);
-    await expect(postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 5_000, fetch: fn }, {}, controller.signal)).rejects.toBe(reason);
+    await expect(postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 5_000, fetch: fn }, {}, { signal: controller.signal })).rejects.toBe(reason);
   });
 
   it("passes the caller's abort on after the headers (it ends the body), and the headers timeout no longer fires then", async () => {
     const { fn, requests } = fakeFetch(json(200, {}));
     const controller = new AbortController();
-    const posted = await postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 20, fetch: fn }, { stream: true }, controller.signal);
+    const posted = await postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 20, fetch: fn }, { stream: true }, { signal: controller.signal });
     expect(posted.kind).toBe('response');
     const sent = requests[0]!.init.signal!;
     await new Promise((r) => setTimeout(r, 40));
@@ -95,7 +101,7 @@ describe('postChat', () => {
   it('sends an already aborted request aborted', async () => {
     const { fn, requests } = fakeFetch('never');
     const reason = new Error('gone');
-    await expect(postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 1_000, fetch: fn }, {}, AbortSignal.abort(reason))).rejects.toBe(reason);
+    await expect(postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 1_000, fetch: fn }, {}, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
     expect(requests[0]!.init.signal!.reason).toBe(reason);
   });
 });

@@ -22,8 +22,7 @@ export type ChatPost = { kind: 'response'; response: Response } | { kind: 'timeo
 export async function postChat(
   endpoint: ChatEndpoint,
   body: Record<string, unknown>,
-  signal: AbortSignal,
-  headers?: Record<string, string>,
+  { signal, headers }: { signal: AbortSignal; headers?: Record<string, string> },
 ): Promise<ChatPost> {
   return postChatJson(endpoint, { json: jsonText(body), stream: body.stream === true, headers }, signal);
 }
