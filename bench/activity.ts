@@ -145,8 +145,7 @@ try {
     await runTurn(
       { id: turnId, sessionId, userId: null, message: 'tidy the project' },
       { storage, model, tools: defaultTools, activity, limits: { maxIterations: ITERATIONS + 2, timeBudgetMs: 60_000, toolTimeoutMs: 5_000, modelRetries: 0 } },
-      emit,
-      new AbortController().signal,
+      { sink: emit, signal: new AbortController().signal },
     );
     const ms = performance.now() - started;
     // runTurn hands its flush to waitUntil and does not wait for it; the bench waits for them all at the end.

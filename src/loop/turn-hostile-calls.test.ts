@@ -40,8 +40,7 @@ async function turnWith(completions: ModelEvent[][]): Promise<{ events: TurnEven
       activity: new MemoryActivityWriter(),
       limits: { maxIterations: 5, timeBudgetMs: 60_000, toolTimeoutMs: 5_000, modelRetries: 0 },
     },
-    (e) => events.push(e),
-    new AbortController().signal,
+    { sink: (e) => events.push(e), signal: new AbortController().signal },
   );
   const done = events.at(-1);
   return { events, reason: done?.event === 'done' ? done.data.reason : 'no done event' };

@@ -39,7 +39,7 @@ async function play(client: ModelClient, noProgressIterations?: number) {
   await storage.sessions.claimTurn(turn.id);
   const events: TurnEvent[] = [];
   const limits = { maxIterations: 10, timeBudgetMs: 60_000, toolTimeoutMs: 5_000, modelRetries: 0, noProgressIterations };
-  await runTurn(turn, { storage, model: client, tools: defaultTools, activity, limits }, (e) => events.push(e), new AbortController().signal);
+  await runTurn(turn, { storage, model: client, tools: defaultTools, activity, limits }, { sink: (e) => events.push(e), signal: new AbortController().signal });
   return events;
 }
 

@@ -87,7 +87,7 @@ describe('runTurn', () => {
     const base = createMemoryStorage();
     const turn = await turnIn(base);
     const { storage, activity, sink, timeline, events } = recorder(base);
-    await runTurn(turn, { storage, model: model(), tools: [echo], activity, limits }, sink, new AbortController().signal);
+    await runTurn(turn, { storage, model: model(), tools: [echo], activity, limits }, { sink, signal: new AbortController().signal });
     expect(timeline).toEqual([
       'turn_start',
       'text_delta',
@@ -115,7 +115,7 @@ describe('runTurn', () => {
     const turn = await turnIn(base);
     const { storage, activity, sink, timeline } = recorder(base);
     const stop = new AbortController();
-    await runTurn(turn, { storage, model: model(() => stop.abort()), tools: [echo], activity, limits }, sink, stop.signal);
+    await runTurn(turn, { storage, model: model(() => stop.abort()), tools: [echo], activity, limits }, { sink, signal: stop.signal });
     expect(timeline.slice(-5)).toEqual(['recordTurn(aborted)', 'appendMessages(4)', 'finishTurn', 'done(aborted)', 'flush']);
     expect((await base.sessions.history(turn.sessionId)).at(-1)).toEqual({ role: 'assistant', content: 'Done.' });
   });
@@ -124,7 +124,7 @@ describe('runTurn', () => {
     const base = createMemoryStorage();
     const turn = await turnIn(base);
     const { storage, activity, sink, timeline, events } = recorder(base, true);
-    await runTurn(turn, { storage, model: model(), tools: [echo], activity, limits }, sink, new AbortController().signal);
+    await runTurn(turn, { storage, model: model(), tools: [echo], activity, limits }, { sink, signal: new AbortController().signal });
     expect(timeline.slice(-4)).toEqual(['appendMessages(4)', 'agent_error', 'done(completed)', 'flush']);
     expect(events.find((e) => e.event === 'agent_error')?.data).toEqual({ message: 'This turn could not be saved to the session history.', retryable: false });
   });
@@ -137,7 +137,11 @@ describe('runTurn', () => {
       throw new Error('bug');
     };
     const lines: string[] = [];
-    await runTurn(turn, { storage, model: model(), tools: [echo], activity, limits, log: (l) => lines.push(l) }, sink, new AbortController().signal);
+    await runTurn(
+      turn,
+      { storage, model: model(), tools: [echo], activity, limits, log: (l) => lines.push(l) },
+      { sink, signal: new AbortController().signal },
+    );
     expect(timeline).toEqual(['turn_start', 'agent_error', 'recordTurn(error)', 'finishTurn', 'done(error)', 'flush']);
     expect(lines[0]).toMatch(/^rebound: turn .* failed: Error: bug/);
   });

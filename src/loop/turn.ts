@@ -71,7 +71,7 @@ export interface OpenedTools {
  * Runs one claimed turn into `sink`, turn_start to done: how it ended is the `done` event's. `signal`
  * stops it (done{reason:"aborted"}).
  */
-export async function runTurn(turn: TurnInput, given: TurnDeps, sink: Emit, signal: AbortSignal): Promise<void> {
+export async function runTurn(turn: TurnInput, given: TurnDeps, { sink, signal }: { sink: Emit; signal: AbortSignal }): Promise<void> {
   const started = new Date();
   // Before anything that can wait: the client knows the turn started while tool sources are listed.
   sink({ event: 'turn_start', data: { turnId: turn.id, sessionId: turn.sessionId, model: given.model.model, demo: given.model.demo } });

@@ -46,7 +46,11 @@ export function startTurn({ turn, agent, limits, placement, waitUntil, watchForS
       try {
         const { storage, tools, activity, systemPrompt } = agent;
         const openTools = turnToolOpener(agent);
-        await runTurn(turn, { storage, model, tools, activity, limits, systemPrompt, waitUntil, trace, ...(openTools ? { openTools } : {}) }, emit, signal);
+        await runTurn(
+          turn,
+          { storage, model, tools, activity, limits, systemPrompt, waitUntil, trace, ...(openTools ? { openTools } : {}) },
+          { sink: emit, signal },
+        );
       } finally {
         // runTurn ends the span with the turn's result; this only ends one a failure before it left open.
         trace?.end({ reason: 'error', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 } });
