@@ -1,0 +1,68 @@
+// rebound-gate/langchain against LangChain.js itself (`langchain` createAgent, `@langchain/openai`'s
+// ChatOpenAI) and the scripted upstream: zod tools that record what they ran. Each case also runs
+// without the middleware, where LangChain's own tool-input error reaches the model instead.
+import { ChatOpenAI } from '@langchain/openai';
+import { createAgent, tool } from 'langchain';
+import { reboundMiddleware } from 'rebound-gate/langchain';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { type Script, type ScriptedServer, startScriptedOpenAI } from '../support/scripted-openai.ts';
+
+let upstream: ScriptedServer | undefined;
+afterEach(async () => {
+  await upstream?.close();
+  upstream = undefined;
+});
+
+async function run(script: Script, middleware: boolean) {
+  upstream = await startScriptedOpenAI(script);
+  const ran: unknown[] = [];
+  const getWeather = tool(
+    async (input) => {
+      ran.push(input);
+      return 'sunny';
+    },
+    { name: 'get_weather', description: 'The forecast for a city', schema: z.object({ city: z.string(), days: z.number().int() }) },
+  );
+  const model = new ChatOpenAI({ model: 'scripted-model', apiKey: 'sk-test', configuration: { baseURL: upstream.url }, maxRetries: 0 });
+  const agent = createAgent({ model, tools: [getWeather], middleware: middleware ? [reboundMiddleware()] : [] });
+  const result = await agent.invoke({ messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+  return { ran, result, requests: upstream.requests };
+}
+
+const done = (req: { messages: Array<{ role: string }> }) => req.messages.some((m) => m.role === 'tool');
+
+describe('rebound-gate/langchain: reboundMiddleware', () => {
+  it('"3" for an integer is repaired and the tool runs; without it LangChain refuses the input', async () => {
+    const script: Script = (req) =>
+      done(req) ? { text: 'Sunny.' } : { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris","days":"3"}' }] };
+    const withGate = await run(script, true);
+    expect(withGate.ran).toEqual([{ city: 'Paris', days: 3 }]);
+    await upstream!.close();
+    const without = await run(script, false);
+    expect(without.ran).toEqual([]);
+  });
+
+  it('a misspelt tool name is repaired; without it the agent tells the model there is no such tool', async () => {
+    const script: Script = (req) =>
+      done(req) ? { text: 'Sunny.' } : { toolCalls: [{ id: 'call_1', name: 'get_wether', arguments: '{"city":"Paris","days":2}' }] };
+    const withGate = await run(script, true);
+    expect(withGate.ran).toEqual([{ city: 'Paris', days: 2 }]);
+    await upstream!.close();
+    const without = await run(script, false);
+    expect(without.ran).toEqual([]);
+  });
+
+  it('a call missing a required argument is re-asked with the gate error as a ToolMessage, and the fixed call runs', async () => {
+    const script: Script = (_req, i) => {
+      if (i === 0) return { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] };
+      if (i === 1) return { toolCalls: [{ id: 'call_2', name: 'get_weather', arguments: '{"city":"Paris","days":1}' }] };
+      return { text: 'Sunny.' };
+    };
+    const withGate = await run(script, true);
+    expect(withGate.ran).toEqual([{ city: 'Paris', days: 1 }]);
+    const told = withGate.requests[1]!.messages.find((m) => m.role === 'tool');
+    expect(told?.tool_call_id).toBe('call_1');
+    expect(JSON.parse(told!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
+  });
+});
