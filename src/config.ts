@@ -1,5 +1,6 @@
 // Configuration from environment variables, validated once at start. Every runtime passes its own
 // env record (process.env, Worker bindings, Deno.env.toObject()), so nothing here touches a platform.
+import { isHttpUrl } from './http-url.ts';
 import * as z from 'zod';
 import { parseTracingEnv, type TracingConfig } from './otel-config.ts';
 
@@ -203,15 +204,6 @@ export function parseMcpServers(text: string | undefined): { servers: McpServerC
     });
   }
   return { servers, problems };
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const u = new URL(text);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 /** OTEL_* warnings already printed: each is told once per process, however many apps are configured. */

@@ -4,6 +4,7 @@
 // OTEL_SDK_DISABLED is not true; otherwise it is off and nothing of the SDK is loaded (src/telemetry/).
 // Platform-free: each runtime passes its env record (on Workers, the bindings).
 
+import { isHttpUrl } from './http-url.ts';
 export interface TracingConfig {
   /** The full OTLP/HTTP traces URL (…/v1/traces). */
   endpoint: string;
@@ -143,13 +144,4 @@ function keyValues({ key, text, warnings, quote }: { key: string; text: string |
     out[name] = value;
   }
   return out;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const u = new URL(text);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
