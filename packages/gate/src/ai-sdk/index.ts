@@ -10,6 +10,7 @@
 // the gate, the text without them kept. `reboundRepairToolCall` is the same gate as the AI SDK's
 // `experimental_repairToolCall`. `ai` is an optional peer dependency, used for its types only.
 import type { LanguageModelMiddleware, ToolCallRepairFunction, ToolSet } from 'ai';
+import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
 import { compileTools, gate } from '../index.ts';
 import { extractTextCalls } from '../text-calls.ts';
 import type { CompiledTools } from '../tools.ts';
@@ -46,11 +47,6 @@ function judge(tools: CompiledTools, call: ToolCallContent): Verdict | undefined
 function applied(call: ToolCallContent, v: Verdict | undefined): ToolCallContent {
   if (v?.verdict !== 'repaired') return call;
   return { ...call, toolName: v.call.name, input: JSON.stringify(v.call.args) };
-}
-
-/** What the model is told of a blocked call, as the gateway tells it. */
-export function blockedToolResult(v: Extract<Verdict, { verdict: 'blocked' }>): { ok: false; error: string; suggestions: string[] } {
-  return { ok: false, error: v.message, suggestions: v.suggestions };
 }
 
 /** The calls written into the text of an answer that has none, as tool calls, when every one is accepted. */
@@ -101,9 +97,7 @@ function reask(params: CallOptions, content: readonly Content[], blocked: Return
         role: 'tool',
         content: calls.map((c) => {
           const b = blocked.find((x) => x.call.toolCallId === c.toolCallId);
-          const value = b
-            ? blockedToolResult(b.verdict)
-            : { ok: false, error: 'Not run: another call of the same answer was blocked. Send all the calls again.' };
+          const value = b ? blockedToolResult(b.verdict) : NOT_RUN_RESULT;
           return { type: 'tool-result' as const, toolCallId: c.toolCallId, toolName: c.toolName, output: { type: 'json' as const, value } };
         }),
       },
@@ -176,3 +170,5 @@ export async function reboundRepairToolCall<T extends ToolSet>(options: Paramete
   if (v.verdict === 'blocked') return null;
   return { ...toolCall, toolName: v.call.name, input: JSON.stringify(v.call.args) };
 }
+
+export { blockedToolResult } from '../blocked-result.ts';

@@ -9,6 +9,7 @@
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { createMiddleware } from 'langchain';
+import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
 import { compileTools } from '../index.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { JSONSchema, Verdict } from '../types.ts';
@@ -81,11 +82,7 @@ export function reboundMiddleware(options: ReboundLangChainOptions = {}) {
         const answer = gated.message;
         const told = [...(answer.tool_calls ?? []), ...(answer.invalid_tool_calls ?? [])].map((c) => {
           const b = gated.blocked.find((x) => x.id === c.id);
-          const content = JSON.stringify(
-            b
-              ? { ok: false, error: b.verdict.message, suggestions: b.verdict.suggestions }
-              : { ok: false, error: 'Not run: another call of the same answer was blocked. Send all the calls again.' },
-          );
+          const content = JSON.stringify(b ? blockedToolResult(b.verdict) : NOT_RUN_RESULT);
           return new ToolMessage({ tool_call_id: c.id ?? '', name: c.name ?? '', content });
         });
         const asked = new AIMessage({ content: answer.content, tool_calls: (answer.tool_calls ?? []).map((c) => ({ ...c })) });
