@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DemoModel } from './demo.ts';
-import type { ModelEvent } from './types.ts';
+import type { ChatMessage } from '../vocabulary.ts';
+import { DEMO_APPROVAL_PATH, DemoModel } from './demo.ts';
+import type { AssembledToolCall, ModelEvent } from './types.ts';
 
 const request = (signal: AbortSignal) => ({ messages: [{ role: 'user' as const, content: 'hello' }], tools: [], toolChoice: 'auto' as const, signal });
 
@@ -26,5 +27,45 @@ describe('DemoModel', () => {
     controller.abort(reason);
     await expect(consumed).rejects.toBe(reason);
     expect(words).toEqual([]);
+  });
+});
+
+describe('DemoModel, asked to "demo approval"', () => {
+  /** The demo's step after `results` (each a tool message's JSON): its text and its call. */
+  async function step(results: unknown[]) {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'demo approval please' }];
+    results.forEach((result, i) => {
+      messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'x', arguments: '{}' } }] });
+      messages.push({ role: 'tool', tool_call_id: `c${i}`, content: JSON.stringify(result) });
+    });
+    let text = '';
+    let calls: AssembledToolCall[] = [];
+    for await (const e of new DemoModel({ wordDelayMs: 0 }).stream({ messages, tools: [], toolChoice: 'auto', signal: new AbortController().signal })) {
+      if (e.type === 'text') text += e.text;
+      if (e.type === 'finish') calls = e.toolCalls;
+    }
+    return { text, calls: calls.map((c) => ({ name: c.name, args: JSON.parse(c.arguments) })) };
+  }
+
+  it('writes a draft, proposes to delete it, and answers what the person decided', async () => {
+    expect((await step([])).calls).toEqual([{ name: 'write_file', args: { path: DEMO_APPROVAL_PATH, content: expect.stringContaining('Draft') } }]);
+    const proposal = await step([{ ok: true, result: {} }]);
+    expect(proposal.calls).toEqual([{ name: 'delete_file', args: { path: DEMO_APPROVAL_PATH } }]);
+    expect(proposal.text).toMatch(/needs your approval/);
+    const approved = await step([
+      { ok: true, result: {} },
+      { ok: true, result: { deleted: [DEMO_APPROVAL_PATH] } },
+    ]);
+    expect(approved).toEqual({ text: expect.stringMatching(/^Approved and done/), calls: [] });
+    const denied = await step([
+      { ok: true, result: {} },
+      { ok: false, error: 'The call was denied by the user.', reason: 'keep it' },
+    ]);
+    expect(denied).toEqual({ text: expect.stringMatching(/^You denied the deletion \("keep it"\)/), calls: [] });
+    const expired = await step([
+      { ok: true, result: {} },
+      { ok: false, error: 'The approval expired: nobody decided in time.' },
+    ]);
+    expect(expired.text).toMatch(/^Nobody decided in time/);
   });
 });

@@ -2,6 +2,8 @@
 // replay: each step is chosen from the tool results it actually receives in this turn, and every
 // correction comes from what the gate said: its suggestion (the first entry of `suggestions`), or,
 // where the gate guesses nothing (a tool name that is no near typo), the tools its message lists.
+// Asked to "demo approval", it writes a draft and then proposes to delete it: the one call the local
+// default config (APPROVAL_TOOLS=delete_file with the demo model) sends to a person first.
 import { delay } from '../delay.ts';
 import type { ChatMessage, ToolResultPayload } from '../vocabulary.ts';
 import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
@@ -11,6 +13,10 @@ export const DEMO_MODEL_NAME = 'rebound-demo';
 type Step = { say: string; call?: { name: string; args: Record<string, unknown> } };
 interface ToolOutcome {
   ok: boolean;
+  /** The person's word on a call that needed approval (the result the loop wrote for a denied or expired call). */
+  approval?: 'denied' | 'expired';
+  /** The reason the person gave with a denial. */
+  reason?: string;
   suggestion?: string;
   /** The tool names a phantom-tool message lists ("Available: a, b, c."), as a model reads them. */
   available: string[];
@@ -107,6 +113,29 @@ function recoveryStep(outcomes: ToolOutcome[]): Step {
   }
 }
 
+/** The file the approval script writes, then asks to delete. */
+export const DEMO_APPROVAL_PATH = 'notes/draft.md';
+const DRAFT = '# Draft\n\nA note the demo writes, then asks to delete: the deletion waits for a person.\n';
+
+/** The approval script: a write that runs, then a delete that needs a person's yes (APPROVAL_TOOLS). */
+function approvalStep(outcomes: ToolOutcome[]): Step {
+  const last = outcomes.at(-1);
+  switch (outcomes.length) {
+    case 0:
+      return { say: 'I will write a draft note first.', call: { name: 'write_file', args: { path: DEMO_APPROVAL_PATH, content: DRAFT } } };
+    case 1:
+      return {
+        say: `Written. Now I propose to delete \`${DEMO_APPROVAL_PATH}\` again: deleting needs your approval.`,
+        call: { name: 'delete_file', args: { path: DEMO_APPROVAL_PATH } },
+      };
+    default:
+      if (last!.approval === 'denied')
+        return { say: `You denied the deletion${last!.reason ? ` ("${last!.reason}")` : ''}, so \`${DEMO_APPROVAL_PATH}\` stays.` };
+      if (last!.approval === 'expired') return { say: `Nobody decided in time, so \`${DEMO_APPROVAL_PATH}\` stays.` };
+      return { say: last!.ok ? `Approved and done: \`${DEMO_APPROVAL_PATH}\` is deleted.` : 'The deletion failed; the file stays.' };
+  }
+}
+
 /** The iteration-limit script: keeps listing files until the loop's budget stops it. */
 function limitStep(outcomes: ToolOutcome[]): Step {
   return { say: `Still looking (${outcomes.length + 1})…`, call: { name: 'list_files', args: { path: '' } } };
@@ -141,9 +170,11 @@ export class DemoModel implements ModelClient {
     const step: Step =
       request.toolChoice === 'none'
         ? { say: summary(outcomes) }
-        : /\b(limit|forever|loop|keep going)\b/i.test(userText)
-          ? limitStep(outcomes)
-          : recoveryStep(outcomes);
+        : /\bdemo approval\b/i.test(userText)
+          ? approvalStep(outcomes)
+          : /\b(limit|forever|loop|keep going)\b/i.test(userText)
+            ? limitStep(outcomes)
+            : recoveryStep(outcomes);
     for (const word of step.say.split(/(?<= )/)) {
       // The pause between words ends at once on an abort (Stop), and the abort is thrown before the next word.
       if (this.wordDelayMs > 0) await delay(this.wordDelayMs, { signal: request.signal });
@@ -177,12 +208,15 @@ function readTurn(messages: ChatMessage[], turnStart?: number): { userText: stri
 
 function parseOutcome(content: string): ToolOutcome {
   try {
-    const value = JSON.parse(content) as Partial<Extract<ToolResultPayload, { ok: false }>> | null;
+    const value = JSON.parse(content) as (Partial<Extract<ToolResultPayload, { ok: false }>> & { reason?: unknown }) | null;
     const failed = value?.ok === false;
+    const error = typeof value?.error === 'string' ? value.error : '';
+    const approval = !failed ? undefined : /\bdenied\b/i.test(error) ? 'denied' : /\bexpired\b/i.test(error) ? 'expired' : undefined;
+    const reason = approval && typeof value?.reason === 'string' ? value.reason : undefined;
     const suggestions = Array.isArray(value?.suggestions) ? value.suggestions.filter((s): s is string => typeof s === 'string') : [];
     const listed = typeof value?.error === 'string' ? /Available: ([^\n]*?)\.?(?:\n|$)/.exec(value.error)?.[1] : undefined;
     const available = listed ? listed.split(', ').filter((name) => /^[\w-]+$/.test(name)) : [];
-    return { ok: !failed, suggestion: suggestions[0], available, raw: content };
+    return { ok: !failed, suggestion: suggestions[0], available, raw: content, ...(approval ? { approval } : {}), ...(reason ? { reason } : {}) };
   } catch {
     return { ok: true, available: [], raw: content };
   }
