@@ -3,7 +3,7 @@
 // a tool's result. It sits at the bottom of
 // the layers (test/runtimes/layers.test.ts), beside the gate, and imports nothing but the gate's types,
 // so model/, store/, loop/, turns/ and http/ can all speak it without importing one another.
-import type { Category, JSONSchema, Repair, VerdictKind } from 'rebound-gate';
+import type { BlockedToolResult, Category, Repair, VerdictKind } from 'rebound-gate';
 
 /** A message in OpenAI chat-completions shape, as stored in agent_messages and sent upstream. */
 export type ChatMessage =
@@ -24,19 +24,10 @@ export interface AssistantToolCall {
  * of its JSON when it was too long, with `truncated` saying so). `ok: false`: `error` says what went
  * wrong; a call the gate blocked adds its `suggestions` (and, for a path, the nearest folder's
  * `listing`), a run that failed the tool's `hint`, and a repeated failure the tool's `schema` and a
- * valid `example` (src/loop/loop-breaker.ts).
+ * valid `example` (src/loop/loop-breaker.ts). The failure's shape is the gate's blocked message
+ * (rebound-gate's BlockedToolResult), defined once, with the run's `hint`.
  */
-export type ToolResultPayload =
-  | { ok: true; result: unknown; truncated?: string }
-  | {
-      ok: false;
-      error: string;
-      hint?: string;
-      suggestions?: string[];
-      listing?: { folder: string; entries: string[] };
-      schema?: JSONSchema;
-      example?: unknown;
-    };
+export type ToolResultPayload = { ok: true; result: unknown; truncated?: string } | (BlockedToolResult & { hint?: string });
 
 /**
  * One file a tool changed, as the page shows it (functions/workspace/diff.ts): a unified diff of its

@@ -15,8 +15,7 @@ import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { defaultTools } from '../../functions/index.ts';
-import { buildPathIndex, extractTextCalls, gate, type GateContext, type ToolSpec } from 'rebound-gate';
-import { TextHold } from '../../src/calls/text-hold.ts';
+import { buildPathIndex, extractTextCalls, gate, type GateContext, TextHold, type ToolSpec } from 'rebound-gate';
 import { printTable, round } from './common.ts';
 import { schemaFamilies } from './schema-shapes.ts';
 

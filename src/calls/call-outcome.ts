@@ -3,9 +3,8 @@
 // functions here say what each party is told of it: the client (the tool_result event) and the model
 // (the tool message, one ToolResultPayload shape for every outcome). The activity row is built from
 // the same outcome by activityRow (activity-row.ts), with the same category and error.
-import { bound, type Category, MAX_NAME, type ProposedCall } from 'rebound-gate';
+import { blockedToolResult, bound, type Category, MAX_NAME, type ProposedCall } from 'rebound-gate';
 import type { ChatMessage, ToolResultPayload, TurnEvent } from '../vocabulary.ts';
-import { blockedPayload } from './blocked-payload.ts';
 import type { BlockedVerdict, Escalation, Execution, PassedVerdict } from './types.ts';
 
 export type CallOutcome =
@@ -81,7 +80,7 @@ export function toolMessage(outcome: CallOutcome): Extract<ChatMessage, { role: 
 
 function toolMessageContent(outcome: CallOutcome): string {
   if (outcome.kind === 'withheld') return JSON.stringify({ ok: false, error: outcome.refusal } satisfies ToolResultPayload);
-  if (outcome.kind === 'blocked') return JSON.stringify(blockedPayload(outcome.verdict, outcome.escalation));
+  if (outcome.kind === 'blocked') return JSON.stringify(blockedToolResult(outcome.verdict, outcome.escalation));
   const { execution, escalation } = outcome;
   if (execution.ok) return resultContent(execution);
   // A repeated failure's hint is the escalation: the usual "correct the arguments and call again" no longer holds.

@@ -1,4 +1,4 @@
-// What the call pieces (call-outcome.ts, blocked-payload.ts, activity-row.ts) say of a call, as plain
+// What the call pieces (call-outcome.ts, activity-row.ts) say of a call, as plain
 // data: what the gate decided, what running it gave, how the loop breaker escalated a repeat. The loop
 // produces them (execute.ts, loop-breaker.ts) and the gateway reuses the pieces, so the types live
 // here, below both, rather than in the loop the gateway must not import.

@@ -7,12 +7,12 @@
 // A blocked call stays here for the retry policy. The finish and usage chunks are held too: the
 // orchestrator (stream.ts) writes them once no retry follows.
 //
-// From the point where the text may be a call written into the reply (text-hold.ts, shared with the
-// loop) the text is held until the answer ends; calls found in it become real tool calls.
+// From the point where the text may be a call written into the reply (rebound-gate's TextHold, shared
+// with the loop and the AI SDK adapter) the text is held until the answer ends; calls found in it
+// become real tool calls.
 // On a retry (not the first attempt) the text is held to the end and shown only when the retry
 // answers without a call: the client already has the first answer's text.
-import { isPlainObject, type ToolSpec } from 'rebound-gate';
-import { TextHold } from '../calls/text-hold.ts';
+import { isPlainObject, TextHold, type ToolSpec } from 'rebound-gate';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
 import type { SseMessage } from '../model/sse-decode.ts';
 import type { Delivery } from './delivery.ts';

@@ -1,11 +1,11 @@
 // The retry policy: when a call stays blocked after the gate's repairs, the gateway asks the upstream
 // again (at most GATEWAY_RETRIES times), with the conversation extended exactly as Rebound's loop
 // extends it for a blocked call: the assistant message holding the call as the model wrote it, then
-// a tool message carrying the gate's error (blockedPayload in src/calls/blocked-payload.ts). Only the
+// a tool message carrying the gate's error (blockedToolResult, from rebound-gate). Only the
 // blocked calls are sent back: the ones that passed have gone (or will go) to the client as they
 // are, and the gateway has no result to report for them. The first answer without a blocked call
 // ends the retries; when none comes, the last answer goes to the client unchanged.
-import { blockedPayload } from '../calls/blocked-payload.ts';
+import { blockedToolResult } from 'rebound-gate';
 import type { GatedCall } from './gated-call.ts';
 
 /** A message appended to the conversation for the retry (Chat Completions shape). */
@@ -36,5 +36,5 @@ export function retryMessages(text: string, blocked: readonly GatedCall[]): Retr
 export function blockedResult(c: GatedCall): string {
   const v = c.verdict;
   if (v.verdict !== 'blocked') throw new Error('blockedResult: the call was not blocked');
-  return JSON.stringify(blockedPayload(v));
+  return JSON.stringify(blockedToolResult(v));
 }

@@ -35,8 +35,9 @@ const layers: Layer[] = [
   { name: 'functions', holds: ['functions/'], may: ['tools', 'store', ...BASE] },
   { name: 'dashboard', holds: ['src/dashboard/'], may: ['store', ...BASE] },
   { name: 'web', holds: ['src/web/'], may: ['dashboard', ...BASE] },
-  // What became of a proposed call (outcome, activity row, the blocked message) and the text hold: below
-  // both the loop, which runs calls, and the gateway, which hands them on; neither imports the other.
+  // What became of a proposed call (outcome, activity row): below both the loop, which runs calls, and
+  // the gateway, which hands them on; neither imports the other. (The blocked message and the text hold
+  // are the gate's: the adapters need them too.)
   { name: 'calls', holds: ['src/calls/'], may: ['activity', ...BASE] },
   { name: 'loop', holds: ['src/loop/'], may: ['calls', 'model', 'store', 'activity', 'tools', 'telemetry', ...BASE] },
   { name: 'turns', holds: ['src/turns/'], may: ['loop', 'model', 'store', 'activity', 'tools', 'telemetry', ...BASE] },

@@ -24,6 +24,7 @@ export type * from './types.ts';
 export { DESTRUCTIVE_WORDS, isDestructive } from './annotations.ts';
 // The rest of the public surface: what a host (Rebound's server, a framework adapter) needs besides the
 // verdict. Everything else under src/ is the package's own and may change without notice.
+export { type BlockedNote, type BlockedToolResult, blockedToolResult, NOT_RUN_RESULT } from './blocked-result.ts';
 export { bound } from './bounded.ts';
 export { checkContent } from './content/content.ts';
 export { jsonText } from './json/json-text.ts';
@@ -36,6 +37,7 @@ export { schemaExample } from './schema/schema-example.ts';
 export { checkSchema, type SchemaCheck } from './schema/schema-compile.ts';
 export { deepEqual, validate } from './schema/schema.ts';
 export { extractTextCalls, type TextCall } from './text-calls.ts';
+export { TextHold } from './text-hold.ts';
 export { CODE_KEYWORD, type CompiledTools, hasKeyword, PATH_KEYWORD, type Tool, toolSpec, withoutExtensions } from './tools.ts';
 
 // When several mistakes were repaired, the verdict's category names the one that matters most.

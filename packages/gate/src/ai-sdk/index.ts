@@ -9,7 +9,7 @@
 // …}`, <tool_call> tags, as the gateway reads them) gets them as real tool calls when every one passes
 // the gate, the text without them kept. `reboundRepairToolCall` is the same gate as the AI SDK's
 // `experimental_repairToolCall`. `ai` is an optional peer dependency, used for its types only.
-import type { LanguageModelMiddleware, ToolCallRepairFunction, ToolSet } from 'ai';
+import type { JSONValue, LanguageModelMiddleware, ToolCallRepairFunction, ToolSet } from 'ai';
 import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
 import { compileTools, gate } from '../index.ts';
 import { extractTextCalls } from '../text-calls.ts';
@@ -97,7 +97,8 @@ function reask(params: CallOptions, content: readonly Content[], blocked: Return
         role: 'tool',
         content: calls.map((c) => {
           const b = blocked.find((x) => x.call.toolCallId === c.toolCallId);
-          const value = b ? blockedToolResult(b.verdict) : NOT_RUN_RESULT;
+          // JSON as it stands: no host note, so no schema or example typed as unknown.
+          const value = (b ? blockedToolResult(b.verdict) : NOT_RUN_RESULT) as JSONValue;
           return { type: 'tool-result' as const, toolCallId: c.toolCallId, toolName: c.toolName, output: { type: 'json' as const, value } };
         }),
       },
