@@ -57,7 +57,11 @@ const layers: Layer[] = [
 const GATE_PACKAGE = 'rebound-gate';
 const GATE_DIR = 'packages/gate/';
 /** The gate's adapters (subpath folders) and the optional peer dependencies each may import. */
-const ADAPTERS: Record<string, string[]> = { 'ai-sdk': ['ai'], langchain: ['langchain', '@langchain/core/messages', '@langchain/core/utils/json_schema'] };
+const ADAPTERS: Record<string, string[]> = {
+  'ai-sdk': ['ai'],
+  langchain: ['langchain', '@langchain/core/messages', '@langchain/core/utils/json_schema'],
+  'openai-agents': ['@openai/agents'],
+};
 
 const isTest = (path: string) => /\.test\.ts$/.test(path);
 

@@ -1,0 +1,160 @@
+// rebound-gate/openai-agents: the gate as a wrapper around an OpenAI Agents SDK `Model` (the Chat
+// Completions model, the Responses model, any `Model`), or around a `ModelProvider`. Each answer's
+// function_call items are gated against the request's function tools and handoffs (their JSON Schema
+// parameters) before the agent loop sees them: a repaired call goes on repaired under the same call id;
+// an answer with a blocked call is re-asked up to `retries` times (default 1) with the gate's message as
+// that call's function_call_result (the gateway's conversation shape, blocked-result.ts), and goes on as
+// the model gave it if it is still blocked: never worse than no adapter.
+// Why a Model wrapper and not a tool input guardrail: a guardrail can only allow or reject a call, and
+// it runs only once the SDK has found the tool, so it can neither rename a misspelt tool (the SDK
+// stops the run first: "Tool … not found in agent") nor pass `3` where the model wrote "3"; the Model
+// is the one seam that sees the whole answer and the request's tools and can re-ask the model.
+// In a stream, the SDK runs the calls of the response_done event only: that event is held and emitted
+// gated (the raw `model` events before it stay the provider's own, as they came); a re-ask streams the
+// new answer's events after the first's. Not gated: a request whose tool set the SDK does not list in
+// full (deferred tools, a prompt template's tools), calls under a namespace; not re-asked: a request
+// that continues a stored response or conversation (previousResponseId, conversationId) and an answer
+// with hosted, computer or shell calls. `@openai/agents` is an optional peer dependency, types only.
+import type {
+  AgentInputItem,
+  AgentOutputItem,
+  FunctionCallItem,
+  Model,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  StreamEvent,
+  StreamEventResponseCompleted,
+} from '@openai/agents';
+import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
+import { compileTools } from '../index.ts';
+import type { CompiledTools } from '../tools.ts';
+import type { JSONSchema, Verdict } from '../types.ts';
+
+export interface ReboundAgentsOptions {
+  /** Re-asks of the model for an answer with a blocked call (default 1; 0: never). */
+  retries?: number;
+}
+
+type Blocked = Extract<Verdict, { verdict: 'blocked' }>;
+type UsageData = StreamEventResponseCompleted['response']['usage'];
+
+/** The request's function tools and handoffs as the gate reads them; undefined: not gated. */
+function toolsOf(request: ModelRequest): CompiledTools | undefined {
+  const fns = request.tools.flatMap((t) => (t.type === 'function' ? [t] : []));
+  // The model may call tools this request does not list: leave its calls to the SDK.
+  if (fns.some((t) => t.deferLoading) || (request.prompt && !request.toolsExplicitlyProvided)) return undefined;
+  const specs = [
+    ...fns.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters as JSONSchema })),
+    ...request.handoffs.map((h) => ({ name: h.toolName, description: h.toolDescription, parameters: h.inputJsonSchema as JSONSchema })),
+  ];
+  return specs.length ? compileTools(specs) : undefined;
+}
+
+interface Gated<T extends AgentOutputItem = AgentOutputItem> {
+  output: T[];
+  blocked: Array<{ callId: string; verdict: Blocked }>;
+}
+
+/** The answer with its repaired calls applied, and its blocked calls (T: a response's or a stream's items). */
+function gateOutput<T extends AgentOutputItem>(tools: CompiledTools, output: readonly T[]): Gated<T> {
+  const blocked: Gated['blocked'] = [];
+  const gated = output.map((item): T => {
+    if (item.type !== 'function_call' || item.namespace !== undefined) return item;
+    const v = tools.check({ id: item.callId, name: item.name, arguments: item.arguments });
+    if (v.verdict === 'blocked') blocked.push({ callId: item.callId, verdict: v });
+    if (v.verdict !== 'repaired') return item;
+    return { ...item, name: v.call.name, arguments: JSON.stringify(v.call.args) };
+  });
+  return { output: gated, blocked };
+}
+
+const REASKABLE = new Set<AgentOutputItem['type']>(['message', 'reasoning', 'function_call']);
+
+/** Whether this answer can be re-asked in this request: the conversation is in the request's input. */
+function canReask(request: ModelRequest, gated: Gated): boolean {
+  if (request.previousResponseId !== undefined || request.conversationId !== undefined) return false;
+  return gated.output.every((item) => REASKABLE.has(item.type));
+}
+
+/** The request for a re-ask: its input, the answer, then one function_call_result per call. */
+function reask(request: ModelRequest, gated: Gated): ModelRequest {
+  const input: AgentInputItem[] = typeof request.input === 'string' ? [{ type: 'message', role: 'user', content: request.input }] : [...request.input];
+  const calls = gated.output.filter((item): item is FunctionCallItem => item.type === 'function_call');
+  const results = calls.map((c): AgentInputItem => {
+    const b = gated.blocked.find((x) => x.callId === c.callId);
+    const text = JSON.stringify(b ? blockedToolResult(b.verdict) : NOT_RUN_RESULT);
+    return { type: 'function_call_result', name: c.name, callId: c.callId, status: 'completed', output: { type: 'text', text } };
+  });
+  return { ...request, input: [...input, ...gated.output, ...results] };
+}
+
+/** Two answers' usage as one (a re-ask is a second request of the same turn). */
+function addUsage(a: UsageData, b: UsageData): UsageData {
+  const details = (x: UsageData['inputTokensDetails']) => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
+  return {
+    requests: (a.requests ?? 1) + (b.requests ?? 1),
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    inputTokensDetails: [...details(a.inputTokensDetails), ...details(b.inputTokensDetails)],
+    outputTokensDetails: [...details(a.outputTokensDetails), ...details(b.outputTokensDetails)],
+    ...(a.requestUsageEntries || b.requestUsageEntries ? { requestUsageEntries: [...(a.requestUsageEntries ?? []), ...(b.requestUsageEntries ?? [])] } : {}),
+  };
+}
+
+/** `model` with every answer's function calls gated (see the top of this file). */
+export function reboundModel(model: Model, options: ReboundAgentsOptions = {}): Model {
+  const retries = options.retries ?? 1;
+  return {
+    ...(model.supportsPromptModelSelection !== undefined ? { supportsPromptModelSelection: model.supportsPromptModelSelection } : {}),
+    ...(model.getRetryAdvice ? { getRetryAdvice: model.getRetryAdvice.bind(model) } : {}),
+    async getResponse(request: ModelRequest): Promise<ModelResponse> {
+      const tools = toolsOf(request);
+      let response = await model.getResponse(request);
+      if (!tools) return response;
+      let gated = gateOutput(tools, response.output);
+      let asked = request;
+      for (let attempt = 0; gated.blocked.length > 0 && attempt < retries && canReask(asked, gated); attempt++) {
+        asked = reask(asked, gated);
+        const next = await model.getResponse(asked);
+        // The turn's usage counts both requests: the first answer is dropped, its usage is not.
+        response.usage.add(next.usage);
+        response = { ...next, usage: response.usage };
+        gated = gateOutput(tools, response.output);
+      }
+      // Still blocked: the last answer as the model gave it, repairs of its other calls applied.
+      return { ...response, output: gated.output };
+    },
+    async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+      const tools = toolsOf(request);
+      if (!tools) {
+        yield* model.getStreamedResponse(request);
+        return;
+      }
+      let asked = request;
+      let usage: UsageData | undefined;
+      for (let attempt = 0; ; attempt++) {
+        let done: StreamEventResponseCompleted | undefined;
+        for await (const event of model.getStreamedResponse(asked)) {
+          if (event.type === 'response_done') done = event;
+          else if (attempt === 0 || event.type !== 'response_started') yield event;
+        }
+        // No final response: the SDK says so itself ("Model did not produce a final response!").
+        if (!done) return;
+        usage = usage ? addUsage(usage, done.response.usage) : done.response.usage;
+        const gated = gateOutput(tools, done.response.output);
+        if (gated.blocked.length === 0 || attempt >= retries || !canReask(asked, gated)) {
+          yield { ...done, response: { ...done.response, usage, output: gated.output } };
+          return;
+        }
+        asked = reask(asked, gated);
+      }
+    },
+  };
+}
+
+/** `provider` whose every model is wrapped by `reboundModel`: for a Runner whose agents name their model. */
+export function reboundModelProvider(provider: ModelProvider, options: ReboundAgentsOptions = {}): ModelProvider {
+  return { getModel: async (name) => reboundModel(await provider.getModel(name), options) };
+}
