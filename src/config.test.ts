@@ -129,6 +129,36 @@ describe('MCP_SERVERS', () => {
   });
 });
 
+describe('approval settings', () => {
+  it('default to no tool and 15 minutes; read names and globs, comma-separated', () => {
+    expect(loadConfig({}).approval).toEqual({ tools: [], timeoutMs: 900_000 });
+    const c = loadConfig({ APPROVAL_TOOLS: ' write_file, delete_file ,crm__*', APPROVAL_TIMEOUT_MS: '60000' });
+    expect(c.approval).toEqual({ tools: ['write_file', 'delete_file', 'crm__*'], timeoutMs: 60_000 });
+  });
+
+  it('refuses what is not a name or glob, and a timeout out of range, saying what to write', () => {
+    expect(() => loadConfig({ APPROVAL_TOOLS: 'write_file,crm.add' })).toThrow(
+      /APPROVAL_TOOLS="write_file,crm.add": write tool names or globs, comma-separated/,
+    );
+    expect(() => loadConfig({ APPROVAL_TOOLS: 'a b' })).toThrow(/APPROVAL_TOOLS="a b"/);
+    expect(() => loadConfig({ APPROVAL_TIMEOUT_MS: '999' })).toThrow(/APPROVAL_TIMEOUT_MS="999"/);
+    expect(() => loadConfig({ APPROVAL_TIMEOUT_MS: 'soon' })).toThrow(/APPROVAL_TIMEOUT_MS="soon"/);
+  });
+
+  it("reads an MCP server's needsApproval, and refuses one that is not a boolean", () => {
+    const server = { name: 'crm', url: 'https://crm.example/mcp' };
+    expect(loadConfig({ MCP_SERVERS: JSON.stringify([{ ...server, needsApproval: true }]) }).mcp.servers[0]).toEqual({
+      ...server,
+      headers: {},
+      needsApproval: true,
+    });
+    expect(loadConfig({ MCP_SERVERS: JSON.stringify([{ ...server, needsApproval: false }]) }).mcp.servers[0]).toEqual({ ...server, headers: {} });
+    expect(() => loadConfig({ MCP_SERVERS: JSON.stringify([{ ...server, needsApproval: 'yes' }]) })).toThrow(
+      /MCP_SERVERS\[0\]\.needsApproval: must be true .* or false; for some tools, use APPROVAL_TOOLS/,
+    );
+  });
+});
+
 describe('supabaseSettings', () => {
   it('reads the default entry of the new key dictionaries first, then the single keys, then the legacy JWT keys', () => {
     const all = {

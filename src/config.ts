@@ -58,10 +58,21 @@ const EnvSchema = z.object({
     ),
   MCP_TOOLS_TTL_S: int(0, 86_400).default(300),
   MCP_LIST_TIMEOUT_MS: int(100, 60_000).default(3_000),
+  APPROVAL_TOOLS: z
+    .string()
+    .default('')
+    .refine(
+      (v) => splitList(v).every((p) => APPROVAL_PATTERN.test(p)),
+      'write tool names or globs, comma-separated, such as write_file,delete_file,crm__* (letters, digits, "_", "-", and "*" for any run of characters)',
+    ),
+  APPROVAL_TIMEOUT_MS: int(1_000, 604_800_000).default(900_000),
   STORAGE: z
     .enum(['memory', 'supabase'], { error: 'use "supabase" (the default where its settings are set) or "memory" (one isolate\'s memory: a demo)' })
     .optional(),
 });
+
+/** One entry of APPROVAL_TOOLS: a tool name as the model sees it, `*` standing for any run of characters. */
+const APPROVAL_PATTERN = /^[A-Za-z0-9_*-]{1,128}$/;
 
 function splitList(v: string): string[] {
   return v
@@ -105,10 +116,19 @@ export interface Config {
   maxMessageChars: number;
   gateway: GatewayConfig;
   mcp: McpConfig;
+  approval: ApprovalConfig;
   /** OpenTelemetry traces (OTEL_*, src/otel-config.ts); null when off. */
   tracing: TracingConfig | null;
   /** STORAGE: where the edge keeps sessions and turns, when set; unset, Supabase if configured (edge.ts decides). */
   storage?: 'memory' | 'supabase';
+}
+
+/** Human approval of tool calls (README § Approval). */
+export interface ApprovalConfig {
+  /** APPROVAL_TOOLS: tool names or globs (`*`: any run of characters) whose calls wait for a person. */
+  tools: string[];
+  /** APPROVAL_TIMEOUT_MS: a call nobody decided on in this long is expired (the model is told, as for a denial). */
+  timeoutMs: number;
 }
 
 /** MCP servers whose tools the model may call (src/tools/mcp/): MCP_SERVERS and MCP_TOOLS_TTL_S. */
@@ -128,6 +148,8 @@ export interface McpServerConfig {
   headers: Record<string, string>;
   /** Only these tools (the server's own names) are offered; absent: all of them. */
   tools?: string[];
+  /** Every call to this server's tools waits for a person's approval (a tool's `needsApproval: true`). */
+  needsApproval?: boolean;
 }
 
 /** POST /v1/chat/completions: Rebound as an OpenAI-compatible gateway in front of `openai`. */
@@ -175,9 +197,9 @@ export function parseMcpServers(text: string | undefined): { servers: McpServerC
       problems.push(`${at}: must be an object with name and url; ${MCP_EXAMPLE}`);
       continue;
     }
-    const { name, url, headers, tools, ...rest } = entry as Record<string, unknown>;
+    const { name, url, headers, tools, needsApproval, ...rest } = entry as Record<string, unknown>;
     const before = problems.length;
-    for (const key of Object.keys(rest)) problems.push(`${at}.${key}: unknown field (use name, url, headers, tools)`);
+    for (const key of Object.keys(rest)) problems.push(`${at}.${key}: unknown field (use name, url, headers, tools, needsApproval)`);
     if (typeof name !== 'string' || !MCP_SERVER_NAME.test(name) || name.length > MCP_SERVER_NAME_MAX || name.endsWith('_')) {
       problems.push(
         `${at}.name: must be 1–${MCP_SERVER_NAME_MAX} letters, digits, "-" or single "_" (not at the end), e.g. "crm"; it prefixes the tool names as <name>__<tool>`,
@@ -195,12 +217,16 @@ export function parseMcpServers(text: string | undefined): { servers: McpServerC
     if (tools !== undefined && (!Array.isArray(tools) || tools.length === 0 || tools.some((t) => typeof t !== 'string' || t === ''))) {
       problems.push(`${at}.tools: must be a non-empty array of the server's tool names (leave it out to offer every tool)`);
     }
+    if (needsApproval !== undefined && typeof needsApproval !== 'boolean') {
+      problems.push(`${at}.needsApproval: must be true (every call to this server's tools waits for a person) or false; for some tools, use APPROVAL_TOOLS`);
+    }
     if (problems.length > before) continue;
     servers.push({
       name: name as string,
       url: url as string,
       headers: { ...(headers as Record<string, string> | undefined) },
       ...(tools ? { tools: [...(tools as string[])] } : {}),
+      ...(needsApproval === true ? { needsApproval: true } : {}),
     });
   }
   return { servers, problems };
@@ -260,6 +286,7 @@ export function loadConfig(env: Env): Config {
       models: Object.fromEntries(splitList(e.GATEWAY_MODELS).map((pair) => pair.split('=') as [string, string])),
     },
     mcp: { servers: mcp.servers, toolsTtlMs: e.MCP_TOOLS_TTL_S * 1000, listTimeoutMs: e.MCP_LIST_TIMEOUT_MS },
+    approval: { tools: splitList(e.APPROVAL_TOOLS), timeoutMs: e.APPROVAL_TIMEOUT_MS },
     tracing: otel.tracing,
     ...(e.STORAGE ? { storage: e.STORAGE } : {}),
   };

@@ -69,6 +69,26 @@ export type DoneReason = 'completed' | SummaryReason | 'aborted' | 'error' | 'in
 /** How a turn ended, as agent_turns records it: its `done` reason. */
 export type TurnOutcome = DoneReason;
 
+/**
+ * Where a turn is in its life (agent_turns.status): created, claimed and running, paused until a person
+ * decides on its calls (README § Approval: it holds no model connection, process or request meanwhile;
+ * its state is stored), then running again, and finished.
+ */
+export type TurnStatus = 'pending' | 'running' | 'awaiting_approval' | 'finished';
+
+/** What a person (or the clock) decided on a call that needed approval: the `approval` of its tool_result. */
+export type ApprovalDecision = 'approved' | 'denied' | 'expired';
+
+/** agent_activity.approval: asked and never answered (the turn ended while it waited), or the decision. */
+export type ApprovalState = 'requested' | ApprovalDecision;
+
+/**
+ * What the loop did with one proposed call (src/calls/call-outcome.ts's `kind`), never the gate's Verdict:
+ * it ran; the gate blocked it; the loop breaker withheld its tool; a person denied it; nobody decided in
+ * APPROVAL_TIMEOUT_MS. A call that waits for a decision has no outcome yet.
+ */
+export type CallOutcomeKind = 'executed' | 'blocked' | 'withheld' | 'denied' | 'expired';
+
 export type TurnEvent =
   | { event: 'turn_start'; data: { turnId: string; sessionId: string; model: string; demo: boolean } }
   | { event: 'text_delta'; data: { text: string } }
@@ -90,7 +110,26 @@ export type TurnEvent =
         repairs?: Repair[];
         /** What the call changed in the workspace, for the page only: the model's tool message never carries it. */
         diffs?: FileDiff[];
+        /** For a call that waited for a person: their decision, beside the gate's verdict. */
+        approval?: ApprovalDecision;
         durationMs: number;
+      };
+    }
+  | {
+      /**
+       * A call that passed the gate waits for a person (README § Approval): the turn pauses once every
+       * other call of its batch has run. `name` and `arguments` are the call as it will run (repaired);
+       * `diffs` what a file write would change; decide with POST /v1/turns/:turnId/approvals/:approvalId
+       * before `expiresAt` (ISO), or it is expired.
+       */
+      event: 'approval_required';
+      data: {
+        approvalId: string;
+        toolCallId: string;
+        name: string;
+        arguments: Record<string, unknown>;
+        diffs?: FileDiff[];
+        expiresAt: string;
       };
     }
   | { event: 'forced_summary'; data: { reason: SummaryReason } }

@@ -1,7 +1,7 @@
 // One row per tool call and one per turn outcome: what the activity writer carries to its sink.
 // Field names are the agent_activity / agent_turns column names, so sinks insert rows as they are.
 import type { Category, Repair, VerdictKind } from 'rebound-gate';
-import type { ActivitySource, TurnOutcome } from '../vocabulary.ts';
+import type { ActivitySource, ApprovalState, TurnOutcome } from '../vocabulary.ts';
 
 export interface ActivityRow {
   id: string;
@@ -42,6 +42,12 @@ export interface ActivityRow {
   completion_tokens?: number;
   model_ms?: number;
   wasted?: boolean;
+  /**
+   * For a call that needed a person's approval (README § Approval): requested (never answered: the turn
+   * ended while it waited), approved, denied or expired. Its own column, not a category: a denial is
+   * not a hallucination. Null or absent for the other calls.
+   */
+  approval?: ApprovalState | null;
 }
 
 export interface TurnRow {

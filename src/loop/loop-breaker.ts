@@ -10,6 +10,7 @@
 // or to withhold.
 import { type Category, echo, schemaExample, type ToolSpec } from 'rebound-gate';
 import type { Escalation } from '../calls/types.ts';
+import { canonicalJson } from '../tools/canonical-json.ts';
 
 export interface FailedCall {
   /** The tool as the model named it (blocked call) or as it ran (execution error). */
@@ -110,20 +111,8 @@ export function argumentsKey(args: string | Record<string, unknown>): string | n
     }
   }
   try {
-    return canonical(value);
+    return canonicalJson(value);
   } catch {
     return typeof args === 'string' ? args.replace(/\s+/g, '') : null;
   }
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const record = value as Record<string, unknown>;
-    return `{${Object.keys(record)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

@@ -3,7 +3,7 @@
 // goes in through encodeText and comes out through decodeText (text-codec.ts: NUL and lone surrogates).
 import { decodeDeep, decodeText, encodeDeep } from './text-codec.ts';
 import type { ChatMessage } from '../vocabulary.ts';
-import type { Memory, TurnRecord } from './types.ts';
+import type { ApprovalRecord, Memory, NewApproval, PausedTurn, TurnRecord } from './types.ts';
 import type { TurnEventRow } from './turn-events.ts';
 
 export const iso = (v: string | Date): string => (v instanceof Date ? v : new Date(v)).toISOString();
@@ -99,4 +99,63 @@ export const toTurnEventRow = (r: TurnEventDbRow): TurnEventRow => ({
   lastSeq: r.last_seq,
   event: r.event as TurnEventRow['event'],
   data: decodeDeep(r.data),
+});
+
+export interface ApprovalDbRow {
+  id: string;
+  turn_id: string;
+  session_id: string;
+  user_id: string | null;
+  tool_call_id: string;
+  tool_name: string;
+  arguments: unknown;
+  args_hash: string;
+  status: ApprovalRecord['status'];
+  reason: string | null;
+  created_at: string | Date;
+  expires_at: string | Date;
+  decided_at: string | Date | null;
+}
+
+/** An agent_approvals row as the store hands it out, its text decoded. */
+export const toApproval = (r: ApprovalDbRow): ApprovalRecord => ({
+  id: r.id,
+  turnId: r.turn_id,
+  sessionId: r.session_id,
+  userId: r.user_id,
+  toolCallId: decodeText(r.tool_call_id),
+  toolName: decodeText(r.tool_name),
+  arguments: decodeDeep(typeof r.arguments === 'string' ? JSON.parse(r.arguments) : r.arguments) as Record<string, unknown>,
+  argsHash: r.args_hash,
+  status: r.status,
+  reason: r.reason === null ? null : decodeText(r.reason),
+  createdAt: iso(r.created_at),
+  expiresAt: iso(r.expires_at),
+  decidedAt: r.decided_at === null ? null : iso(r.decided_at),
+});
+
+/** p_approvals of agent_pause_turn: the new rows, their text encoded. */
+export const newApprovalsJson = (approvals: NewApproval[]): string =>
+  JSON.stringify(
+    approvals.map((a) =>
+      encodeDeep({
+        id: a.id,
+        tool_call_id: a.toolCallId,
+        tool_name: a.toolName,
+        arguments: a.arguments,
+        args_hash: a.argsHash,
+        expires_at: a.expiresAt,
+      }),
+    ),
+  );
+
+/** What agent_resume_turn returns: the turn's row with the state it was paused with. */
+export interface ResumedDbRow extends TurnDbRow {
+  paused_state: unknown;
+  paused_seq: number | null;
+}
+
+export const toResumed = (r: ResumedDbRow): { turn: TurnRecord; paused: PausedTurn } => ({
+  turn: toTurn(r),
+  paused: { state: decodeDeep(typeof r.paused_state === 'string' ? JSON.parse(r.paused_state) : r.paused_state), lastSeq: r.paused_seq ?? 0 },
 });

@@ -1,6 +1,10 @@
 // In-memory storage: tests and a fallback. Same semantics as the SQL stores (ownership, claim-once).
 import {
   SessionForbiddenError,
+  type ApprovalRecord,
+  type ApprovalStore,
+  type NewApproval,
+  type PausedTurn,
   type Memory,
   type MemoryStore,
   type Scope,
@@ -21,6 +25,8 @@ class MemorySessions implements SessionStore {
   private turns = new Map<string, TurnRecord>();
   /** The running turns and when each was claimed (ms): what closeInterrupted looks at. */
   private running = new Map<string, number>();
+  /** The turns paused for approval and when each was claimed (ms): never closed as interrupted. */
+  private paused = new Map<string, number>();
   /** Turns a stop was asked for (agent_turns.stop_requested_at). */
   private stopping = new Set<string>();
   /** What else closing a turn as interrupted does in the same step: its log's `done` (createMemoryStorage). */
@@ -75,11 +81,31 @@ class MemorySessions implements SessionStore {
 
   async runningTurn(sessionId: string): Promise<TurnRecord | null> {
     let newest: { turn: TurnRecord; since: number } | null = null;
-    for (const [id, since] of this.running) {
+    for (const [id, since] of [...this.running, ...this.paused]) {
       const turn = this.turns.get(id)!;
       if (turn.sessionId === sessionId && (!newest || since >= newest.since)) newest = { turn, since };
     }
     return newest ? { ...newest.turn } : null;
+  }
+
+  /** agent_pause_turn's update: a running turn becomes awaiting_approval; null when it was not running. */
+  pauseTurn(turnId: string): TurnRecord | null {
+    const turn = this.turns.get(turnId);
+    if (turn?.status !== 'running') return null;
+    turn.status = 'awaiting_approval';
+    this.paused.set(turnId, this.running.get(turnId) ?? Date.now());
+    this.running.delete(turnId);
+    return turn;
+  }
+
+  /** agent_resume_turn's update: a paused turn runs again, claimed now; null when it was not paused. */
+  resumeTurn(turnId: string): TurnRecord | null {
+    const turn = this.turns.get(turnId);
+    if (turn?.status !== 'awaiting_approval') return null;
+    turn.status = 'running';
+    this.paused.delete(turnId);
+    this.running.set(turnId, Date.now());
+    return { ...turn };
   }
 
   /** For the turn events' foreign key. */
@@ -117,6 +143,7 @@ class MemorySessions implements SessionStore {
     const turn = this.turns.get(turnId);
     if (turn) turn.status = 'finished';
     this.running.delete(turnId);
+    this.paused.delete(turnId);
   }
 
   async history(sessionId: string): Promise<ChatMessage[]> {
@@ -190,6 +217,78 @@ function copyRow(row: TurnEventRow): TurnEventRow {
   return structuredClone(row);
 }
 
+/** agent_approvals and the paused turns' state in memory, with the SQL functions' conditions. */
+class MemoryApprovals implements ApprovalStore {
+  private rows = new Map<string, ApprovalRecord>();
+  private states = new Map<string, PausedTurn>();
+
+  constructor(private sessions: MemorySessions) {}
+
+  async pause({ turnId, paused, approvals }: { turnId: string; paused: PausedTurn; approvals: NewApproval[] }): Promise<boolean> {
+    for (const a of approvals) {
+      if (this.rows.has(a.id)) throw new Error(`agent_approvals: id ${a.id} exists already`);
+    }
+    const turn = this.sessions.pauseTurn(turnId);
+    if (!turn) return false;
+    this.states.set(turnId, structuredClone(paused));
+    const createdAt = new Date().toISOString();
+    for (const a of approvals) {
+      this.rows.set(a.id, {
+        ...structuredClone(a),
+        turnId,
+        sessionId: turn.sessionId,
+        userId: turn.userId,
+        status: 'pending',
+        reason: null,
+        createdAt,
+        decidedAt: null,
+      });
+    }
+    return true;
+  }
+
+  async get(approvalId: string): Promise<ApprovalRecord | null> {
+    const row = this.rows.get(approvalId);
+    return row ? structuredClone(row) : null;
+  }
+
+  async forTurn(turnId: string): Promise<ApprovalRecord[]> {
+    return [...this.rows.values()].filter((r) => r.turnId === turnId).map((r) => structuredClone(r));
+  }
+
+  async pendingForSession(sessionId: string): Promise<ApprovalRecord[]> {
+    return [...this.rows.values()].filter((r) => r.sessionId === sessionId && r.status === 'pending').map((r) => structuredClone(r));
+  }
+
+  async decide({ id, status, reason, edit }: Parameters<ApprovalStore['decide']>[0]): Promise<ApprovalRecord | null> {
+    const row = this.rows.get(id);
+    if (row?.status !== 'pending' || Date.parse(row.expiresAt) <= Date.now()) return null;
+    Object.assign(row, { status, reason, decidedAt: new Date().toISOString() }, edit ? structuredClone(edit) : {});
+    return structuredClone(row);
+  }
+
+  async expire({ turnId, sessionId, limit = 100 }: { turnId?: string; sessionId?: string; limit?: number } = {}): Promise<ApprovalRecord[]> {
+    const now = Date.now();
+    const due = [...this.rows.values()]
+      .filter((r) => r.status === 'pending' && Date.parse(r.expiresAt) <= now && (!turnId || r.turnId === turnId) && (!sessionId || r.sessionId === sessionId))
+      .sort((a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt) || a.id.localeCompare(b.id))
+      .slice(0, Math.max(limit, 0));
+    const decidedAt = new Date(now).toISOString();
+    for (const row of due) Object.assign(row, { status: 'expired', decidedAt });
+    return due.map((r) => structuredClone(r));
+  }
+
+  async resume(turnId: string, { force = false }: { force?: boolean } = {}): Promise<{ turn: TurnRecord; paused: PausedTurn } | null> {
+    const waiting = [...this.rows.values()].some((r) => r.turnId === turnId && r.status === 'pending');
+    if (waiting && !force) return null;
+    const turn = this.sessions.resumeTurn(turnId);
+    if (!turn) return null;
+    const paused = this.states.get(turnId) ?? { state: null, lastSeq: 0 };
+    this.states.delete(turnId);
+    return { turn, paused };
+  }
+}
+
 class MemoryWorkspace implements WorkspaceStore {
   constructor(private files: Map<string, WorkspaceFile>) {}
 
@@ -238,6 +337,7 @@ export function createMemoryStorage(seed: Record<string, string> = {}): Storage 
   sessions.onInterrupted = (turnId) => turnEvents.appendInterruptedDone(turnId);
   return {
     sessions,
+    approvals: new MemoryApprovals(sessions),
     turnEvents,
     workspace(scope) {
       let files = workspaces.get(key(scope));

@@ -4,6 +4,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { applyMigrations, type SqlFile } from './sql-migrate.ts';
 import {
   SessionForbiddenError,
+  type ApprovalRecord,
+  type ApprovalStore,
+  type NewApproval,
+  type PausedTurn,
   type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
@@ -20,6 +24,11 @@ import { INTERRUPTED_NOTE } from './interrupted.ts';
 import {
   iso,
   messageRow,
+  newApprovalsJson,
+  toApproval,
+  toResumed,
+  type ApprovalDbRow,
+  type ResumedDbRow,
   rowMessage,
   toMemory,
   toTurn,
@@ -127,7 +136,7 @@ class PgliteSessions implements SessionStore {
   async runningTurn(sessionId: string): Promise<TurnRecord | null> {
     const { rows } = await this.db.query<TurnDbRow>(
       `select id, session_id, user_id, message, status, created_at from public.agent_turns
-       where session_id = $1 and status = 'running' order by coalesce(claimed_at, created_at) desc, id limit 1`,
+       where session_id = $1 and status in ('running', 'awaiting_approval') order by coalesce(claimed_at, created_at) desc, id limit 1`,
       [sessionId],
     );
     return rows[0] ? toTurn(rows[0]) : null;
@@ -187,6 +196,66 @@ class PgliteTurnEvents implements TurnEventStore {
       [turnId, afterSeqArg(afterSeq)],
     );
     return rows.map(toTurnEventRow);
+  }
+}
+
+const APPROVAL_COLUMNS = 'id, turn_id, session_id, user_id, tool_call_id, tool_name, arguments, args_hash, status, reason, created_at, expires_at, decided_at';
+
+/** Every change through the SQL functions of migration 20261125000600, shared with the Supabase store. */
+class PgliteApprovals implements ApprovalStore {
+  constructor(private db: Queryable) {}
+
+  async pause({ turnId, paused, approvals }: { turnId: string; paused: PausedTurn; approvals: NewApproval[] }): Promise<boolean> {
+    const { rows } = await this.db.query<{ paused: boolean }>('select public.agent_pause_turn($1, $2::jsonb, $3::integer, $4::jsonb) as paused', [
+      turnId,
+      JSON.stringify(encodeDeep(paused.state)),
+      paused.lastSeq,
+      newApprovalsJson(approvals),
+    ]);
+    return rows[0]?.paused === true;
+  }
+
+  async get(approvalId: string): Promise<ApprovalRecord | null> {
+    const { rows } = await this.db.query<ApprovalDbRow>(`select ${APPROVAL_COLUMNS} from public.agent_approvals where id = $1`, [approvalId]);
+    return rows[0] ? toApproval(rows[0]) : null;
+  }
+
+  async forTurn(turnId: string): Promise<ApprovalRecord[]> {
+    const { rows } = await this.db.query<ApprovalDbRow>(`select ${APPROVAL_COLUMNS} from public.agent_approvals where turn_id = $1 order by seq`, [turnId]);
+    return rows.map(toApproval);
+  }
+
+  async pendingForSession(sessionId: string): Promise<ApprovalRecord[]> {
+    const { rows } = await this.db.query<ApprovalDbRow>(
+      `select ${APPROVAL_COLUMNS} from public.agent_approvals where session_id = $1 and status = 'pending' order by seq`,
+      [sessionId],
+    );
+    return rows.map(toApproval);
+  }
+
+  async decide({ id, status, reason, edit }: Parameters<ApprovalStore['decide']>[0]): Promise<ApprovalRecord | null> {
+    const { rows } = await this.db.query<ApprovalDbRow>(`select ${APPROVAL_COLUMNS} from public.agent_decide_approval($1, $2, $3, $4::jsonb, $5)`, [
+      id,
+      status,
+      reason === null ? null : encodeText(reason),
+      edit ? JSON.stringify(encodeDeep(edit.arguments)) : null,
+      edit?.argsHash ?? null,
+    ]);
+    return rows[0] ? toApproval(rows[0]) : null;
+  }
+
+  async expire({ turnId, sessionId, limit = 100 }: { turnId?: string; sessionId?: string; limit?: number } = {}): Promise<ApprovalRecord[]> {
+    const { rows } = await this.db.query<ApprovalDbRow>(`select ${APPROVAL_COLUMNS} from public.agent_expire_approvals($1, $2, $3::integer)`, [
+      turnId ?? null,
+      sessionId ?? null,
+      limit,
+    ]);
+    return rows.map(toApproval);
+  }
+
+  async resume(turnId: string, { force = false }: { force?: boolean } = {}): Promise<{ turn: TurnRecord; paused: PausedTurn } | null> {
+    const { rows } = await this.db.query<ResumedDbRow>('select * from public.agent_resume_turn($1, $2)', [turnId, force]);
+    return rows[0] ? toResumed(rows[0]) : null;
   }
 }
 
@@ -265,6 +334,7 @@ class PgliteMemories implements MemoryStore {
 export function createPgliteStorage(db: PgliteLike, options: PgliteStorageOptions = {}): Storage {
   return {
     sessions: new PgliteSessions(db, options.seed ?? {}),
+    approvals: new PgliteApprovals(db),
     turnEvents: new PgliteTurnEvents(db),
     workspace: (scope) => new PgliteWorkspace(db, scope),
     memory: (scope) => new PgliteMemories(db, scope),

@@ -6,6 +6,11 @@ import { INTERRUPTED_NOTE } from './interrupted.ts';
 import {
   iso,
   messageRow,
+  newApprovalsJson,
+  toApproval,
+  toResumed,
+  type ApprovalDbRow,
+  type ResumedDbRow,
   rowMessage,
   toMemory,
   toTurn,
@@ -17,9 +22,13 @@ import {
   type TurnEventDbRow,
 } from './db-rows.ts';
 import { afterSeqArg, type TurnEventRow, type TurnEventStore } from './turn-events.ts';
-import { decodeText, encodeText } from './text-codec.ts';
+import { decodeText, encodeDeep, encodeText } from './text-codec.ts';
 import {
   SessionForbiddenError,
+  type ApprovalRecord,
+  type ApprovalStore,
+  type NewApproval,
+  type PausedTurn,
   type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
@@ -159,7 +168,7 @@ class SupabaseSessions implements SessionStore {
         .from('agent_turns')
         .select(TURN_COLUMNS)
         .eq('session_id', sessionId)
-        .eq('status', 'running')
+        .in('status', ['running', 'awaiting_approval'])
         .order('claimed_at', { ascending: false, nullsFirst: false })
         .order('created_at', { ascending: false })
         .limit(1),
@@ -237,6 +246,71 @@ class SupabaseTurnEvents implements TurnEventStore {
       if (rows.length < PAGE) return out;
       cursor = rows.at(-1)!.seq;
     }
+  }
+}
+
+const APPROVAL_COLUMNS = 'id, turn_id, session_id, user_id, tool_call_id, tool_name, arguments, args_hash, status, reason, created_at, expires_at, decided_at';
+
+/** Every change through the SQL functions of migration 20261125000600 (PostgREST rpc), shared with the PGlite store. */
+class SupabaseApprovals implements ApprovalStore {
+  constructor(private db: DataClient) {}
+
+  async pause({ turnId, paused, approvals }: { turnId: string; paused: PausedTurn; approvals: NewApproval[] }): Promise<boolean> {
+    const result = await this.db.rpc('agent_pause_turn', {
+      p_turn: turnId,
+      p_state: encodeDeep(paused.state),
+      p_seq: paused.lastSeq,
+      p_approvals: JSON.parse(newApprovalsJson(approvals)),
+    });
+    return check(result, 'agent_pause_turn') === true;
+  }
+
+  async get(approvalId: string): Promise<ApprovalRecord | null> {
+    const row = check(await this.db.from('agent_approvals').select(APPROVAL_COLUMNS).eq('id', approvalId).maybeSingle(), 'agent_approvals read');
+    return row ? toApproval(row as ApprovalDbRow) : null;
+  }
+
+  async forTurn(turnId: string): Promise<ApprovalRecord[]> {
+    const rows = rowsOf(
+      await this.db.from('agent_approvals').select(APPROVAL_COLUMNS).eq('turn_id', turnId).order('seq'),
+      'agent_approvals read',
+    ) as ApprovalDbRow[];
+    return rows.map(toApproval);
+  }
+
+  async pendingForSession(sessionId: string): Promise<ApprovalRecord[]> {
+    const rows = rowsOf(
+      await this.db.from('agent_approvals').select(APPROVAL_COLUMNS).eq('session_id', sessionId).eq('status', 'pending').order('seq'),
+      'agent_approvals read',
+    ) as ApprovalDbRow[];
+    return rows.map(toApproval);
+  }
+
+  async decide({ id, status, reason, edit }: Parameters<ApprovalStore['decide']>[0]): Promise<ApprovalRecord | null> {
+    const rows = rowsOf(
+      await this.db.rpc('agent_decide_approval', {
+        p_id: id,
+        p_status: status,
+        p_reason: reason === null ? null : encodeText(reason),
+        p_arguments: edit ? encodeDeep(edit.arguments) : null,
+        p_hash: edit?.argsHash ?? null,
+      }),
+      'agent_decide_approval',
+    ) as ApprovalDbRow[];
+    return rows[0] ? toApproval(rows[0]) : null;
+  }
+
+  async expire({ turnId, sessionId, limit = 100 }: { turnId?: string; sessionId?: string; limit?: number } = {}): Promise<ApprovalRecord[]> {
+    const rows = rowsOf(
+      await this.db.rpc('agent_expire_approvals', { p_turn: turnId ?? null, p_session: sessionId ?? null, p_limit: limit }),
+      'agent_expire_approvals',
+    ) as ApprovalDbRow[];
+    return rows.map(toApproval);
+  }
+
+  async resume(turnId: string, { force = false }: { force?: boolean } = {}): Promise<{ turn: TurnRecord; paused: PausedTurn } | null> {
+    const rows = rowsOf(await this.db.rpc('agent_resume_turn', { p_turn: turnId, p_force: force }), 'agent_resume_turn') as ResumedDbRow[];
+    return rows[0] ? toResumed(rows[0]) : null;
   }
 }
 
@@ -330,6 +404,7 @@ class SupabaseMemories implements MemoryStore {
 export function createSupabaseStorage(client: DataClient, options: SupabaseStorageOptions = {}): Storage {
   return {
     sessions: new SupabaseSessions(client, options.seed ?? {}),
+    approvals: new SupabaseApprovals(client),
     turnEvents: new SupabaseTurnEvents(client),
     workspace: (scope) => new SupabaseWorkspace(client, scope),
     memory: (scope) => new SupabaseMemories(client, scope),

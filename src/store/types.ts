@@ -1,14 +1,14 @@
 // Persistence the HTTP layer and the tools need, behind interfaces so that the same app runs on an
 // in-memory store (tests), embedded PGlite (npm start) and Supabase through postgrest-js (the edge).
-import type { ChatMessage } from '../vocabulary.ts';
+import type { ApprovalDecision, ChatMessage, TurnStatus } from '../vocabulary.ts';
 import type { TurnEventStore } from './turn-events.ts';
+
+export type { TurnStatus } from '../vocabulary.ts';
 
 export interface SessionRecord {
   id: string;
   userId: string | null;
 }
-
-export type TurnStatus = 'pending' | 'running' | 'finished';
 
 export interface TurnRecord {
   id: string;
@@ -41,7 +41,10 @@ export interface SessionStore {
   requestStop(turnId: string): Promise<boolean>;
   /** Whether a stop has been asked for the turn (false for an unknown turn). */
   stopRequested(turnId: string): Promise<boolean>;
-  /** The session's running turn (the newest claimed when there are several), or null: what a useChat resume reattaches to. */
+  /**
+   * The session's running turn, or one paused for approval (the newest claimed when there are several),
+   * or null: what a useChat resume reattaches to.
+   */
   runningTurn(sessionId: string): Promise<TurnRecord | null>;
   /**
    * Closes turns a killed process left `running` (src/store/interrupted.ts says when): each turn claimed
@@ -104,9 +107,88 @@ export interface Scope {
   turnId: string;
 }
 
+/** agent_approvals.status: waiting for a person, or decided. */
+export type ApprovalStatus = 'pending' | ApprovalDecision;
+
+/**
+ * One call that waits for a person (agent_approvals). The id is random (128 bits) and bound here to the
+ * turn, its user, the tool call id and a hash of the arguments it will run with: a decision applies to
+ * exactly that call.
+ */
+export interface ApprovalRecord {
+  id: string;
+  turnId: string;
+  sessionId: string;
+  userId: string | null;
+  toolCallId: string;
+  /** The tool as it will run (after the gate's repairs). */
+  toolName: string;
+  /** The arguments it will run with: the gate's repaired ones, or the person's edit once approved with one. */
+  arguments: Record<string, unknown>;
+  /** SHA-256 (hex) of `arguments` in canonical JSON (src/tools/approval.ts: argumentsHash). */
+  argsHash: string;
+  status: ApprovalStatus;
+  /** The person's reason, when they gave one. */
+  reason: string | null;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt: string | null;
+}
+
+/** What pausing a turn asks for: the call, bound to its turn (whose session and user the row takes). */
+export type NewApproval = Pick<ApprovalRecord, 'id' | 'toolCallId' | 'toolName' | 'arguments' | 'argsHash' | 'expiresAt'>;
+
+/** What a paused turn stores to go on anywhere: the loop's state (opaque here: src/loop/paused.ts) and its log's last seq. */
+export interface PausedTurn {
+  state: unknown;
+  lastSeq: number;
+}
+
+/**
+ * Pending approvals and the paused turn's state. Every change is one conditional statement (SQL
+ * functions agent_pause_turn, agent_decide_approval, agent_expire_approvals, agent_resume_turn,
+ * migration 20261125000600), so two instances racing decide, expire or resume a turn once.
+ */
+export interface ApprovalStore {
+  /**
+   * In one step: a running turn becomes awaiting_approval with its state, and its approvals pending.
+   * False (nothing written) when the turn was not running.
+   */
+  pause(input: { turnId: string; paused: PausedTurn; approvals: NewApproval[] }): Promise<boolean>;
+  get(approvalId: string): Promise<ApprovalRecord | null>;
+  /** The turn's approvals, in the order they were asked. */
+  forTurn(turnId: string): Promise<ApprovalRecord[]>;
+  /** The session's approvals still pending (not decided, whether or not past expiry), oldest first. */
+  pendingForSession(sessionId: string): Promise<ApprovalRecord[]>;
+  /**
+   * Records a person's decision on a pending approval not yet past its expiry, by the database's clock;
+   * an approval with `edit` runs with those arguments (already gated) and their hash. Null when it was
+   * not pending or has expired: the caller reads it again to say which.
+   */
+  decide(input: {
+    id: string;
+    status: 'approved' | 'denied';
+    reason: string | null;
+    edit?: { arguments: Record<string, unknown>; argsHash: string };
+  }): Promise<ApprovalRecord | null>;
+  /**
+   * Pending approvals past their expiry (the database's clock) become expired: those of one turn, of one
+   * session, or any (at most `limit`, default 100, oldest first). Returns the ones this call expired.
+   */
+  expire(options?: { turnId?: string; sessionId?: string; limit?: number }): Promise<ApprovalRecord[]>;
+  /**
+   * Claims a paused turn to go on, once: awaiting_approval → running (claimed now), its stored state
+   * handed back and cleared. Only when none of its approvals is pending, unless `force` (a stop). Null
+   * when the turn is not paused, or still waits.
+   */
+  resume(turnId: string, options?: { force?: boolean }): Promise<{ turn: TurnRecord; paused: PausedTurn } | null>;
+}
+
 /** Everything persistent, opened for one scope. */
 export interface Storage {
   sessions: SessionStore;
+  /** Calls waiting for a person, and the state of the turns paused for them. */
+  approvals: ApprovalStore;
   /** Each turn's event log (src/store/turn-events.ts), for readers on other instances. */
   turnEvents: TurnEventStore;
   workspace(scope: Scope): WorkspaceStore;

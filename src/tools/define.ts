@@ -3,7 +3,7 @@
 // Every own tool says what it does to its environment (MCP's annotations, packages/gate/src/annotations.ts):
 // the gate never guesses a destructive one for a name the model got wrong.
 import * as z from 'zod';
-import type { Tool, ToolContext } from './types.ts';
+import type { NeedsApproval, Tool, ToolContext } from './types.ts';
 import type { JSONSchema, ToolAnnotations } from 'rebound-gate';
 
 export interface ToolDefinition<S extends z.ZodObject> {
@@ -14,6 +14,8 @@ export interface ToolDefinition<S extends z.ZodObject> {
   codeParams?: Array<keyof z.infer<S> & string>;
   /** Required: a tool that writes, patches or deletes says `destructiveHint: true`; one that only reads, `readOnlyHint: true`. */
   annotations: ToolAnnotations;
+  /** Beside the annotations: a call waits for a person's yes (`true`, or a function of the parsed arguments). */
+  needsApproval?: NeedsApproval;
   run(args: z.infer<S>, ctx: ToolContext): Promise<unknown>;
 }
 
@@ -27,6 +29,7 @@ export function defineTool<S extends z.ZodObject>(def: ToolDefinition<S>): Tool 
     pathParams: def.pathParams,
     codeParams: def.codeParams,
     annotations: def.annotations,
+    ...(def.needsApproval !== undefined ? { needsApproval: def.needsApproval } : {}),
     run: (args, ctx) => def.run(def.schema.parse(args), ctx),
   };
 }

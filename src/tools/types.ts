@@ -17,9 +17,25 @@ export interface ToolContext {
   traceHeaders?: Record<string, string>;
 }
 
+/**
+ * Whether a call waits for a person's yes before it runs (README § Approval): always (`true`), never
+ * (`false`, absent), or by its arguments (the gate's repaired ones) and who asks. It sits on the tool
+ * beside `annotations` (MCP's hints), never inside them: annotations say what a tool does, this is the
+ * deployer's policy. An MCP server entry's `needsApproval: true` sets it on each of its tools, and
+ * APPROVAL_TOOLS adds tools by name (src/tools/approval.ts: needsApproval combines them).
+ */
+export type NeedsApproval = boolean | ((args: Record<string, unknown>, ctx: ApprovalContext) => boolean | Promise<boolean>);
+
+/** What a `needsApproval` function is told of the call besides its arguments. */
+export interface ApprovalContext {
+  scope: Scope;
+}
+
 export interface Tool extends ToolSpec {
   /** Where the tool lives when it is not one of this app's own (functions/): an MCP server and its name there. */
   origin?: ToolOrigin;
+  /** The call waits for a person's approval (see NeedsApproval); absent: never, unless APPROVAL_TOOLS names the tool. */
+  needsApproval?: NeedsApproval;
   /** Receives arguments the gate has already validated (and repaired) against `parameters`. */
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }

@@ -80,6 +80,7 @@ export function activityRows(prefix = ''): ActivityRow[] {
     created_at: at,
     source: 'loop',
     tool_server: null,
+    approval: null,
     ...costOf(turn, iteration, id),
   }));
 }

@@ -2,7 +2,7 @@
 // reference the SQL stores are held to, so it has to pass it too.
 import { describe, it } from 'vitest';
 import { createMemoryStorage } from '../../src/store/memory.ts';
-import { checkLosslessText, checkRequestStop, checkSeed, checkStorageContract, checkTurnEvents, SEED } from './storage-contract.ts';
+import { checkApprovals, checkLosslessText, checkRequestStop, checkSeed, checkStorageContract, checkTurnEvents, SEED } from './storage-contract.ts';
 
 describe('in-memory storage', () => {
   it('has the storage contract semantics', async () => {
@@ -29,5 +29,10 @@ describe('in-memory storage', () => {
 
   it('records a stop asked for a running turn, and only for a running one', async () => {
     await checkRequestStop(createMemoryStorage(), 'user-stop');
+  });
+
+  it('pauses a turn for approval, decides once before expiry, expires and resumes once', async () => {
+    await checkApprovals(createMemoryStorage(), { a: 'user-a', b: 'user-b' });
+    await checkApprovals(createMemoryStorage(), { a: null, b: 'user-b' });
   });
 });

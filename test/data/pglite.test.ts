@@ -11,7 +11,16 @@ import { applyMigrations } from '../../src/store/sql-migrate.ts';
 import { checkLosslessActivity, checkPoisonRow, type ActivityDb } from './activity-checks.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows } from './fixture.ts';
-import { checkCloseInterrupted, checkLosslessText, checkRequestStop, checkSeed, checkStorageContract, checkTurnEvents, SEED } from './storage-contract.ts';
+import {
+  checkApprovals,
+  checkCloseInterrupted,
+  checkLosslessText,
+  checkRequestStop,
+  checkSeed,
+  checkStorageContract,
+  checkTurnEvents,
+  SEED,
+} from './storage-contract.ts';
 
 let db: PGlite;
 
@@ -41,10 +50,12 @@ describe('migrations on PGlite', () => {
       `select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`,
     );
     expect(rows).toEqual(
-      ['agent_activity', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turn_events', 'agent_turns', 'workspace_files'].map((relname) => ({
-        relname,
-        relrowsecurity: true,
-      })),
+      ['agent_activity', 'agent_approvals', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turn_events', 'agent_turns', 'workspace_files'].map(
+        (relname) => ({
+          relname,
+          relrowsecurity: true,
+        }),
+      ),
     );
   });
 
@@ -90,6 +101,11 @@ describe('PGlite storage', () => {
 
   it('records a stop asked for a running turn, and only for a running one', async () => {
     await checkRequestStop(createPgliteStorage(db), 'user-stop');
+  });
+
+  it('pauses a turn for approval, decides once before expiry, expires and resumes once', async () => {
+    await checkApprovals(createPgliteStorage(db), { a: 'user-a', b: 'user-b' });
+    await checkApprovals(createPgliteStorage(db), { a: null, b: 'user-b' });
   });
 
   it('closes turns a killed process left running: once, by age, as outcome interrupted', async () => {

@@ -1,6 +1,6 @@
 // The semantics every Storage must share with src/store/memory.ts, run against each SQL implementation.
 import { expect } from 'vitest';
-import { SessionForbiddenError, type Storage } from '../../src/store/types.ts';
+import { SessionForbiddenError, type NewApproval, type Storage } from '../../src/store/types.ts';
 import { ESCAPE } from '../../src/store/text-codec.ts';
 import { INTERRUPTED_NOTE } from '../../src/store/interrupted.ts';
 import { packEvents, unpackEvents, type TurnEventRow } from '../../src/store/turn-events.ts';
@@ -408,4 +408,110 @@ export async function checkRequestStop(storage: Storage, userId: string | null):
   await sessions.finishTurn(running);
   expect(await sessions.stopRequested(running)).toBe(true);
   expect(await sessions.requestStop(running)).toBe(false);
+}
+
+/**
+ * Approvals and paused turns (README § Approval): a running turn pauses once, with its state and its
+ * approvals bound to it; a decision lands once and only before expiry; edited arguments replace the
+ * call's with their hash; expiry is by the store's clock; a paused turn is never closed as interrupted,
+ * is the session's running turn, and resumes once, only when nothing is pending unless forced; any
+ * text survives.
+ */
+export async function checkApprovals(storage: Storage, users: { a: string | null; b: string }): Promise<void> {
+  const { sessions, approvals } = storage;
+  const sessionId = await sessions.ensureSession(users.a);
+  const turn = async (claim = true) => {
+    const created = await sessions.createTurn({ id: crypto.randomUUID(), sessionId, userId: users.a, message: 'write it' });
+    if (claim) expect(await sessions.claimTurn(created.id)).not.toBeNull();
+    return created.id;
+  };
+  const id = () => `apr_${crypto.randomUUID().replace(/-/g, '')}`;
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  const past = new Date(Date.now() - 60_000).toISOString();
+  const nasty = Object.fromEntries(NASTY_STRINGS.map((s, i) => [`k${i}${s}`, [s, { nested: s }]]));
+  const state = { messages: [{ role: 'tool', tool_call_id: 'c0', content: NASTY_STRINGS.join('|') }], iteration: 2, elapsedMs: 1234 };
+
+  const turnId = await turn();
+  const [write, remove, stale] = [id(), id(), id()];
+  const asked: NewApproval[] = [
+    { id: write, toolCallId: `call_1${NASTY_STRINGS[0]}`, toolName: 'write_file', arguments: nasty, argsHash: 'a'.repeat(64), expiresAt: later },
+    { id: remove, toolCallId: 'call_2', toolName: 'delete_file', arguments: { path: 'a.txt' }, argsHash: 'b'.repeat(64), expiresAt: later },
+    { id: stale, toolCallId: 'call_3', toolName: 'crm__add_note', arguments: {}, argsHash: 'c'.repeat(64), expiresAt: past },
+  ];
+  expect(await approvals.pause({ turnId, paused: { state, lastSeq: 17 }, approvals: asked })).toBe(true);
+  expect((await sessions.getTurn(turnId))?.status).toBe('awaiting_approval');
+  // Once: a paused turn is not running; a pending (unclaimed) turn cannot pause and gets no rows.
+  expect(await approvals.pause({ turnId, paused: { state, lastSeq: 1 }, approvals: [{ ...asked[1]!, id: id(), toolCallId: 'call_9' }] })).toBe(false);
+  const unclaimed = await turn(false);
+  expect(await approvals.pause({ turnId: unclaimed, paused: { state, lastSeq: 1 }, approvals: [{ ...asked[0]!, id: id() }] })).toBe(false);
+  expect(await approvals.forTurn(unclaimed)).toEqual([]);
+
+  // Each row bound to its turn, session and user, its text exact; in the order asked.
+  const rows = await approvals.forTurn(turnId);
+  expect(rows.map((r) => r.id)).toEqual([write, remove, stale]);
+  expect(rows[0]).toMatchObject({ turnId, sessionId, userId: users.a, toolCallId: asked[0]!.toolCallId, toolName: 'write_file', arguments: nasty });
+  expect(rows[0]).toMatchObject({ argsHash: 'a'.repeat(64), status: 'pending', reason: null, decidedAt: null });
+  expect(Date.parse(rows[0]!.expiresAt)).toBe(Date.parse(later));
+  expect(Number.isNaN(Date.parse(rows[0]!.createdAt))).toBe(false);
+  expect(await approvals.get(write)).toEqual(rows[0]);
+  expect(await approvals.get(id())).toBeNull();
+  expect((await approvals.pendingForSession(sessionId)).map((r) => r.id)).toEqual([write, remove, stale]);
+
+  // Paused: the session's running turn, never closed as interrupted, not resumable while anything is pending.
+  expect((await sessions.runningTurn(sessionId))?.id).toBe(turnId);
+  await sessions.closeInterrupted({ claimedBefore: new Date(Date.now() + 60_000).toISOString(), sessionId });
+  expect((await sessions.getTurn(turnId))?.status).toBe('awaiting_approval');
+  expect(await approvals.resume(turnId)).toBeNull();
+
+  // A decision lands once, whoever races; an edit replaces the arguments and their hash.
+  const edited = { arguments: { path: `b${NASTY_STRINGS[1]}.txt`, content: 'x' }, argsHash: 'd'.repeat(64) };
+  const racing = await Promise.all(Array.from({ length: 6 }, () => approvals.decide({ id: write, status: 'approved', reason: null, edit: edited })));
+  expect(racing.filter((r) => r !== null)).toHaveLength(1);
+  const approved = await approvals.get(write);
+  expect(approved).toMatchObject({ status: 'approved', reason: null, ...edited });
+  expect(Number.isNaN(Date.parse(approved!.decidedAt!))).toBe(false);
+  expect(await approvals.decide({ id: write, status: 'denied', reason: 'changed my mind' })).toBeNull();
+  const reason = `not that file ${NASTY_STRINGS[2]}`;
+  expect(await approvals.decide({ id: remove, status: 'denied', reason })).toMatchObject({
+    id: remove,
+    status: 'denied',
+    reason,
+    arguments: { path: 'a.txt' },
+  });
+  expect(await approvals.decide({ id: id(), status: 'approved', reason: null })).toBeNull();
+
+  // Past its expiry a pending approval takes no decision; the sweep expires it once (by turn, session or any).
+  expect(await approvals.decide({ id: stale, status: 'approved', reason: null })).toBeNull();
+  expect((await approvals.get(stale))?.status).toBe('pending');
+  expect(await approvals.expire({ turnId: unclaimed })).toEqual([]);
+  const expired = await approvals.expire({ sessionId });
+  expect(expired.map((r) => [r.id, r.status])).toEqual([[stale, 'expired']]);
+  expect(await approvals.expire({ turnId })).toEqual([]);
+  expect(await approvals.pendingForSession(sessionId)).toEqual([]);
+
+  // Nothing pending: it resumes once, running again, with its state and seq; the state is not kept.
+  const resumed = await approvals.resume(turnId);
+  expect(resumed?.turn).toMatchObject({ id: turnId, sessionId, userId: users.a, status: 'running' });
+  expect(resumed?.paused).toEqual({ state, lastSeq: 17 });
+  expect(await approvals.resume(turnId)).toBeNull();
+  expect((await sessions.getTurn(turnId))?.status).toBe('running');
+
+  // A stop resumes a turn that still waits (force); the pending approval stays as it was; another user's
+  // turn is theirs (the rows carry the turn's user, whoever asks).
+  const waiting = await turn();
+  const open = id();
+  expect(await approvals.pause({ turnId: waiting, paused: { state: null, lastSeq: 3 }, approvals: [{ ...asked[1]!, id: open }] })).toBe(true);
+  expect(await approvals.resume(waiting)).toBeNull();
+  expect((await approvals.resume(waiting, { force: true }))?.paused).toEqual({ state: null, lastSeq: 3 });
+  expect((await approvals.get(open))?.status).toBe('pending');
+  await sessions.finishTurn(waiting);
+  expect((await sessions.getTurn(waiting))?.status).toBe('finished');
+
+  const theirs = await sessions.ensureSession(users.b);
+  const other = await sessions.createTurn({ id: crypto.randomUUID(), sessionId: theirs, userId: users.b, message: 'b' });
+  await sessions.claimTurn(other.id);
+  const bId = id();
+  expect(await approvals.pause({ turnId: other.id, paused: { state: {}, lastSeq: 0 }, approvals: [{ ...asked[1]!, id: bId }] })).toBe(true);
+  expect(await approvals.get(bId)).toMatchObject({ turnId: other.id, sessionId: theirs, userId: users.b });
+  expect((await approvals.pendingForSession(sessionId)).map((r) => r.id)).toEqual([open]);
 }

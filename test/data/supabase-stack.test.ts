@@ -15,7 +15,16 @@ import { migrate, startPostgres, type PostgresCluster } from '../support/postgre
 import { edgeClient, restRootFetch, startPostgrest, supabaseClient, type PostgrestServer } from '../support/postgrest.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows, USER_A, USER_B } from './fixture.ts';
-import { checkCloseInterrupted, checkLosslessText, checkRequestStop, checkSeed, checkStorageContract, checkTurnEvents, SEED } from './storage-contract.ts';
+import {
+  checkApprovals,
+  checkCloseInterrupted,
+  checkLosslessText,
+  checkRequestStop,
+  checkSeed,
+  checkStorageContract,
+  checkTurnEvents,
+  SEED,
+} from './storage-contract.ts';
 import { packEvents } from '../../src/store/turn-events.ts';
 import { checkLosslessActivity, checkPoisonRow, type ActivityDb } from './activity-checks.ts';
 
@@ -58,7 +67,9 @@ describe('migrations on PostgreSQL 17', () => {
   it('created every table with RLS and recorded every version', async () => {
     const tables = await pg.sql`select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`;
     expect(tables.map((t) => [t.relname, t.relrowsecurity])).toEqual(
-      ['agent_activity', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turn_events', 'agent_turns', 'workspace_files'].map((t) => [t, true]),
+      ['agent_activity', 'agent_approvals', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turn_events', 'agent_turns', 'workspace_files'].map(
+        (t) => [t, true],
+      ),
     );
     const versions = await pg.sql`select version from supabase_migrations.schema_migrations order by version`;
     expect(versions).toHaveLength(readMigrations().length);
@@ -102,6 +113,7 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
       'agent_messages',
       'workspace_files',
       'agent_memories',
+      'agent_approvals',
       'dashboard_categories',
     ]) {
       const { data, error } = await anon.from(table).select('*');
@@ -173,6 +185,21 @@ describe('Supabase storage (service role through PostgREST)', () => {
 
   it('records a stop asked for a running turn, and only for a running one', async () => {
     await checkRequestStop(createSupabaseStorage(service), crypto.randomUUID());
+  });
+
+  it('pauses a turn for approval, decides once before expiry, expires and resumes once; a user reads only their approvals and changes none', async () => {
+    await checkApprovals(createSupabaseStorage(service), { a: USER_A, b: USER_B });
+    const mine = await userA.from('agent_approvals').select('user_id');
+    expect(mine.error).toBeNull();
+    expect(new Set(mine.data!.map((r) => r.user_id))).toEqual(new Set([USER_A]));
+    const theirs = await userB.from('agent_approvals').select('user_id');
+    expect(new Set(theirs.data!.map((r) => r.user_id))).toEqual(new Set([USER_B]));
+    // Only the server decides: a user's token may neither update a row nor call the functions.
+    const id = (await service.from('agent_approvals').select('id').eq('user_id', USER_A).eq('status', 'pending').limit(1)).data![0]!.id as string;
+    expect((await userA.from('agent_approvals').update({ status: 'approved' }).eq('id', id).select()).error?.code).toBe('42501');
+    expect((await userA.rpc('agent_decide_approval', { p_id: id, p_status: 'approved', p_reason: null })).error?.code).toBe('42501');
+    expect((await userA.rpc('agent_resume_turn', { p_turn: 'x' })).error?.code).toBe('42501');
+    expect((await service.from('agent_approvals').select('status').eq('id', id).single()).data?.status).toBe('pending');
   });
 
   it('closes turns a killed process left running: once, by age, as outcome interrupted, even when callers race', async () => {

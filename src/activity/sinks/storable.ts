@@ -25,6 +25,7 @@ export function storableActivity(row: ActivityRow): ActivityRow {
     completion_tokens: share(row.completion_tokens),
     model_ms: row.model_ms ?? 0,
     wasted: row.wasted ?? false,
+    approval: row.approval ?? null,
   });
 }
 

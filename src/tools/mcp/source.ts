@@ -145,6 +145,7 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
               // MCP's defaults apply to what the server left out: without hints a tool is destructive.
               annotations: info.annotations ?? {},
               origin: { server: server.name, tool: info.name },
+              ...(server.needsApproval ? { needsApproval: true } : {}),
               run: (args, ctx) => sessions.call(server, info.name, args, ctx.signal, ctx.traceHeaders),
             };
           });
