@@ -112,6 +112,64 @@ describe('rebound-gate/ai-sdk: reboundMiddleware', () => {
     expect(s.ran).toEqual([]);
   });
 
+  it('streamText: a call missing a required argument is re-asked for, the fixed call runs; without it the AI SDK reports it invalid', async () => {
+    let s = await setup(missingThenFixed, true);
+    let r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls({ toolCalls: await r.toolCalls })).toEqual([{ id: 'call_2', name: 'get_weather', input: { city: 'Paris', days: 1 }, invalid: undefined }]);
+    expect(s.ran).toEqual([{ city: 'Paris', days: 1 }]);
+    expect(await r.finishReason).toBe('tool-calls');
+    // The re-ask, as the gateway sends it: the blocked call as the model wrote it, then the gate's message as its result.
+    expect(upstream!.requests).toHaveLength(2);
+    const [assistant, told] = upstream!.requests[1]!.messages.slice(-2);
+    expect(assistant).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_1', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] });
+    expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
+    expect(JSON.parse(told!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
+    // The blocked call never reached the AI SDK: one call, the fixed one.
+    const parts = [];
+    for await (const p of r.fullStream) parts.push(p);
+    expect(parts.filter((p) => p.type === 'tool-call').map((p) => p.toolCallId)).toEqual(['call_2']);
+    await upstream!.close();
+    s = await setup(missingThenFixed, false);
+    r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls({ toolCalls: await r.toolCalls })[0]).toMatchObject({ id: 'call_1', invalid: true });
+    expect(s.ran).toEqual([]);
+    expect(upstream!.requests).toHaveLength(1);
+  });
+
+  it('streamText: a call still blocked after the re-ask goes out as the model wrote it (the AI SDK reports it, as without the middleware)', async () => {
+    const stillMissing: Script = () => ({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
+    const s = await setup(stillMissing, true);
+    const r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect((await r.toolCalls).map((c) => ({ id: c.toolCallId, input: c.input, invalid: c.invalid }))).toEqual([
+      { id: 'call_1', input: { city: 'Paris' }, invalid: true },
+    ]);
+    expect(s.ran).toEqual([]);
+    expect(upstream!.requests).toHaveLength(2);
+  });
+
+  it('streamText: a call written into the text becomes a tool call, the text shown up to it and never the call; without it, only text', async () => {
+    const inText: Script = () => ({
+      text: 'Let me check the forecast.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": "2"}}</tool_call>',
+    });
+    let s = await setup(inText, true);
+    let r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    const shown: string[] = [];
+    for await (const p of r.fullStream) if (p.type === 'text-delta') shown.push(p.text);
+    expect(shown.join('').trim()).toBe('Let me check the forecast.');
+    expect(shown.length).toBeGreaterThan(1); // the text before the call went out as it came, word by word
+    const [call] = await r.toolCalls;
+    expect(call).toMatchObject({ toolName: 'get_weather', input: { city: 'Paris', days: 2 } });
+    expect(call!.toolCallId).toMatch(/^call_text_/);
+    expect(s.ran).toEqual([{ city: 'Paris', days: 2 }]);
+    expect(await r.finishReason).toBe('tool-calls');
+    await upstream!.close();
+    s = await setup(inText, false);
+    r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(await r.text).toContain('<tool_call>');
+    expect(await r.toolCalls).toEqual([]);
+    expect(s.ran).toEqual([]);
+  });
+
   it('reboundRepairToolCall, as experimental_repairToolCall, repairs what the AI SDK found invalid', async () => {
     const s = await setup(threeAsText, false);
     const r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?', experimental_repairToolCall: reboundRepairToolCall });

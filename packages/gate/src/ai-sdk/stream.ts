@@ -1,0 +1,243 @@
+// The AI SDK middleware's doStream, the way Rebound's gateway streams (src/gateway/held-stream.ts and
+// stream.ts there): text goes out as it arrives, except from the point where it may be a call written
+// into the reply (TextHold), held until the answer ends; a tool call's input deltas are held until the
+// call is complete, then it is gated and, passing (as written or repaired, same id), goes out at once;
+// a blocked call waits. The finish is held too. When the answer ends: calls written into its text (if
+// it sent none) become tool calls; if a call is blocked and a retry is left, the model is asked again
+// for the blocked calls (the text so far and those calls, each with the gate's message), and the
+// retry's stream is read the same way, except that its text is held to the end and shown only when it
+// answers without a call (the first answer's text is already out), and a call that repeats one already
+// sent is dropped. With no retry left, the blocked calls go out as the model wrote them: never worse
+// than no middleware. Then one finish: the last answer's, with every attempt's usage.
+import { TextHold } from '../text-hold.ts';
+import type { CompiledTools } from '../tools.ts';
+import {
+  addUsage,
+  applied,
+  type CallOptions,
+  finishReason,
+  type GatedToolCall,
+  isBlocked,
+  judge,
+  type Model,
+  reask,
+  sameCall,
+  type StreamPart,
+  type ToolCallContent,
+  textCalls,
+  type Usage,
+} from './calls.ts';
+
+type Finish = Extract<StreamPart, { type: 'finish' }>;
+
+export interface GatedStreamOptions {
+  first: ReadableStream<StreamPart>;
+  params: CallOptions;
+  tools: CompiledTools;
+  retries: number;
+  model: Model;
+}
+
+/** The parts the AI SDK receives: the first answer's stream, its retries, one finish. */
+export function gatedStream(options: GatedStreamOptions): ReadableStream<StreamPart> {
+  const parts = attempts(options);
+  return new ReadableStream<StreamPart>({
+    async pull(controller) {
+      const next = await parts.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await parts.return(undefined);
+    },
+  });
+}
+
+async function* attempts({ first, params, tools, retries, model }: GatedStreamOptions): AsyncGenerator<StreamPart> {
+  const sent: GatedToolCall[] = [];
+  let stream = first;
+  let ask = params;
+  let usage: Usage | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const held = new Attempt({ tools, params: ask, first: attempt === 1, last: attempt > retries, sent });
+    yield* read(stream, held);
+    const result = held.end();
+    yield* result.parts;
+    if (result.finish) usage = addUsage(usage, result.finish.usage);
+    const blocked = result.calls.filter(isBlocked);
+    if (!result.failed && blocked.length > 0 && attempt <= retries) {
+      ask = reask(ask, result.visibleText, blocked);
+      const next = await Promise.resolve(model.doStream(ask)).catch(() => null);
+      if (next) {
+        stream = next.stream;
+        continue;
+      }
+      // The re-ask itself failed: the answer stands as the model gave it.
+    }
+    for (const g of blocked) yield* deliver(g, g.call, sent);
+    if (result.finish) {
+      const lastSentCalls = result.calls.some((g) => !g.embedded);
+      yield { ...result.finish, usage: usage ?? result.finish.usage, finishReason: finishReason(result.finish.finishReason, sent, lastSentCalls) };
+    }
+    return;
+  }
+}
+
+/** One attempt's stream through `held`, part by part; the reader is released (cancelled when left early). */
+async function* read(stream: ReadableStream<StreamPart>, held: Attempt): AsyncGenerator<StreamPart> {
+  const reader = stream.getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      yield* held.push(next.value);
+    }
+    done = true;
+  } finally {
+    if (!done) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
+/** A call going out whole: its input as one delta, then the call. */
+function* deliver(g: GatedToolCall, call: ToolCallContent, sent: GatedToolCall[]): Generator<StreamPart> {
+  sent.push(g);
+  yield { type: 'tool-input-start', id: call.toolCallId, toolName: call.toolName };
+  yield { type: 'tool-input-delta', id: call.toolCallId, delta: call.input };
+  yield { type: 'tool-input-end', id: call.toolCallId };
+  yield call;
+}
+
+interface AttemptOptions {
+  tools: CompiledTools;
+  params: CallOptions;
+  /** The first attempt: its text goes out as it arrives (held only where it may be a call). */
+  first: boolean;
+  /** No retry follows: calls in the text that would not all pass stay in the text. */
+  last: boolean;
+  /** The calls that went out so far, across attempts. */
+  sent: GatedToolCall[];
+}
+
+interface AttemptEnd {
+  /** What goes out at the end: the rest of the text, the calls taken out of it, the text blocks' ends. */
+  parts: StreamPart[];
+  /** Every call of the attempt, gated, in order. */
+  calls: GatedToolCall[];
+  /** The answer's text without the calls taken out of it. */
+  visibleText: string;
+  finish: Finish | undefined;
+  /** The stream reported an error (passed on): no retry. */
+  failed: boolean;
+}
+
+class Attempt {
+  private readonly hold: TextHold | null;
+  private readonly extract: boolean;
+  private text = '';
+  /** Text blocks: the start of each, held until something of it is shown; the ends, held to the end. */
+  private readonly starts = new Map<string, StreamPart>();
+  private readonly started = new Set<string>();
+  private readonly ends: StreamPart[] = [];
+  private lastTextId: string | undefined;
+  /** Calls whose input deltas are held. */
+  private readonly inputs = new Set<string>();
+  private readonly calls: GatedToolCall[] = [];
+  private finish: Finish | undefined;
+  private failed = false;
+
+  constructor(private readonly o: AttemptOptions) {
+    this.extract = o.params.toolChoice?.type !== 'none';
+    this.hold = o.first && this.extract ? new TextHold() : null;
+  }
+
+  push(part: StreamPart): StreamPart[] {
+    const { first } = this.o;
+    switch (part.type) {
+      case 'stream-start':
+      case 'response-metadata':
+        // A retry continues the first answer: its own start and metadata are not the response's.
+        return first ? [part] : [];
+      case 'text-start':
+        if (first && !this.hold) return [part];
+        this.starts.set(part.id, part);
+        this.lastTextId = part.id;
+        return [];
+      case 'text-delta': {
+        this.text += part.delta;
+        if (first && !this.hold) return [part];
+        this.lastTextId = part.id;
+        const shown = this.hold ? this.hold.push(part.delta) : '';
+        return shown === '' ? [] : [...this.open(part.id), { ...part, delta: shown }];
+      }
+      case 'text-end':
+        if (first && !this.hold) return [part];
+        this.ends.push(part);
+        return [];
+      case 'tool-input-start':
+        if (part.providerExecuted) return [part];
+        this.inputs.add(part.id);
+        return [];
+      case 'tool-input-delta':
+      case 'tool-input-end':
+        return this.inputs.has(part.id) ? [] : [part];
+      case 'tool-call':
+        if (part.providerExecuted) return [part];
+        return this.take(judge(this.o.tools, part));
+      case 'finish':
+        this.finish = part;
+        return [];
+      case 'error':
+        this.failed = true;
+        return [part];
+      default:
+        return [part];
+    }
+  }
+
+  /** The answer ended (or broke off): the text is settled, calls written into it are taken out. */
+  end(): AttemptEnd {
+    const { first, last, tools, params } = this.o;
+    const parts: StreamPart[] = [];
+    let visibleText = this.text;
+    const found = this.calls.length === 0 && this.extract && !this.failed ? textCalls(tools, this.text, params, { last }) : null;
+    if (found) {
+      visibleText = found.visibleText;
+      if (this.hold) parts.push(...this.show(this.hold.release(found.visibleText)));
+      for (const g of found.calls) parts.push(...this.take(g));
+    } else if (this.hold) {
+      parts.push(...this.show(this.hold.release()));
+    } else if (!first && this.calls.length === 0) {
+      // A retry that answers without a call: its text is the answer's end.
+      parts.push(...this.show(this.text));
+    }
+    for (const end of this.ends) if (this.started.has((end as { id: string }).id)) parts.push(end);
+    for (const id of this.started) if (!this.ends.some((e) => (e as { id: string }).id === id)) parts.push({ type: 'text-end', id });
+    return { parts, calls: this.calls, visibleText, finish: this.finish, failed: this.failed };
+  }
+
+  /** A gated call: one that passes goes out now (unless a retry repeats one already sent); a blocked one waits. */
+  private take(g: GatedToolCall): StreamPart[] {
+    this.calls.push(g);
+    if (isBlocked(g)) return [];
+    const call = applied(g);
+    if (!this.o.first && this.o.sent.some((s) => sameCall(applied(s), call))) return [];
+    return [...deliver(g, call, this.o.sent)];
+  }
+
+  /** Text shown in the attempt's last text block (one is opened if none was). */
+  private show(text: string): StreamPart[] {
+    if (text === '') return [];
+    const id = this.lastTextId ?? `rebound-text-${crypto.randomUUID().slice(0, 8)}`;
+    this.lastTextId = id;
+    return [...this.open(id), { type: 'text-delta', id, delta: text }];
+  }
+
+  /** The block's start, the first time something of it is shown. */
+  private open(id: string): StreamPart[] {
+    if (this.started.has(id)) return [];
+    this.started.add(id);
+    return [this.starts.get(id) ?? { type: 'text-start', id }];
+  }
+}
