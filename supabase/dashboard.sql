@@ -37,6 +37,12 @@
 --   tool server      the MCP server (its MCP_SERVERS name) whose tool a call named, also when the gate
 --                    blocked a name carrying that server's `<server>__` prefix; null for the app's own
 --                    tools (functions/). byServer groups the calls by it.
+--   approval         a call that needed a person's yes (APPROVAL_TOOLS, needsApproval; README § Approval): one
+--                    row of agent_approvals, counted in the range of its request. Approval rate = approved /
+--                    the requests that ended (approved, denied or expired; pending ones are left out). Time
+--                    to a decision: from the request to a person's approve or deny (expired ones had none),
+--                    the median. Denials by tool: denied requests by the tool as it would have run. The
+--                    loop's only: filtered to the gateway, the approval figures are empty.
 
 -- One row per call with the derived columns every dashboard query needs.
 create or replace view public.agent_activity_facts with (security_invoker = true) as
@@ -54,6 +60,20 @@ select
   a.model_ms,
   a.wasted
 from public.agent_activity a;
+
+-- Per tool, the calls sent to a person and what became of them; decision_ms_median over approvals and denials.
+create or replace view public.dashboard_approvals with (security_invoker = true) as
+select
+  a.tool_name as tool,
+  count(*) as requested,
+  count(*) filter (where a.status = 'approved') as approved,
+  count(*) filter (where a.status = 'denied') as denied,
+  count(*) filter (where a.status = 'expired') as expired,
+  count(*) filter (where a.status = 'pending') as pending,
+  percentile_cont(0.5) within group (order by extract(epoch from a.decided_at - a.created_at) * 1000)
+    filter (where a.status in ('approved', 'denied')) as decision_ms_median
+from public.agent_approvals a
+group by a.tool_name;
 
 -- One row per blocked call with the verdicts of its first two retries (null: no such retry).
 create or replace view public.dashboard_blocked_retries with (security_invoker = true) as
@@ -171,6 +191,11 @@ blocked as (
   select * from public.dashboard_blocked_retries b
   where b.created_at >= p_from and b.created_at < p_to and (p_user is null or b.user_id = p_user)
     and (p_source is null or b.source = p_source)
+),
+approvals as (
+  select * from public.agent_approvals a
+  where a.created_at >= p_from and a.created_at < p_to and (p_user is null or a.user_id = p_user)
+    and (p_source is null or p_source = 'loop')
 )
 select jsonb_build_object(
   'totals', (
@@ -283,6 +308,26 @@ select jsonb_build_object(
       'rateFirst', coalesce((count(*) filter (where b.first_retry <> 'blocked'))::float8 / nullif(count(*), 0), 0),
       'rateSecond', coalesce((count(*) filter (where b.first_retry <> 'blocked' or b.second_retry <> 'blocked'))::float8 / nullif(count(*), 0), 0)
     ) from blocked b
+  ),
+  'approvals', (
+    select jsonb_build_object(
+      'requested', count(*),
+      'approved', count(*) filter (where a.status = 'approved'),
+      'denied', count(*) filter (where a.status = 'denied'),
+      'expired', count(*) filter (where a.status = 'expired'),
+      'pending', count(*) filter (where a.status = 'pending'),
+      'approvalRate', coalesce((count(*) filter (where a.status = 'approved'))::float8 / nullif(count(*) filter (where a.status <> 'pending'), 0), 0),
+      'medianDecisionMs', percentile_cont(0.5) within group (order by extract(epoch from a.decided_at - a.created_at) * 1000)
+        filter (where a.status in ('approved', 'denied')),
+      'deniedByTool', coalesce((
+        select jsonb_agg(jsonb_build_object('tool', x.tool, 'denied', x.n, 'requested', x.requested) order by x.n desc, x.tool)
+        from (
+          select d.tool_name as tool, count(*) filter (where d.status = 'denied') as n, count(*) as requested
+          from approvals d group by d.tool_name
+        ) x
+        where x.n > 0
+      ), '[]'::jsonb)
+    ) from approvals a
   )
 )
 $$;
@@ -291,13 +336,13 @@ revoke all on table
   public.agent_activity_facts, public.dashboard_blocked_retries, public.dashboard_hallucination_daily,
   public.dashboard_categories, public.dashboard_phantom_tools, public.dashboard_invented_params,
   public.dashboard_self_correction, public.dashboard_repair_rate, public.dashboard_turn_outcomes,
-  public.dashboard_iterations_per_turn
+  public.dashboard_iterations_per_turn, public.dashboard_approvals
 from public, anon, authenticated;
 grant select on table
   public.agent_activity_facts, public.dashboard_blocked_retries, public.dashboard_hallucination_daily,
   public.dashboard_categories, public.dashboard_phantom_tools, public.dashboard_invented_params,
   public.dashboard_self_correction, public.dashboard_repair_rate, public.dashboard_turn_outcomes,
-  public.dashboard_iterations_per_turn
+  public.dashboard_iterations_per_turn, public.dashboard_approvals
 to authenticated, service_role;
 revoke all on function public.agent_dashboard(timestamptz, timestamptz, text, text, text) from public, anon;
 grant execute on function public.agent_dashboard(timestamptz, timestamptz, text, text, text) to authenticated, service_role;

@@ -62,6 +62,23 @@ export interface DashboardData {
     byTool: FailureCostGroup[];
   };
   selfCorrection: { blocked: number; correctedFirstRetry: number; correctedSecondRetry: number; rateFirst: number; rateSecond: number };
+  approvals: ApprovalFigures;
+}
+
+/**
+ * Calls sent to a person (agent_approvals, README § Approval), by the time they were asked: `approvalRate`
+ * is approved over the ended ones (approved, denied, expired), `medianDecisionMs` the median time from
+ * the request to a person's approve or deny (null: none yet), `deniedByTool` the tools with a denial.
+ */
+export interface ApprovalFigures {
+  requested: number;
+  approved: number;
+  denied: number;
+  expired: number;
+  pending: number;
+  approvalRate: number;
+  medianDecisionMs: number | null;
+  deniedByTool: Array<{ tool: string; denied: number; requested: number }>;
 }
 
 /** One group's part of the failure cost: `calls` counts its tool calls in wasted model calls. */

@@ -32,6 +32,7 @@ function data(repeatedFailures: number, repeatedFailureTurns: number): Dashboard
     phantomTools: [],
     inventedParams: [],
     selfCorrection: { blocked: 3, correctedFirstRetry: 0, correctedSecondRetry: 0, rateFirst: 0, rateSecond: 0 },
+    approvals: { requested: 0, approved: 0, denied: 0, expired: 0, pending: 0, approvalRate: 0, medianDecisionMs: null, deniedByTool: [] },
     failureCost: {
       wastedModelCalls: 3,
       promptTokens: 2400,
@@ -82,5 +83,33 @@ describe('renderDashboard', () => {
     for (const label of ['stubborn', 'phantom tool', 'repeated failure', 'update_customer_profile']) expect(figure).toContain(label);
     expect(figure).toContain('2.0k · 21% · 1.0 s');
     expect(tile(html, 'forced summaries')?.[1]).toBe('of turns; 1 for no progress');
+  });
+
+  it('shows approvals: a tile always, the figure with denials by tool only when some call was sent to a person', () => {
+    const none = renderDashboard(data(0, 0));
+    expect(tile(none, 'approvals requested')).toEqual(['0', '0% approved; median – to a decision']);
+    expect(none).not.toContain('id="approvals"');
+    const html = renderDashboard({
+      ...data(0, 0),
+      approvals: {
+        requested: 5,
+        approved: 2,
+        denied: 2,
+        expired: 1,
+        pending: 0,
+        approvalRate: 0.4,
+        medianDecisionMs: 42_000,
+        deniedByTool: [
+          { tool: 'delete_file', denied: 2, requested: 3 },
+          { tool: '<b>x</b>', denied: 0, requested: 1 },
+        ],
+      },
+    });
+    expect(tile(html, 'approvals requested')).toEqual(['5', '40% approved; median 42.0 s to a decision']);
+    const figure = html.match(/<figure class="card" id="approvals">[\s\S]*?<\/figure>/)![0];
+    expect(figure).toContain('5 asked: 2 approved, 2 denied, 1 expired, 0 waiting');
+    expect(figure).toContain('delete_file');
+    expect(figure).toContain('2 of 3');
+    expect(figure).not.toContain('<b>x</b>');
   });
 });

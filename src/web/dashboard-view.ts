@@ -64,6 +64,7 @@ export function renderDashboard(data: DashboardData): string {
   const t = data.totals;
   const sc = data.selfCorrection;
   const fc = data.failureCost;
+  const ap = data.approvals;
   const unit = data.range.bucket;
 
   const tiles = `<section class="tiles" aria-label="Totals">${[
@@ -79,6 +80,11 @@ export function renderDashboard(data: DashboardData): string {
       `of all tokens: ${tokens(fc.promptTokens + fc.completionTokens)} in ${fc.wastedModelCalls} wasted model calls, ${seconds(fc.ms)}`,
     ),
     tile('avg iterations', t.avgIterations.toFixed(1), `${pct(t.abortedRate)} aborted, ${t.interrupted} interrupted`),
+    tile(
+      'approvals requested',
+      String(ap.requested),
+      `${pct(ap.approvalRate)} approved; median ${ap.medianDecisionMs === null ? '–' : seconds(ap.medianDecisionMs)} to a decision`,
+    ),
   ].join('')}</section>`;
 
   const rateOptions = {
@@ -202,7 +208,25 @@ export function renderDashboard(data: DashboardData): string {
     note: `A model call is wasted when every tool call it proposed failed (blocked, withheld, denied or errored) and it gave no answer text. Its tokens and time, by model, category and tool: tokens · share of all ${tokens(fc.totalTokens)} tokens · time.`,
   });
 
-  return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}${byServer}${cost}</div>`;
+  // Only where some call was sent to a person (APPROVAL_TOOLS, needsApproval).
+  const approvals =
+    ap.requested > 0
+      ? figure({
+          id: 'approvals',
+          title: 'Human approval',
+          body: `<p class="approval-counts">${esc(
+            `${ap.requested} asked: ${ap.approved} approved, ${ap.denied} denied, ${ap.expired} expired, ${ap.pending} waiting`,
+          )}</p>${bars(
+            ap.deniedByTool.map((d) => ({ label: d.tool, value: d.denied, display: `${d.denied} of ${d.requested}`, tone: 'warn' as const })),
+            { title: 'Denials by tool', limit: 12 },
+          )}`,
+          note: `Calls that waited for a person's yes. Approval rate ${pct(ap.approvalRate)} of the decided and expired; median time to a decision ${
+            ap.medianDecisionMs === null ? '–' : seconds(ap.medianDecisionMs)
+          }. Denials by tool: denied of asked. A denial is not a hallucination.`,
+        })
+      : '';
+
+  return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}${byServer}${approvals}${cost}</div>`;
 }
 
 /** 12,345 tokens as "12.3k". */

@@ -26,6 +26,17 @@ export async function checkDashboardAll(load: Load): Promise<void> {
   expect(all.inventedParams).toEqual(EXPECTED_ALL.inventedParams);
   expect(rounded(all.selfCorrection)).toEqual(rounded(EXPECTED_ALL.selfCorrection));
   expect(rounded(all.failureCost)).toEqual(rounded(EXPECTED_ALL.failureCost));
+  // The fixture sent no call to a person (test/data/dashboard-approvals.test.ts has some).
+  expect(all.approvals).toEqual({
+    requested: 0,
+    approved: 0,
+    denied: 0,
+    expired: 0,
+    pending: 0,
+    approvalRate: 0,
+    medianDecisionMs: null,
+    deniedByTool: [],
+  });
 
   const day2 = await load(DAY_2_HOURLY, null);
   expect(rounded(day2.ratesOverTime)).toEqual(rounded(EXPECTED_DAY_2_HOURLY.ratesOverTime));

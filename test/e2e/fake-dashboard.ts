@@ -64,6 +64,19 @@ export function fixedDashboardData(range: DashboardRange): DashboardData {
       { tool: 'write_file', param: 'mode', count: 2, candidate: false },
     ],
     selfCorrection: { blocked: 8, correctedFirstRetry: 6, correctedSecondRetry: 7, rateFirst: 0.75, rateSecond: 0.875 },
+    approvals: {
+      requested: 9,
+      approved: 5,
+      denied: 3,
+      expired: 1,
+      pending: 0,
+      approvalRate: 5 / 9,
+      medianDecisionMs: 18_500,
+      deniedByTool: [
+        { tool: 'delete_file', denied: 2, requested: 4 },
+        { tool: 'crm__send_email', denied: 1, requested: 5 },
+      ],
+    },
     failureCost: {
       wastedModelCalls: 5,
       promptTokens: 6100,
