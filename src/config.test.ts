@@ -130,8 +130,11 @@ describe('MCP_SERVERS', () => {
 });
 
 describe('approval settings', () => {
-  it('default to no tool and 15 minutes; read names and globs, comma-separated', () => {
-    expect(loadConfig({}).approval).toEqual({ tools: [], timeoutMs: 900_000 });
+  it('default to no tool (with the demo model: delete_file, what its "demo approval" proposes) and 15 minutes; read names and globs, comma-separated', () => {
+    expect(loadConfig({ OPENAI_API_KEY: 'sk-test' }).approval).toEqual({ tools: [], timeoutMs: 900_000 });
+    expect(loadConfig({}).approval).toEqual({ tools: ['delete_file'], timeoutMs: 900_000 });
+    expect(loadConfig({ OPENAI_API_KEY: 'sk-test', DEMO_MODEL: 'true' }).approval.tools).toEqual(['delete_file']);
+    expect(loadConfig({ APPROVAL_TOOLS: 'write_file' }).approval.tools).toEqual(['write_file']);
     const c = loadConfig({ APPROVAL_TOOLS: ' write_file, delete_file ,crm__*', APPROVAL_TIMEOUT_MS: '60000' });
     expect(c.approval).toEqual({ tools: ['write_file', 'delete_file', 'crm__*'], timeoutMs: 60_000 });
   });

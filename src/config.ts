@@ -71,6 +71,16 @@ const EnvSchema = z.object({
     .optional(),
 });
 
+/**
+ * APPROVAL_TOOLS, or where it is unset: none, except with the demo model `delete_file`, the call its
+ * "demo approval" script proposes (src/model/demo.ts), so that `npm start` shows the flow.
+ */
+const DEMO_APPROVAL_TOOLS = ['delete_file'];
+function approvalTools(value: string, demo: boolean): string[] {
+  const tools = splitList(value);
+  return tools.length === 0 && demo ? [...DEMO_APPROVAL_TOOLS] : tools;
+}
+
 /** One entry of APPROVAL_TOOLS: a tool name as the model sees it, `*` standing for any run of characters. */
 const APPROVAL_PATTERN = /^[A-Za-z0-9_*-]{1,128}$/;
 
@@ -286,7 +296,7 @@ export function loadConfig(env: Env): Config {
       models: Object.fromEntries(splitList(e.GATEWAY_MODELS).map((pair) => pair.split('=') as [string, string])),
     },
     mcp: { servers: mcp.servers, toolsTtlMs: e.MCP_TOOLS_TTL_S * 1000, listTimeoutMs: e.MCP_LIST_TIMEOUT_MS },
-    approval: { tools: splitList(e.APPROVAL_TOOLS), timeoutMs: e.APPROVAL_TIMEOUT_MS },
+    approval: { tools: approvalTools(e.APPROVAL_TOOLS, e.DEMO_MODEL || !e.OPENAI_API_KEY), timeoutMs: e.APPROVAL_TIMEOUT_MS },
     tracing: otel.tracing,
     ...(e.STORAGE ? { storage: e.STORAGE } : {}),
   };
