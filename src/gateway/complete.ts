@@ -3,8 +3,8 @@
 // streaming path: calls that pass are kept from every attempt, a retry that repeats one is not
 // counted twice, a retry's text is kept only when it answers without a call, and calls still blocked
 // after the last attempt go out as the model wrote them.
-import { accepted, gateProposed, outcomeOf, sameCall, textCalls, wireCall, type GatedCall, type Outcome } from './gated-call.ts';
-import { isPlainObject } from 'rebound-gate';
+import { accepted, gateProposed, outcomeOf, textCalls, wireCall, type GatedCall, type Outcome } from './gated-call.ts';
+import { isPlainObject, sameCall } from 'rebound-gate';
 import { openAIError } from './errors.ts';
 import { buildCompletion } from './response.ts';
 import { blockedOf, retryMessages, shouldRetry } from './retry.ts';

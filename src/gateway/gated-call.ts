@@ -89,26 +89,3 @@ export function outcomeOf(calls: readonly GatedCall[]): Outcome {
   }
   return worst;
 }
-
-/** The same call twice (a retry that repeats a call that already went out): name and arguments alike. */
-export function sameCall(a: WireCall, b: WireCall): boolean {
-  return a.name === b.name && canonical(a.arguments) === canonical(b.arguments);
-}
-
-function canonical(args: string): string {
-  try {
-    return JSON.stringify(sortKeys(JSON.parse(args)));
-  } catch {
-    return args;
-  }
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(
-    Object.keys(v)
-      .sort()
-      .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
-  );
-}

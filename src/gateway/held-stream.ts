@@ -7,12 +7,12 @@
 // A blocked call stays here for the retry policy. The finish and usage chunks are held too: the
 // orchestrator (stream.ts) writes them once no retry follows.
 //
-// From the point where the text may be a call written into the reply (rebound-gate's TextHold, shared
-// with the loop and the AI SDK adapter) the text is held until the answer ends; calls found in it
-// become real tool calls.
-// On a retry (not the first attempt) the text is held to the end and shown only when the retry
-// answers without a call: the client already has the first answer's text.
-import { isPlainObject, TextHold, type ToolSpec } from 'rebound-gate';
+// What is shown when, and what becomes of calls written into the text, is rebound-gate's HeldAnswer
+// (shared with its AI SDK adapter): from the point where the text may be a call written into the reply
+// the text is held until the answer ends, and calls found in it become real tool calls; on a retry (not
+// the first attempt) the text is held to the end and shown only when the retry answers without a call:
+// the client already has the first answer's text.
+import { HeldAnswer, isPlainObject, type ToolSpec } from 'rebound-gate';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
 import type { SseMessage } from '../model/sse-decode.ts';
 import type { Delivery } from './delivery.ts';
@@ -55,9 +55,7 @@ interface OpenCall {
 }
 
 export class HeldStream {
-  private readonly hold: TextHold | null;
-  private readonly calls: GatedCall[] = [];
-  private text = '';
+  private readonly answer: HeldAnswer<GatedCall>;
   private open: OpenCall | null = null;
   private readonly closed = new Set<string>();
   private finishReason: string | null = null;
@@ -67,7 +65,15 @@ export class HeldStream {
   failed = false;
 
   constructor(private readonly options: AttemptOptions) {
-    this.hold = options.first && options.extractTextCalls ? new TextHold() : null;
+    const { toolset, first, last, extractTextCalls, delivery } = options;
+    this.answer = new HeldAnswer<GatedCall>({
+      first,
+      last,
+      extract: extractTextCalls,
+      accepted,
+      sent: (g) => delivery.has(g),
+      textCalls: (text, o) => textCalls(text, toolset, o),
+    });
   }
 
   push(message: SseMessage): void {
@@ -106,8 +112,7 @@ export class HeldStream {
     let changed = !this.options.first || choices.length > 1 || (chunk.usage !== undefined && chunk.usage !== null) || toolDeltas.length > 0;
     let content = delta.content;
     if (typeof content === 'string' && content !== '') {
-      this.text += content;
-      const shown = !this.options.first ? '' : this.hold ? this.hold.push(content) : content;
+      const shown = this.answer.pushText(content);
       if (shown !== content) {
         changed = true;
         content = shown;
@@ -128,23 +133,13 @@ export class HeldStream {
   /** The answer ended (or broke off): the open call is complete, the text is settled. */
   end(): AttemptResult {
     if (this.open) this.close(this.open);
-    const d = this.options.delivery;
-    let visibleText = this.text;
-    const found =
-      this.calls.length === 0 && this.options.extractTextCalls && !this.failed ? textCalls(this.text, this.options.toolset, { last: this.options.last }) : null;
-    if (found) {
-      visibleText = found.visibleText;
-      if (this.hold) d.text(this.hold.release(found.visibleText));
-      for (const g of found.calls) this.take(g);
-    } else if (this.hold) {
-      d.text(this.hold.release());
-    } else if (!this.options.first && this.calls.length === 0) {
-      d.text(this.text);
-    }
+    const settled = this.answer.end(this.failed);
+    this.options.delivery.text(settled.show);
+    for (const g of settled.found) this.take(g);
     return {
-      calls: this.calls,
-      text: this.text,
-      visibleText,
+      calls: this.answer.calls,
+      text: this.answer.text,
+      visibleText: settled.visibleText,
       finishReason: this.finishReason,
       finishChoice: this.finishChoice,
       usage: this.usage,
@@ -195,8 +190,6 @@ export class HeldStream {
 
   /** A gated call: one that passes goes out now (unless a retry repeats one already sent); a blocked one waits. */
   private take(g: GatedCall): void {
-    this.calls.push(g);
-    const d = this.options.delivery;
-    if (accepted(g) && !(!this.options.first && d.has(g))) d.call(g);
+    if (this.answer.take(g)) this.options.delivery.call(g);
   }
 }

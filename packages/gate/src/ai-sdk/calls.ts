@@ -6,7 +6,6 @@
 import type { JSONValue, LanguageModelMiddleware } from 'ai';
 import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
 import { compileTools } from '../index.ts';
-import { deepEqual } from '../schema/schema-compile.ts';
 import { extractTextCalls } from '../text-calls.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { Verdict } from '../types.ts';
@@ -53,11 +52,6 @@ export function applied(g: GatedToolCall): ToolCallContent {
   const v = g.verdict;
   if (v?.verdict !== 'repaired') return g.call;
   return { ...g.call, toolName: v.call.name, input: JSON.stringify(v.call.args) };
-}
-
-/** The same call twice (a re-ask repeating one that already went out): same tool, equal arguments. */
-export function sameCall(a: ToolCallContent, b: ToolCallContent): boolean {
-  return a.toolName === b.toolName && (a.input === b.input || deepEqual(parse(a.input), parse(b.input)));
 }
 
 export interface TextCalls {

@@ -1,15 +1,16 @@
 // The AI SDK middleware's doStream, the way Rebound's gateway streams (src/gateway/held-stream.ts and
-// stream.ts there): text goes out as it arrives, except from the point where it may be a call written
-// into the reply (TextHold), held until the answer ends; a tool call's input deltas are held until the
-// call is complete, then it is gated and, passing (as written or repaired, same id), goes out at once;
-// a blocked call waits. The finish is held too. When the answer ends: calls written into its text (if
-// it sent none) become tool calls; if a call is blocked and a retry is left, the model is asked again
-// for the blocked calls (the text so far and those calls, each with the gate's message), and the
-// retry's stream is read the same way, except that its text is held to the end and shown only when it
-// answers without a call (the first answer's text is already out), and a call that repeats one already
-// sent is dropped. With no retry left, the blocked calls go out as the model wrote them: never worse
-// than no middleware. Then one finish: the last answer's, with every attempt's usage.
-import { TextHold } from '../text-hold.ts';
+// stream.ts there), with the same HeldAnswer deciding what is shown when: text goes out as it arrives,
+// except from the point where it may be a call written into the reply (TextHold), held until the
+// answer ends; a tool call's input deltas are held until the call is complete, then it is gated and,
+// passing (as written or repaired, same id), goes out at once; a blocked call waits. The finish is held
+// too. When the answer ends: calls written into its text (if it sent none) become tool calls; if a call
+// is blocked and a retry is left, the model is asked again for the blocked calls (the text so far and
+// those calls, each with the gate's message), and the retry's stream is read the same way, except that
+// its text is held to the end and shown only when it answers without a call (the first answer's text
+// is already out), and a call that repeats one already sent is dropped. With no retry left, the blocked
+// calls go out as the model wrote them: never worse than no middleware. Then one finish: the last
+// answer's, with every attempt's usage.
+import { HeldAnswer, sameCall } from '../held-answer.ts';
 import type { CompiledTools } from '../tools.ts';
 import {
   addUsage,
@@ -21,7 +22,6 @@ import {
   judge,
   type Model,
   reask,
-  sameCall,
   type StreamPart,
   type ToolCallContent,
   textCalls,
@@ -29,6 +29,7 @@ import {
 } from './calls.ts';
 
 type Finish = Extract<StreamPart, { type: 'finish' }>;
+type TextEnd = Extract<StreamPart, { type: 'text-end' }>;
 
 export interface GatedStreamOptions {
   first: ReadableStream<StreamPart>;
@@ -132,24 +133,35 @@ interface AttemptEnd {
   failed: boolean;
 }
 
+/** A call as the gate reads it, to compare a retry's call with those sent. */
+const wire = (c: ToolCallContent) => ({ name: c.toolName, arguments: c.input });
+
 class Attempt {
-  private readonly hold: TextHold | null;
-  private readonly extract: boolean;
-  private text = '';
+  private readonly answer: HeldAnswer<GatedToolCall>;
+  /** Text passes as it comes, untouched: the first attempt of a request that allows no call. */
+  private readonly passText: boolean;
   /** Text blocks: the start of each, held until something of it is shown; the ends, held to the end. */
   private readonly starts = new Map<string, StreamPart>();
   private readonly started = new Set<string>();
-  private readonly ends: StreamPart[] = [];
+  private readonly ends: TextEnd[] = [];
   private lastTextId: string | undefined;
   /** Calls whose input deltas are held. */
   private readonly inputs = new Set<string>();
-  private readonly calls: GatedToolCall[] = [];
   private finish: Finish | undefined;
   private failed = false;
 
   constructor(private readonly o: AttemptOptions) {
-    this.extract = o.params.toolChoice?.type !== 'none';
-    this.hold = o.first && this.extract ? new TextHold() : null;
+    const { tools, params, first, last, sent } = o;
+    const extract = params.toolChoice?.type !== 'none';
+    this.passText = first && !extract;
+    this.answer = new HeldAnswer<GatedToolCall>({
+      first,
+      last,
+      extract,
+      accepted: (g) => !isBlocked(g),
+      sent: (g) => sent.some((s) => sameCall(wire(applied(s)), wire(applied(g)))),
+      textCalls: (text, options) => textCalls(tools, text, params, options),
+    });
   }
 
   push(part: StreamPart): StreamPart[] {
@@ -160,19 +172,18 @@ class Attempt {
         // A retry continues the first answer: its own start and metadata are not the response's.
         return first ? [part] : [];
       case 'text-start':
-        if (first && !this.hold) return [part];
+        if (this.passText) return [part];
         this.starts.set(part.id, part);
         this.lastTextId = part.id;
         return [];
       case 'text-delta': {
-        this.text += part.delta;
-        if (first && !this.hold) return [part];
+        const shown = this.answer.pushText(part.delta);
+        if (this.passText) return [part];
         this.lastTextId = part.id;
-        const shown = this.hold ? this.hold.push(part.delta) : '';
         return shown === '' ? [] : [...this.open(part.id), { ...part, delta: shown }];
       }
       case 'text-end':
-        if (first && !this.hold) return [part];
+        if (this.passText) return [part];
         this.ends.push(part);
         return [];
       case 'tool-input-start':
@@ -198,32 +209,17 @@ class Attempt {
 
   /** The answer ended (or broke off): the text is settled, calls written into it are taken out. */
   end(): AttemptEnd {
-    const { first, last, tools, params } = this.o;
-    const parts: StreamPart[] = [];
-    let visibleText = this.text;
-    const found = this.calls.length === 0 && this.extract && !this.failed ? textCalls(tools, this.text, params, { last }) : null;
-    if (found) {
-      visibleText = found.visibleText;
-      if (this.hold) parts.push(...this.show(this.hold.release(found.visibleText)));
-      for (const g of found.calls) parts.push(...this.take(g));
-    } else if (this.hold) {
-      parts.push(...this.show(this.hold.release()));
-    } else if (!first && this.calls.length === 0) {
-      // A retry that answers without a call: its text is the answer's end.
-      parts.push(...this.show(this.text));
-    }
-    for (const end of this.ends) if (this.started.has((end as { id: string }).id)) parts.push(end);
-    for (const id of this.started) if (!this.ends.some((e) => (e as { id: string }).id === id)) parts.push({ type: 'text-end', id });
-    return { parts, calls: this.calls, visibleText, finish: this.finish, failed: this.failed };
+    const settled = this.answer.end(this.failed);
+    const parts = this.show(settled.show);
+    for (const g of settled.found) parts.push(...this.take(g));
+    for (const end of this.ends) if (this.started.has(end.id)) parts.push(end);
+    for (const id of this.started) if (!this.ends.some((e) => e.id === id)) parts.push({ type: 'text-end', id });
+    return { parts, calls: this.answer.calls, visibleText: settled.visibleText, finish: this.finish, failed: this.failed };
   }
 
   /** A gated call: one that passes goes out now (unless a retry repeats one already sent); a blocked one waits. */
   private take(g: GatedToolCall): StreamPart[] {
-    this.calls.push(g);
-    if (isBlocked(g)) return [];
-    const call = applied(g);
-    if (!this.o.first && this.o.sent.some((s) => sameCall(applied(s), call))) return [];
-    return [...deliver(g, call, this.o.sent)];
+    return this.answer.take(g) ? [...deliver(g, applied(g), this.o.sent)] : [];
   }
 
   /** Text shown in the attempt's last text block (one is opened if none was). */

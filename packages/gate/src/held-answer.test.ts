@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { HeldAnswer, type HeldAnswerOptions, sameCall } from './held-answer.ts';
+import { extractTextCalls } from './text-calls.ts';
+import { toolSpec } from './tools.ts';
+import { gate } from './index.ts';
+
+const tools = [toolSpec({ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } })];
+
+interface Call {
+  name: string;
+  arguments: string;
+  ok: boolean;
+}
+const call = (args: string, name = 'get_weather'): Call => ({
+  name,
+  arguments: args,
+  ok: gate({ id: 'c', name, arguments: args }, tools).verdict !== 'blocked',
+});
+
+function held({ already = [], ...o }: Partial<HeldAnswerOptions<Call>> & { already?: Call[] } = {}) {
+  return new HeldAnswer<Call>({
+    first: true,
+    last: false,
+    extract: true,
+    accepted: (c) => c.ok,
+    sent: (c) => already.some((s) => sameCall(s, c)),
+    textCalls: (text, { last }) => {
+      const found = extractTextCalls(text, tools);
+      if (found.calls.length === 0) return null;
+      const calls = found.calls.map((c) => call(JSON.stringify(c.arguments), c.name));
+      return last && !calls.every((c) => c.ok) ? null : { calls, visibleText: found.visibleText };
+    },
+    ...o,
+  });
+}
+
+const words = (text: string) => text.split(/(?<= )/);
+
+describe('HeldAnswer: what a gating host shows of a streamed answer, and when', () => {
+  it('first attempt: text shows as it comes up to a call written into it; the call is taken out at the end, never shown', () => {
+    const h = held();
+    const text = 'Let me check. <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>';
+    const shown = words(text).map((w) => h.pushText(w));
+    expect(shown.join('')).toBe('Let me check. ');
+    expect(shown.filter((s) => s !== '').length).toBeGreaterThan(1);
+    const end = h.end();
+    expect(end.show).toBe('');
+    expect(end.found.map((c) => c.arguments)).toEqual(['{"city":"Paris"}']);
+    expect(end.visibleText.trim()).toBe('Let me check.');
+  });
+
+  it('text without a call: what was held (a brace that was not a call) is shown at the end', () => {
+    const h = held();
+    expect(h.pushText('Compare {"a": 1} with this.')).toBe('Compare ');
+    expect(h.end()).toEqual({ show: '{"a": 1} with this.', found: [], visibleText: 'Compare {"a": 1} with this.' });
+  });
+
+  it('no extraction (no tools, or tool choice none): text passes whole, a call in it stays text', () => {
+    const h = held({ extract: false });
+    expect(h.pushText('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>')).toContain('<tool_call>');
+    expect(h.end().found).toEqual([]);
+  });
+
+  it('an answer that sent calls keeps its text: nothing is taken out of it', () => {
+    const h = held();
+    h.pushText('{"name": "get_weather", "arguments": {"city": "Rome"}}');
+    expect(h.take(call('{"city":"Paris"}'))).toBe(true);
+    const end = h.end();
+    expect(end.found).toEqual([]);
+    expect(end.show).toContain('Rome');
+  });
+
+  it('a blocked call waits; an accepted one goes out', () => {
+    const h = held();
+    expect(h.take(call('{}'))).toBe(false);
+    expect(h.take(call('{"city":"Paris"}'))).toBe(true);
+    expect(h.calls).toHaveLength(2);
+  });
+
+  it('a retry: its text is held to the end, shown only without a call; a call it repeats is not sent again', () => {
+    const sent = [call('{"city": "Paris"}')];
+    let h = held({ first: false, already: sent });
+    expect(h.pushText('It is sunny.')).toBe('');
+    expect(h.end().show).toBe('It is sunny.');
+    h = held({ first: false, already: sent });
+    h.pushText('Checking again.');
+    expect(h.take(call('{ "city":"Paris" }'))).toBe(false);
+    expect(h.take(call('{"city":"Rome"}'))).toBe(true);
+    expect(h.end().show).toBe('');
+  });
+
+  it('last attempt: calls in the text that would not all pass stay in the text; before it they are taken, to be re-asked', () => {
+    const text = '<tool_call>{"name": "get_weather", "arguments": {"town": 3}}</tool_call>';
+    const before = held();
+    before.pushText(text);
+    expect(before.end().found.map((c) => c.ok)).toEqual([false]);
+    const last = held({ last: true });
+    last.pushText(text);
+    expect(last.end()).toEqual({ show: text, found: [], visibleText: text });
+  });
+
+  it('sameCall: the same tool with arguments equal as JSON values', () => {
+    expect(sameCall({ name: 'a', arguments: '{"x":1,"y":[2]}' }, { name: 'a', arguments: '{ "y": [2], "x": 1.0 }' })).toBe(true);
+    expect(sameCall({ name: 'a', arguments: '{"x":1}' }, { name: 'b', arguments: '{"x":1}' })).toBe(false);
+    expect(sameCall({ name: 'a', arguments: '{"x":1' }, { name: 'a', arguments: '{"x":1' })).toBe(true);
+    expect(sameCall({ name: 'a', arguments: '{"x":1}' }, { name: 'a', arguments: '{"x":"1"}' })).toBe(false);
+  });
+});

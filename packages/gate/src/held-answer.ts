@@ -1,0 +1,85 @@
+// One streamed answer of a model as a host that gates it holds it: Rebound's gateway (one attempt of
+// its Chat Completions stream, src/gateway/held-stream.ts) and the AI SDK adapter (one attempt of
+// doStream, ai-sdk/stream.ts) read their own formats and write their own parts, and decide the rest
+// here, one way:
+// - text: the first attempt's goes out as it arrives, except from the point where it may be a call
+//   written into it (TextHold), which is held until the answer ends; a retry's is held to its end and
+//   shown only if the retry answers without a call (the first answer's text is already out);
+// - a complete call, gated: one that is accepted goes out now, unless a retry repeats one already
+//   sent; a blocked one waits for the host's retry policy;
+// - at the end: an answer that sent no call may have written calls into its text; they are taken out
+//   (on the last attempt only when all would pass: the unchanged text is the fallback) and the text
+//   without them is what is left to show.
+// `sameCall` says whether a retry repeats a call: same tool, the same arguments as JSON values.
+import { TextHold } from './text-hold.ts';
+import { deepEqual } from './schema/schema-compile.ts';
+import type { ProposedCall } from './types.ts';
+
+export interface HeldAnswerOptions<G> {
+  /** The first attempt: its text goes out as it arrives. */
+  first: boolean;
+  /** No retry follows: calls in the text that would not all pass are left in the text. */
+  last: boolean;
+  /** Look for calls written into the text (there are tools to gate against, and the request allows calls). */
+  extract: boolean;
+  /** The call passes the gate (as written or repaired). */
+  accepted(call: G): boolean;
+  /** The call repeats one that already went out (asked of a retry's calls only). */
+  sent(call: G): boolean;
+  /** The calls written into the text, gated; null when there are none (or, on the last attempt, not all pass). */
+  textCalls(text: string, options: { last: boolean }): { calls: G[]; visibleText: string } | null;
+}
+
+export interface HeldAnswerEnd<G> {
+  /** The text still to show, then `found`, the calls taken out of the text (each to `take`). */
+  show: string;
+  found: G[];
+  /** The answer's text without the calls taken out of it. */
+  visibleText: string;
+}
+
+export class HeldAnswer<G> {
+  private readonly hold: TextHold | null;
+  /** The answer's text as the model wrote it. */
+  text = '';
+  /** Every call of the answer, gated, in order. */
+  readonly calls: G[] = [];
+
+  constructor(private readonly o: HeldAnswerOptions<G>) {
+    this.hold = o.first && o.extract ? new TextHold() : null;
+  }
+
+  /** A text delta; returns the part that can be shown now. */
+  pushText(delta: string): string {
+    this.text += delta;
+    if (!this.o.first) return '';
+    return this.hold ? this.hold.push(delta) : delta;
+  }
+
+  /** A complete, gated call; true when it goes out now. */
+  take(call: G): boolean {
+    this.calls.push(call);
+    return this.o.accepted(call) && (this.o.first || !this.o.sent(call));
+  }
+
+  /** The answer ended (`failed`: the stream reported an error, nothing is taken out of the text). */
+  end(failed = false): HeldAnswerEnd<G> {
+    const found = this.calls.length === 0 && this.o.extract && !failed ? this.o.textCalls(this.text, { last: this.o.last }) : null;
+    if (found) return { show: this.hold ? this.hold.release(found.visibleText) : '', found: found.calls, visibleText: found.visibleText };
+    const show = this.hold ? this.hold.release() : !this.o.first && this.calls.length === 0 ? this.text : '';
+    return { show, found: [], visibleText: this.text };
+  }
+}
+
+/** The same call twice (a retry repeating one that went out): the same tool, and arguments equal as JSON values. */
+export function sameCall(a: Pick<ProposedCall, 'name' | 'arguments'>, b: Pick<ProposedCall, 'name' | 'arguments'>): boolean {
+  return a.name === b.name && (a.arguments === b.arguments || deepEqual(parseOrText(a.arguments), parseOrText(b.arguments)));
+}
+
+function parseOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
