@@ -147,6 +147,40 @@ describe('rebound-gate/openai-agents: reboundModel', () => {
     expect(s.ran).toEqual([]);
   });
 
+  it('a handoff call passes untouched and a misspelt one is repaired: the other agent answers; without it the misspelt one stops the run', async () => {
+    const handingOff =
+      (name: string): Script =>
+      (req) =>
+        req.messages.some((m) => m.role === 'tool') ? { text: 'Forecaster here.' } : { toolCalls: [{ id: 'call_1', name, arguments: '{}' }] };
+    const triage = (agent: Agent) => agent.clone({ handoffs: [new Agent({ name: 'forecaster', model: agent.model })] });
+    for (const name of ['transfer_to_forecaster', 'transfer_to_forcaster']) {
+      const s = await setup(handingOff(name), true);
+      const r = await run(triage(s.agent), 'Weather in Paris?');
+      expect(r.lastAgent?.name).toBe('forecaster');
+      expect(r.finalOutput).toBe('Forecaster here.');
+      expect(s.requests).toHaveLength(2);
+    }
+    const s = await setup(handingOff('transfer_to_forcaster'), false);
+    const e = await run(triage(s.agent), 'Weather in Paris?').catch((err: unknown) => err);
+    expect(String(e)).toContain('Tool transfer_to_forcaster not found');
+  });
+
+  it('a call still blocked after the re-ask goes out as the model gave it: the SDK does what it does without the adapter', async () => {
+    const phantom: Script = () => ({ toolCalls: [{ id: 'call_1', name: 'lookup_everything', arguments: '{}' }] });
+    let s = await setup(phantom, true);
+    let e = await run(s.agent, 'Weather in Paris?').catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(ModelBehaviorError);
+    expect(String(e)).toContain('Tool lookup_everything not found');
+    expect(s.requests).toHaveLength(2);
+    expect(JSON.parse(told(s.requests[1]!)!)).toMatchObject({ ok: false, error: expect.stringContaining('lookup_everything') });
+
+    s = await setup(phantom, false);
+    e = await run(s.agent, 'Weather in Paris?').catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(ModelBehaviorError);
+    expect(String(e)).toContain('Tool lookup_everything not found');
+    expect(s.requests).toHaveLength(1);
+  });
+
   it('reboundModelProvider: a Runner whose agent names its model gets the gated model', async () => {
     const s = await setup(threeAsText, false);
     const provider = new OpenAIProvider({ openAIClient: s.client, useResponses: false });
