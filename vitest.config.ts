@@ -1,5 +1,6 @@
 // Two projects: `unit`, the tests beside the code in src/, functions/ and packages/ (`npm run test:unit`, the fast
 // inner loop), and `integration`, the suites in test/ that start real parts. `npm test` runs both.
+import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // vitest 5 needs Node ≥ 22.18 (it crashes on 20); npm's scripts and npx run the registry's Node 24
@@ -13,7 +14,14 @@ if (major < 22 || (major === 22 && minor < 18)) {
   process.exit(1);
 }
 
+// rebound-gate's "rebound-source" condition: the package's TypeScript sources, not the dist/ its build
+// writes for the registry (packages/gate/build.ts), so the suites run on the sources without a build.
+// vitest passes the server conditions on to its workers as --conditions.
+const SOURCE = 'rebound-source';
+
 export default defineConfig({
+  resolve: { conditions: [SOURCE, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [SOURCE, ...defaultServerConditions] } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,

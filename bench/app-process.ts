@@ -10,7 +10,7 @@ export interface AppProcess {
 
 export async function startAppProcess(options: { upstreamUrl: string; env?: Record<string, string>; execArgv?: string[] }): Promise<AppProcess> {
   const child = fork(new URL('./stream-server.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096', ...(options.execArgv ?? [])],
+    execArgv: ['--import', 'tsx', '--conditions=rebound-source', '--expose-gc', '--max-old-space-size=4096', ...(options.execArgv ?? [])],
     env: { ...process.env, UPSTREAM_URL: options.upstreamUrl, KEEPALIVE_MS: '1000', ...options.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

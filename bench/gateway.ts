@@ -130,7 +130,7 @@ const timingUrl = `http://127.0.0.1:${(timing.address() as AddressInfo).port}/v1
 
 async function startGatewayServer(upstream: string): Promise<{ child: ChildProcess; url: string; proxyUrl: string }> {
   const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', '--conditions=rebound-source'],
     env: { ...process.env, UPSTREAM_URL: upstream, GATEWAY_RETRIES: '0' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -45,7 +45,7 @@ export async function buildWorker(options: WorkerBuildOptions = {}): Promise<Wor
     format: 'esm',
     // What wrangler's own build used: workerd runs V8 with ES2024, and packages' worker builds come first.
     target: 'es2024',
-    conditions: ['workerd', 'worker', 'browser'],
+    conditions: ['rebound-source', 'workerd', 'worker', 'browser'],
     define: { 'process.env.NODE_ENV': nodeEnv, 'global.process.env.NODE_ENV': nodeEnv, 'globalThis.process.env.NODE_ENV': nodeEnv },
     // The MCP client's default JSON Schema validator (ajv) compiles with `new Function`, which workerd
     // forbids, and weighs ~125 KB; Rebound hands the client the gate's validator instead (src/tools/mcp/validator.ts).

@@ -1,8 +1,9 @@
 // The Supabase function resolves bare imports through its deno.json, not node_modules: every package the
 // function reaches must be mapped there, to exactly the version package.json pins (jsr: and esm.sh are
 // not an option here, and a drifting version would run different code on the edge than in tests). The one
-// exception is the repository's own workspace package, rebound-gate: it maps to the file its package.json
-// exports as ".", so the edge runs the same source as Node and workerd.
+// exception is the repository's own workspace package, rebound-gate: it maps to the source its package.json
+// exports as "." under the "rebound-source" condition (what this repository resolves everywhere; the
+// registry's users get its build), so the edge runs the same source as Node and workerd.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,8 +14,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { de
 /** Workspace packages by name: their folder and the file their `exports` give for ".". */
 const workspaces = new Map(
   ['packages/gate'].map((dir) => {
-    const p = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { name: string; exports: Record<string, string> };
-    return [p.name, normalize(join(dir, p.exports['.']!))] as const;
+    const p = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { name: string; exports: Record<string, Record<string, string>> };
+    return [p.name, normalize(join(dir, p.exports['.']!['rebound-source']!))] as const;
   }),
 );
 const fromFunction = (target: string) => normalize(join('supabase/functions/rebound', target));

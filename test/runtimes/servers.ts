@@ -201,7 +201,7 @@ export async function startNode(vars: Record<string, string>, options: NodeOptio
   const port = await freePort();
   // A fresh embedded database per run, never the developer's .data/.
   const dir = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'rebound-node-'));
-  const spawned = spawnLogged(bin('tsx'), [join(root, 'src', 'entries', 'node.ts')], {
+  const spawned = spawnLogged(bin('tsx'), ['--conditions=rebound-source', join(root, 'src', 'entries', 'node.ts')], {
     ...baseEnv(),
     ...vars,
     PORT: String(port),
