@@ -45,7 +45,8 @@ export function buildPackage(): SubpathEntry[] {
   const entries = subpaths(pkg);
   rmSync(join(dir, 'dist'), { recursive: true, force: true });
   const tsc = join(createRequire(import.meta.url).resolve('typescript/package.json'), '..', 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.build.json')], { stdio: 'inherit' });
+  // Everything it says goes to stderr: `npm pack --json` prints its JSON on stdout after this runs.
+  execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.build.json')], { stdio: ['ignore', 2, 2] });
   const missing = entries.flatMap((e) => [e.source, e.types, e.import]).filter((f) => !existsSync(join(dir, f)));
   if (missing.length > 0) throw new Error(`exports name files that do not exist after the build: ${missing.join(', ')}`);
   return entries;
@@ -53,5 +54,5 @@ export function buildPackage(): SubpathEntry[] {
 
 if (import.meta.main) {
   const entries = buildPackage();
-  console.log(`rebound-gate built to dist/: ${entries.map((e) => e.subpath).join(', ')}`);
+  console.error(`rebound-gate built to dist/: ${entries.map((e) => e.subpath).join(', ')}`);
 }

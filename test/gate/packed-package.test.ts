@@ -1,0 +1,182 @@
+// rebound-gate as the registry would hold it (issue 22): `npm pack -w packages/gate` (its prepack builds
+// dist/), then the tarball installed with npm into a fresh project beside `ai`, `@ai-sdk/openai-compatible`
+// and `zod` (the versions this repository pins; npm's cache first, the registry otherwise), as a new user
+// would. In that project: the package README's AI SDK example, cut from the README itself, type-checked
+// with tsc against the installed types and run with Node against the scripted upstream; the built files
+// loaded in headless Chromium (an import map for fastest-levenshtein, as a page without a bundler would)
+// and in Deno (the project's node_modules), gating a repaired and a blocked call. A file missing from the
+// tarball, a README example that does not run, or built code that needs Node fails here.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser.ts';
+import { listen } from '../support/browser-server.ts';
+import { startScriptedOpenAI } from '../support/scripted-openai.ts';
+import { baseEnv } from '../runtimes/servers.ts';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..');
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const version = (name: string) => pinned.dependencies[name] ?? pinned.devDependencies[name]!;
+
+/** The user's shell: no setting of this repository's (its --conditions=rebound-source would pick sources the tarball does not hold). */
+const userEnv = (): NodeJS.ProcessEnv => {
+  const env = baseEnv();
+  delete env.NODE_OPTIONS;
+  return env;
+};
+
+/** The first ```ts block after the heading that starts with `heading`. */
+function readmeExample(readme: string, heading: string): string {
+  const at = readme.indexOf(`\n${heading}`);
+  if (at < 0) throw new Error(`no heading "${heading}" in the README`);
+  const m = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
+  if (!m) throw new Error(`no ts example after "${heading}"`);
+  return m[1]!;
+}
+
+/** A call the gate repairs (a misspelt name, "3" for an integer) and one it blocks (a required argument missing). */
+const CHECKS = `
+const tools = [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city', 'days'] } }];
+const repaired = gate({ id: 'call_1', name: 'get_wether', arguments: '{"city":"Paris","days":"3"}' }, tools);
+const blocked = compileTools(tools).check({ id: 'call_2', name: 'get_weather', arguments: '{"city":"Paris"}' });
+const result = { repaired: { verdict: repaired.verdict, call: repaired.call }, blocked: { verdict: blocked.verdict, category: blocked.category, message: blocked.message } };`;
+const expectChecks = (r: unknown) =>
+  expect(r).toEqual({
+    repaired: { verdict: 'repaired', call: { id: 'call_1', name: 'get_weather', args: { city: 'Paris', days: 3 } } },
+    blocked: { verdict: 'blocked', category: 'missing_required', message: expect.stringContaining('days') },
+  });
+
+let dir: string;
+let project: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'rebound-gate-packed-'));
+  const packed = await run('npm', ['pack', '-w', 'packages/gate', '--pack-destination', dir, '--json'], { cwd: root, encoding: 'utf8' });
+  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+  project = join(dir, 'project');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'a-new-user', private: true, type: 'module' }));
+  const deps = ['ai', '@ai-sdk/openai-compatible', 'zod', '@types/node'].map((n) => `${n}@${version(n)}`);
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, filename), ...deps], {
+    cwd: project,
+    env: userEnv(),
+    encoding: 'utf8',
+  });
+}, 300_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('rebound-gate from its npm pack tarball', () => {
+  it('installs as the built package: dist/ with types, no sources, fastest-levenshtein its only dependency', () => {
+    const installed = join(project, 'node_modules', 'rebound-gate');
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies)).toEqual(['fastest-levenshtein']);
+    expect(existsSync(join(installed, 'src'))).toBe(false);
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/ai-sdk/index.js', 'dist/ai-sdk/index.d.ts', 'README.md']) {
+      expect(existsSync(join(installed, f)), f).toBe(true);
+    }
+  });
+
+  it('the README\'s AI SDK example type-checks and runs: a misspelt name and "3" reach execute repaired', async () => {
+    const example = readmeExample(readFileSync(join(root, 'packages', 'gate', 'README.md'), 'utf8'), '### AI SDK');
+    writeFileSync(join(project, 'weather.ts'), example);
+    // tsc as a TypeScript user would set it up for Node: the package's `types`, strict. Declaration files
+    // are checked too (an import our .d.ts cannot resolve is an error there, not a silent any); errors
+    // in other packages' own .d.ts (ai's needs @types/json-schema) are theirs and left out.
+    const tsconfig = {
+      compilerOptions: { target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'], skipLibCheck: false },
+      files: ['weather.ts'],
+    };
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const checked = await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], {
+      cwd: project,
+      env: userEnv(),
+      encoding: 'utf8',
+    }).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
+    const errors = checked.stdout.split('\n').filter((line) => /error TS/.test(line) && !/^node_modules\/(?!rebound-gate\/)/.test(line));
+    expect(errors).toEqual([]);
+
+    const upstream = await startScriptedOpenAI(() => ({ toolCalls: [{ id: 'call_1', name: 'get_wether', arguments: '{"city":"Paris","days":"3"}' }] }));
+    try {
+      const out = await run(process.execPath, ['weather.ts'], {
+        cwd: project,
+        env: { ...userEnv(), OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: 'sk-test', MODEL: 'scripted-model' },
+        encoding: 'utf8',
+      });
+      // What it prints is what the README says it prints (the example's last comment line).
+      const documented = example
+        .trimEnd()
+        .split('\n')
+        .at(-1)!
+        .replace(/^\/\/ /, '');
+      expect(JSON.parse(out.stdout)).toEqual({
+        id: 'call_1',
+        tool: 'get_weather',
+        input: { city: 'Paris', days: 3 },
+        output: { forecast: 'sunny in Paris for 3 days' },
+      });
+      expect(out.stdout.trim()).toBe(documented);
+      expect(upstream.requests).toHaveLength(1);
+      expect(upstream.requests[0]!.tools?.map((t) => t.function.name)).toEqual(['get_weather']);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('runs unchanged in Chromium: the built ESM, fastest-levenshtein through an import map', async () => {
+    const modules = join(project, 'node_modules');
+    const site = new Hono();
+    const page = `<!doctype html><meta charset="utf-8"><title>rebound-gate</title>
+<script type="importmap">{"imports": {"rebound-gate": "/m/rebound-gate/dist/index.js", "fastest-levenshtein": "/m/fastest-levenshtein/esm/mod.js"}}</script>
+<script type="module">
+import { compileTools, gate } from 'rebound-gate';
+${CHECKS}
+window.result = result;
+</script>`;
+    site.get('/', (c) => c.html(page));
+    site.get('/favicon.ico', (c) => c.body(null, 204));
+    site.get('/m/*', (c) => {
+      const path = join(modules, c.req.path.slice('/m/'.length));
+      if (!path.startsWith(modules) || !path.endsWith('.js') || !existsSync(path)) return c.notFound();
+      return c.body(readFileSync(path, 'utf8'), 200, { 'content-type': 'text/javascript; charset=utf-8' });
+    });
+    const server = await listen(site.fetch);
+    const browser = await launchBrowser();
+    try {
+      const tab = await browser.context.newPage();
+      const errors: string[] = [];
+      tab.on('pageerror', (e) => errors.push(e.message));
+      tab.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      await tab.goto(server.url);
+      // A module that failed to load sets no result: the errors say why.
+      await tab.waitForFunction(() => 'result' in window, undefined, { timeout: 20_000 }).catch(() => undefined);
+      expect(errors).toEqual([]);
+      expectChecks(await tab.evaluate(() => (window as unknown as { result: unknown }).result));
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+
+  it('runs unchanged in Deno: `import "rebound-gate"` from the project, its node_modules as npm installed it', async () => {
+    writeFileSync(join(project, 'deno-check.ts'), `import { compileTools, gate } from 'rebound-gate';\n${CHECKS}\nconsole.log(JSON.stringify(result));\n`);
+    const denoDir = join(root, 'node_modules', '.cache', 'deno');
+    const out = await run(bin('deno'), ['run', '--no-prompt', '--allow-read', '--allow-env', 'deno-check.ts'], {
+      cwd: project,
+      env: { ...userEnv(), DENO_DIR: denoDir, NO_COLOR: '1' },
+      encoding: 'utf8',
+    });
+    expectChecks(JSON.parse(out.stdout));
+  });
+});
