@@ -3,7 +3,7 @@
 // blocked one is re-asked (retry.ts) or, when no attempt is left, goes out as the model wrote it.
 // Calls written into the text are gated the way the loop gates them: a valid one is a repair of
 // category text_embedded_call (src/loop/turn.ts does the same for the agent's own turns).
-import { extractTextCalls, gate, type ProposedCall, type ToolSpec, type Verdict, type VerdictKind } from 'rebound-gate';
+import { callsFinish, type GatedTextCalls, gate, gatedTextCalls, type ProposedCall, type ToolSpec, type Verdict, type VerdictKind } from 'rebound-gate';
 
 export interface GatedCall {
   /** The call as the model wrote it. */
@@ -47,35 +47,18 @@ export function wireCall(g: GatedCall): WireCall {
   return { id: proposed.id, name: verdict.call.name, arguments: JSON.stringify(verdict.call.args) };
 }
 
-export interface TextCalls {
-  calls: GatedCall[];
-  /** The text without the calls. */
-  visibleText: string;
+/**
+ * The calls written into an answer's text, gated as the loop gates them (rebound-gate's gatedTextCalls);
+ * null when there are none, or on the last attempt when they would not all pass.
+ */
+export function textCalls(text: string, toolset: readonly ToolSpec[], options: { last: boolean }): GatedTextCalls<GatedCall> | null {
+  return gatedTextCalls(text, toolset, { last: options.last, check: (call) => gateProposed(call, toolset, true), accepted });
 }
 
-/**
- * The calls written into an answer's text, gated; null when there are none. On the last attempt a
- * text whose calls would not all pass is left as it is (null): the unchanged answer is the fallback.
- */
-export function textCalls(text: string, toolset: readonly ToolSpec[], options: { last: boolean }): TextCalls | null {
-  if (toolset.length === 0 || text === '') return null;
-  const found = extractTextCalls(text, toolset);
-  if (found.calls.length === 0) return null;
-  const stamp = Date.now().toString(36);
-  const calls = found.calls.map((c, i) => gateProposed({ id: `call_text_${stamp}_${i}`, name: c.name, arguments: JSON.stringify(c.arguments) }, toolset, true));
-  if (options.last && !calls.every(accepted)) return null;
-  return { calls, visibleText: found.visibleText };
-}
-
-/**
- * The response's finish_reason: the upstream's own while the calls it sent are what the client gets
- * (OpenAI says "stop" for a call forced by tool_choice), "tool_calls" once the gateway made calls
- * out of text or the calls come from an earlier attempt than the answer that ended the response.
- */
+/** The response's finish_reason: the upstream's own, or "tool_calls" when the calls that went out say so (callsFinish) or it gave none. */
 export function finishReason(upstream: string | null, delivered: readonly GatedCall[], lastSentCalls: boolean): string | null {
   if (delivered.length === 0) return upstream;
-  if (!lastSentCalls || delivered.some((c) => c.embedded) || upstream === null) return 'tool_calls';
-  return upstream;
+  return upstream === null || callsFinish(delivered, lastSentCalls) ? 'tool_calls' : upstream;
 }
 
 /** The worst verdict among the calls the client received: "none" when there were none. */

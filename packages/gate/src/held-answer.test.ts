@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeldAnswer, type HeldAnswerOptions, sameCall } from './held-answer.ts';
+import { callsFinish, gatedTextCalls, HeldAnswer, type HeldAnswerOptions, sameCall } from './held-answer.ts';
 import { extractTextCalls } from './text-calls.ts';
 import { toolSpec } from './tools.ts';
 import { gate } from './index.ts';
@@ -104,5 +104,28 @@ describe('HeldAnswer: what a gating host shows of a streamed answer, and when', 
     expect(sameCall({ name: 'a', arguments: '{"x":1}' }, { name: 'b', arguments: '{"x":1}' })).toBe(false);
     expect(sameCall({ name: 'a', arguments: '{"x":1' }, { name: 'a', arguments: '{"x":1' })).toBe(true);
     expect(sameCall({ name: 'a', arguments: '{"x":1}' }, { name: 'a', arguments: '{"x":"1"}' })).toBe(false);
+  });
+
+  it('gatedTextCalls: each call of the text through check, fresh ids; on the last attempt all must pass', () => {
+    const text =
+      'Here: <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> <tool_call>{"name": "get_weather", "arguments": {}}</tool_call>';
+    const check = (c: { id: string; name: string; arguments: string }) => ({ ...c, ok: gate(c, tools).verdict !== 'blocked' });
+    const found = gatedTextCalls(text, tools, { last: false, check, accepted: (c) => c.ok });
+    expect(found?.calls.map((c) => [c.arguments, c.ok])).toEqual([
+      ['{"city":"Paris"}', true],
+      ['{}', false],
+    ]);
+    expect(found?.calls[0]!.id).toMatch(/^call_text_[0-9a-f]{8}_0$/);
+    expect(found?.visibleText.trim()).toBe('Here:');
+    expect(gatedTextCalls(text, tools, { last: true, check, accepted: (c) => c.ok })).toBeNull();
+    expect(gatedTextCalls('No call here.', tools, { last: false, check, accepted: (c) => c.ok })).toBeNull();
+    expect(gatedTextCalls(text, [], { last: false, check, accepted: (c) => c.ok })).toBeNull();
+  });
+
+  it('callsFinish: the finish says tool calls once calls went out that the last answer did not send itself', () => {
+    expect(callsFinish([], false)).toBe(false);
+    expect(callsFinish([{ embedded: false }], true)).toBe(false);
+    expect(callsFinish([{ embedded: true }], true)).toBe(true);
+    expect(callsFinish([{ embedded: false }], false)).toBe(true);
   });
 });

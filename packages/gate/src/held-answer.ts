@@ -10,10 +10,13 @@
 // - at the end: an answer that sent no call may have written calls into its text; they are taken out
 //   (on the last attempt only when all would pass: the unchanged text is the fallback) and the text
 //   without them is what is left to show.
-// `sameCall` says whether a retry repeats a call: same tool, the same arguments as JSON values.
-import { TextHold } from './text-hold.ts';
+// The pieces around it, also one way for both: `gatedTextCalls` (the calls written into a text, gated,
+// with fresh ids), `sameCall` (a retry repeats a call: same tool, the same arguments as JSON values) and
+// `callsFinish` (when the answer's finish must say "tool calls" rather than the model's own reason).
 import { deepEqual } from './schema/schema-compile.ts';
-import type { ProposedCall } from './types.ts';
+import { extractTextCalls } from './text-calls.ts';
+import { TextHold } from './text-hold.ts';
+import type { ProposedCall, ToolSpec } from './types.ts';
 
 export interface HeldAnswerOptions<G> {
   /** The first attempt: its text goes out as it arrives. */
@@ -69,6 +72,40 @@ export class HeldAnswer<G> {
     const show = this.hold ? this.hold.release() : !this.o.first && this.calls.length === 0 ? this.text : '';
     return { show, found: [], visibleText: this.text };
   }
+}
+
+export interface GatedTextCalls<G> {
+  calls: G[];
+  /** The text without the calls. */
+  visibleText: string;
+}
+
+/**
+ * The calls written into an answer's text, each through `check` (as `{id, name, arguments}`, ids
+ * `call_text_<stamp>_<i>`, fresh per answer); null when there are none. On the last attempt a text
+ * whose calls would not all pass is left as it is (null): the unchanged answer is the fallback.
+ */
+export function gatedTextCalls<G>(
+  text: string,
+  toolset: readonly ToolSpec[],
+  options: { last: boolean; check: (call: ProposedCall) => G; accepted: (call: G) => boolean },
+): GatedTextCalls<G> | null {
+  if (toolset.length === 0 || text === '') return null;
+  const found = extractTextCalls(text, toolset);
+  if (found.calls.length === 0) return null;
+  const stamp = crypto.randomUUID().slice(0, 8);
+  const calls = found.calls.map((c, i) => options.check({ id: `call_text_${stamp}_${i}`, name: c.name, arguments: JSON.stringify(c.arguments) }));
+  if (options.last && !calls.every(options.accepted)) return null;
+  return { calls, visibleText: found.visibleText };
+}
+
+/**
+ * Whether the answer's finish must say "tool calls" instead of the model's own reason: calls went out
+ * that the answer which ended the response did not send itself (taken out of its text, or from an
+ * earlier attempt). Otherwise the model's own stands (OpenAI says "stop" for a call forced by tool_choice).
+ */
+export function callsFinish(out: readonly { embedded: boolean }[], lastSentCalls: boolean): boolean {
+  return out.length > 0 && (!lastSentCalls || out.some((c) => c.embedded));
 }
 
 /** The same call twice (a retry repeating one that went out): the same tool, and arguments equal as JSON values. */

@@ -27,7 +27,15 @@ export { DESTRUCTIVE_WORDS, isDestructive } from './annotations.ts';
 export { type BlockedNote, type BlockedToolResult, blockedToolResult, NOT_RUN_RESULT } from './blocked-result.ts';
 export { bound } from './bounded.ts';
 export { checkContent } from './content/content.ts';
-export { HeldAnswer, type HeldAnswerEnd, type HeldAnswerOptions, sameCall } from './held-answer.ts';
+export {
+  callsFinish,
+  type GatedTextCalls,
+  gatedTextCalls,
+  HeldAnswer,
+  type HeldAnswerEnd,
+  type HeldAnswerOptions,
+  sameCall,
+} from './held-answer.ts';
 export { jsonText } from './json/json-text.ts';
 export { MAX_ARGUMENTS_CHARS, MAX_ENUM_VALUES, MAX_NESTING_DEPTH, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './limits.ts';
 export { echo, MAX_NAME } from './message.ts';

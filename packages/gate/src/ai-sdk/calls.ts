@@ -6,7 +6,7 @@
 import type { JSONValue, LanguageModelMiddleware } from 'ai';
 import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
 import { compileTools } from '../index.ts';
-import { extractTextCalls } from '../text-calls.ts';
+import { callsFinish, type GatedTextCalls, gatedTextCalls } from '../held-answer.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { Verdict } from '../types.ts';
 
@@ -54,27 +54,17 @@ export function applied(g: GatedToolCall): ToolCallContent {
   return { ...g.call, toolName: v.call.name, input: JSON.stringify(v.call.args) };
 }
 
-export interface TextCalls {
-  calls: GatedToolCall[];
-  /** The text without the calls. */
-  visibleText: string;
-}
-
 /**
- * The calls written into an answer's text, gated; null when there are none or the request says no
- * tools. On the last attempt a text whose calls would not all pass is left as it is (null): the
- * unchanged answer is the fallback. Ids are fresh per answer (`call_text_<stamp>_<i>`), as the gateway's.
+ * The calls written into an answer's text, gated (gatedTextCalls, as the gateway takes them); null
+ * when there are none, the request says no tools, or on the last attempt they would not all pass.
  */
-export function textCalls(tools: CompiledTools, text: string, params: CallOptions, options: { last: boolean }): TextCalls | null {
-  if (params.toolChoice?.type === 'none' || text === '') return null;
-  const found = extractTextCalls(text, tools.tools);
-  if (found.calls.length === 0) return null;
-  const stamp = crypto.randomUUID().slice(0, 8);
-  const calls = found.calls.map((c, i) =>
-    judge(tools, { type: 'tool-call', toolCallId: `call_text_${stamp}_${i}`, toolName: c.name, input: JSON.stringify(c.arguments) }, true),
-  );
-  if (options.last && calls.some(isBlocked)) return null;
-  return { calls, visibleText: found.visibleText };
+export function textCalls(tools: CompiledTools, text: string, params: CallOptions, options: { last: boolean }): GatedTextCalls<GatedToolCall> | null {
+  if (params.toolChoice?.type === 'none') return null;
+  return gatedTextCalls(text, tools.tools, {
+    last: options.last,
+    check: (c) => judge(tools, { type: 'tool-call', toolCallId: c.id, toolName: c.name, input: c.arguments }, true),
+    accepted: (g) => !isBlocked(g),
+  });
 }
 
 /**
@@ -127,14 +117,9 @@ export function addUsage(a: Usage | undefined, b: Usage): Usage {
   };
 }
 
-/**
- * The answer's finish reason, as the gateway decides it: the model's own while the calls it sent are
- * what goes out (a forced call may finish "stop"), "tool-calls" once calls came out of the text or
- * from an earlier attempt than the one that ended the answer.
- */
+/** The answer's finish reason, as the gateway decides it: the model's own, or "tool-calls" when the calls that went out say so (callsFinish). */
 export function finishReason(last: FinishReason, out: readonly GatedToolCall[], lastSentCalls: boolean): FinishReason {
-  if (out.length === 0 || (lastSentCalls && !out.some((g) => g.embedded))) return last;
-  return { unified: 'tool-calls', raw: last.raw };
+  return callsFinish(out, lastSentCalls) ? { unified: 'tool-calls', raw: last.raw } : last;
 }
 
 function parse(text: string): unknown {
