@@ -115,7 +115,7 @@ describe('HeldAnswer: what a gating host shows of a streamed answer, and when', 
       ['{"city":"Paris"}', true],
       ['{}', false],
     ]);
-    expect(found?.calls[0]!.id).toMatch(/^call_text_[0-9a-f]{8}_0$/);
+    expect(found?.calls[0]?.id).toMatch(/^call_text_[0-9a-f]{8}_0$/);
     expect(found?.visibleText.trim()).toBe('Here:');
     expect(gatedTextCalls(text, tools, { last: true, check, accepted: (c) => c.ok })).toBeNull();
     expect(gatedTextCalls('No call here.', tools, { last: false, check, accepted: (c) => c.ok })).toBeNull();
