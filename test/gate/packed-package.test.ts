@@ -3,11 +3,12 @@
 // and `zod` (the versions this repository pins; npm's cache first, the registry otherwise), as a new user
 // would. In that project: the package README's AI SDK example, cut from the README itself, type-checked
 // with tsc against the installed types and run with Node against the scripted upstream; the built files
-// loaded in headless Chromium (an import map for fastest-levenshtein, as a page without a bundler would)
-// and in Deno (the project's node_modules), gating a repaired and a blocked call. A file missing from the
-// tarball, a README example that does not run, or built code that needs Node fails here.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+// loaded in headless Chromium (an import map for fastest-levenshtein, as a page without a bundler would),
+// in Deno (the project's node_modules) and in workerd (a Worker bundled by `wrangler deploy --dry-run`),
+// gating a repaired and a blocked call. A file missing from the tarball, a README example that does not
+// run, or built code that needs Node fails here.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +18,7 @@ import { launchBrowser } from '../support/browser.ts';
 import { listen } from '../support/browser-server.ts';
 import { startScriptedOpenAI } from '../support/scripted-openai.ts';
 import { baseEnv } from '../runtimes/servers.ts';
+import { freePort } from '../support/ports.ts';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -178,5 +180,49 @@ window.result = result;
       encoding: 'utf8',
     });
     expectChecks(JSON.parse(out.stdout));
+  });
+
+  it('runs unchanged in workerd: a Worker importing it, bundled by `wrangler deploy --dry-run` as a deploy would upload it', async () => {
+    writeFileSync(
+      join(project, 'worker.js'),
+      `import { compileTools, gate } from 'rebound-gate';\nexport default { fetch() {${CHECKS}\nreturn Response.json(result); } };\n`,
+    );
+    writeFileSync(join(project, 'wrangler.toml'), 'name = "gate-check"\nmain = "worker.js"\ncompatibility_date = "2026-04-01"\n');
+    await run(bin('wrangler'), ['deploy', '--dry-run', '--outdir', 'out'], {
+      cwd: project,
+      env: { ...userEnv(), WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', CI: '1' },
+      encoding: 'utf8',
+    });
+    const modules = ['(name = "worker.js", esModule = embed "out/worker.js")'];
+    const port = await freePort();
+    writeFileSync(
+      join(project, 'workerd.capnp'),
+      `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = (modules = [${modules.join(', ')}], compatibilityDate = "2026-04-01"))],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+`,
+    );
+    const child = spawn(join(root, 'node_modules', 'workerd', 'bin', 'workerd'), ['serve', 'workerd.capnp'], {
+      cwd: project,
+      env: userEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout.on('data', (d) => (log += d));
+    child.stderr.on('data', (d) => (log += d));
+    try {
+      let res: Response | null = null;
+      for (let i = 0; i < 150 && !res && child.exitCode === null; i++) {
+        res = await fetch(`http://127.0.0.1:${port}/`).catch(() => null);
+        if (!res) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(res, `workerd did not answer:\n${log}`).not.toBeNull();
+      expect(res!.status, log).toBe(200);
+      expectChecks(await res!.json());
+    } finally {
+      child.kill();
+    }
   });
 });
