@@ -1,5 +1,7 @@
 // Short-lived, stateless stream tokens: an HMAC over (turn, user, expiry) so that any isolate can
 // authorise the EventSource GET, which cannot carry an Authorization header.
+import { base64url, fromBase64url } from './base64url.ts';
+
 const encoder = new TextEncoder();
 
 export type TokenCheck = { ok: true } | { ok: false; status: 401 | 403; message: string };
@@ -36,17 +38,4 @@ export class TurnTokens {
 
 function payload(turnId: string, userId: string | null, exp: number): string {
   return `rebound-turn-v1\n${turnId}\n${userId ?? ''}\n${exp}`;
-}
-
-function base64url(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64url(s: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
 }

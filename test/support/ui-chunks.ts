@@ -1,6 +1,6 @@
 // Checks UI message stream chunks the way the clients do: the installed `ai` package's own
 // uiMessageChunkSchema (ai 7, which lets unknown fields through), and the field lists of ai 5, whose
-// schema was strict (one field it does not know fails the whole stream). Used by the mapper's unit
+// schema was strict (one field it does not know fails the whole stream), with the approval chunks ai 6 added. Used by the mapper's unit
 // test and the useChat suites, which expect zero errors.
 import { readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
 
@@ -22,6 +22,10 @@ const STRICT_FIELDS: Record<string, string[]> = {
   'tool-output-available': ['toolCallId', 'output', 'providerExecuted', 'dynamic', 'preliminary'],
   'tool-output-error': ['toolCallId', 'errorText', 'providerExecuted', 'dynamic'],
   data: ['id', 'data', 'transient'],
+  // ai 6's, for a turn that waits for a person (README § Approval: approval needs ai ≥ 6).
+  'tool-approval-request': ['approvalId', 'toolCallId', 'signature'],
+  'tool-approval-response': ['approvalId', 'approved', 'reason'],
+  'tool-output-denied': ['toolCallId'],
 };
 
 /** What is wrong with one chunk for the clients (empty: nothing). */

@@ -1,10 +1,13 @@
 // The AI SDK's UI message stream (protocol v1, what `useChat` reads), as far as Rebound writes it: the
 // chunk types and fields below are the ones every client from ai 5 to ai 7 accepts. ai 5's schema is
 // strict (an unknown field, or a chunk type it does not know, fails the whole stream), so nothing is
-// added here that ai 5 lacked: no `finishReason` on finish, no `reason` on abort. The `ai` package is
-// a devDependency only; the tests validate every chunk with its own `uiMessageChunkSchema`.
+// added here that ai 5 lacked: no `finishReason` on finish, no `reason` on abort. The exception is a
+// turn that waits for a person (README § Approval): the approval chunks (`tool-approval-request`,
+// `tool-approval-response`, `tool-output-denied`) came with ai 6, so approval needs ai ≥ 6; a stream
+// without approvals never carries them. The `ai` package is a devDependency only; the tests validate
+// every chunk with its own `uiMessageChunkSchema`.
 import type { Repair, VerdictKind } from 'rebound-gate';
-import type { DoneReason, SummaryReason, TurnEvent, Usage } from '../../vocabulary.ts';
+import type { ApprovalDecision, DoneReason, SummaryReason, TurnEvent, Usage } from '../../vocabulary.ts';
 
 /** The assistant message's metadata: what `start` carries (the turn), then what `finish` adds (how it ended). */
 export type StartMetadata = Extract<TurnEvent, { event: 'turn_start' }>['data'];
@@ -26,7 +29,15 @@ export interface VerdictData {
   repairs: Repair[];
   /** What the gate offered instead (blocked calls). */
   suggestions?: string[];
+  /** For a call that waited for a person: their decision (or expired), beside the gate's verdict. */
+  approval?: ApprovalDecision;
 }
+
+/**
+ * `data-rebound-approval`: what a person decides on, beside the tool part in `approval-requested`: the
+ * call as it will run (repaired), what a file write would change, and until when the decision is open.
+ */
+export type ApprovalData = Omit<Extract<TurnEvent, { event: 'approval_required' }>['data'], 'name'> & { toolName: string };
 
 /** `data-rebound-forced-summary` (transient: useChat hands it to onData and keeps it out of the message). */
 export interface ForcedSummaryData {
@@ -53,9 +64,16 @@ export type UiChunk =
   | ({ type: 'tool-output-error'; toolCallId: string; errorText: string } & ToolFlags)
   | { type: 'data-rebound-verdict'; id: string; data: VerdictData }
   | { type: 'data-rebound-forced-summary'; data: ForcedSummaryData; transient: true }
+  | { type: 'data-rebound-approval'; id: string; data: ApprovalData }
+  /** `signature`: Rebound's HMAC of the approval (ui-stream/approval-signature.ts), checked when the response comes back. */
+  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; signature?: string }
+  | { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string }
+  | { type: 'tool-output-denied'; toolCallId: string }
   | { type: 'error'; errorText: string }
   | { type: 'message-metadata'; messageMetadata: FinishMetadata }
   | { type: 'finish'; messageMetadata: FinishMetadata }
+  /** The end of a stream at a pause for approval: the turn goes on once decided, in the next request's stream. */
+  | { type: 'finish' }
   | { type: 'abort' };
 
 /** The response headers of a UI message stream (besides the SSE ones every stream has). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TurnEvent } from '../../vocabulary.ts';
-import { allChunkErrors, assemble } from '../../../test/support/ui-chunks.ts';
+import { allChunkErrors, assemble, parseUiStream } from '../../../test/support/ui-chunks.ts';
 import type { UiChunk } from './chunks.ts';
 import { UiMessageStreamMapper, uiFrames, uiMessageStreamFormat } from './mapper.ts';
 
@@ -229,5 +229,118 @@ describe('uiFrames / uiMessageStreamFormat', () => {
     expect(format.frame(done('completed'), 3)).toBe(
       'data: {"type":"finish","messageMetadata":{"reason":"completed","iterations":3,"usage":{"promptTokens":300,"completionTokens":60}}}\n\ndata: [DONE]\n\n',
     );
+  });
+});
+
+describe('a turn that waits for a person (approval)', () => {
+  const diffs = [{ path: 'notes/draft.md', change: 'deleted' as const, added: 0, removed: 1, hunks: '@@ -1 +0,0 @@\n-# Draft' }];
+  const asked: TurnEvent = {
+    event: 'approval_required',
+    data: {
+      approvalId: 'apr_1',
+      toolCallId: 'c1',
+      name: 'delete_file',
+      arguments: { path: 'notes/draft.md' },
+      diffs,
+      expiresAt: '2026-11-25T14:00:00.000Z',
+    },
+  };
+  const paused: TurnEvent[] = [start, text('Deleting.'), call('c1', 'delete_file', '{"path":"notes/draft.md"}', 1), asked];
+  const result = (approval: 'approved' | 'denied' | 'expired'): TurnEvent => ({
+    event: 'tool_result',
+    data:
+      approval === 'approved'
+        ? { id: 'c1', name: 'delete_file', verdict: 'pass', category: 'valid', ok: true, result: { deleted: ['notes/draft.md'] }, approval, durationMs: 1 }
+        : { id: 'c1', name: 'delete_file', verdict: 'pass', category: 'valid', ok: false, error: `The call was ${approval}.`, approval, durationMs: 0 },
+  });
+  /** The frames one format writes for `events` (seq from 1), as chunks, and whether [DONE] ended them. */
+  const framed = (events: TurnEvent[], control: Parameters<typeof uiMessageStreamFormat>[0]) => {
+    const format = uiMessageStreamFormat(control);
+    const text = events.map((e, i) => format.frame(e, i + 1)).join('');
+    return { chunks: parseUiStream(text).chunks as unknown as UiChunk[], done: text.endsWith('data: [DONE]\n\n') };
+  };
+
+  it('asks with tool-approval-request (signed), the call as it will run and its diff, and finishes at the pause', async () => {
+    const { chunks, done: ended } = framed(paused, { signatures: new Map([['apr_1', 'sig']]), pauseSeq: 4 });
+    expect(await allChunkErrors(chunks)).toEqual([]);
+    expect(ended).toBe(true);
+    expect(chunks.slice(-4)).toEqual([
+      {
+        type: 'data-rebound-approval',
+        id: 'approval-apr_1',
+        data: {
+          approvalId: 'apr_1',
+          toolCallId: 'c1',
+          toolName: 'delete_file',
+          arguments: { path: 'notes/draft.md' },
+          diffs,
+          expiresAt: '2026-11-25T14:00:00.000Z',
+        },
+      },
+      { type: 'tool-approval-request', approvalId: 'apr_1', toolCallId: 'c1', signature: 'sig' },
+      { type: 'finish-step' },
+      { type: 'finish' },
+    ] as UiChunk[]);
+    const { message, errors } = await assemble(chunks as never);
+    expect(errors).toEqual([]);
+    const tool = message!.parts.find((p) => p.type === 'dynamic-tool') as Record<string, any>;
+    expect(tool).toMatchObject({
+      toolCallId: 'c1',
+      state: 'approval-requested',
+      approval: { id: 'apr_1', signature: 'sig' },
+      input: { path: 'notes/draft.md' },
+    });
+  });
+
+  it('shows the repaired call the person decides on when the gate changed it', () => {
+    const repaired = [start, call('c1', 'delete_fil', '{"path":"notes/draft.md"}', 1), asked];
+    const { chunks } = framed(repaired, { signatures: new Map(), pauseSeq: 3 });
+    expect(chunks.filter((c) => c.type === 'tool-input-available').map((c) => 'toolName' in c && c.toolName)).toEqual(['delete_fil', 'delete_file']);
+    expect(chunks.find((c) => c.type === 'tool-approval-request')).toEqual({ type: 'tool-approval-request', approvalId: 'apr_1', toolCallId: 'c1' });
+  });
+
+  it('continues after the decision: nothing the client has, then start, the response and the output', async () => {
+    const rest = [...paused, result('approved'), text('Done.'), done('completed', 2)];
+    const { chunks } = framed(rest, { signatures: new Map(), pauseSeq: null, answered: new Set(['apr_1']) });
+    expect(await allChunkErrors(chunks)).toEqual([]);
+    expect(chunks.map((c) => c.type)).toEqual([
+      'start',
+      'start-step',
+      'tool-approval-response',
+      'tool-output-available',
+      'data-rebound-verdict',
+      'finish-step',
+      'start-step',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'finish-step',
+      'finish',
+    ]);
+    expect(chunks[2]).toEqual({ type: 'tool-approval-response', approvalId: 'apr_1', approved: true });
+    expect(chunks[4]).toMatchObject({ data: { toolCallId: 'c1', verdict: 'pass', approval: 'approved' } });
+  });
+
+  it('replays a decided approval whole (a reload after it): request, response, output-denied for a denial or an expiry', async () => {
+    for (const decision of ['denied', 'expired'] as const) {
+      const { chunks } = framed([...paused, result(decision), text('Left it.'), done('completed', 2)], { signatures: new Map(), pauseSeq: null });
+      expect(await allChunkErrors(chunks)).toEqual([]);
+      const types = chunks.map((c) => c.type);
+      expect(types.slice(types.indexOf('tool-approval-request'), types.indexOf('data-rebound-verdict') + 1)).toEqual([
+        'tool-approval-request',
+        'tool-approval-response',
+        'tool-output-denied',
+        'data-rebound-verdict',
+      ]);
+      expect(chunks.find((c) => c.type === 'tool-approval-response')).toEqual({
+        type: 'tool-approval-response',
+        approvalId: 'apr_1',
+        approved: false,
+        reason: `The call was ${decision}.`,
+      });
+      const { message, errors } = await assemble(chunks as never);
+      expect(errors).toEqual([]);
+      expect(message!.parts.find((p) => p.type === 'dynamic-tool')).toMatchObject({ state: 'output-denied', approval: { id: 'apr_1', approved: false } });
+    }
   });
 });

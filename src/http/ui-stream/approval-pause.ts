@@ -1,0 +1,46 @@
+// Where a turn's UI message stream ends when the turn waits for a person. AI SDK servers end the stream
+// at a tool approval request, and the client's approval response is the next request; Rebound's turn
+// log goes on after the decision, so this reader stops at the pause itself: at an `approval_required`
+// whose approval is still pending, once every approval the turn waits for has been sent. (The loop
+// logs these events after the pause is stored, so a reader finds them pending.) An approval decided
+// already (a replay after the decision) does not stop it: its result follows in the log. On the way it
+// signs each approval request (approval-signature.ts) for the format (mapper.ts) to send.
+import { argumentsHash } from '../../tools/approval.ts';
+import type { TurnReader } from '../../turns/service.ts';
+import type { ApprovalSigner } from './approval-signature.ts';
+import type { UiStreamControl } from './mapper.ts';
+
+export interface PausingOptions {
+  /** The ids of the turn's approvals pending now (the store's word, asked at each approval_required). */
+  pendingIds(): Promise<string[]>;
+  signer: ApprovalSigner;
+  /** Filled here, read by the format: the signatures and the pause's seq. */
+  control: UiStreamControl;
+}
+
+export function pausingReader(reader: TurnReader, { pendingIds, signer, control }: PausingOptions): TurnReader {
+  return {
+    events: async function* (signal) {
+      const sent = new Set<string>();
+      for await (const logged of reader.events(signal)) {
+        const { event } = logged;
+        if (event.event !== 'approval_required') {
+          yield logged;
+          continue;
+        }
+        const { approvalId, toolCallId, name, arguments: args } = event.data;
+        sent.add(approvalId);
+        const argsHash = await argumentsHash(args);
+        control.signatures.set(approvalId, await signer.sign({ approvalId, toolCallId, toolName: name, argsHash }));
+        const pending = await pendingIds();
+        if (pending.includes(approvalId) && pending.every((id) => sent.has(id))) {
+          control.pauseSeq = logged.seq;
+          yield logged;
+          return; // the turn waits: this stream ends here, the decision's request streams the rest
+        }
+        yield logged;
+      }
+    },
+    left: () => reader.left(),
+  };
+}
