@@ -147,6 +147,21 @@ describe('rebound-gate/ai-sdk: reboundMiddleware', () => {
     expect(upstream!.requests).toHaveLength(2);
   });
 
+  it('streamText: a re-ask that fails (an error status, a stream that breaks) leaves the answer as the model gave it', async () => {
+    const failing = [{ status: 500 }, { garbledAfter: 'Let me' }] as const;
+    for (const failure of failing) {
+      const s = await setup((_req, i) => (i === 0 ? { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] } : failure), true);
+      const r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+      const parts = [];
+      for await (const p of r.fullStream) parts.push(p);
+      expect(parts.filter((p) => p.type === 'error')).toEqual([]);
+      expect((await r.toolCalls).map((c) => ({ id: c.toolCallId, invalid: c.invalid }))).toEqual([{ id: 'call_1', invalid: true }]);
+      expect(await r.finishReason).toBe('tool-calls');
+      expect(upstream!.requests).toHaveLength(2);
+      await upstream!.close();
+    }
+  });
+
   it('streamText: a call written into the text becomes a tool call, the text shown up to it and never the call; without it, only text', async () => {
     const inText: Script = () => ({
       text: 'Let me check the forecast.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": "2"}}</tool_call>',

@@ -39,54 +39,89 @@ export interface GatedStreamOptions {
   model: Model;
 }
 
+/** Shared by the stream and its reading: the attempt's reader (cancelled with the stream), and whether the stream was cancelled. */
+interface Reading {
+  reader: ReadableStreamDefaultReader<StreamPart> | undefined;
+  cancelled: boolean;
+}
+
 /** The parts the AI SDK receives: the first answer's stream, its retries, one finish. */
 export function gatedStream(options: GatedStreamOptions): ReadableStream<StreamPart> {
-  const parts = attempts(options);
+  const reading: Reading = { reader: undefined, cancelled: false };
+  const parts = attempts(options, reading);
   return new ReadableStream<StreamPart>({
     async pull(controller) {
       const next = await parts.next();
+      if (reading.cancelled) return;
       if (next.done) controller.close();
       else controller.enqueue(next.value);
     },
-    async cancel() {
+    async cancel(reason) {
+      // The read under way ends at once (a stalled upstream included); no re-ask follows.
+      reading.cancelled = true;
+      await reading.reader?.cancel(reason).catch(() => undefined);
       await parts.return(undefined);
     },
   });
 }
 
-async function* attempts({ first, params, tools, retries, model }: GatedStreamOptions): AsyncGenerator<StreamPart> {
+/** What goes out if no retry follows: the last answer's blocked calls, as the model wrote them, and its finish. */
+interface Standing {
+  blocked: GatedToolCall[];
+  finish: Finish | undefined;
+  /** The last answer sent calls of its own (not only written into its text). */
+  sentCalls: boolean;
+}
+
+async function* attempts({ first, params, tools, retries, model }: GatedStreamOptions, reading: Reading): AsyncGenerator<StreamPart> {
   const sent: GatedToolCall[] = [];
   let stream = first;
   let ask = params;
   let usage: Usage | undefined;
+  let standing: Standing | undefined;
   for (let attempt = 1; ; attempt++) {
     const held = new Attempt({ tools, params: ask, first: attempt === 1, last: attempt > retries, sent });
-    yield* read(stream, held);
+    try {
+      yield* read(stream, held, reading);
+    } catch (err) {
+      // The first answer broke: the AI SDK sees it break, as without the middleware.
+      if (!standing) throw err;
+      held.failed = true;
+    }
+    if (standing && held.failed) {
+      // A re-ask that broke or reported an error: the answer stands as the model gave it before.
+      yield* close(standing, sent, usage);
+      return;
+    }
     const result = held.end();
     yield* result.parts;
     if (result.finish) usage = addUsage(usage, result.finish.usage);
-    const blocked = result.calls.filter(isBlocked);
-    if (!result.failed && blocked.length > 0 && attempt <= retries) {
-      ask = reask(ask, result.visibleText, blocked);
+    standing = { blocked: result.calls.filter(isBlocked), finish: result.finish, sentCalls: result.calls.some((g) => !g.embedded) };
+    if (!held.failed && !reading.cancelled && standing.blocked.length > 0 && attempt <= retries) {
+      ask = reask(ask, result.visibleText, standing.blocked);
       const next = await Promise.resolve(model.doStream(ask)).catch(() => null);
-      if (next) {
+      if (next && !reading.cancelled) {
         stream = next.stream;
         continue;
       }
       // The re-ask itself failed: the answer stands as the model gave it.
     }
-    for (const g of blocked) yield* deliver(g, g.call, sent);
-    if (result.finish) {
-      const lastSentCalls = result.calls.some((g) => !g.embedded);
-      yield { ...result.finish, usage: usage ?? result.finish.usage, finishReason: finishReason(result.finish.finishReason, sent, lastSentCalls) };
-    }
+    yield* close(standing, sent, usage);
     return;
   }
 }
 
+/** The end of the stream: the standing blocked calls go out unchanged, then one finish with every attempt's usage. */
+function* close(standing: Standing, sent: GatedToolCall[], usage: Usage | undefined): Generator<StreamPart> {
+  for (const g of standing.blocked) yield* deliver(g, g.call, sent);
+  const { finish } = standing;
+  if (finish) yield { ...finish, usage: usage ?? finish.usage, finishReason: finishReason(finish.finishReason, sent, standing.sentCalls) };
+}
+
 /** One attempt's stream through `held`, part by part; the reader is released (cancelled when left early). */
-async function* read(stream: ReadableStream<StreamPart>, held: Attempt): AsyncGenerator<StreamPart> {
+async function* read(stream: ReadableStream<StreamPart>, held: Attempt, reading: Reading): AsyncGenerator<StreamPart> {
   const reader = stream.getReader();
+  reading.reader = reader;
   let done = false;
   try {
     for (;;) {
@@ -96,6 +131,7 @@ async function* read(stream: ReadableStream<StreamPart>, held: Attempt): AsyncGe
     }
     done = true;
   } finally {
+    reading.reader = undefined;
     if (!done) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
@@ -129,8 +165,6 @@ interface AttemptEnd {
   /** The answer's text without the calls taken out of it. */
   visibleText: string;
   finish: Finish | undefined;
-  /** The stream reported an error (passed on): no retry. */
-  failed: boolean;
 }
 
 /** A call as the gate reads it, to compare a retry's call with those sent. */
@@ -148,7 +182,8 @@ class Attempt {
   /** Calls whose input deltas are held. */
   private readonly inputs = new Set<string>();
   private finish: Finish | undefined;
-  private failed = false;
+  /** The stream reported an error, or broke: no retry, and a retry's failure leaves the answer before it standing. */
+  failed = false;
 
   constructor(private readonly o: AttemptOptions) {
     const { tools, params, first, last, sent } = o;
@@ -200,8 +235,9 @@ class Attempt {
         this.finish = part;
         return [];
       case 'error':
+        // A retry's error is the middleware's own request failing: not passed on (the answer before it stands).
         this.failed = true;
-        return [part];
+        return first ? [part] : [];
       default:
         return [part];
     }
@@ -214,7 +250,7 @@ class Attempt {
     for (const g of settled.found) parts.push(...this.take(g));
     for (const end of this.ends) if (this.started.has(end.id)) parts.push(end);
     for (const id of this.started) if (!this.ends.some((e) => e.id === id)) parts.push({ type: 'text-end', id });
-    return { parts, calls: this.answer.calls, visibleText: settled.visibleText, finish: this.finish, failed: this.failed };
+    return { parts, calls: this.answer.calls, visibleText: settled.visibleText, finish: this.finish };
   }
 
   /** A gated call: one that passes goes out now (unless a retry repeats one already sent); a blocked one waits. */
