@@ -181,6 +181,37 @@ describe('rebound-gate/openai-agents: reboundModel', () => {
     expect(s.requests).toHaveLength(1);
   });
 
+  it('a call written into the text becomes a function call, the text without it kept, streamed or not; without it, only text', async () => {
+    const inText: Script = (req) =>
+      told(req) === 'sunny'
+        ? { text: 'Sunny.' }
+        : { text: 'Let me check.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": "2"}}</tool_call>' };
+    let s = await setup(inText, true);
+    const r = await run(s.agent, 'Weather in Paris?');
+    expect(s.ran).toEqual([{ city: 'Paris', days: 2 }]);
+    expect(r.finalOutput).toBe('Sunny.');
+    const asked = s.requests[1]!.messages.find((m) => m.role === 'assistant');
+    expect(asked?.content).toEqual([{ type: 'text', text: expect.stringMatching(/^Let me check\.\s*$/) }]);
+    expect(asked?.tool_calls).toMatchObject([
+      { id: expect.stringMatching(/^call_text_/), function: { name: 'get_weather', arguments: '{"city":"Paris","days":2}' } },
+    ]);
+
+    s = await setup(inText, true);
+    const streamed = await run(s.agent, 'Weather in Paris?', { stream: true });
+    let shown = '';
+    for await (const text of streamed.toTextStream()) shown += text;
+    await streamed.completed;
+    expect(s.ran).toEqual([{ city: 'Paris', days: 2 }]);
+    expect(shown).not.toContain('tool_call');
+    expect(shown).toContain('Let me check.');
+    expect(streamed.finalOutput).toBe('Sunny.');
+
+    s = await setup(inText, false);
+    const without = await run(s.agent, 'Weather in Paris?');
+    expect(s.ran).toEqual([]);
+    expect(without.finalOutput).toContain('<tool_call>');
+  });
+
   it('reboundModelProvider: a Runner whose agent names its model gets the gated model', async () => {
     const s = await setup(threeAsText, false);
     const provider = new OpenAIProvider({ openAIClient: s.client, useResponses: false });

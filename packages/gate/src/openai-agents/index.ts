@@ -4,17 +4,19 @@
 // parameters) before the agent loop sees them: a repaired call goes on repaired under the same call id;
 // an answer with a blocked call is re-asked up to `retries` times (default 1) with the gate's message as
 // that call's function_call_result (the gateway's conversation shape, blocked-result.ts), and goes on as
-// the model gave it if it is still blocked: never worse than no adapter.
+// the model gave it if it is still blocked: never worse than no adapter. An answer with no function call
+// whose text writes calls gets them as function calls (text-calls.ts), as the gateway takes them.
 // Why a Model wrapper and not a tool input guardrail: a guardrail can only allow or reject a call, and
 // it runs only once the SDK has found the tool, so it can neither rename a misspelt tool (the SDK
 // stops the run first: "Tool … not found in agent") nor pass `3` where the model wrote "3"; the Model
 // is the one seam that sees the whole answer and the request's tools and can re-ask the model.
 // In a stream, the SDK runs the calls of the response_done event only: that event is held and emitted
-// gated (the raw `model` events before it stay the provider's own, as they came); a re-ask streams the
-// new answer's events after the first's. Not gated: a request whose tool set the SDK does not list in
-// full (deferred tools, a prompt template's tools), calls under a namespace; not re-asked: a request
-// that continues a stored response or conversation (previousResponseId, conversationId) and an answer
-// with hosted, computer or shell calls. `@openai/agents` is an optional peer dependency, types only.
+// gated; the text deltas go out as the gateway shows text (HeldAnswer: held from where a call may be
+// written into it, a re-ask's at its end); the raw `model` events stay the provider's own, as they came.
+// Not gated: a request whose tool set the SDK does not list in full (deferred tools, a prompt template's
+// tools), calls under a namespace; not re-asked: a request that continues a stored response or
+// conversation (previousResponseId, conversationId) and an answer with hosted, computer or shell calls.
+// `@openai/agents` is an optional peer dependency, types only.
 import type {
   AgentInputItem,
   AgentOutputItem,
@@ -27,9 +29,11 @@ import type {
   StreamEventResponseCompleted,
 } from '@openai/agents';
 import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
+import { HeldAnswer } from '../held-answer.ts';
 import { compileTools } from '../index.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { JSONSchema, Verdict } from '../types.ts';
+import { type FoundCall, takeTextCalls, textCallFinder, withTextCalls } from './text-calls.ts';
 
 export interface ReboundAgentsOptions {
   /** Re-asks of the model for an answer with a blocked call (default 1; 0: never). */
@@ -71,10 +75,14 @@ function gateOutput<T extends AgentOutputItem>(tools: CompiledTools, output: rea
 
 const REASKABLE = new Set<AgentOutputItem['type']>(['message', 'reasoning', 'function_call']);
 
-/** Whether this answer can be re-asked in this request: the conversation is in the request's input. */
-function canReask(request: ModelRequest, gated: Gated): boolean {
-  if (request.previousResponseId !== undefined || request.conversationId !== undefined) return false;
-  return gated.output.every((item) => REASKABLE.has(item.type));
+/** Whether a re-ask can follow this request: the conversation is in its input, not stored by the provider. */
+function canReaskIn(request: ModelRequest): boolean {
+  return request.previousResponseId === undefined && request.conversationId === undefined;
+}
+
+/** Whether this answer can be re-asked: nothing in it but text, reasoning and function calls. */
+function canReask(output: readonly AgentOutputItem[]): boolean {
+  return output.every((item) => REASKABLE.has(item.type));
 }
 
 /** The request for a re-ask: its input, the answer, then one function_call_result per call. */
@@ -113,18 +121,18 @@ export function reboundModel(model: Model, options: ReboundAgentsOptions = {}): 
       const tools = toolsOf(request);
       let response = await model.getResponse(request);
       if (!tools) return response;
-      let gated = gateOutput(tools, response.output);
-      let asked = request;
-      for (let attempt = 0; gated.blocked.length > 0 && attempt < retries && canReask(asked, gated); attempt++) {
+      const find = textCallFinder(tools, request);
+      for (let attempt = 0, asked = request; ; attempt++) {
+        const last = attempt >= retries || !canReaskIn(asked) || !canReask(response.output);
+        const gated = gateOutput(tools, takeTextCalls(find, response.output, { last }));
+        // Still blocked on the last attempt: the answer as the model gave it, repairs of its other calls applied.
+        if (gated.blocked.length === 0 || last) return { ...response, output: gated.output };
         asked = reask(asked, gated);
         const next = await model.getResponse(asked);
-        // The turn's usage counts both requests: the first answer is dropped, its usage is not.
+        // The turn's usage counts every request: the first answer is dropped, its usage is not.
         response.usage.add(next.usage);
         response = { ...next, usage: response.usage };
-        gated = gateOutput(tools, response.output);
       }
-      // Still blocked: the last answer as the model gave it, repairs of its other calls applied.
-      return { ...response, output: gated.output };
     },
     async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
       const tools = toolsOf(request);
@@ -132,19 +140,41 @@ export function reboundModel(model: Model, options: ReboundAgentsOptions = {}): 
         yield* model.getStreamedResponse(request);
         return;
       }
-      let asked = request;
+      const find = textCallFinder(tools, request);
       let usage: UsageData | undefined;
-      for (let attempt = 0; ; attempt++) {
+      for (let attempt = 0, asked = request; ; attempt++) {
+        // Known once the answer is complete: whether it may be re-asked.
+        let last = attempt >= retries || !canReaskIn(asked);
+        // The text as the gateway shows it (HeldAnswer): the first attempt's as it comes but from where it
+        // may be a call written into it, a re-ask's at its end and only if it answers without a call.
+        const held = new HeldAnswer<FoundCall>({
+          first: attempt === 0,
+          last,
+          extract: find !== null,
+          accepted: (f) => f.accepted,
+          sent: () => false,
+          textCalls: (text) => find?.(text, { last }) ?? null,
+        });
         let done: StreamEventResponseCompleted | undefined;
         for await (const event of model.getStreamedResponse(asked)) {
-          if (event.type === 'response_done') done = event;
+          if (event.type === 'output_text_delta') {
+            const shown = held.pushText(event.delta);
+            if (shown) yield { ...event, delta: shown };
+          } else if (event.type === 'response_done') done = event;
           else if (attempt === 0 || event.type !== 'response_started') yield event;
         }
         // No final response: the SDK says so itself ("Model did not produce a final response!").
         if (!done) return;
         usage = usage ? addUsage(usage, done.response.usage) : done.response.usage;
-        const gated = gateOutput(tools, done.response.output);
-        if (gated.blocked.length === 0 || attempt >= retries || !canReask(asked, gated)) {
+        last ||= !canReask(done.response.output);
+        let gated = gateOutput(tools, done.response.output);
+        for (const item of gated.output) {
+          if (item.type === 'function_call') held.take({ item, accepted: !gated.blocked.some((b) => b.callId === item.callId) });
+        }
+        const end = held.end();
+        if (end.show) yield { type: 'output_text_delta', delta: end.show };
+        if (end.found.length) gated = gateOutput(tools, withTextCalls(done.response.output, { calls: end.found, visibleText: end.visibleText }));
+        if (gated.blocked.length === 0 || last) {
           yield { ...done, response: { ...done.response, usage, output: gated.output } };
           return;
         }
