@@ -8,7 +8,7 @@
 // gating a repaired and a blocked call. A file missing from the tarball, a README example that does not
 // run, or built code that needs Node fails here.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -80,14 +80,25 @@ afterAll(() => {
 });
 
 describe('rebound-gate from its npm pack tarball', () => {
-  it('installs as the built package: dist/ with types, no sources, fastest-levenshtein its only dependency', () => {
+  it('installs as the built package: every subpath with its types and code, no sources, no eval, fastest-levenshtein its only dependency', () => {
     const installed = join(project, 'node_modules', 'rebound-gate');
-    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      exports: Record<string, string | { types: string; import: string }>;
+    };
     expect(Object.keys(pkg.dependencies)).toEqual(['fastest-levenshtein']);
     expect(existsSync(join(installed, 'src'))).toBe(false);
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/ai-sdk/index.js', 'dist/ai-sdk/index.d.ts', 'README.md']) {
-      expect(existsSync(join(installed, f)), f).toBe(true);
+    const subpaths = Object.entries(pkg.exports).filter(([subpath]) => subpath !== './package.json');
+    expect(subpaths.map(([subpath]) => subpath)).toEqual(expect.arrayContaining(['.', './ai-sdk', './langchain']));
+    for (const [subpath, target] of subpaths) {
+      if (typeof target === 'string') throw new Error(`exports["${subpath}"] is one path, not types + import`);
+      for (const file of [target.types, target.import]) expect(existsSync(join(installed, file)), `${subpath}: ${file}`).toBe(true);
     }
+    expect(existsSync(join(installed, 'README.md'))).toBe(true);
+    // Workers (and strict CSPs in browsers) refuse code generation from strings.
+    const code = readdirSync(join(installed, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+    expect(code.length).toBeGreaterThan(10);
+    expect(code.filter((f) => /\beval\(|\bnew Function\(/.test(readFileSync(join(installed, 'dist', f), 'utf8')))).toEqual([]);
   });
 
   it('the README\'s AI SDK example type-checks and runs: a misspelt name and "3" reach execute repaired', async () => {
