@@ -25,9 +25,10 @@ export interface AssistantToolCall {
  * wrong; a call the gate blocked adds its `suggestions` (and, for a path, the nearest folder's
  * `listing`), a run that failed the tool's `hint`, and a repeated failure the tool's `schema` and a
  * valid `example` (src/loop/loop-breaker.ts). The failure's shape is the gate's blocked message
- * (rebound-gate's BlockedToolResult), defined once, with the run's `hint`.
+ * (rebound-gate's BlockedToolResult), defined once, with the run's `hint`, and for a call a person
+ * denied (or let expire: README § Approval) their `reason`, when they gave one.
  */
-export type ToolResultPayload = { ok: true; result: unknown; truncated?: string } | (BlockedToolResult & { hint?: string });
+export type ToolResultPayload = { ok: true; result: unknown; truncated?: string } | (BlockedToolResult & { hint?: string; reason?: string });
 
 /**
  * One file a tool changed, as the page shows it (functions/workspace/diff.ts): a unified diff of its

@@ -55,6 +55,21 @@ export function activityRow(ctx: CallContext, outcome: CallOutcome | HandedOn): 
       error: outcome.refusal,
     };
   }
+  if (outcome.kind === 'denied' || outcome.kind === 'expired') {
+    const { verdict } = outcome;
+    return {
+      ...common,
+      tool_resolved: verdict.call.name,
+      verdict: verdict.verdict,
+      category: categoryOf(outcome),
+      problems: [],
+      repairs: verdict.verdict === 'repaired' ? verdict.repairs : [],
+      suggestions: [],
+      invented_params: verdict.invented,
+      error: errorOf(outcome),
+      approval: outcome.approval,
+    };
+  }
   if (outcome.kind === 'handed_on') {
     const { verdict } = outcome;
     return {
@@ -83,6 +98,7 @@ export function activityRow(ctx: CallContext, outcome: CallOutcome | HandedOn): 
     suggestions: verdict.verdict === 'blocked' ? verdict.suggestions : [],
     invented_params: verdict.invented,
     error: errorOf(outcome),
+    ...(outcome.kind === 'executed' && outcome.approval ? { approval: outcome.approval } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
-// What became of one proposed call, as data: the gate blocked it, the loop breaker refused it (its
-// tool is withheld for the rest of the turn), or it ran. handleCall in loop/turn.ts produces one; the pure
+// What became of one proposed call, as data (its `kind` is vocabulary.ts's CallOutcomeKind): the gate
+// blocked it, the loop breaker refused it (its tool is withheld for the rest of the turn), it ran (after
+// a person's approval, when it needed one), or a person denied it or let it expire (README § Approval). handleCall in loop/turn.ts produces one; the pure
 // functions here say what each party is told of it: the client (the tool_result event) and the model
 // (the tool message, one ToolResultPayload shape for every outcome). The activity row is built from
 // the same outcome by activityRow (activity-row.ts), with the same category and error.
@@ -12,8 +13,49 @@ export type CallOutcome =
   | { kind: 'blocked'; call: ProposedCall; verdict: BlockedVerdict; escalation: Escalation | null; durationMs: number }
   /** Neither gated nor run: its tool is withheld (loop/loop-breaker.ts); `refusal` is what the model is told. */
   | { kind: 'withheld'; call: ProposedCall; refusal: string; durationMs: number }
-  /** The call passed the gate, perhaps repaired, and ran. `escalation` when its failure repeats an earlier one. */
-  | { kind: 'executed'; call: ProposedCall; verdict: PassedVerdict; execution: Execution; escalation: Escalation | null; durationMs: number };
+  /**
+   * The call passed the gate, perhaps repaired, and ran. `escalation` when its failure repeats an earlier
+   * one; `approval` when it waited for a person's yes (and ran with the arguments they approved).
+   */
+  | {
+      kind: 'executed';
+      call: ProposedCall;
+      verdict: PassedVerdict;
+      execution: Execution;
+      escalation: Escalation | null;
+      approval?: 'approved';
+      durationMs: number;
+    }
+  /**
+   * The call passed the gate and waited for a person, and never ran: they denied it (`reason`, when they
+   * gave one), nobody decided within APPROVAL_TIMEOUT_MS (expired), or the turn was stopped while it
+   * waited (denied, `approval: 'requested'`: asked, never answered).
+   */
+  | Unapproved<'denied'>
+  | Unapproved<'expired'>;
+
+/** A call that waited for a person and never ran (see CallOutcome). */
+export interface Unapproved<K extends 'denied' | 'expired'> {
+  kind: K;
+  call: ProposedCall;
+  verdict: PassedVerdict;
+  /** `requested` (with kind denied): the turn was stopped before anyone answered. */
+  approval: K | 'requested';
+  reason: string | null;
+  /** Never a repeat: a denial is not a failure the loop breaker counts. */
+  escalation: null;
+  durationMs: number;
+}
+
+/** What the model, the client and the log are told of a call that waited for a person and never ran. */
+export function unapprovedError(outcome: Unapproved<'denied'> | Unapproved<'expired'>): string {
+  const name = `"${bound(outcome.verdict.call.name, MAX_NAME)}"`;
+  if (outcome.approval === 'requested') return `Tool call ${name} was not executed: the turn was stopped while it waited for the user's approval.`;
+  if (outcome.kind === 'expired') {
+    return `Tool call ${name} was not executed: nobody approved it in time, so it counts as denied by the user. Do not call it again unless the user asks; continue without it or ask the user.`;
+  }
+  return `Tool call ${name} was not executed: it was denied by the user. Do not call it again unless the user asks; continue without it, or ask the user what to do instead.`;
+}
 
 /**
  * The call's category as the client and the activity log see it: a repeat is its own category, a call
@@ -22,13 +64,16 @@ export type CallOutcome =
 export function categoryOf(outcome: CallOutcome): Category {
   if (outcome.kind === 'withheld' || outcome.escalation) return 'repeated_failure';
   if (outcome.kind === 'executed' && !outcome.execution.ok && outcome.verdict.verdict === 'pass') return 'execution_error';
+  // A denial is not a hallucination: the call keeps the gate's category.
   return outcome.verdict.category;
 }
 
 /** What went wrong, for the client and the activity log (an escalation's note on its own line), or null. */
 export function errorOf(outcome: CallOutcome): string | null {
   if (outcome.kind === 'withheld') return outcome.refusal;
-  const error = outcome.kind === 'blocked' ? outcome.verdict.message : outcome.execution.ok ? null : outcome.execution.error;
+  if (outcome.kind === 'denied' || outcome.kind === 'expired') return unapprovedError(outcome);
+  if (outcome.kind === 'blocked') return outcome.escalation ? `${outcome.verdict.message}\n${outcome.escalation.note}` : outcome.verdict.message;
+  const error = outcome.execution.ok ? null : outcome.execution.error;
   return error !== null && outcome.escalation ? `${error}\n${outcome.escalation.note}` : error;
 }
 
@@ -53,6 +98,21 @@ export function toolResultEvent(outcome: CallOutcome): Extract<TurnEvent, { even
       },
     };
   }
+  if (outcome.kind === 'denied' || outcome.kind === 'expired') {
+    const { verdict, approval } = outcome;
+    return {
+      event: 'tool_result',
+      data: {
+        ...base,
+        name: verdict.call.name,
+        verdict: verdict.verdict,
+        ok: false,
+        error: unapprovedError(outcome),
+        ...(verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {}),
+        ...(approval === 'requested' ? {} : { approval }),
+      },
+    };
+  }
   const { verdict, execution } = outcome;
   return {
     event: 'tool_result',
@@ -69,6 +129,7 @@ export function toolResultEvent(outcome: CallOutcome): Extract<TurnEvent, { even
           }
         : { error: errorOf(outcome)! }),
       ...(verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {}),
+      ...(outcome.approval ? { approval: outcome.approval } : {}),
     },
   };
 }
@@ -81,6 +142,10 @@ export function toolMessage(outcome: CallOutcome): Extract<ChatMessage, { role: 
 function toolMessageContent(outcome: CallOutcome): string {
   if (outcome.kind === 'withheld') return JSON.stringify({ ok: false, error: outcome.refusal } satisfies ToolResultPayload);
   if (outcome.kind === 'blocked') return JSON.stringify(blockedToolResult(outcome.verdict, outcome.escalation));
+  if (outcome.kind === 'denied' || outcome.kind === 'expired') {
+    const payload: ToolResultPayload = { ok: false, error: unapprovedError(outcome), ...(outcome.reason ? { reason: outcome.reason } : {}) };
+    return JSON.stringify(payload);
+  }
   const { execution, escalation } = outcome;
   if (execution.ok) return resultContent(execution);
   // A repeated failure's hint is the escalation: the usual "correct the arguments and call again" no longer holds.

@@ -20,6 +20,7 @@ import { originGuard } from './middleware/origin-guard.ts';
 import { createTracing } from '../telemetry/index.ts';
 import { checkSchema } from 'rebound-gate';
 import type { Tool } from '../tools/types.ts';
+import { approvalNames } from '../tools/approval.ts';
 
 /** The routes that create or read sessions and turns: refused without storage on a deployment (AppDeps.storageMissing). */
 const STORAGE_ROUTES = ['/v1/chat', '/v1/turns', '/v1/turns/*', '/v1/sessions/*', '/v1/ui/chat', '/v1/ui/chat/*', '/v1/dashboard', '/v1/dashboard/*'];
@@ -33,6 +34,8 @@ export function createApp(given: AppDeps): Hono {
   const secret = deps.config.turnTokenSecret ?? randomSecret();
   const tokens = new TurnTokens(secret, deps.config.turnTokenTtlS);
   const turns = turnService(deps);
+  // One process owns its storage (`npm start`): approvals expire by its timer, and at start-up.
+  if (deps.singleInstance) turns.watchApprovals();
 
   // Local mode (no auth): the network position is the only credential, so only loopback names (against
   // DNS rebinding) and only POSTs from our own pages or CORS_ORIGINS (against CSRF). With auth, both are
@@ -86,6 +89,7 @@ function turnService(deps: AppDeps): TurnService {
       toolSource: deps.toolSource,
       activity: deps.activity,
       systemPrompt: deps.systemPrompt,
+      approval: { names: approvalNames(config.approval.tools), timeoutMs: config.approval.timeoutMs },
     },
     limits: {
       maxIterations: config.maxIterations,

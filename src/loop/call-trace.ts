@@ -10,6 +10,7 @@ export function traceEnd(outcome: CallOutcome, tools: ReadonlyMap<string, Tool>)
   if (outcome.kind === 'withheld') return { outcome: 'withheld', category, verdict: undefined, escalation: 'withheld' };
   const escalation = outcome.escalation ? (outcome.escalation.withheld ? 'withheld' : `repeat ${outcome.escalation.repeats}`) : null;
   if (outcome.kind === 'blocked') return { outcome: 'blocked', category, verdict: outcome.verdict, escalation };
+  if (outcome.kind === 'denied' || outcome.kind === 'expired') return { outcome: outcome.kind, category, verdict: outcome.verdict, escalation: null };
   const tool = tools.get(outcome.verdict.call.name);
   const { execution } = outcome;
   return {

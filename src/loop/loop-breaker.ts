@@ -28,6 +28,12 @@ export interface LoopBreakerOptions {
   withholdAt?: number;
 }
 
+/** What a breaker remembers, as JSON: a paused turn keeps it (src/loop/turn-state.ts's snapshot). */
+export interface LoopBreakerMemory {
+  failures: Array<[key: string, repeats: number]>;
+  withheld: string[];
+}
+
 export class LoopBreaker {
   private readonly failures = new Map<string, number>();
   private readonly withheld = new Set<string>();
@@ -72,6 +78,16 @@ export class LoopBreaker {
       note: `${head} Sending it again unchanged will fail again: compare it with the tool's "schema" and the valid "example" arguments below, and change what is wrong.`,
       shown: { schema: spec.parameters, example: schemaExample(spec.parameters) },
     };
+  }
+
+  memory(): LoopBreakerMemory {
+    return { failures: [...this.failures], withheld: [...this.withheld] };
+  }
+
+  /** Takes up what an earlier breaker of the same turn remembered (a turn resumed after a pause). */
+  restore(memory: LoopBreakerMemory): void {
+    for (const [key, repeats] of memory.failures) this.failures.set(key, repeats);
+    for (const tool of memory.withheld) this.withheld.add(tool);
   }
 
   isWithheld(tool: string): boolean {

@@ -8,9 +8,11 @@ export interface TurnRowInput {
   result: TurnResult;
   started: Date;
   finished: Date;
+  /** Its running time when it differs from finished − started: a turn that paused for approval does not count the wait. */
+  runningMs?: number;
 }
 
-export function turnRow({ turn, model, result, started, finished }: TurnRowInput): TurnRow {
+export function turnRow({ turn, model, result, started, finished, runningMs }: TurnRowInput): TurnRow {
   return {
     id: turn.id,
     session_id: turn.sessionId,
@@ -21,7 +23,7 @@ export function turnRow({ turn, model, result, started, finished }: TurnRowInput
     tool_calls: result.messages.filter((m) => m.role === 'tool').length,
     prompt_tokens: result.usage.promptTokens,
     completion_tokens: result.usage.completionTokens,
-    duration_ms: finished.getTime() - started.getTime(),
+    duration_ms: runningMs ?? finished.getTime() - started.getTime(),
     started_at: started.toISOString(),
     finished_at: finished.toISOString(),
     wasted_calls: result.wasted?.calls ?? 0,

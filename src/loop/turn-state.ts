@@ -6,7 +6,7 @@ import { buildPathIndex, type GateContext, type ToolSpec } from 'rebound-gate';
 import type { ModelRequest } from '../model/types.ts';
 import type { ChatMessage, DoneReason, SummaryReason, Usage } from '../vocabulary.ts';
 import { type CallOutcome, categoryOf } from '../calls/call-outcome.ts';
-import { LoopBreaker } from './loop-breaker.ts';
+import { LoopBreaker, type LoopBreakerMemory } from './loop-breaker.ts';
 import { isNarratedAction } from './nudges.ts';
 import { type RepeatedFailure, summaryRequest } from './summary.ts';
 
@@ -27,6 +27,24 @@ export interface TurnStateOptions {
   /** The user's message that opens the turn. */
   message: string;
   tools: ToolSpec[];
+}
+
+/**
+ * A TurnState as JSON, for a turn paused for approval (src/loop/paused.ts): everything but the gate's
+ * path index, which is rebuilt on the next gate (the workspace may have changed meanwhile).
+ */
+export interface TurnStateSnapshot {
+  prompt: ChatMessage[];
+  persisted: ChatMessage[];
+  turnStart: number;
+  iteration: number;
+  usage: Usage;
+  stats: { calls: number; failed: number };
+  wasted: { calls: number; promptTokens: number; completionTokens: number; ms: number };
+  narrationNudged: boolean;
+  repeats: RepeatedFailure[];
+  stalled: number;
+  breaker: LoopBreakerMemory;
 }
 
 export class TurnState {
@@ -52,13 +70,45 @@ export class TurnState {
   /** Batches in a row whose every call repeated a failure of this turn. */
   private stalled = 0;
 
-  constructor(options: TurnStateOptions) {
+  constructor(options: TurnStateOptions | { snapshot: TurnStateSnapshot; tools: ToolSpec[] }) {
+    this.breaker = new LoopBreaker(options.tools);
+    this.needsPaths = options.tools.some((t) => t.pathParams?.length);
+    if ('snapshot' in options) {
+      const s = structuredClone(options.snapshot);
+      this.prompt = s.prompt;
+      this.persisted = s.persisted;
+      this.turnStart = s.turnStart;
+      this.iteration = s.iteration;
+      Object.assign(this.usage, s.usage);
+      Object.assign(this.stats, s.stats);
+      Object.assign(this.wasted, s.wasted);
+      this.narrationNudged = s.narrationNudged;
+      for (const r of s.repeats) this.repeats.set(JSON.stringify([r.tool, r.what]), r);
+      this.stalled = s.stalled;
+      this.breaker.restore(s.breaker);
+      return;
+    }
     const userMessage: ChatMessage = { role: 'user', content: options.message };
     this.prompt = [{ role: 'system', content: options.systemPrompt }, ...options.history, userMessage];
     this.turnStart = this.prompt.length - 1;
     this.persisted = [userMessage];
-    this.breaker = new LoopBreaker(options.tools);
-    this.needsPaths = options.tools.some((t) => t.pathParams?.length);
+  }
+
+  /** Everything a paused turn needs to go on in another process (see TurnStateSnapshot). */
+  snapshot(): TurnStateSnapshot {
+    return structuredClone({
+      prompt: this.prompt,
+      persisted: this.persisted,
+      turnStart: this.turnStart,
+      iteration: this.iteration,
+      usage: this.usage,
+      stats: this.stats,
+      wasted: this.wasted,
+      narrationNudged: this.narrationNudged,
+      repeats: [...this.repeats.values()],
+      stalled: this.stalled,
+      breaker: this.breaker.memory(),
+    });
   }
 
   /** A message of the turn: sent to the model from now on and kept in the session. */
@@ -117,12 +167,12 @@ export class TurnState {
   }
 
   /**
-   * A batch of calls has ended: the number of batches in a row, this one included, that made no
+   * A batch of calls has ended (`repeated`: each call's category was repeated_failure): the number of batches in a row, this one included, that made no
    * progress (every call repeated a failure already seen in this turn). A batch with one call that
    * ran, or failed in a new way, resets it: a model varying its attempts is not stopped.
    */
-  batchEnded(outcomes: readonly CallOutcome[]): number {
-    const stuck = outcomes.length > 0 && outcomes.every((o) => categoryOf(o) === 'repeated_failure');
+  batchEnded(repeated: readonly boolean[]): number {
+    const stuck = repeated.length > 0 && repeated.every(Boolean);
     this.stalled = stuck ? this.stalled + 1 : 0;
     return this.stalled;
   }

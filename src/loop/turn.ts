@@ -4,17 +4,21 @@
 // soon as it sees `done` finds this turn in the history. Whatever goes wrong becomes something the
 // model or the user can act on; every turn ends with exactly one `done`. Its mutable state is a
 // TurnState (turn-state.ts); the steps below read and tell it.
-import type { ActivityRow, ActivityWriter } from '../activity/types.ts';
+import type { ActivityWriter } from '../activity/types.ts';
 import { quote } from '../quote.ts';
 import { bound, gate, type GateContext, MAX_NAME, type ProposedCall, type ToolSpec, type Verdict } from 'rebound-gate';
 import { ModelError, type ModelClient } from '../model/types.ts';
-import type { MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
+import type { ApprovalRecord, MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
 import type { CallTrace, TurnTrace } from '../telemetry/index.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ChatMessage, DoneReason, Emit, SummaryReason } from '../vocabulary.ts';
 import { activityRow } from '../calls/activity-row.ts';
 import { costShares, isWasted, type ModelCallCost } from '../calls/wasted.ts';
 import { categoryOf, toolMessage, toolResultEvent, type CallOutcome } from '../calls/call-outcome.ts';
+import type { Execution, PassedVerdict } from '../calls/types.ts';
+import { type ApprovalNames, argumentsHash, needsApproval, newApprovalId } from '../tools/approval.ts';
+import type { Batch, PausedLoop, WaitingCall } from './paused.ts';
+import { previewDiffs } from './preview.ts';
 import { traceEnd } from './call-trace.ts';
 import { turnRow } from './turn-row.ts';
 import { CompletionAborted, streamCompletion, type Completion } from './completion.ts';
@@ -47,6 +51,11 @@ export interface TurnDeps {
   activity: ActivityWriter;
   limits: TurnLimits;
   systemPrompt?: string;
+  /**
+   * Which calls wait for a person (README § Approval): APPROVAL_TOOLS as a test of names (tools' own
+   * needsApproval applies too) and APPROVAL_TIMEOUT_MS. Absent: no call waits.
+   */
+  approval?: { names: ApprovalNames; timeoutMs: number };
   /** Keeps the platform alive for the activity flush after the turn (waitUntil). */
   waitUntil?: (promise: Promise<unknown>) => void;
   log?: (line: string) => void;
@@ -67,45 +76,124 @@ export interface OpenedTools {
   close(): Promise<void>;
 }
 
+/** A turn paused for approval, going on: its stored state and the decisions on its waiting calls. */
+export interface TurnResume {
+  paused: PausedLoop;
+  /** The turn's approvals as the store has them (decided, or still pending when the turn was stopped). */
+  decisions: ApprovalRecord[];
+  /** The seq of the last event the turn logged before it paused: the events go on from there. */
+  lastSeq: number;
+}
+
 /**
  * Runs one claimed turn into `sink`, turn_start to done: how it ended is the `done` event's. `signal`
- * stops it (done{reason:"aborted"}).
+ * stops it (done{reason:"aborted"}). With calls that wait for a person (README § Approval) it pauses
+ * instead: the turn's state is stored, `approval_required` sent for each, and it returns 'paused' with
+ * no `done`; `resume` goes on from there, in this process or another, in the same log.
  */
-export async function runTurn(turn: TurnInput, given: TurnDeps, { sink, signal }: { sink: Emit; signal: AbortSignal }): Promise<void> {
-  const started = new Date();
+export async function runTurn(
+  turn: TurnInput,
+  given: TurnDeps,
+  { sink, signal, resume }: { sink: Emit; signal: AbortSignal; resume?: TurnResume },
+): Promise<'paused' | undefined> {
+  const started = resume ? new Date(resume.paused.startedAt) : new Date();
+  // The log's seq of each event, counted here: a pause stores where its log stands.
+  let seq = resume?.lastSeq ?? 0;
+  const emit: Emit = (event) => {
+    seq++;
+    sink(event);
+  };
   // Before anything that can wait: the client knows the turn started while tool sources are listed.
-  sink({ event: 'turn_start', data: { turnId: turn.id, sessionId: turn.sessionId, model: given.model.model, demo: given.model.demo } });
+  if (!resume) emit({ event: 'turn_start', data: { turnId: turn.id, sessionId: turn.sessionId, model: given.model.model, demo: given.model.demo } });
   const opened = given.openTools ? await given.openTools(signal) : undefined;
   try {
     const deps = opened ? { ...given, tools: [...given.tools, ...opened.tools], activity: opened.activity } : given;
-    await runOpened(turn, deps, { sink, signal, started });
+    return await runOpened(turn, deps, { sink: emit, signal, started, resume, position: () => seq });
   } finally {
     await opened?.close();
   }
 }
 
-async function runOpened(turn: TurnInput, deps: TurnDeps, { sink, signal, started }: { sink: Emit; signal: AbortSignal; started: Date }): Promise<void> {
+async function runOpened(
+  turn: TurnInput,
+  deps: TurnDeps,
+  { sink, signal, started, resume, position }: { sink: Emit; signal: AbortSignal; started: Date; resume?: TurnResume; position: () => number },
+): Promise<'paused' | undefined> {
   const log = deps.log ?? ((line: string) => console.error(line));
   let result: TurnResult;
+  let runningMs = resume?.paused.elapsedMs ?? 0;
+  const t0 = performance.now();
   try {
-    const history = await deps.storage.sessions.history(turn.sessionId);
-    result = await play(turn, deps, { history, emit: sink, signal });
+    const history = resume ? [] : await deps.storage.sessions.history(turn.sessionId);
+    const played = await play(turn, deps, { history, emit: sink, signal, resume });
+    runningMs += performance.now() - t0;
+    if ('paused' in played) {
+      await pause(turn, deps, { paused: { ...played.paused, startedAt: started.toISOString(), elapsedMs: runningMs }, sink, position });
+      return 'paused';
+    }
+    result = played;
   } catch (err) {
     // A bug in the loop must still end the turn properly; what it did is not saved.
     log(`rebound: turn ${turn.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     sink({ event: 'agent_error', data: { message: 'The agent failed unexpectedly. Try again.', retryable: true } });
     result = { reason: 'error', iterations: 0, usage: { promptTokens: 0, completionTokens: 0 }, messages: [] };
+    runningMs = (resume?.paused.elapsedMs ?? 0) + (performance.now() - t0);
   }
-  deps.activity.recordTurn(turnRow({ turn, model: deps.model.model, result, started, finished: new Date() }));
+  deps.activity.recordTurn(turnRow({ turn, model: deps.model.model, result, started, finished: new Date(), runningMs }));
   deps.trace?.end({ reason: result.reason, iterations: result.iterations, usage: result.usage });
   await save(turn, result, { storage: deps.storage, sink, log });
   sink({ event: 'done', data: { reason: result.reason, iterations: result.iterations, usage: result.usage } });
-  // The activity flush outlives the turn where the platform allows it.
+  flushActivity(deps, log);
+  return undefined;
+}
+
+/** The activity flush outlives the turn (or its pause) where the platform allows it. */
+function flushActivity(deps: TurnDeps, log: (line: string) => void): void {
   const flushed = deps.activity.flush().then((report) => {
     if (report.dropped > 0) log(`rebound: ${report.dropped} activity rows could not be written (${quote(report.lastError ?? 'unknown error')})`);
   });
   deps.waitUntil?.(flushed);
 }
+
+/**
+ * Pauses the turn: its state and approvals stored in one step (the turn becomes awaiting_approval), then
+ * `approval_required` for each waiting call, so a decision never finds its approval missing. Throws when
+ * the turn could not pause (it is no longer running): runOpened ends it as an error.
+ */
+async function pause(turn: TurnInput, deps: TurnDeps, { paused, sink, position }: { paused: PausedLoop; sink: Emit; position: () => number }): Promise<void> {
+  const { waiting } = paused.batch;
+  const expiresAt = new Date(Date.now() + (deps.approval?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS)).toISOString();
+  for (const w of waiting) w.expiresAt = expiresAt;
+  const approvals = waiting.map((w) => ({
+    id: w.approvalId,
+    toolCallId: w.call.id,
+    toolName: w.verdict.call.name,
+    arguments: w.verdict.call.args,
+    argsHash: w.argsHash,
+    expiresAt,
+  }));
+  const stored = await deps.storage.approvals.pause({ turnId: turn.id, paused: { state: paused, lastSeq: position() + waiting.length }, approvals });
+  if (!stored) throw new Error('the turn is no longer running, so it could not pause for approval');
+  for (const w of waiting) {
+    sink({
+      event: 'approval_required',
+      data: {
+        approvalId: w.approvalId,
+        toolCallId: w.call.id,
+        name: w.verdict.call.name,
+        arguments: w.verdict.call.args,
+        ...(w.diffs ? { diffs: w.diffs } : {}),
+        expiresAt,
+      },
+    });
+  }
+  const { state } = paused;
+  deps.trace?.end({ reason: 'awaiting_approval', iterations: state.iteration, usage: state.usage });
+  flushActivity(deps, deps.log ?? ((line: string) => console.error(line)));
+}
+
+/** APPROVAL_TIMEOUT_MS's default, for deps that name no approval policy. */
+const DEFAULT_APPROVAL_TIMEOUT_MS = 900_000;
 
 /** Appends what the turn added to the session and marks the turn finished; a failure is told, not thrown. */
 async function save(turn: TurnInput, result: TurnResult, { storage, sink, log }: { storage: Storage; sink: Emit; log: (line: string) => void }): Promise<void> {
@@ -136,15 +224,20 @@ interface Run {
 
 class BudgetExceeded extends Error {}
 
-/** The model loop over a fresh TurnState, within the time budget. */
+/** What a turn's loop comes to: its end, or a pause with the batch whose calls wait. */
+type Played = TurnResult | { paused: Omit<PausedLoop, 'startedAt' | 'elapsedMs'> };
+
+/** The model loop over a fresh (or resumed) TurnState, within the time budget (less what ran before a pause). */
 async function play(
   turn: TurnInput,
   deps: TurnDeps,
-  { history, emit, signal }: { history: ChatMessage[]; emit: Emit; signal: AbortSignal },
-): Promise<TurnResult> {
-  const specs: ToolSpec[] = deps.tools.map(({ run: _run, ...spec }) => spec);
-  const state = new TurnState({ systemPrompt: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, history, message: turn.message, tools: specs });
-  const budget = abortAfter(deps.limits.timeBudgetMs, signal, () => new BudgetExceeded('time budget'));
+  { history, emit, signal, resume }: { history: ChatMessage[]; emit: Emit; signal: AbortSignal; resume?: TurnResume },
+): Promise<Played> {
+  const specs: ToolSpec[] = deps.tools.map(({ run: _run, needsApproval: _needs, ...spec }) => spec);
+  const state = resume
+    ? new TurnState({ snapshot: resume.paused.state, tools: specs })
+    : new TurnState({ systemPrompt: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, history, message: turn.message, tools: specs });
+  const budget = abortAfter(Math.max(0, deps.limits.timeBudgetMs - (resume?.paused.elapsedMs ?? 0)), signal, () => new BudgetExceeded('time budget'));
   const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
   const run: Run = {
     turn,
@@ -159,15 +252,25 @@ async function play(
     memory: deps.storage.memory(scope),
   };
   try {
-    return state.result(await iterate(run));
+    const resumed = resume && { batch: resume.paused.batch, decisions: new Map(resume.decisions.map((d) => [d.id, d])) };
+    const end = await iterate(run, resumed);
+    return typeof end === 'string' ? state.result(end) : { paused: { version: 1, state: state.snapshot(), batch: end.paused } };
   } finally {
     budget.dispose();
   }
 }
 
-/** Iterations until an answer, the stop, an error or a budget (then the forced summary) ends them. */
-async function iterate(run: Run): Promise<DoneReason> {
+/**
+ * Iterations until an answer, the stop, an error or a budget (then the forced summary) ends them, or a
+ * batch with calls that wait for a person pauses them. `resumed`: the paused batch and its decisions,
+ * settled first.
+ */
+async function iterate(run: Run, resumed?: { batch: Batch; decisions: Map<string, ApprovalRecord> }): Promise<DoneReason | { paused: Batch }> {
   const { state, deps, signal, budget } = run;
+  if (resumed) {
+    const end = await endBatch(run, resumed.batch, resumed.decisions);
+    if (end !== null) return end;
+  }
   for (;;) {
     if (signal.aborted) return 'aborted';
     if (state.iteration >= deps.limits.maxIterations) return forcedSummary(run, 'iteration_limit');
@@ -210,67 +313,139 @@ async function iterate(run: Run): Promise<DoneReason> {
       content: completion.visibleText || null,
       tool_calls: completion.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
     });
-    const directives: string[] = [];
-    const outcomes: CallOutcome[] = [];
-    const rows: ActivityRow[] = [];
-    // The batch's rows carry their share of this model call's cost, known once every call has an outcome.
-    const record = () => {
-      const failed = outcomes.map((o) => o.kind !== 'executed' || !o.execution.ok);
-      const wasted = isWasted(failed, completion.visibleText);
-      const shares = costShares(cost, rows.length, wasted);
-      for (const [i, row] of rows.entries()) deps.activity.recordCall({ ...row, ...shares[i] });
-      if (wasted) state.wastedCall(cost);
-    };
+    const batch: Batch = { visibleText: completion.visibleText ?? '', cost, marks: [], rows: [], directives: [], waiting: [] };
     for (const call of completion.toolCalls) {
       if (signal.aborted) {
-        record();
+        await endBatch(run, batch, new Map()); // calls that waited get their "stopped" results
         return 'aborted';
       }
       const context = await state.gateContext(async () => (await run.workspace.list()).map((f) => f.path));
       run.emit({ event: 'tool_call', data: { id: call.id, name: bound(call.name, MAX_NAME), arguments: call.arguments, iteration: state.iteration } });
       const span = deps.trace?.call(call);
-      const outcome = await handleCall(run, call, { embedded: completion.embedded, context, trace: span });
-      span?.end(traceEnd(outcome, run.tools));
-      if (outcome.kind !== 'withheld' && outcome.escalation) {
-        deps.trace?.event('rebound.loop_breaker', {
-          'gen_ai.tool.name': bound(call.name, MAX_NAME),
-          'rebound.loop_breaker.repeats': outcome.escalation.repeats,
-          'rebound.loop_breaker.withheld': outcome.escalation.withheld,
-        });
+      const handled = await handleCall(run, call, { embedded: completion.embedded, context, trace: span });
+      if (handled.kind === 'waiting') {
+        span?.end({ outcome: 'awaiting_approval', category: handled.waiting.verdict.category, verdict: handled.waiting.verdict, escalation: null });
+        batch.waiting.push(handled.waiting);
+        continue;
       }
-      state.called(outcome);
-      outcomes.push(outcome);
-      run.emit(toolResultEvent(outcome));
-      rows.push(
-        activityRow(
-          { turnId: run.turn.id, sessionId: run.turn.sessionId, userId: run.turn.userId, iteration: state.iteration, model: deps.model.model },
-          outcome,
-        ),
-      );
-      state.add(toolMessage(outcome));
-      const directive = outcome.kind === 'executed' && outcome.execution.ok ? nextActionOf(outcome.execution.result) : null;
-      if (directive) directives.push(directive);
+      settle(run, batch, handled, span);
     }
-    record();
-    if (signal.aborted) return 'aborted';
-    // Only failures the model has already seen, NO_PROGRESS_ITERATIONS times running: asking again costs
-    // a growing prompt and changes nothing, so the turn ends with a summary of what kept failing.
-    if (state.batchEnded(outcomes) >= (deps.limits.noProgressIterations ?? DEFAULT_NO_PROGRESS_ITERATIONS)) return forcedSummary(run, 'no_progress');
-    state.nudge(
-      continuationNudge(
-        directives,
-        outcomes.some((o) => categoryOf(o) === 'repeated_failure'),
-      ),
-    );
+    const end = await endBatch(run, batch);
+    if (end !== null) return end;
   }
 }
 
-/** Gates the call and runs it when it passes, unless the loop breaker withholds its tool. */
+/**
+ * A batch whose calls all have outcomes, but those that wait: with `decisions` (a resumed turn, or a
+ * stop: an empty map), the waiting calls are settled by them; without, a batch with waiting calls
+ * pauses the turn. Then its rows are recorded and the loop decides how to go on: null for the next
+ * iteration (after the nudge), or how the turn ends.
+ */
+async function endBatch(run: Run, batch: Batch, decisions?: Map<string, ApprovalRecord>): Promise<DoneReason | { paused: Batch } | null> {
+  const { state, deps, signal } = run;
+  if (batch.waiting.length > 0) {
+    if (!decisions && !signal.aborted) return { paused: batch };
+    for (const waiting of batch.waiting) settle(run, batch, await decided(run, waiting, decisions?.get(waiting.approvalId)), deps.trace?.call(waiting.call));
+    batch.waiting = [];
+  }
+  record(run, batch);
+  if (signal.aborted) return 'aborted';
+  // Only failures the model has already seen, NO_PROGRESS_ITERATIONS times running: asking again costs
+  // a growing prompt and changes nothing, so the turn ends with a summary of what kept failing.
+  const repeated = batch.marks.map((m) => m.repeated);
+  if (state.batchEnded(repeated) >= (deps.limits.noProgressIterations ?? DEFAULT_NO_PROGRESS_ITERATIONS)) return forcedSummary(run, 'no_progress');
+  state.nudge(continuationNudge(batch.directives, repeated.some(Boolean)));
+  return null;
+}
+
+/** What one call's outcome tells: its span, the state, the client, the batch's row and marks, the model. */
+function settle(run: Run, batch: Batch, outcome: CallOutcome, span: CallTrace | undefined): void {
+  const { deps, state, turn } = run;
+  span?.end(traceEnd(outcome, run.tools));
+  if (outcome.kind !== 'withheld' && outcome.escalation) {
+    deps.trace?.event('rebound.loop_breaker', {
+      'gen_ai.tool.name': bound(outcome.call.name, MAX_NAME),
+      'rebound.loop_breaker.repeats': outcome.escalation.repeats,
+      'rebound.loop_breaker.withheld': outcome.escalation.withheld,
+    });
+  }
+  state.called(outcome);
+  batch.marks.push({ failed: outcome.kind !== 'executed' || !outcome.execution.ok, repeated: categoryOf(outcome) === 'repeated_failure' });
+  run.emit(toolResultEvent(outcome));
+  batch.rows.push(
+    activityRow({ turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, iteration: state.iteration, model: deps.model.model }, outcome),
+  );
+  state.add(toolMessage(outcome));
+  const directive = outcome.kind === 'executed' && outcome.execution.ok ? nextActionOf(outcome.execution.result) : null;
+  if (directive) batch.directives.push(directive);
+}
+
+/** The batch's rows, each with its share of the model call's cost, known once every call has an outcome. */
+function record({ deps, state }: Run, batch: Batch): void {
+  const wasted = isWasted(
+    batch.marks.map((m) => m.failed),
+    batch.visibleText,
+  );
+  const shares = costShares(batch.cost, batch.rows.length, wasted);
+  for (const [i, row] of batch.rows.entries()) deps.activity.recordCall({ ...row, ...shares[i] });
+  batch.rows = [];
+  if (wasted) state.wastedCall(batch.cost);
+}
+
+/**
+ * A waiting call's outcome from its approval: run with the approved arguments (bound to the call by their
+ * hash: a record that does not match this call is taken as a denial), or not run, saying why.
+ */
+async function decided(run: Run, waiting: WaitingCall, record: ApprovalRecord | undefined): Promise<CallOutcome> {
+  const { call, verdict, durationMs } = waiting;
+  const denied = (approval: 'denied' | 'requested', reason: string | null): CallOutcome => ({
+    kind: 'denied',
+    call,
+    verdict,
+    approval,
+    reason,
+    escalation: null,
+    durationMs,
+  });
+  if (!record || record.status === 'pending') return denied('requested', null);
+  if (record.status === 'denied') return denied('denied', record.reason);
+  if (record.status === 'expired') return { kind: 'expired', call, verdict, approval: 'expired', reason: null, escalation: null, durationMs };
+  if (record.toolCallId !== call.id || record.turnId !== run.turn.id || record.argsHash !== (await argumentsHash(record.arguments))) {
+    (run.deps.log ?? console.error)(`rebound: turn ${run.turn.id}: approval ${record.id} does not match call ${quote(call.id)}; not run`);
+    return denied('denied', 'The approval did not match this call.');
+  }
+  const approved: PassedVerdict = { ...verdict, call: { ...verdict.call, args: record.arguments } };
+  const t0 = performance.now();
+  const tool = run.tools.get(approved.call.name);
+  const execution: Execution = tool
+    ? await executeTool(tool, approved.call.args, toolContext(run, tool), { timeoutMs: run.deps.limits.toolTimeoutMs, signal: run.budget })
+    : {
+        ok: false,
+        error: `${approved.call.name} is not available any more (its server did not list it when the turn went on)`,
+        hint: 'Continue without it, or tell the user.',
+        timedOut: false,
+      };
+  const escalation = execution.ok ? null : run.state.breaker.failed({ tool: approved.call.name, category: 'execution_error', args: approved.call.args });
+  return { kind: 'executed', call, verdict: approved, execution, escalation, approval: 'approved', durationMs: durationMs + performance.now() - t0 };
+}
+
+/** What a tool of the turn runs with. */
+function toolContext({ turn, workspace, memory }: Run, tool: Tool, trace?: CallTrace) {
+  const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
+  // A tool that makes a request (an MCP server's) carries the call's trace context.
+  return { scope, workspace, memory, traceHeaders: tool.origin && trace ? trace.headers : undefined };
+}
+
+/**
+ * Gates the call and runs it when it passes, unless the loop breaker withholds its tool, or it needs a
+ * person's approval (README § Approval): then it waits, with the preview of what it would change.
+ */
 async function handleCall(
-  { state, specs, tools, turn, deps, workspace, memory, budget }: Run,
+  run: Run,
   call: ProposedCall,
   { embedded, context, trace }: { embedded: boolean; context: GateContext; trace?: CallTrace },
-): Promise<CallOutcome> {
+): Promise<CallOutcome | { kind: 'waiting'; waiting: WaitingCall }> {
+  const { state, specs, tools, deps, budget } = run;
   const t0 = performance.now();
   let verdict: Verdict = gate(call, specs, context);
   if (embedded && verdict.verdict !== 'blocked') {
@@ -290,15 +465,21 @@ async function handleCall(
     return { kind: 'blocked', call, verdict, escalation, durationMs: performance.now() - t0 };
   }
   const tool = tools.get(verdict.call.name)!;
-  const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
-  // A tool that makes a request (an MCP server's) carries the call's trace context.
-  const traceHeaders = tool.origin && trace ? trace.headers : undefined;
-  const execution = await executeTool(
-    tool,
-    verdict.call.args,
-    { scope, workspace, memory, traceHeaders },
-    { timeoutMs: deps.limits.toolTimeoutMs, signal: budget },
-  );
+  const ctx = toolContext(run, tool, trace);
+  if (deps.approval && (await needsApproval(tool, verdict.call.args, { names: deps.approval.names, context: { scope: ctx.scope } }))) {
+    const diffs = await previewDiffs(tool, verdict.call.args, ctx, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget });
+    const waiting: WaitingCall = {
+      call,
+      verdict,
+      approvalId: newApprovalId(),
+      argsHash: await argumentsHash(verdict.call.args),
+      expiresAt: '', // set when the turn pauses
+      ...(diffs ? { diffs } : {}),
+      durationMs: performance.now() - t0,
+    };
+    return { kind: 'waiting', waiting };
+  }
+  const execution = await executeTool(tool, verdict.call.args, ctx, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget });
   const escalation = execution.ok ? null : breaker.failed({ tool: tool.name, category: 'execution_error', args: verdict.call.args });
   return { kind: 'executed', call, verdict, execution, escalation, durationMs: performance.now() - t0 };
 }

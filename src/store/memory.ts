@@ -278,6 +278,12 @@ class MemoryApprovals implements ApprovalStore {
     return due.map((r) => structuredClone(r));
   }
 
+  async nextExpiry(): Promise<string | null> {
+    let next: string | null = null;
+    for (const r of this.rows.values()) if (r.status === 'pending' && (next === null || Date.parse(r.expiresAt) < Date.parse(next))) next = r.expiresAt;
+    return next;
+  }
+
   async resume(turnId: string, { force = false }: { force?: boolean } = {}): Promise<{ turn: TurnRecord; paused: PausedTurn } | null> {
     const waiting = [...this.rows.values()].some((r) => r.turnId === turnId && r.status === 'pending');
     if (waiting && !force) return null;

@@ -253,6 +253,12 @@ class PgliteApprovals implements ApprovalStore {
     return rows.map(toApproval);
   }
 
+  async nextExpiry(): Promise<string | null> {
+    const { rows } = await this.db.query<{ at: string | Date | null }>(`select min(expires_at) as at from public.agent_approvals where status = 'pending'`);
+    const at = rows[0]?.at;
+    return at ? iso(at) : null;
+  }
+
   async resume(turnId: string, { force = false }: { force?: boolean } = {}): Promise<{ turn: TurnRecord; paused: PausedTurn } | null> {
     const { rows } = await this.db.query<ResumedDbRow>('select * from public.agent_resume_turn($1, $2)', [turnId, force]);
     return rows[0] ? toResumed(rows[0]) : null;

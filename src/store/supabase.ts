@@ -308,6 +308,14 @@ class SupabaseApprovals implements ApprovalStore {
     return rows.map(toApproval);
   }
 
+  async nextExpiry(): Promise<string | null> {
+    const rows = rowsOf(
+      await this.db.from('agent_approvals').select('expires_at').eq('status', 'pending').order('expires_at').limit(1),
+      'agent_approvals read',
+    ) as Array<{ expires_at: string }>;
+    return rows[0] ? iso(rows[0].expires_at) : null;
+  }
+
   async resume(turnId: string, { force = false }: { force?: boolean } = {}): Promise<{ turn: TurnRecord; paused: PausedTurn } | null> {
     const rows = rowsOf(await this.db.rpc('agent_resume_turn', { p_turn: turnId, p_force: force }), 'agent_resume_turn') as ResumedDbRow[];
     return rows[0] ? toResumed(rows[0]) : null;

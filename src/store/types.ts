@@ -176,6 +176,8 @@ export interface ApprovalStore {
    * session, or any (at most `limit`, default 100, oldest first). Returns the ones this call expired.
    */
   expire(options?: { turnId?: string; sessionId?: string; limit?: number }): Promise<ApprovalRecord[]>;
+  /** The earliest expiry of any pending approval (ISO), or null when nothing waits: where a timer is armed. */
+  nextExpiry(): Promise<string | null>;
   /**
    * Claims a paused turn to go on, once: awaiting_approval → running (claimed now), its stored state
    * handed back and cleared. Only when none of its approvals is pending, unless `force` (a stop). Null

@@ -6,7 +6,7 @@
 // Tracing off is `undefined`: every hook is one optional call that does nothing.
 import type { ProposedCall, Verdict } from 'rebound-gate';
 import type { TracingConfig } from '../otel-config.ts';
-import type { ChatMessage, Usage } from '../vocabulary.ts';
+import type { CallOutcomeKind, ChatMessage, Usage } from '../vocabulary.ts';
 
 /** A caller's W3C trace context, as its request carried it (the header values, unparsed). */
 export interface TraceCarrier {
@@ -93,8 +93,11 @@ export interface CallTrace {
 }
 
 export interface CallEnd {
-  /** What the loop did: ran it, the gate blocked it, or the loop breaker withheld its tool. */
-  outcome: 'executed' | 'blocked' | 'withheld';
+  /**
+   * What the loop did: ran it, the gate blocked it, the loop breaker withheld its tool, a person denied it
+   * or let it expire; or it waits for a person (the turn paused; the decided call gets a span of its own).
+   */
+  outcome: CallOutcomeKind | 'awaiting_approval';
   /** Absent when the call was withheld before the gate. */
   verdict?: Verdict;
   /** The category the activity log records for the call. */

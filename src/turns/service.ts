@@ -1,7 +1,8 @@
 // The one owner of a turn's lifecycle, whatever drives it (POST /v1/chat, POST /v1/turns and its
-// stream, the useChat routes; next, continuing a paused turn): open or reuse the session, create the
-// turn (closing the turns a killed process left running), claim and start it through the placement,
-// read its log from any event id, stop it. Its inputs are plain: the storage, the turn's agent and
+// stream, the useChat routes, a decision on a call that waits for a person): open or reuse the session,
+// create the turn (closing the turns a killed process left running), claim and start it through the
+// placement, read its log from any event id, stop it; decide on its waiting calls, expire them, and
+// continue the turn in the same log once nothing waits (README § Approval). Its inputs are plain: the storage, the turn's agent and
 // limits, the placement, the disconnect policy; per call, the platform's waitUntil. It knows nothing
 // of HTTP (no Hono Context, no status codes): the routes validate, call it, and frame what it returns.
 import type { TurnLimits } from '../loop/turn.ts';
@@ -10,6 +11,10 @@ import { unpackEvents } from '../store/turn-events.ts';
 import type { Storage, TurnRecord } from '../store/types.ts';
 import type { TraceCarrier, Tracing } from '../telemetry/index.ts';
 import type { LoggedEvent } from '../vocabulary.ts';
+import type { ApprovalRecord } from '../store/types.ts';
+import { readPaused } from '../loop/paused.ts';
+import { APPROVAL_ID, argumentsHash } from '../tools/approval.ts';
+import { gate, type ToolSpec } from 'rebound-gate';
 import { followPersisted } from './follow-persisted.ts';
 import type { LiveTurn } from './live-turns.ts';
 import type { TurnPlacement } from './placement.ts';
@@ -17,6 +22,10 @@ import { TurnReaders } from './readers.ts';
 import { startTurn, type TurnAgent } from './start-turn.ts';
 
 const DEFAULT_MAX_READERS = 32;
+/** How far past an approval's expiry the timer fires: the store's clock decides, and may be a little behind. */
+const EXPIRY_SLACK_MS = 50;
+/** The longest a decision with edited arguments waits for an MCP server's listing to gate them. */
+const EDIT_LIST_TIMEOUT_MS = 5_000;
 
 export interface TurnServiceOptions {
   storage: Storage;
@@ -51,12 +60,42 @@ export interface TurnReader {
   left(): void;
 }
 
+/** A person's decision on a call that waits (POST /v1/turns/:turnId/approvals/:approvalId). */
+export interface DecisionInput {
+  turn: TurnRecord;
+  approvalId: string;
+  /** Who decides: only the turn's user may. */
+  userId: string | null;
+  approved: boolean;
+  reason?: string;
+  /** Edited arguments, approved instead of the call's own: they pass the gate again. */
+  arguments?: Record<string, unknown>;
+}
+
+/** What a decision came to; the route frames each as a status. */
+export type DecisionResult =
+  /** Recorded; the turn goes on once nothing else of it waits (`continued`: it went on now). */
+  | { kind: 'accepted'; approval: ApprovalRecord; continued: boolean }
+  /** No such approval of this turn (a forged id, another turn's). */
+  | { kind: 'not_found' }
+  /** The turn is another user's. */
+  | { kind: 'forbidden' }
+  /** Decided already (`approval`), or the turn has ended. */
+  | { kind: 'conflict'; reason: 'decided' | 'ended'; approval?: ApprovalRecord }
+  /** Past its expiry: the call was (or is now) expired. */
+  | { kind: 'expired'; approval: ApprovalRecord }
+  /** The edited arguments did not pass the gate: nothing recorded; `message` is the gate's. */
+  | { kind: 'invalid_arguments'; message: string };
+
 /** What a chat's resume finds: nothing running, a session of another user, or the running turn. */
 export type Resumable = { kind: 'none' } | { kind: 'forbidden' } | { kind: 'running'; turn: TurnRecord };
 
 export class TurnService {
   /** Who reads each turn running here (readers.ts). */
   private readonly readers = new WeakMap<LiveTurn, TurnReaders>();
+  /** The expiry timer (watchApprovals): when it fires, or undefined when none is armed. */
+  private expiry: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
+  private watching = false;
 
   constructor(private readonly options: TurnServiceOptions) {}
 
@@ -119,7 +158,8 @@ export class TurnService {
    */
   async reader(turn: TurnRecord, afterSeq: number): Promise<TurnReader | null> {
     const live = this.options.placement.get(turn.id);
-    if (live) return live.log.finished && afterSeq >= live.log.lastSeq ? null : this.liveReader(live, afterSeq);
+    // A log that went on here after a pause elsewhere holds only what came since: earlier positions read the stored log.
+    if (live && afterSeq >= live.log.after) return live.log.finished && afterSeq >= live.log.lastSeq ? null : this.liveReader(live, afterSeq);
     const current = (await this.sessions.getTurn(turn.id)) ?? turn;
     const store = this.options.storage.turnEvents;
     if (current.status === 'finished') {
@@ -132,7 +172,11 @@ export class TurnService {
         left: () => {},
       };
     }
-    const stillRunning = async () => (await this.sessions.getTurn(turn.id))?.status === 'running';
+    // A turn paused for approval has not ended: its reader waits (with keepalives) for the rest.
+    const stillRunning = async () => {
+      const status = (await this.sessions.getTurn(turn.id))?.status;
+      return status === 'running' || status === 'awaiting_approval';
+    };
     return { events: (signal) => followPersisted({ store, turnId: turn.id, afterSeq, signal, stillRunning }), left: () => {} };
   }
 
@@ -173,15 +217,179 @@ export class TurnService {
   async stop(turn: TurnRecord, options: StartOptions = {}): Promise<'stopping' | 'finished'> {
     const live = this.options.placement.get(turn.id);
     if (turn.status === 'finished' || live?.log.finished) return 'finished';
+    // Paused for approval: it goes on stopped, its waiting calls answered "stopped", and ends as aborted.
+    if ((live?.paused || !live) && (await this.sessions.getTurn(turn.id))?.status === 'awaiting_approval') {
+      const going = await this.continueTurn(turn.id, { ...options, force: true });
+      going?.stop();
+      if (going) return 'stopping';
+    }
     if (live) live.stop();
     else if (turn.status === 'pending' && (await this.sessions.claimTurn(turn.id))) this.start(turn, options).stop();
     else await this.sessions.requestStop(turn.id); // running on another instance: it polls for this
     return 'stopping';
   }
 
+  /** The session's calls that wait for a person (not decided, whether or not past expiry), oldest first. */
+  pendingApprovals(sessionId: string): Promise<ApprovalRecord[]> {
+    return this.options.storage.approvals.pendingForSession(sessionId);
+  }
+
+  /**
+   * A person's decision on one waiting call of a turn, checked against what the server bound the id to
+   * (the turn, its user, the call; a forged or another turn's id is unknown), then recorded once; the
+   * turn goes on when nothing else of it waits. Edited arguments pass the gate against the call's tool
+   * first; the call then runs with what the gate made of them.
+   */
+  async decide(input: DecisionInput, options: StartOptions = {}): Promise<DecisionResult> {
+    const { turn, approvalId } = input;
+    const { approvals } = this.options.storage;
+    if (turn.userId !== input.userId) return { kind: 'forbidden' };
+    const record = APPROVAL_ID.test(approvalId) ? await approvals.get(approvalId) : null;
+    if (!record || record.turnId !== turn.id || record.userId !== turn.userId) return { kind: 'not_found' };
+    const status = (await this.sessions.getTurn(turn.id))?.status;
+    if (status === 'finished') return { kind: 'conflict', reason: 'ended', approval: record };
+    if (record.status === 'expired') return { kind: 'expired', approval: record };
+    if (record.status !== 'pending') return { kind: 'conflict', reason: 'decided', approval: record };
+    let edit: { arguments: Record<string, unknown>; argsHash: string } | undefined;
+    if (input.approved && input.arguments) {
+      const gated = await this.gateEdit(record, input.arguments);
+      if (!gated.ok) return { kind: 'invalid_arguments', message: gated.message };
+      edit = { arguments: gated.args, argsHash: await argumentsHash(gated.args) };
+    }
+    const decided = await approvals.decide({ id: approvalId, status: input.approved ? 'approved' : 'denied', reason: input.reason ?? null, edit });
+    if (!decided) {
+      // Lost a race, or past its expiry by the store's clock: say which, and let an expired call end its wait.
+      const now = await approvals.get(approvalId);
+      if (now?.status === 'pending' || now?.status === 'expired') {
+        await this.expireApprovals({ turnId: turn.id }, options);
+        return { kind: 'expired', approval: (await approvals.get(approvalId)) ?? now };
+      }
+      return { kind: 'conflict', reason: 'decided', ...(now ? { approval: now } : {}) };
+    }
+    const continued = (await this.continueTurn(turn.id, options)) !== null;
+    return { kind: 'accepted', approval: decided, continued };
+  }
+
+  /**
+   * Pending approvals past their expiry become expired (one turn's, one session's, or any: at most 100),
+   * and each turn with nothing left waiting goes on. The hook for every runtime's clock: on Node a timer
+   * and start-up (watchApprovals); a Durable Object's alarm, or the next request that touches the turn
+   * or its session, can call it the same way. Never throws: a failure is logged, the next call tries again.
+   */
+  async expireApprovals(scope: { turnId?: string; sessionId?: string } = {}, options: StartOptions = {}): Promise<ApprovalRecord[]> {
+    try {
+      const expired = await this.options.storage.approvals.expire(scope);
+      for (const turnId of new Set(expired.map((a) => a.turnId))) await this.continueTurn(turnId, options);
+      return expired;
+    } catch (err) {
+      console.error('rebound: could not expire approvals', err);
+      return [];
+    }
+  }
+
+  /**
+   * Goes on with a turn paused for approval once none of its calls waits (or at once, `force`: a stop),
+   * in the same log, through the placement: the stored state and the decisions handed to the loop.
+   * Null when it is not paused, still waits, or another caller went on with it first (claim-once).
+   */
+  async continueTurn(turnId: string, options: StartOptions & { force?: boolean } = {}): Promise<LiveTurn | null> {
+    const { approvals } = this.options.storage;
+    const resumed = await approvals.resume(turnId, { force: options.force ?? false });
+    if (!resumed) return null;
+    const paused = readPaused(resumed.paused.state);
+    if (!paused) {
+      // Not a state this code wrote: the turn cannot go on; end it for its readers rather than leave it waiting.
+      console.error(`rebound: turn ${turnId}: its paused state cannot be read; it is ended`);
+      await this.sessions.finishTurn(turnId);
+      return null;
+    }
+    const decisions = await approvals.forTurn(turnId);
+    const { agent, limits, placement, alone, tracing } = this.options;
+    const live = startTurn({
+      turn: resumed.turn,
+      agent,
+      limits,
+      placement,
+      waitUntil: options.waitUntil,
+      watchForStop: !alone,
+      tracing,
+      resume: { paused, decisions, lastSeq: resumed.paused.lastSeq },
+    });
+    this.paused(live); // it may pause again
+    return live;
+  }
+
+  /**
+   * Node (one process, `alone`): expires what is due now (start-up: waits that ran out while the server
+   * was down), then keeps one timer armed at the next expiry the store has (none while nothing waits),
+   * re-armed after each sweep and each pause. Unref'd: it never keeps the process alive.
+   */
+  watchApprovals(): void {
+    this.watching = true;
+    void this.sweep();
+  }
+
+  private async sweep(): Promise<void> {
+    this.expiry = undefined;
+    await this.expireApprovals();
+    await this.armExpiry();
+  }
+
+  private async armExpiry(): Promise<void> {
+    if (!this.watching) return;
+    let next: string | null;
+    try {
+      next = await this.options.storage.approvals.nextExpiry();
+    } catch (err) {
+      console.error('rebound: could not read the next approval expiry', err);
+      return;
+    }
+    if (next === null) return;
+    const at = Date.parse(next);
+    if (this.expiry && this.expiry.at <= at) return;
+    if (this.expiry) clearTimeout(this.expiry.timer);
+    // A little past the instant: the store compares with its own clock.
+    const timer = setTimeout(() => void this.sweep(), Math.max(0, at - Date.now()) + EXPIRY_SLACK_MS);
+    (timer as { unref?: () => void }).unref?.();
+    this.expiry = { at, timer };
+  }
+
+  /** A turn paused here: its expiry may come before the armed one. */
+  private paused(live: LiveTurn): void {
+    if (!this.watching) return;
+    void live.settled.then(async () => {
+      if (live.paused) await this.armExpiry();
+    });
+  }
+
+  /** The edited arguments through the gate, against the call's tool (the app's own, or its MCP server's listing). */
+  private async gateEdit(
+    record: ApprovalRecord,
+    args: Record<string, unknown>,
+  ): Promise<{ ok: true; args: Record<string, unknown> } | { ok: false; message: string }> {
+    const { agent } = this.options;
+    const strip = ({ run: _run, needsApproval: _needs, ...spec }: (typeof agent.tools)[number]): ToolSpec => spec;
+    let spec = agent.tools.find((t) => t.name === record.toolName);
+    if (!spec && agent.toolSource) {
+      const set = await agent.toolSource.open({ signal: AbortSignal.timeout(EDIT_LIST_TIMEOUT_MS) });
+      spec = set.tools.find((t) => t.name === record.toolName);
+      await set.close();
+    }
+    if (!spec)
+      return {
+        ok: false,
+        message: `The tool "${record.toolName}" is not available now, so edited arguments cannot be checked. Approve the call as it is, or deny it.`,
+      };
+    const verdict = gate({ id: record.toolCallId, name: record.toolName, arguments: JSON.stringify(args) }, [strip(spec)]);
+    if (verdict.verdict === 'blocked') return { ok: false, message: `The edited arguments do not pass the gate: ${verdict.message}` };
+    return { ok: true, args: verdict.call.args };
+  }
+
   private start(turn: TurnRecord, { waitUntil, carrier }: StartOptions): LiveTurn {
     const { agent, limits, placement, alone, tracing } = this.options;
-    return startTurn({ turn, agent, limits, placement, waitUntil, watchForStop: !alone, tracing, carrier });
+    const live = startTurn({ turn, agent, limits, placement, waitUntil, watchForStop: !alone, tracing, carrier });
+    this.paused(live);
+    return live;
   }
 
   private closeStale(sessionId: string): Promise<unknown> {

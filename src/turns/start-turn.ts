@@ -3,7 +3,8 @@
 // the storage, a stop asked on another instance reaches the producer through the turn's row, which it
 // polls (watchForStop).
 import type { ActivityWriter } from '../activity/types.ts';
-import { runTurn, type TurnLimits } from '../loop/turn.ts';
+import { runTurn, type TurnLimits, type TurnResume } from '../loop/turn.ts';
+import type { ApprovalNames } from '../tools/approval.ts';
 import type { ModelClient } from '../model/types.ts';
 import type { SessionStore, Storage, TurnRecord } from '../store/types.ts';
 import type { TraceCarrier, Tracing } from '../telemetry/index.ts';
@@ -17,6 +18,8 @@ export interface TurnAgent extends ToolSet {
   model: ModelClient;
   activity: ActivityWriter;
   systemPrompt?: string;
+  /** Which calls wait for a person (APPROVAL_TOOLS, APPROVAL_TIMEOUT_MS; README § Approval); absent: none. */
+  approval?: { names: ApprovalNames; timeoutMs: number };
 }
 
 export interface StartTurnInput {
@@ -31,25 +34,29 @@ export interface StartTurnInput {
   /** Traces on: the turn is an invoke_agent span, a child of the caller's span when `carrier` has one. */
   tracing?: Tracing;
   carrier?: TraceCarrier;
+  /** A turn paused for approval, going on in the same log (TurnService.continueTurn). */
+  resume?: TurnResume;
 }
 
 /** Starts a claimed turn through the placement. It ends on its own budgets, or on stop(). */
-export function startTurn({ turn, agent, limits, placement, waitUntil, watchForStop: watch, tracing, carrier }: StartTurnInput): LiveTurn {
+export function startTurn({ turn, agent, limits, placement, waitUntil, watchForStop: watch, tracing, carrier, resume }: StartTurnInput): LiveTurn {
   const live = placement.start({
     turnId: turn.id,
     events: agent.storage.turnEvents,
     waitUntil,
+    ...(resume ? { after: resume.lastSeq } : {}),
     produce: async (emit, signal) => {
       // The span is handed to the loop with the turn, so the turn keeps its trace wherever and however long it runs.
       const { model } = agent;
       const trace = await tracing?.startTurn({ turnId: turn.id, sessionId: turn.sessionId, model: model.model, demo: model.demo, carrier });
+      let ended: 'paused' | undefined;
       try {
-        const { storage, tools, activity, systemPrompt } = agent;
+        const { storage, tools, activity, systemPrompt, approval } = agent;
         const openTools = turnToolOpener(agent);
-        await runTurn(
+        ended = await runTurn(
           turn,
-          { storage, model, tools, activity, limits, systemPrompt, waitUntil, trace, ...(openTools ? { openTools } : {}) },
-          { sink: emit, signal },
+          { storage, model, tools, activity, limits, systemPrompt, waitUntil, trace, ...(approval ? { approval } : {}), ...(openTools ? { openTools } : {}) },
+          { sink: emit, signal, ...(resume ? { resume } : {}) },
         );
       } finally {
         // runTurn ends the span with the turn's result; this only ends one a failure before it left open.
@@ -58,6 +65,7 @@ export function startTurn({ turn, agent, limits, placement, waitUntil, watchForS
       // On the edge the turn's spans go out now, within waitUntil (the isolate may go once it settles); a
       // long-lived process leaves them to the batch processor, one export per OTEL_BSP_SCHEDULE_DELAY.
       if (tracing && waitUntil) waitUntil(tracing.flush());
+      return ended;
     },
   });
   if (watch) watchForStop(agent.storage.sessions, live);

@@ -4,17 +4,24 @@
 import type { LoggedEvent, TurnEvent } from '../vocabulary.ts';
 
 export class TurnLog {
-  /** The events in order: `events[i]` has seq i + 1. */
+  /** The events in order: `events[i]` has seq after + i + 1. */
   private readonly events: TurnEvent[] = [];
   /** Readers parked until the next append. */
   private readonly waiting = new Set<() => void>();
   private ended = false;
 
-  constructor(readonly turnId: string) {}
+  /**
+   * `after`: the seq this log goes on after (a turn resumed after a pause in another process: the
+   * events before it are in the stored log only, and a reader from before it reads those there).
+   */
+  constructor(
+    readonly turnId: string,
+    readonly after = 0,
+  ) {}
 
-  /** The seq of the newest event (0 while empty). */
+  /** The seq of the newest event (`after` while empty). */
   get lastSeq(): number {
-    return this.events.length;
+    return this.after + this.events.length;
   }
 
   /** True once `done` is in the log: nothing follows it. */
@@ -30,13 +37,13 @@ export class TurnLog {
     // Resolving runs nothing now (promise reactions are microtasks), so no reader re-parks during this loop.
     for (const wake of this.waiting) wake();
     this.waiting.clear();
-    return this.events.length;
+    return this.lastSeq;
   }
 
-  /** The events already logged after `afterSeq`. */
+  /** The events already logged after `afterSeq` (from `after` on: this log holds none before it). */
   since(afterSeq: number): LoggedEvent[] {
-    const from = Math.max(0, Math.floor(afterSeq));
-    return this.events.slice(from).map((event, i) => ({ seq: from + i + 1, event }));
+    const from = Math.max(0, Math.floor(afterSeq) - this.after);
+    return this.events.slice(from).map((event, i) => ({ seq: this.after + from + i + 1, event }));
   }
 
   /**
@@ -44,7 +51,8 @@ export class TurnLog {
    * reader parks once per append it waits for (one promise) and listens for the abort once in all.
    */
   async *read(afterSeq: number, signal?: AbortSignal): AsyncIterable<LoggedEvent> {
-    let next = Math.max(0, Math.floor(afterSeq));
+    // `next` counts the events of this log already read (none before `after`).
+    let next = Math.max(0, Math.floor(afterSeq) - this.after);
     let parked: (() => void) | undefined;
     const onAbort = () => parked?.();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -53,7 +61,7 @@ export class TurnLog {
         while (next < this.events.length) {
           if (signal?.aborted) return;
           next++;
-          yield { seq: next, event: this.events[next - 1]! };
+          yield { seq: this.after + next, event: this.events[next - 1]! };
         }
         if (this.ended || signal?.aborted) return;
         await new Promise<void>((resolve) => {

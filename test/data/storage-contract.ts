@@ -456,6 +456,8 @@ export async function checkApprovals(storage: Storage, users: { a: string | null
   expect(await approvals.get(write)).toEqual(rows[0]);
   expect(await approvals.get(id())).toBeNull();
   expect((await approvals.pendingForSession(sessionId)).map((r) => r.id)).toEqual([write, remove, stale]);
+  // The earliest pending expiry (other suites' rows may share the store: none is later than this one's).
+  expect(Date.parse((await approvals.nextExpiry())!)).toBeLessThanOrEqual(Date.parse(past));
 
   // Paused: the session's running turn, never closed as interrupted, not resumable while anything is pending.
   expect((await sessions.runningTurn(sessionId))?.id).toBe(turnId);

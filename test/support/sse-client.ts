@@ -54,7 +54,7 @@ export async function chat(baseUrl: string, body: unknown, init: RequestInit = {
   return { ...parseSse(res.headers.get('content-type')?.startsWith('text/event-stream') ? raw : ''), status: res.status, headers: res.headers };
 }
 
-const EVENT_NAMES = ['turn_start', 'text_delta', 'tool_call', 'tool_result', 'forced_summary', 'agent_error', 'done'];
+const EVENT_NAMES = ['turn_start', 'text_delta', 'tool_call', 'tool_result', 'approval_required', 'forced_summary', 'agent_error', 'done'];
 
 /** Opens the stream with the `eventsource` package and collects events until `done` (then closes, as the page does). */
 export function collectWithEventSource(url: string, timeoutMs = 20_000): Promise<SseEvent[]> {
@@ -98,4 +98,83 @@ export function textOf(events: SseEvent[]): string {
     .filter((e) => e.event === 'text_delta')
     .map((e) => e.data.text)
     .join('');
+}
+
+/** A stream read as it arrives: its events and comments so far, a wait for the event a test expects, and its end. */
+export interface LiveStream {
+  status: number;
+  events: SseEvent[];
+  comments: string[];
+  /** The first event (from the start of the stream) that `match` accepts, once it has arrived. */
+  until(match: (e: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent>;
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** Opens a stream (POST /v1/chat with `init`, or a GET stream URL) and reads it in the background. */
+export async function openStream(url: string, init: RequestInit = {}): Promise<LiveStream> {
+  const controller = new AbortController();
+  const res = await fetch(url, { ...init, signal: controller.signal });
+  const events: SseEvent[] = [];
+  const comments: string[] = [];
+  const waiters = new Set<() => void>();
+  const ended = (async () => {
+    if (!res.body) return;
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let cut = buffer.indexOf('\n\n');
+        while (cut >= 0) {
+          const parsed = parseBlock(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+          comments.push(...parsed.comments);
+          if (parsed.event) events.push(parsed.event);
+          cut = buffer.indexOf('\n\n');
+        }
+        for (const wake of waiters) wake();
+      }
+    } catch {
+      // closed by the test
+    } finally {
+      for (const wake of waiters) wake();
+    }
+  })();
+  let over = false;
+  void ended.then(() => {
+    over = true;
+  });
+  return {
+    status: res.status,
+    events,
+    comments,
+    ended,
+    close: () => controller.abort(),
+    until: (match, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const found = events.find(match);
+          if (found) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(found);
+          } else if (over) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`the stream ended without it; got ${events.map((e) => e.event).join(',')}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`not within ${timeoutMs} ms; got ${events.map((e) => e.event).join(',')}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+        void ended.then(check);
+      }),
+  };
 }

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../deps.ts';
 import { readJson } from '../body.ts';
 import { AuthError } from '../../auth-error.ts';
+import { quote } from '../../quote.ts';
 import { ApiError } from '../errors.ts';
 import { SSE_HEADERS } from '../sse.ts';
 import { turnStream, type StreamFormat } from '../turn-stream.ts';
@@ -51,12 +52,27 @@ function streamFormat(format: string | undefined): StreamFormat {
   );
 }
 
+/** The longest reason a person may give with a decision (it reaches the model's tool message and the log). */
+export const MAX_REASON_CHARS = 1_000;
+
+const Decision = z.object({
+  approved: z.boolean({ error: 'approved is required: true to run the call, false to deny it' }),
+  reason: z.string({ error: 'reason must be a string' }).max(MAX_REASON_CHARS, `reason must be at most ${MAX_REASON_CHARS} characters`).optional(),
+  arguments: z.record(z.string(), z.unknown(), { error: "arguments must be a JSON object: the call's arguments as they should run" }).optional(),
+});
+
 const notFound = (id: string) => new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
 
 export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService) {
   const app = new Hono<AuthEnv>();
   const schema = TurnRequest(deps.config.maxMessageChars);
   const authenticated = authenticate(deps.auth);
+  /** A stream URL with a fresh token, relative to wherever the app is mounted (a Supabase function serves it under /<name>). */
+  async function streamUrlOf(c: Context, route: string, turn: { id: string; userId: string | null }) {
+    const token = await tokens.issue(turn.id, turn.userId);
+    const prefix = c.req.path.slice(0, c.req.path.length - route.length);
+    return `${prefix}/v1/turns/${turn.id}/stream?token=${encodeURIComponent(token)}`;
+  }
   const stream = (c: Context, reader: TurnReader, format?: StreamFormat) =>
     turnStream(reader, { keepaliveMs: deps.config.keepaliveMs, stallMs: deps.config.readerStallMs, requestSignal: c.req.raw.signal, format });
 
@@ -84,10 +100,7 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService
   app.post('/v1/turns', authenticated, async (c) => {
     const body = await readJson(c, schema);
     const turn = await createTurn(c.get('principal').userId, body);
-    const token = await tokens.issue(turn.id, turn.userId);
-    // Relative to wherever the app is mounted (a Supabase function serves it under /<name>).
-    const prefix = c.req.path.slice(0, c.req.path.length - '/v1/turns'.length);
-    const streamUrl = `${prefix}/v1/turns/${turn.id}/stream?token=${encodeURIComponent(token)}`;
+    const streamUrl = await streamUrlOf(c, '/v1/turns', turn);
     return c.json({ turnId: turn.id, sessionId: turn.sessionId, streamUrl }, 201);
   });
 
@@ -126,6 +139,47 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService
       throw new ApiError(409, 'conflict', 'This turn has already finished: there is nothing to stop. Its stream still replays it.');
     }
     return c.json({ turnId: turn.id, status: 'stopping' }, 202);
+  });
+
+  // A person's decision on a call that waits (README § Approval): only the turn's user, once, before it expires.
+  app.post('/v1/turns/:id/approvals/:approvalId', authenticated, async (c) => {
+    const turn = await findTurn(c.req.param('id'));
+    const approvalId = c.req.param('approvalId');
+    const body = await readJson(c, Decision);
+    const result = await turns.decide(
+      { turn, approvalId, userId: c.get('principal').userId, approved: body.approved, reason: body.reason, arguments: body.arguments },
+      { waitUntil: waitUntilFor(c, deps) },
+    );
+    switch (result.kind) {
+      case 'forbidden':
+        throw new ApiError(403, 'forbidden', 'This turn belongs to another user.');
+      case 'not_found':
+        throw new ApiError(
+          404,
+          'not_found',
+          `No approval ${quote(approvalId)} of turn ${turn.id}. Use the approvalId of an approval_required event of this turn's stream.`,
+        );
+      case 'conflict':
+        throw new ApiError(
+          409,
+          'conflict',
+          result.reason === 'ended'
+            ? 'This turn has ended: no call of it waits for a decision any more.'
+            : `This call was already ${result.approval?.status ?? 'decided'}${result.approval?.decidedAt ? ` at ${result.approval.decidedAt}` : ''}: a decision is final.`,
+        );
+      case 'expired':
+        throw new ApiError(
+          410,
+          'expired',
+          `This approval expired at ${result.approval.expiresAt} (APPROVAL_TIMEOUT_MS): the call did not run, and the model was told it was not approved.`,
+        );
+      case 'invalid_arguments':
+        throw new ApiError(400, 'invalid_arguments', `${result.message} Nothing was decided: send arguments the tool accepts, or approve the call as it is.`);
+      case 'accepted': {
+        const streamUrl = await streamUrlOf(c, `/v1/turns/${c.req.param('id')}/approvals/${approvalId}`, turn);
+        return c.json({ turnId: turn.id, approvalId, status: result.approval.status, streamUrl }, 202);
+      }
+    }
   });
 
   return app;
