@@ -101,6 +101,42 @@ describe('rebound-gate from its npm pack tarball', () => {
     expect(code.filter((f) => /\beval\(|\bnew Function\(/.test(readFileSync(join(installed, 'dist', f), 'utf8')))).toEqual([]);
   });
 
+  it('every subpath loads in Node from the tarball; the only thing one may miss is an optional peer dependency not installed', async () => {
+    const installed = join(project, 'node_modules', 'rebound-gate');
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    const specifiers = Object.keys(pkg.exports)
+      .filter((subpath) => subpath !== './package.json')
+      .map((subpath) => `rebound-gate${subpath.slice(1)}`);
+    const script = `const out = {};
+for (const s of ${JSON.stringify(specifiers)}) {
+  try { out[s] = Object.keys(await import(s)).length; } catch (e) { out[s] = e.code + ' ' + e.message.split('\\n')[0]; }
+}
+console.log(JSON.stringify(out));`;
+    const out = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project, env: userEnv(), encoding: 'utf8' });
+    const loaded = JSON.parse(out.stdout) as Record<string, number | string>;
+    const optionalPeers = Object.entries(pkg.peerDependenciesMeta)
+      .filter(([, meta]) => meta.optional)
+      .map(([name]) => name);
+    for (const [specifier, result] of Object.entries(loaded)) {
+      if (typeof result === 'number') {
+        expect(result, `${specifier} exports something`).toBeGreaterThan(0);
+        continue;
+      }
+      // Not installed in this project (it has ai only): the message names the peer it needs.
+      expect(result, specifier).toMatch(/^ERR_MODULE_NOT_FOUND Cannot find package '([^']+)'/);
+      const missing = /Cannot find package '([^']+)'/.exec(result)![1]!;
+      expect(
+        optionalPeers.some((peer) => missing === peer || missing.startsWith(`${peer}/`)),
+        `${specifier} needs ${missing}`,
+      ).toBe(true);
+    }
+    expect(loaded['rebound-gate']).toBeGreaterThan(10);
+    expect(typeof loaded['rebound-gate/ai-sdk']).toBe('number');
+  });
+
   it('the README\'s AI SDK example type-checks and runs: a misspelt name and "3" reach execute repaired', async () => {
     const example = readmeExample(readFileSync(join(root, 'packages', 'gate', 'README.md'), 'utf8'), '### AI SDK');
     writeFileSync(join(project, 'weather.ts'), example);
