@@ -136,6 +136,38 @@ describe('rebound-gate/ai-sdk: reboundMiddleware', () => {
     expect(upstream!.requests).toHaveLength(1);
   });
 
+  it('an answer with a valid call and a blocked one: the valid one runs once, the re-ask names only the blocked one (as the gateway asks), for generateText and streamText', async () => {
+    const oneOfTwo: Script = (req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { toolCalls: [{ id: 'call_c', name: 'get_weather', arguments: '{"city":"Rome","days":1}' }] }
+        : {
+            toolCalls: [
+              { id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris","days":2}' },
+              { id: 'call_b', name: 'get_weather', arguments: '{"city":"Rome"}' },
+            ],
+          };
+    for (const stream of [false, true]) {
+      const s = await setup(oneOfTwo, true);
+      const toolCalls = stream
+        ? await streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' }).toolCalls
+        : (await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' })).toolCalls;
+      expect(calls({ toolCalls })).toEqual([
+        { id: 'call_a', name: 'get_weather', input: { city: 'Paris', days: 2 }, invalid: undefined },
+        { id: 'call_c', name: 'get_weather', input: { city: 'Rome', days: 1 }, invalid: undefined },
+      ]);
+      expect(s.ran).toEqual([
+        { city: 'Paris', days: 2 },
+        { city: 'Rome', days: 1 },
+      ]);
+      const [assistant, told, ...more] = upstream!.requests[1]!.messages.slice(1);
+      expect(assistant).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_b' }] });
+      expect((assistant as { tool_calls: unknown[] }).tool_calls).toHaveLength(1);
+      expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_b' });
+      expect(more).toEqual([]);
+      await upstream!.close();
+    }
+  });
+
   it('streamText: a call still blocked after the re-ask goes out as the model wrote it (the AI SDK reports it, as without the middleware)', async () => {
     const stillMissing: Script = () => ({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
     const s = await setup(stillMissing, true);

@@ -1,12 +1,12 @@
-// What the AI SDK middleware's generate (index.ts) and stream (stream.ts) share: the AI SDK types they
-// read, the call's function tools as the gate reads them, one call through the gate and as its verdict
-// leaves it, the calls written into an answer's text, and the prompt of a re-ask (the conversation
-// shape Rebound's gateway re-asks with: the answer's text and calls, then a tool result for each call,
-// the gate's message for a blocked one). They differ only in when a call goes out.
+// What the AI SDK middleware's generate (generate.ts) and stream (stream.ts) share: the AI SDK types
+// they read, the call's function tools as the gate reads them, one call through the gate and as its
+// verdict leaves it, the calls written into an answer's text, whether a retry repeats a call, and the
+// prompt of a re-ask (the conversation shape Rebound's gateway re-asks with: the answer's text and its
+// blocked calls, then the gate's message as each one's result). They differ only in when a call goes out.
 import type { JSONValue, LanguageModelMiddleware } from 'ai';
-import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
+import { blockedToolResult } from '../blocked-result.ts';
 import { compileTools } from '../index.ts';
-import { callsFinish, type GatedTextCalls, gatedTextCalls } from '../held-answer.ts';
+import { callsFinish, type GatedTextCalls, gatedTextCalls, sameCall } from '../held-answer.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { Verdict } from '../types.ts';
 
@@ -68,13 +68,18 @@ export function textCalls(tools: CompiledTools, text: string, params: CallOption
 }
 
 /**
- * The call options of a re-ask: the conversation so far, the answer (its text and these calls as the
- * model wrote them), then each call's result: the gate's message for a blocked call, NOT_RUN_RESULT
- * for one that passed (a generate re-asks for the whole answer; a stream only for its blocked calls,
- * the others having gone out).
+ * The call options of a re-ask, in the shape Rebound's gateway re-asks with: the conversation so far,
+ * the answer's text and its blocked calls as the model wrote them, then the gate's message as each
+ * one's result (the calls that passed have gone out: the model is not asked for them again).
  */
-export function reask(params: CallOptions, text: string, calls: readonly GatedToolCall[]): CallOptions {
+export function reask(params: CallOptions, text: string, blocked: readonly GatedToolCall[]): CallOptions {
   const said = text.trim() === '' ? [] : [{ type: 'text' as const, text }];
+  const results = blocked.flatMap(({ call, verdict }) => {
+    if (verdict?.verdict !== 'blocked') return [];
+    // JSON as it stands: no host note, so no schema or example typed as unknown.
+    const value = blockedToolResult(verdict) as JSONValue;
+    return [{ type: 'tool-result' as const, toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'json' as const, value } }];
+  });
   return {
     ...params,
     prompt: [
@@ -83,20 +88,21 @@ export function reask(params: CallOptions, text: string, calls: readonly GatedTo
         role: 'assistant',
         content: [
           ...said,
-          ...calls.map(({ call }) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: parse(call.input) })),
+          ...blocked.map(({ call }) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: parse(call.input) })),
         ],
       },
-      {
-        role: 'tool',
-        content: calls.map((g) => {
-          const v = g.verdict;
-          // JSON as it stands: no host note, so no schema or example typed as unknown.
-          const value = (v?.verdict === 'blocked' ? blockedToolResult(v) : NOT_RUN_RESULT) as JSONValue;
-          return { type: 'tool-result' as const, toolCallId: g.call.toolCallId, toolName: g.call.toolName, output: { type: 'json' as const, value } };
-        }),
-      },
+      { role: 'tool', content: results },
     ],
   };
+}
+
+/** A call that passes and repeats one already out (a retry's): same tool, arguments equal as JSON values. */
+export function sentBefore(out: readonly GatedToolCall[], g: GatedToolCall): boolean {
+  const wire = (x: GatedToolCall) => {
+    const c = applied(x);
+    return { name: c.toolName, arguments: c.input };
+  };
+  return out.some((o) => sameCall(wire(o), wire(g)));
 }
 
 /** The tokens of every attempt (a field neither reports stays undefined). */

@@ -10,7 +10,7 @@
 // is already out), and a call that repeats one already sent is dropped. With no retry left, the blocked
 // calls go out as the model wrote them: never worse than no middleware. Then one finish: the last
 // answer's, with every attempt's usage.
-import { HeldAnswer, sameCall } from '../held-answer.ts';
+import { HeldAnswer } from '../held-answer.ts';
 import type { CompiledTools } from '../tools.ts';
 import {
   addUsage,
@@ -22,6 +22,7 @@ import {
   judge,
   type Model,
   reask,
+  sentBefore,
   type StreamPart,
   type ToolCallContent,
   textCalls,
@@ -167,9 +168,6 @@ interface AttemptEnd {
   finish: Finish | undefined;
 }
 
-/** A call as the gate reads it, to compare a retry's call with those sent. */
-const wire = (c: ToolCallContent) => ({ name: c.toolName, arguments: c.input });
-
 class Attempt {
   private readonly answer: HeldAnswer<GatedToolCall>;
   /** Text passes as it comes, untouched: the first attempt of a request that allows no call. */
@@ -194,7 +192,7 @@ class Attempt {
       last,
       extract,
       accepted: (g) => !isBlocked(g),
-      sent: (g) => sent.some((s) => sameCall(wire(applied(s)), wire(applied(g)))),
+      sent: (g) => sentBefore(sent, g),
       textCalls: (text, options) => textCalls(tools, text, params, options),
     });
   }
