@@ -86,6 +86,63 @@ const noStorage = err(
 );
 const range = err(400, 'invalid_request', /within years 1970–9999 \(1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z\)/);
 
+const FORGED = `apr_${'0'.repeat(32)}`;
+const decision =
+  (turnId: (f: Fixture) => string, approvalId = FORGED) =>
+  (f: Fixture) =>
+    `/v1/turns/${turnId(f)}/approvals/${approvalId}`;
+const noApproval = err(404, 'not_found', /No approval "apr_[^"]*" of turn [0-9a-f-]+\. Use the approvalId of an approval_required event/);
+
+/** POST /v1/turns/:turnId/approvals/:approvalId: who may decide, on what, with which body. */
+function decisionRows(): Row[] {
+  const post = (name: string, body: string, expected: ReturnType<typeof err>, headers: Record<string, string> = alice): Row => ({
+    name: `a decision: ${name}`,
+    method: 'POST',
+    path: decision((f) => f.pending.turnId),
+    headers,
+    body,
+    ...expected,
+  });
+  return [
+    { name: 'a decision on an unknown turn', method: 'POST', path: decision(() => UNKNOWN), headers: alice, body: '{"approved": true}', ...noTurn },
+    post('no credentials', '{"approved": true}', err(401, 'unauthorized', /Missing credentials: send a bearer token/), json),
+    post("another user's turn", '{"approved": true}', err(403, 'forbidden', /This turn belongs to another user/), bob),
+    post('an approval id nobody issued', '{"approved": true}', noApproval),
+    {
+      name: 'a decision: an id that is not an approval id',
+      method: 'POST',
+      path: decision((f) => f.pending.turnId, 'apr_../../stop'),
+      headers: alice,
+      body: '{"approved": true}',
+      ...err(404, 'not_found', /No route POST|No approval/),
+    },
+    {
+      name: 'a decision: a finished turn, an id it never had',
+      method: 'POST',
+      path: decision((f) => f.finished.turnId),
+      headers: alice,
+      body: '{"approved": false}',
+      ...noApproval,
+    },
+    post('not JSON', '{"approved": tru', notJson),
+    post('an empty object', '{}', err(400, 'invalid_request', /approved: approved is required: true to run the call, false to deny it/)),
+    post('approved as a string', '{"approved": "yes"}', err(400, 'invalid_request', /approved: approved is required: true to run the call, false to deny it/)),
+    post(
+      'a reason of 1001 characters',
+      JSON.stringify({ approved: false, reason: 'x'.repeat(1001) }),
+      err(400, 'invalid_request', /reason: reason must be at most 1000 characters/),
+    ),
+    post('a reason that is a number', '{"approved": false, "reason": 7}', err(400, 'invalid_request', /reason: reason must be a string/)),
+    post(
+      'arguments as an array',
+      '{"approved": true, "arguments": ["notes.txt"]}',
+      err(400, 'invalid_request', /arguments: arguments must be a JSON object: the call's arguments as they should run/),
+    ),
+    post('a body over 256 KB', JSON.stringify({ approved: true, arguments: { content: 'x'.repeat(300_000) } }), tooLarge),
+    post('not JSON by its type', '{"approved": true}', notJsonType, { 'content-type': 'text/plain', 'x-test-user': 'alice' }),
+  ];
+}
+
 /** The body rows, the same for both routes that take a message. */
 function bodyRows(path: '/v1/turns' | '/v1/chat'): Row[] {
   const post = (name: string, body: string, expected: ReturnType<typeof err>, headers: Record<string, string> = alice): Row => ({
@@ -320,6 +377,9 @@ const rows: Row[] = [
   },
   { name: 'a path below the stream', path: (f) => `/v1/turns/${f.pending.turnId}/stream/more`, ...err(404, 'not_found', /No route GET .*See the README/) },
 
+  // A decision on a call that waits for a person (README § Approval): owner only, an approval of this turn, a bounded body.
+  ...decisionRows(),
+
   // HEAD on the stream: the status and headers a GET would get, nothing run or claimed (bodies are empty).
   { name: 'HEAD on a pending turn', method: 'HEAD', path: (f) => stream(f.pending.turnId, f.pending.token), status: 200, type: /text\/event-stream/ },
   {
@@ -436,6 +496,15 @@ const rows: Row[] = [
   { on: 'edge', name: 'no storage on a deployment', method: 'POST', path: '/v1/turns', headers: json, body: '{"message": "hi"}', ...noStorage },
   { on: 'edge', name: 'no storage on a deployment', path: stream(UNKNOWN, 'x'), ...noStorage },
   { on: 'edge', name: 'no storage on a deployment', method: 'POST', path: `/v1/turns/${UNKNOWN}/stop`, ...noStorage },
+  {
+    on: 'edge',
+    name: 'no storage on a deployment',
+    method: 'POST',
+    path: `/v1/turns/${UNKNOWN}/approvals/${FORGED}`,
+    headers: json,
+    body: '{"approved": true}',
+    ...noStorage,
+  },
   { on: 'edge', name: 'no storage on a deployment', path: `/v1/sessions/${UNKNOWN}/messages`, ...noStorage },
   { on: 'edge', name: 'no storage on a deployment', method: 'POST', path: '/v1/ui/chat', headers: json, body: '{"id": "c", "messages": []}', ...noStorage },
   { on: 'edge', name: 'no storage on a deployment', path: '/v1/ui/chat/c/stream', ...noStorage },
