@@ -130,6 +130,18 @@ figure.code pre { margin: 0; padding: .6rem .8rem; overflow-x: auto; font-size: 
 .verdict.repaired { color: var(--warn); background: var(--warn-bg); }
 .verdict.blocked, .verdict.failed { color: var(--bad); background: var(--bad-bg); }
 .tool .category, .tool .duration { font-size: .8rem; color: var(--muted); }
+.tool[data-approval="requested"] { border-left-color: var(--info); }
+.verdict.awaiting { color: var(--info); background: var(--info-bg); }
+.approval { margin-top: .5rem; padding: .5rem .6rem; border: 1px solid var(--info); border-radius: 8px; background: var(--info-bg); }
+.approval-title { margin: 0 0 .3rem; font-weight: 600; }
+.approval-reason { display: flex; gap: .4rem; align-items: center; margin: .45rem 0; }
+.approval-reason input { flex: 1; min-width: 0; }
+.approval-actions { display: flex; gap: .5rem; }
+.approval-status, .approval-expiry { margin: .35rem 0 0; font-size: .85rem; }
+.approval-badge { font-size: .78rem; font-weight: 700; padding: 0 .45rem; border-radius: 999px; }
+.approval-badge.approved { color: var(--good); background: var(--good-bg); }
+.approval-badge.denied { color: var(--bad); background: var(--bad-bg); }
+.approval-badge.expired { color: var(--warn); background: var(--warn-bg); }
 .tool pre { margin: .3rem 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .82rem;
   font-family: ui-monospace, Menlo, Consolas, monospace; max-height: 14rem; overflow: auto; }
 .tool .reason { margin: .35rem 0 0; color: var(--bad); white-space: pre-wrap; }

@@ -21,6 +21,7 @@ import { openStream, watchConnection } from './stream.js';
  *   controller: AbortController | null,
  *   stopTimer: ReturnType<typeof setTimeout> | undefined,
  *   historyCount: number | null,
+ *   waiting: boolean,
  * }} Turn
  */
 
@@ -143,6 +144,8 @@ function follow(turn) {
       // The turn stays remembered, so a reload re-attaches (Chromium closes the stream this way when
       // the page is being unloaded).
       if (turn.reattached && turn.lastSeq === 0) return dropReattached(turn);
+      // Waiting for a decision, the stream may close (its token expired): the decision brings a fresh one.
+      if (turn.waiting) return setConn('quiet', 'waiting for your decision', 'the stream closed; deciding reopens it');
       turn.view.notice('error', 'The stream closed before the turn finished. Reload the page to see what the turn did.');
       finishTurn(undefined, true);
     },
@@ -155,7 +158,12 @@ function follow(turn) {
   on('tool_call', (d) => turn.view.toolCall(d));
   on('tool_result', (d) => {
     rememberCall(localStorage, d);
+    if (d.approval) turn.waiting = false;
     turn.view.toolResult(d);
+  });
+  on('approval_required', (d) => {
+    turn.waiting = true;
+    turn.view.approvalRequired(d, (approved, reason) => decide(turn, d.approvalId, { approved, reason }));
   });
   on('forced_summary', (d) => turn.view.notice('summary', `${SUMMARY_TEXT[d.reason] || d.reason}: the agent summarises what it did instead of going on.`));
   on('agent_error', (d) => turn.view.notice('error', `Agent error: ${d.message}${d.retryable ? ' (temporary; try again)' : ''}`));
@@ -190,6 +198,7 @@ function startTurn(fields) {
     stopTimer: undefined,
     reattached: fields.reattached ?? false,
     historyCount: fields.historyCount ?? null,
+    waiting: false,
   };
   view.streaming(true);
   current = turn;
@@ -238,6 +247,43 @@ async function send(text) {
   rememberTurn({ turnId: body.turnId, sessionId: body.sessionId, streamUrl: body.streamUrl, message: turn.message });
   follow(turn);
   if (turn.stopping) requestStop(turn); // Stop was pressed while the turn was being created
+}
+
+/**
+ * A person's decision on a waiting call (POST /v1/turns/:turnId/approvals/:approvalId). The turn goes
+ * on on the server and its stream brings the call's result; the answer's fresh streamUrl (stream tokens
+ * expire during long waits) is remembered for a reload, and reopens the stream if it had closed.
+ * @param {Turn} turn
+ * @param {string} approvalId
+ * @param {{ approved: boolean, reason: string }} decision
+ * @returns {ReturnType<import('./view.js').Decide>}
+ */
+async function decide(turn, approvalId, { approved, reason }) {
+  /** @type {Response} */
+  let res;
+  /** @type {any} */
+  let body;
+  try {
+    res = await fetch(`v1/turns/${encodeURIComponent(turn.id ?? '')}/approvals/${encodeURIComponent(approvalId)}`, {
+      method: 'POST',
+      headers: Object.assign({ 'Content-Type': 'application/json' }, authHeaders()),
+      body: JSON.stringify(reason ? { approved, reason } : { approved }),
+    });
+    body = await res.json().catch(() => null);
+  } catch (e) {
+    return { ok: false, message: `Could not reach the server: ${e instanceof Error ? e.message : String(e)}. Try again.`, final: false };
+  }
+  if (!res.ok) {
+    // Decided already, expired, ended, unknown or not ours: the stream tells what became of the call.
+    const final = [403, 404, 409, 410].includes(res.status);
+    return { ok: false, message: `The server refused the decision: ${errorMessage(body, res)}`, final };
+  }
+  if (typeof body?.streamUrl === 'string' && turn.id) {
+    turn.streamUrl = body.streamUrl;
+    rememberTurn({ turnId: turn.id, sessionId: sessionId() ?? undefined, streamUrl: body.streamUrl, message: turn.message });
+    if (isCurrent(turn) && turn.source?.readyState === EventSource.CLOSED) follow(turn);
+  }
+  return { ok: true };
 }
 
 // Stop asks the server, which aborts the model and the tools and ends the turn with done{aborted} for

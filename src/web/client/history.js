@@ -21,7 +21,7 @@
  * }} CardResult
  */
 /** The part of a tool_result kept for the history: not the result, which the tool message holds. */
-/** @typedef {Pick<ToolResult, 'verdict' | 'category' | 'ok' | 'repairs' | 'diffs' | 'durationMs'>} Remembered */
+/** @typedef {Pick<ToolResult, 'verdict' | 'category' | 'ok' | 'repairs' | 'diffs' | 'durationMs' | 'approval'>} Remembered */
 
 /**
  * The card for a call restored from the history.

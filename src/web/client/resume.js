@@ -90,6 +90,7 @@ export function rememberCall(storage, d) {
   const kept = { verdict: d.verdict, category: d.category, ok: d.ok, durationMs: d.durationMs };
   if (d.repairs) kept.repairs = d.repairs;
   if (d.diffs) kept.diffs = d.diffs;
+  if (d.approval) kept.approval = d.approval;
   calls[d.id] = kept;
   const ids = Object.keys(calls);
   for (let keep = Math.min(ids.length, MAX_REMEMBERED); keep > 0; keep = Math.floor(keep / 2)) {

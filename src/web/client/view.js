@@ -7,6 +7,15 @@ import { markdownTree } from './markdown.js';
 
 /** @typedef {import('./history.js').CardResult} CardResult */
 /** @typedef {import('../../vocabulary.ts').FileDiff} FileDiff */
+/** @typedef {Extract<import('../../vocabulary.ts').TurnEvent, { event: 'approval_required' }>['data']} ApprovalRequest */
+/**
+ * What the page does with a person's decision (chat.js posts it): resolves when the server took it,
+ * or to the message to show when it refused it (`final`: nothing more can be decided on this card).
+ * @typedef {(approved: boolean, reason: string) => Promise<{ ok: true } | { ok: false, message: string, final: boolean }>} Decide
+ */
+
+/** What a decided call's badge says. */
+const APPROVAL_TEXT = { approved: 'approved', denied: 'denied', expired: 'expired' };
 
 /** A diff longer than this many lines starts collapsed. */
 const DIFF_OPEN_LINES = 24;
@@ -131,7 +140,8 @@ export function AssistantView(page) {
   page.transcript.append(root);
   /** @type {ReturnType<typeof TextSegment> | null} */
   let segment = null;
-  /** @type {Map<string, { card: HTMLElement, head: HTMLElement, verdict: HTMLElement }>} */
+  /** @typedef {{ card: HTMLElement, head: HTMLElement, verdict: HTMLElement, approval?: HTMLElement }} ToolEntry */
+  /** @type {Map<string, ToolEntry>} */
   const tools = new Map();
   /** @param {Node} node */
   const add = (node) => page.stickToBottom(() => root.append(node));
@@ -154,6 +164,7 @@ export function AssistantView(page) {
     head.append(el('span', 'tool-name', name), verdict);
     card.append(head);
     if (args !== undefined) card.append(details('arguments', prettyArgs(args)));
+    /** @type {ToolEntry} */
     const entry = { card, head, verdict };
     tools.set(id, entry);
     add(card);
@@ -184,9 +195,81 @@ export function AssistantView(page) {
     toolCall(d) {
       toolCard(d.id, d.name, d.arguments);
     },
+    /**
+     * A call that waits for a person: on its card, the call as it will run (the gate's repaired arguments),
+     * what it would change, an optional reason, Approve and Deny. Keyboard: the card takes the focus on
+     * Approve; Tab reaches the reason and Deny; Enter in the reason denies with it.
+     * @param {ApprovalRequest} d
+     * @param {Decide} decide
+     */
+    approvalRequired(d, decide) {
+      const entry = tools.get(d.toolCallId) || toolCard(d.toolCallId, d.name);
+      const { card } = entry;
+      entry.approval?.remove();
+      card.dataset.approval = 'requested';
+      entry.verdict.className = 'verdict awaiting';
+      entry.verdict.textContent = 'waiting for you';
+      const box = el('section', 'approval');
+      box.setAttribute('role', 'group');
+      const title = el('p', 'approval-title');
+      title.id = `approval-${d.approvalId}`;
+      title.append('Run ', el('code', '', d.name), '? It waits for your approval.');
+      box.setAttribute('aria-labelledby', title.id);
+      box.append(title, details('arguments, as it will run', JSON.stringify(d.arguments, null, 2)));
+      /** @type {HTMLDetailsElement} */ (box.lastChild).open = true;
+      for (const diff of d.diffs ?? []) box.append(diffView(diff));
+      const reasonLabel = el('label', 'approval-reason');
+      const reason = el('input');
+      reason.type = 'text';
+      reason.maxLength = 1000;
+      reason.placeholder = 'optional: why (the agent reads it)';
+      reasonLabel.append('Reason ', reason);
+      const approve = el('button', 'primary approve', 'Approve');
+      const deny = el('button', 'danger deny', 'Deny');
+      approve.type = deny.type = 'button';
+      const status = el('p', 'approval-status');
+      status.setAttribute('role', 'status');
+      const expires = new Date(d.expiresAt);
+      const actions = el('div', 'approval-actions');
+      actions.append(approve, deny);
+      box.append(reasonLabel, actions, status);
+      if (!Number.isNaN(expires.getTime())) box.append(el('p', 'approval-expiry muted', `Expires at ${expires.toLocaleTimeString()} if nobody decides.`));
+      /** @param {boolean} approved */
+      const send = async (approved) => {
+        approve.disabled = deny.disabled = reason.disabled = true;
+        status.textContent = approved ? 'Approving…' : 'Denying…';
+        const answer = await decide(approved, reason.value.trim());
+        if (answer.ok) {
+          status.textContent = approved ? 'Approved: the call runs.' : 'Denied: the agent is told.';
+          return;
+        }
+        status.textContent = answer.message;
+        status.setAttribute('role', 'alert');
+        if (!answer.final) approve.disabled = deny.disabled = reason.disabled = false;
+      };
+      approve.addEventListener('click', () => send(true));
+      deny.addEventListener('click', () => send(false));
+      reason.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && !e.isComposing) {
+          e.preventDefault();
+          send(false);
+        }
+      });
+      entry.approval = box;
+      page.stickToBottom(() => card.append(box));
+      approve.focus({ preventScroll: true });
+    },
     /** @param {CardResult} d */
     toolResult(d) {
-      const { card, head, verdict } = tools.get(d.id) || toolCard(d.id, d.name);
+      const entry = tools.get(d.id) || toolCard(d.id, d.name);
+      const { card, head, verdict } = entry;
+      if (d.approval) {
+        // The decision replaces the buttons; the badge says what it was.
+        entry.approval?.remove();
+        entry.approval = undefined;
+        card.dataset.approval = d.approval;
+        head.append(el('span', `approval-badge ${d.approval}`, APPROVAL_TEXT[d.approval] || d.approval));
+      }
       card.dataset.verdict = d.verdict;
       card.dataset.ok = String(d.ok);
       const label = { pass: 'passed', repaired: 'repaired', blocked: 'blocked', ran: 'ran' }[d.verdict] || d.verdict;
@@ -199,7 +282,8 @@ export function AssistantView(page) {
             ? 'From the history: the call passed the gate and ran (whether it was repaired first is not kept there)'
             : 'From the history: the call was refused before it ran';
       }
-      if (d.verdict !== 'blocked' && !d.ok) head.append(el('span', 'verdict failed', 'failed'));
+      // A denied or expired call did not fail: it never ran, and its badge says why.
+      if (d.verdict !== 'blocked' && !d.ok && (!d.approval || d.approval === 'approved')) head.append(el('span', 'verdict failed', 'failed'));
       if (d.category && d.category !== 'valid') head.append(el('span', 'category', d.category.replace(/_/g, ' ')));
       if (typeof d.durationMs === 'number') head.append(el('span', 'duration', `${d.durationMs} ms`));
       page.stickToBottom(() => {
