@@ -79,6 +79,18 @@ describe('rebound-gate/ai-sdk: reboundMiddleware', () => {
     expect(calls(r)[0]).toMatchObject({ name: 'get_wether', invalid: true });
   });
 
+  it('streamText: a misspelt tool name is repaired under the same id and runs; without it the AI SDK has no such tool', async () => {
+    let s = await setup(misspelt, true);
+    let r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls({ toolCalls: await r.toolCalls })).toEqual([{ id: 'call_1', name: 'get_weather', input: { city: 'Paris', days: 2 }, invalid: undefined }]);
+    expect(s.ran).toEqual([{ city: 'Paris', days: 2 }]);
+    await upstream!.close();
+    s = await setup(misspelt, false);
+    r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    expect(calls({ toolCalls: await r.toolCalls })[0]).toMatchObject({ name: 'get_wether', invalid: true });
+    expect(s.ran).toEqual([]);
+  });
+
   it('a call missing a required argument is re-asked with the gate message and the fixed call runs', async () => {
     let s = await setup(missingThenFixed, true);
     let r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });

@@ -113,7 +113,8 @@ export function sameCall(a: Pick<ProposedCall, 'name' | 'arguments'>, b: Pick<Pr
   return a.name === b.name && (a.arguments === b.arguments || deepEqual(parseOrText(a.arguments), parseOrText(b.arguments)));
 }
 
-function parseOrText(text: string): unknown {
+/** The arguments text as the JSON value it holds, or as it stands when it is not JSON. */
+export function parseOrText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -6,7 +6,7 @@
 import type { JSONValue, LanguageModelMiddleware } from 'ai';
 import { blockedToolResult } from '../blocked-result.ts';
 import { compileTools } from '../index.ts';
-import { callsFinish, type GatedTextCalls, gatedTextCalls, sameCall } from '../held-answer.ts';
+import { callsFinish, type GatedTextCalls, gatedTextCalls, parseOrText, sameCall } from '../held-answer.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { Verdict } from '../types.ts';
 
@@ -88,7 +88,7 @@ export function reask(params: CallOptions, text: string, blocked: readonly Gated
         role: 'assistant',
         content: [
           ...said,
-          ...blocked.map(({ call }) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: parse(call.input) })),
+          ...blocked.map(({ call }) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: parseOrText(call.input) })),
         ],
       },
       { role: 'tool', content: results },
@@ -96,7 +96,7 @@ export function reask(params: CallOptions, text: string, blocked: readonly Gated
   };
 }
 
-/** A call that passes and repeats one already out (a retry's): same tool, arguments equal as JSON values. */
+/** The call repeats one already out (a retry's call): same tool, arguments equal as JSON values (sameCall). */
 export function sentBefore(out: readonly GatedToolCall[], g: GatedToolCall): boolean {
   const wire = (x: GatedToolCall) => {
     const c = applied(x);
@@ -126,12 +126,4 @@ export function addUsage(a: Usage | undefined, b: Usage): Usage {
 /** The answer's finish reason, as the gateway decides it: the model's own, or "tool-calls" when the calls that went out say so (callsFinish). */
 export function finishReason(last: FinishReason, out: readonly GatedToolCall[], lastSentCalls: boolean): FinishReason {
   return callsFinish(out, lastSentCalls) ? { unified: 'tool-calls', raw: last.raw } : last;
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
