@@ -16,7 +16,7 @@ import type { TurnTokens } from '../turn-token.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
 import { turnStartOptions, waitUntilFor } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../auth/middleware.ts';
-import type { TurnReader, TurnService } from '../../turns/service.ts';
+import type { DecisionResult, TurnReader, TurnService } from '../../turns/service.ts';
 
 const TurnRequest = (maxChars: number) =>
   z.object({
@@ -150,37 +150,40 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService
       { turn, approvalId, userId: c.get('principal').userId, approved: body.approved, reason: body.reason, arguments: body.arguments },
       { waitUntil: waitUntilFor(c, deps) },
     );
-    switch (result.kind) {
-      case 'forbidden':
-        throw new ApiError(403, 'forbidden', 'This turn belongs to another user.');
-      case 'not_found':
-        throw new ApiError(
-          404,
-          'not_found',
-          `No approval ${quote(approvalId)} of turn ${turn.id}. Use the approvalId of an approval_required event of this turn's stream.`,
-        );
-      case 'conflict':
-        throw new ApiError(
-          409,
-          'conflict',
-          result.reason === 'ended'
-            ? 'This turn has ended: no call of it waits for a decision any more.'
-            : `This call was already ${result.approval?.status ?? 'decided'}${result.approval?.decidedAt ? ` at ${result.approval.decidedAt}` : ''}: a decision is final.`,
-        );
-      case 'expired':
-        throw new ApiError(
-          410,
-          'expired',
-          `This approval expired at ${result.approval.expiresAt} (APPROVAL_TIMEOUT_MS): the call did not run, and the model was told it was not approved.`,
-        );
-      case 'invalid_arguments':
-        throw new ApiError(400, 'invalid_arguments', `${result.message} Nothing was decided: send arguments the tool accepts, or approve the call as it is.`);
-      case 'accepted': {
-        const streamUrl = await streamUrlOf(c, `/v1/turns/${c.req.param('id')}/approvals/${approvalId}`, turn);
-        return c.json({ turnId: turn.id, approvalId, status: result.approval.status, streamUrl }, 202);
-      }
-    }
+    if (result.kind !== 'accepted') throw decisionError(result, { turnId: turn.id, approvalId });
+    const streamUrl = await streamUrlOf(c, `/v1/turns/${c.req.param('id')}/approvals/${approvalId}`, turn);
+    return c.json({ turnId: turn.id, approvalId, status: result.approval.status, streamUrl }, 202);
   });
 
   return app;
+}
+
+/** A decision the turn service did not take, as the API's error: the same statuses wherever a decision comes from (this route, /v1/ui/chat). */
+export function decisionError(result: Exclude<DecisionResult, { kind: 'accepted' }>, { turnId, approvalId }: { turnId: string; approvalId: string }): ApiError {
+  switch (result.kind) {
+    case 'forbidden':
+      return new ApiError(403, 'forbidden', 'This turn belongs to another user.');
+    case 'not_found':
+      return new ApiError(
+        404,
+        'not_found',
+        `No approval ${quote(approvalId)} of turn ${turnId}. Use the approvalId of an approval_required event of this turn's stream.`,
+      );
+    case 'conflict':
+      return new ApiError(
+        409,
+        'conflict',
+        result.reason === 'ended'
+          ? 'This turn has ended: no call of it waits for a decision any more.'
+          : `This call was already ${result.approval?.status ?? 'decided'}${result.approval?.decidedAt ? ` at ${result.approval.decidedAt}` : ''}: a decision is final.`,
+      );
+    case 'expired':
+      return new ApiError(
+        410,
+        'expired',
+        `This approval expired at ${result.approval.expiresAt} (APPROVAL_TIMEOUT_MS): the call did not run, and the model was told it was not approved.`,
+      );
+    case 'invalid_arguments':
+      return new ApiError(400, 'invalid_arguments', `${result.message} Nothing was decided: send arguments the tool accepts, or approve the call as it is.`);
+  }
 }
