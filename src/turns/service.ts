@@ -294,6 +294,9 @@ export class TurnService {
    */
   async continueTurn(turnId: string, options: StartOptions & { force?: boolean } = {}): Promise<LiveTurn | null> {
     const { approvals } = this.options.storage;
+    // Pausing here may still be under way (approval_required sent, the log being flushed): let it end first.
+    const here = this.options.placement.get(turnId);
+    if (here && !here.log.finished) await here.settled;
     const resumed = await approvals.resume(turnId, { force: options.force ?? false });
     if (!resumed) return null;
     const paused = readPaused(resumed.paused.state);

@@ -221,3 +221,37 @@ describe('decisions that are refused', () => {
     expect(stream.events.filter(isEvent('tool_result')).at(-1)!.data.approval).toBe('expired');
   });
 });
+
+describe('a batch with two calls that wait', () => {
+  it('goes on only when both have a decision, each result in the order proposed; a decision sent the moment it is asked is taken', async () => {
+    const second = { name: 'write_file', arguments: '{"path":"b.txt","content":"b"}' };
+    const { app, upstream } = await setup((req) => (req.messages.some((m) => m.role === 'tool') ? { text: 'Done.' } : { toolCalls: [WRITE, second] }));
+    const { turnId, sessionId, stream } = await startTurn(app);
+    const first = await stream.until(isEvent('approval_required'));
+    // Decided at once, while the turn may still be finishing its pause.
+    const one = await decide(app, turnId, first.data.approvalId, { approved: true });
+    expect(one.status).toBe(202);
+    const other = await stream.until((e) => e.event === 'approval_required' && e.data.approvalId !== first.data.approvalId);
+    expect(other.data.arguments).toEqual({ path: 'b.txt', content: 'b' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(stream.events.filter(isEvent('tool_result'))).toHaveLength(0); // still waiting for the second
+    expect(upstream.requests).toHaveLength(1);
+    expect(await app.deps.storage.approvals.pendingForSession(sessionId)).toMatchObject([{ id: other.data.approvalId, toolName: 'write_file' }]);
+    const two = await decide(app, turnId, other.data.approvalId, { approved: false, reason: 'one file is enough' });
+    expect(two.status).toBe(202);
+    await stream.until(isEvent('done'));
+    const results = stream.events.filter(isEvent('tool_result')).map((e) => [e.data.id, e.data.approval, e.data.ok]);
+    expect(results).toEqual([
+      [first.data.toolCallId, 'approved', true],
+      [other.data.toolCallId, 'denied', false],
+    ]);
+    expect(upstream.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual([first.data.toolCallId, other.data.toolCallId]);
+    // The batch's two rows share the model call's cost once (the scripted upstream reports 100 prompt tokens): not wasted, one call ran.
+    const rows = app.activity.calls.filter((r) => r.turn_id === turnId);
+    expect(rows.map((r) => [r.approval, r.wasted])).toEqual([
+      ['approved', false],
+      ['denied', false],
+    ]);
+    expect(rows.map((r) => r.prompt_tokens)).toEqual([50, 50]);
+  });
+});
