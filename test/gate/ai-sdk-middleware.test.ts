@@ -229,6 +229,25 @@ describe('rebound-gate/ai-sdk: reboundMiddleware', () => {
     expect(s.ran).toEqual([]);
   });
 
+  it('streamText: a call written into the text that is blocked is re-asked like any call, and never shown', async () => {
+    const blockedInText: Script = (req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { toolCalls: [{ id: 'call_2', name: 'get_weather', arguments: '{"city":"Paris","days":1}' }] }
+        : { text: 'Let me check.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>' };
+    const s = await setup(blockedInText, true);
+    const r = streamText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
+    let shown = '';
+    for await (const p of r.fullStream) if (p.type === 'text-delta') shown += p.text;
+    expect(shown.trim()).toBe('Let me check.');
+    expect(calls({ toolCalls: await r.toolCalls })).toEqual([{ id: 'call_2', name: 'get_weather', input: { city: 'Paris', days: 1 }, invalid: undefined }]);
+    expect(s.ran).toEqual([{ city: 'Paris', days: 1 }]);
+    const [assistant, told] = upstream!.requests[1]!.messages.slice(-2);
+    expect(assistant).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] });
+    expect(assistant!.content?.trim()).toBe('Let me check.');
+    expect(told).toMatchObject({ role: 'tool', tool_call_id: expect.stringMatching(/^call_text_/) });
+    expect(JSON.parse(told!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
+  });
+
   it('reboundRepairToolCall, as experimental_repairToolCall, repairs what the AI SDK found invalid', async () => {
     const s = await setup(threeAsText, false);
     const r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?', experimental_repairToolCall: reboundRepairToolCall });
