@@ -11,6 +11,7 @@ import { LiveTurns } from '../turns/live-turns.ts';
 import { TurnService } from '../turns/service.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { uiChatRoutes } from './routes/ui-chat.ts';
+import { ApprovalSigner } from './ui-stream/approval-signature.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { webRoutes } from './routes/web.ts';
@@ -66,7 +67,7 @@ export function createApp(given: AppDeps): Hono {
     for (const path of STORAGE_ROUTES) app.use(path, refuse);
   }
   app.route('/', turnRoutes(deps, tokens, turns));
-  app.route('/', uiChatRoutes(deps, tokens, turns));
+  app.route('/', uiChatRoutes(deps, { tokens, turns, signer: new ApprovalSigner(secret) }));
   app.route('/', sessionRoutes(deps));
   app.route('/', gatewayRoutes(deps));
   app.route('/', toolRoutes(deps));

@@ -2,7 +2,8 @@
 // ai's DefaultChatTransport with a bearer token, resume: true), bundled here with esbuild and served
 // from its own origin, calling Rebound on another (allowed by CORS_ORIGINS). It streams a demo turn and
 // draws its tool parts and verdicts; it resumes a running turn after a reload; Stop ends the turn on the
-// server through the stop endpoint.
+// server through the stop endpoint; a call that waits for approval (the demo's "demo approval") is
+// answered with addToolApprovalResponse, also after a reload while it waits.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,5 +182,31 @@ describe('a useChat app in Chromium', () => {
     await expect.poll(() => upstream.aborted).toBeGreaterThan(before);
     expect((await assistantText()).length).toBeLessThan(LONG.length);
     expect(errors).toEqual([]);
+  });
+
+  it('waits for approval: a reload shows the request again, Approve streams the rest into the same message', async () => {
+    await open(demo, 'approve-me');
+    await say('demo approval');
+    const waiting = assistant().locator('.tool[data-tool="delete_file"][data-state="approval-requested"]');
+    await waiting.waitFor({ timeout: 20_000 });
+    await page.locator('#status[data-status="ready"]').waitFor(); // the stream ended at the pause
+    const turnId = await assistant().getAttribute('data-id');
+    const resumed: number[] = [];
+    page.on('response', (r) => {
+      if (r.url().includes('/v1/ui/chat/approve-me/stream')) resumed.push(r.status());
+    });
+    await page.reload();
+    await waiting.waitFor({ timeout: 20_000 }); // resumed to the request (not 204)
+    expect(resumed).toEqual([200]);
+    await page.locator('#status[data-status="ready"]').waitFor();
+    await waiting.locator('.approve').click();
+    await assistant().locator('.tool[data-tool="delete_file"][data-state="output-available"]').waitFor({ timeout: 20_000 });
+    await page.locator('#status[data-status="ready"]').waitFor({ timeout: 20_000 });
+    expect(await page.locator('.msg.assistant').count()).toBe(1);
+    expect(await assistant().getAttribute('data-id')).toBe(turnId);
+    expect(await assistant().getAttribute('data-reason')).toBe('completed');
+    expect(await assistantText()).toContain('Approved and done');
+    expect(await page.locator('#error').count()).toBe(0);
+    await screenshot(page, 'usechat-approved');
   });
 });

@@ -1,7 +1,7 @@
 // The useChat suites' client: the `ai` package's own DefaultChatTransport (what useChat uses) sending
 // to the app, every chunk it yields checked against the clients' schemas, and readUIMessageStream
 // assembling the assistant message, as useChat would.
-import { DefaultChatTransport, type UIMessage, type UIMessageChunk } from 'ai';
+import { AbstractChat, type ChatInit, type ChatState, DefaultChatTransport, type UIMessage, type UIMessageChunk } from 'ai';
 import { allChunkErrors, assemble } from '../support/ui-chunks.ts';
 
 export interface UiReply {
@@ -80,3 +80,42 @@ export const textOf = (message: UIMessage) =>
     .filter((p) => p.type === 'text')
     .map((p) => p.text)
     .join('');
+
+/**
+ * useChat without React: the `ai` package's own AbstractChat (what @ai-sdk/react's Chat extends) over a
+ * plain state, with the transport above. Its addToolApprovalResponse and sendAutomaticallyWhen are
+ * the AI SDK's own, so a test sees exactly the continuation a useChat app posts.
+ */
+export class NodeChat extends AbstractChat<UIMessage> {
+  constructor(init: { id: string; baseUrl: string; headers?: Record<string, string>; sendAutomaticallyWhen?: ChatInit<UIMessage>['sendAutomaticallyWhen'] }) {
+    const state: ChatState<UIMessage> = {
+      status: 'ready',
+      error: undefined,
+      messages: [],
+      pushMessage: (m) => {
+        state.messages = [...state.messages, m];
+      },
+      popMessage: () => {
+        state.messages = state.messages.slice(0, -1);
+      },
+      replaceMessage: (i, m) => {
+        state.messages = state.messages.map((old, j) => (j === i ? m : old));
+      },
+      snapshot: (thing) => structuredClone(thing),
+    };
+    super({ id: init.id, transport: transport(init.baseUrl, init.headers), state, sendAutomaticallyWhen: init.sendAutomaticallyWhen });
+  }
+
+  /** Resolves once the chat is idle again (every request it sent, automatic ones included, has ended). */
+  async settled(timeoutMs = 20_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (this.status === 'submitted' || this.status === 'streaming' || this.isRequestPending()) {
+      if (Date.now() > until) throw new Error(`the chat is still ${this.status} after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  private isRequestPending(): boolean {
+    return (this as unknown as { activeResponse?: unknown }).activeResponse != null;
+  }
+}

@@ -241,6 +241,16 @@ describe('POST /v1/ui/chat with a scripted model', () => {
   });
 });
 
+/** A tool part as useChat's addToolApprovalResponse leaves it. */
+const responded = {
+  type: 'dynamic-tool',
+  toolName: 'delete_file',
+  toolCallId: 'call_1',
+  state: 'approval-responded',
+  input: { path: 'notes/draft.md' },
+  approval: { id: `apr_${'1'.repeat(32)}`, approved: true },
+};
+
 describe('POST /v1/ui/chat: bad input gets the API JSON errors', () => {
   const text = (t: string) => ({ type: 'text', text: t });
   const body = (b: unknown) => JSON.stringify(b);
@@ -264,7 +274,7 @@ describe('POST /v1/ui/chat: bad input gets the API JSON errors', () => {
       }),
       status: 400,
       code: 'invalid_request',
-      message: /last message must be the user's \(role "user"\), not "assistant"/,
+      message: /last message must be the user's \(role "user"\), not "assistant", unless it answers an approval/,
     },
     {
       name: 'non-text parts only',
@@ -318,6 +328,37 @@ describe('POST /v1/ui/chat: bad input gets the API JSON errors', () => {
       status: 413,
       code: 'payload_too_large',
       message: /larger than 4 MB\. .*send only the last message/,
+    },
+    {
+      name: 'an approval response without its approval',
+      body: body({ id: 'c', messages: [{ id: '1', role: 'assistant', parts: [{ ...responded, approval: undefined }] }] }),
+      status: 400,
+      code: 'invalid_request',
+      message: /approval response 1: approval: /,
+    },
+    {
+      name: 'an approval response whose reason is over 1,000 characters',
+      body: body({
+        id: 'c',
+        messages: [{ id: '1', role: 'assistant', parts: [{ ...responded, approval: { ...responded.approval, reason: 'x'.repeat(1001) } }] }],
+      }),
+      status: 400,
+      code: 'invalid_request',
+      message: /approval\.reason must be at most 1000 characters/,
+    },
+    {
+      name: 'more than 64 approval responses',
+      body: body({ id: 'c', messages: [{ id: '1', role: 'assistant', parts: Array.from({ length: 65 }, () => responded) }] }),
+      status: 400,
+      code: 'invalid_request',
+      message: /at most 64 approval responses/,
+    },
+    {
+      name: 'an approval response naming no waiting call of this chat',
+      body: body({ id: 'c', messages: [{ id: '1', role: 'assistant', parts: [responded] }] }),
+      status: 404,
+      code: 'not_found',
+      message: /No call of this chat waits for approval .* resumes to it/,
     },
     { name: 'not JSON', body: '{"id": "c", ', status: 400, code: 'malformed_json', message: /not valid JSON/ },
     {

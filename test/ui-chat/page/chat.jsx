@@ -1,10 +1,11 @@
 // A minimal useChat app, as a team would write one against Rebound (README, "From a useChat app"):
 // the AI SDK's own useChat and DefaultChatTransport, a bearer token in the transport's headers,
-// resume: true, tool parts and the data-rebound-verdict parts drawn, Stop through the stop endpoint.
+// resume: true, tool parts and the data-rebound-verdict parts drawn, Stop through the stop endpoint;
+// approval with addToolApprovalResponse and sendAutomaticallyWhen (ai >= 6).
 // Bundled with esbuild when the browser suite runs (browser.test.ts); nothing here ships with the app.
 // Plain JSX (no types) so that the project's typecheck, which has no React types, leaves it alone.
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport } from 'ai';
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import { useState } from 'react';
 import { createRoot } from 'react-dom/client';
 
@@ -23,13 +24,23 @@ async function stopTurn(messages) {
   if (turnId) await fetch(`${rebound}/v1/turns/${turnId}/stop`, { method: 'POST', headers: auth });
 }
 
-function Part({ part }) {
+function Part({ part, respond }) {
   if (part.type === 'text') return <p className="text">{part.text}</p>;
   if (part.type === 'dynamic-tool') {
     return (
       <div className="tool" data-tool={part.toolName} data-state={part.state} data-call={part.toolCallId}>
         <code>{part.toolName}</code> <span className="input">{JSON.stringify(part.input)}</span>
         {part.state === 'output-error' && <span className="error">{part.errorText}</span>}
+        {part.state === 'approval-requested' && (
+          <>
+            <button type="button" className="approve" onClick={() => respond({ id: part.approval.id, approved: true })}>
+              Approve
+            </button>
+            <button type="button" className="deny" onClick={() => respond({ id: part.approval.id, approved: false, reason: 'not now' })}>
+              Deny
+            </button>
+          </>
+        )}
       </div>
     );
   }
@@ -47,10 +58,11 @@ function Part({ part }) {
 
 function App() {
   const [notices, setNotices] = useState([]);
-  const { messages, sendMessage, status, error } = useChat({
+  const { messages, sendMessage, status, error, addToolApprovalResponse } = useChat({
     id: chatId,
     transport,
     resume: true,
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     onData: (part) => {
       if (part.type === 'data-rebound-forced-summary') setNotices((n) => [...n, `forced summary: ${part.data.reason}`]);
     },
@@ -73,7 +85,7 @@ function App() {
         <div key={m.id} className={`msg ${m.role}`} data-id={m.id} data-reason={m.metadata?.reason ?? ''}>
           {m.parts.map((part, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts are only appended: an index always names the same part
-            <Part part={part} key={i} />
+            <Part part={part} key={i} respond={addToolApprovalResponse} />
           ))}
         </div>
       ))}
