@@ -217,16 +217,26 @@ export class TurnService {
   async stop(turn: TurnRecord, options: StartOptions = {}): Promise<'stopping' | 'finished'> {
     const live = this.options.placement.get(turn.id);
     if (turn.status === 'finished' || live?.log.finished) return 'finished';
-    // Paused for approval: it goes on stopped, its waiting calls answered "stopped", and ends as aborted.
-    if ((live?.paused || !live) && (await this.sessions.getTurn(turn.id))?.status === 'awaiting_approval') {
-      const going = await this.continueTurn(turn.id, { ...options, force: true });
-      going?.stop();
-      if (going) return 'stopping';
+    if (live && !live.paused) {
+      live.stop();
+      // It may have been storing a pause as the stop came: then it goes on stopped.
+      void live.settled.then(() => (live.paused ? this.stopPaused(turn.id, options) : undefined));
+      return 'stopping';
     }
-    if (live) live.stop();
+    // Paused for approval (here or elsewhere): it goes on stopped, its waiting calls answered "stopped", and ends as aborted.
+    if ((await this.sessions.getTurn(turn.id))?.status === 'awaiting_approval' && (await this.stopPaused(turn.id, options))) return 'stopping';
+    const now = this.options.placement.get(turn.id);
+    if (now && !now.log.finished && !now.paused) now.stop();
     else if (turn.status === 'pending' && (await this.sessions.claimTurn(turn.id))) this.start(turn, options).stop();
     else await this.sessions.requestStop(turn.id); // running on another instance: it polls for this
     return 'stopping';
+  }
+
+  /** A paused turn, stopped: it goes on with a stop already asked. False when it was not paused any more. */
+  private async stopPaused(turnId: string, options: StartOptions): Promise<boolean> {
+    const going = await this.continueTurn(turnId, { ...options, force: true });
+    going?.stop();
+    return going !== null;
   }
 
   /** The session's calls that wait for a person (not decided, whether or not past expiry), oldest first. */

@@ -9,7 +9,7 @@ import { startEverything, type RunningMcp } from '../support/mcp-servers.ts';
 import { freePort } from '../support/ports.ts';
 import { scriptedApps } from '../support/scripted-app.ts';
 import { lastToolResult, type Script } from '../support/scripted-openai.ts';
-import { chat, shape, textOf, type SseEvent } from '../support/sse-client.ts';
+import { chat, openStream, shape, textOf, type SseEvent } from '../support/sse-client.ts';
 import { everythingStep } from './everything-script.ts';
 
 let everything: RunningMcp;
@@ -203,5 +203,38 @@ describe('a server that goes down mid-turn', () => {
     } finally {
       await own.stop();
     }
+  }, 40_000);
+});
+
+describe('a server whose entry says needsApproval', () => {
+  it('its call waits for a person and never reaches the server before; approved with edited arguments (gated against its listing), the server runs them', async () => {
+    const before = everything.toolCalls().length;
+    const { app, upstream } = await setup(
+      (req) =>
+        req.messages.some((m) => m.role === 'tool')
+          ? { text: 'The sum is 9.' }
+          : { toolCalls: [{ id: 'c_sum', name: 'everything__get_sum', arguments: '{"a":"2","b":3}' }] },
+      [{ name: 'everything', url: everything.url, needsApproval: true }],
+    );
+    const created = await fetch(`${app.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message": "add"}' });
+    const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
+    const stream = await openStream(app.url + streamUrl);
+    const asked = await stream.until((e) => e.event === 'approval_required');
+    // The call as it will run: the name and the number repaired; an MCP tool's effects cannot be previewed.
+    expect(asked.data).toMatchObject({ toolCallId: 'c_sum', name: 'everything__get-sum', arguments: { a: 2, b: 3 } });
+    expect(asked.data.diffs).toBeUndefined();
+    expect(everything.toolCalls().slice(before)).toEqual([]);
+
+    const res = await fetch(`${app.url}/v1/turns/${turnId}/approvals/${asked.data.approvalId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ approved: true, arguments: { a: '4', b: 5 } }),
+    });
+    expect(res.status).toBe(202);
+    await stream.until((e) => e.event === 'done');
+    expect(results(stream.events)).toEqual([expect.objectContaining({ id: 'c_sum', ok: true, approval: 'approved', result: 'The sum of 4 and 5 is 9.' })]);
+    expect(everything.toolCalls().slice(before)).toEqual([{ method: 'tools/call', tool: 'get-sum', arguments: { a: 4, b: 5 } }]);
+    expect(upstream.requests).toHaveLength(2);
+    expect(app.activity.calls.map((r) => [r.tool_resolved, r.tool_server, r.approval])).toEqual([['everything__get-sum', 'everything', 'approved']]);
   }, 40_000);
 });
