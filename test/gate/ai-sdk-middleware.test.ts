@@ -96,6 +96,7 @@ describe('rebound-gate/ai-sdk: reboundMiddleware', () => {
     let r = await generateText({ model: s.model, tools: s.tools, prompt: 'Weather?' });
     expect(calls(r)).toEqual([{ id: 'call_2', name: 'get_weather', input: { city: 'Paris', days: 1 }, invalid: undefined }]);
     expect(s.ran).toEqual([{ city: 'Paris', days: 1 }]);
+    expect(r.usage).toMatchObject({ inputTokens: 200, outputTokens: 40 });
     expect(upstream!.requests).toHaveLength(2);
     const told = upstream!.requests[1]!.messages.find((m) => m.role === 'tool');
     expect(told?.tool_call_id).toBe('call_1');
@@ -130,6 +131,8 @@ describe('rebound-gate/ai-sdk: reboundMiddleware', () => {
     expect(calls({ toolCalls: await r.toolCalls })).toEqual([{ id: 'call_2', name: 'get_weather', input: { city: 'Paris', days: 1 }, invalid: undefined }]);
     expect(s.ran).toEqual([{ city: 'Paris', days: 1 }]);
     expect(await r.finishReason).toBe('tool-calls');
+    // Both answers' tokens (100 in, 20 out each, as the scripted upstream reports them).
+    expect(await r.usage).toMatchObject({ inputTokens: 200, outputTokens: 40 });
     // The re-ask, as the gateway sends it: the blocked call as the model wrote it, then the gate's message as its result.
     expect(upstream!.requests).toHaveLength(2);
     const [assistant, told] = upstream!.requests[1]!.messages.slice(-2);
