@@ -2,9 +2,10 @@
 // stream, the useChat routes, a decision on a call that waits for a person): open or reuse the session,
 // create the turn (closing the turns a killed process left running), claim and start it through the
 // placement, read its log from any event id, stop it; decide on its waiting calls, expire them, and
-// continue the turn in the same log once nothing waits (README § Approval). Its inputs are plain: the storage, the turn's agent and
-// limits, the placement, the disconnect policy; per call, the platform's waitUntil. It knows nothing
-// of HTTP (no Hono Context, no status codes): the routes validate, call it, and frame what it returns.
+// continue the turn in the same log once nothing waits (README § Approval). Its inputs are plain: the
+// storage, the turn's agent and limits, the placement, the disconnect policy; per call, the platform's
+// waitUntil. It knows nothing of HTTP (no Hono Context, no status codes): the routes validate, call it,
+// and frame what it returns.
 import type { TurnLimits } from '../loop/turn.ts';
 import { closeStaleTurns } from '../store/interrupted.ts';
 import { unpackEvents } from '../store/turn-events.ts';
@@ -257,7 +258,9 @@ export class TurnService {
     const record = APPROVAL_ID.test(approvalId) ? await approvals.get(approvalId) : null;
     if (!record || record.turnId !== turn.id || record.userId !== turn.userId) return { kind: 'not_found' };
     const status = (await this.sessions.getTurn(turn.id))?.status;
-    if (status === 'finished') return { kind: 'conflict', reason: 'ended', approval: record };
+    // Ended, or stopped while the call waited (a pending call of a turn that is not paused any more).
+    if (status === 'finished' || (status !== 'awaiting_approval' && record.status === 'pending'))
+      return { kind: 'conflict', reason: 'ended', approval: record };
     if (record.status === 'expired') return { kind: 'expired', approval: record };
     if (record.status !== 'pending') return { kind: 'conflict', reason: 'decided', approval: record };
     let edit: { arguments: Record<string, unknown>; argsHash: string } | undefined;
