@@ -1,9 +1,11 @@
 // What a call that waits for a person would change, shown before anyone decides (README § Approval):
 // the tool runs once against an overlay of the workspace, which reads the real files and keeps every
-// write and delete to itself, and the diffs it returns are the preview. Only the app's own tools
-// (functions/) that may change something: an MCP tool's effects are elsewhere and cannot be rehearsed,
-// and a read-only tool changes nothing. Memory writes are refused in the rehearsal (the tool fails; no
-// preview). Nothing of it reaches the store.
+// write and delete to itself, and the diffs it returns are the preview. Only a tool that may change
+// something and whose every effect is within the workspace and memory: one of the app's own
+// (functions/) that says `openWorldHint: false` (MCP's "closed world"; the built-in file tools do). A
+// tool that reaches outside (a payment, an email: open world, MCP's default) is never rehearsed, nor an
+// MCP tool, whose effects are elsewhere, nor a read-only one. Memory writes are refused in the rehearsal
+// (the tool fails; no preview). Nothing of it reaches the store.
 import type { FileDiff } from '../vocabulary.ts';
 import type { MemoryStore, WorkspaceFile, WorkspaceStore } from '../store/types.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
@@ -16,7 +18,7 @@ export async function previewDiffs(
   ctx: Omit<ToolContext, 'signal' | 'traceHeaders'>,
   options: { timeoutMs: number; signal: AbortSignal },
 ): Promise<FileDiff[] | undefined> {
-  if (tool.origin || tool.annotations?.readOnlyHint === true) return undefined;
+  if (tool.origin || tool.annotations?.readOnlyHint === true || tool.annotations?.openWorldHint !== false) return undefined;
   const execution = await executeTool(tool, structuredClone(args), { ...ctx, workspace: overlay(ctx.workspace), memory: noMemoryWrites(ctx.memory) }, options);
   return execution.ok && execution.diffs?.length ? execution.diffs : undefined;
 }
