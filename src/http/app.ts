@@ -34,6 +34,7 @@ export function createApp(given: AppDeps): Hono {
   // A per-process secret is fine for one local server, not for several isolates (set TURN_TOKEN_SECRET there).
   const secret = deps.config.turnTokenSecret ?? randomSecret();
   const tokens = new TurnTokens(secret, deps.config.turnTokenTtlS);
+  const signer = new ApprovalSigner(secret);
   const turns = turnService(deps);
   // One process owns its storage (`npm start`): approvals expire by its timer, and at start-up.
   if (deps.singleInstance) turns.watchApprovals();
@@ -66,8 +67,8 @@ export function createApp(given: AppDeps): Hono {
     };
     for (const path of STORAGE_ROUTES) app.use(path, refuse);
   }
-  app.route('/', turnRoutes(deps, tokens, turns));
-  app.route('/', uiChatRoutes(deps, { tokens, turns, signer: new ApprovalSigner(secret) }));
+  app.route('/', turnRoutes(deps, { tokens, turns, signer }));
+  app.route('/', uiChatRoutes(deps, { tokens, turns, signer }));
   app.route('/', sessionRoutes(deps));
   app.route('/', gatewayRoutes(deps));
   app.route('/', toolRoutes(deps));

@@ -102,6 +102,21 @@ describe('approval through useChat (ai 7 in Node)', () => {
     expect((await resumed('approve-1')).status).toBe(204); // ended: nothing to resume
   });
 
+  it("ends a handed-off stream at the pause too (GET /v1/turns/:id/stream?format=ui, what a Worker's Durable Object serves)", async () => {
+    app = await startApp({}, { auth: headerAuth });
+    const { waiting } = await pausedChat('handoff-1');
+    const handle = await fetch(`${app.url}/v1/ui/chat/handoff-1/stream`, { headers: { ...alice, 'x-rebound-handoff': '1' } });
+    expect(handle.status).toBe(200);
+    const { streamUrl } = (await handle.json()) as { streamUrl: string };
+    expect(streamUrl).toMatch(/&format=ui$/);
+    const res = await fetch(`${app.url}${streamUrl}`);
+    const text = await res.text(); // ends: the pause finishes the stream
+    const { chunks, done } = parseUiStream(text);
+    expect(done).toBe(true);
+    expect(chunks.map((c) => c.type).slice(-3)).toEqual(['tool-approval-request', 'finish-step', 'finish']);
+    expect(chunks.find((c) => c.type === 'tool-approval-request')).toMatchObject({ approvalId: waiting.approval.id, signature: waiting.approval.signature });
+  });
+
   it('denies with a reason: the call does not run and the model reads the reason', async () => {
     app = await startApp({}, { auth: headerAuth });
     const { chat, waiting } = await pausedChat('deny-1');

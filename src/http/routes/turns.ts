@@ -13,9 +13,12 @@ import { ApiError } from '../errors.ts';
 import { SSE_HEADERS } from '../sse.ts';
 import { turnStream, type StreamFormat } from '../turn-stream.ts';
 import type { TurnTokens } from '../turn-token.ts';
+import { pausedUiStream } from '../ui-stream/approval-pause.ts';
+import type { ApprovalSigner } from '../ui-stream/approval-signature.ts';
 import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
 import { turnStartOptions, waitUntilFor } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../auth/middleware.ts';
+import type { TurnRecord } from '../../store/types.ts';
 import type { DecisionResult, TurnReader, TurnService } from '../../turns/service.ts';
 
 const TurnRequest = (maxChars: number) =>
@@ -63,7 +66,14 @@ const Decision = z.object({
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
 
-export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService) {
+export interface TurnRoutesOptions {
+  tokens: TurnTokens;
+  turns: TurnService;
+  /** Signs the approval requests of a `format=ui` stream (ui-stream/approval-signature.ts). */
+  signer: ApprovalSigner;
+}
+
+export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesOptions) {
   const app = new Hono<AuthEnv>();
   const schema = TurnRequest(deps.config.maxMessageChars);
   const authenticated = authenticate(deps.auth);
@@ -75,6 +85,12 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService
   }
   const stream = (c: Context, reader: TurnReader, format?: StreamFormat) =>
     turnStream(reader, { keepaliveMs: deps.config.keepaliveMs, stallMs: deps.config.readerStallMs, requestSignal: c.req.raw.signal, format });
+  /** The stream in `format`; a UI message stream (format=ui) ends at a pause for approval, as /v1/ui/chat's does. */
+  const streamAs = (c: Context, reader: TurnReader, { format, turn }: { format: StreamFormat; turn: TurnRecord }) => {
+    if (!format.frame) return stream(c, reader, format);
+    const ui = pausedUiStream(reader, { turn, turns, signer });
+    return stream(c, ui.reader, ui.format);
+  };
 
   /** The turn's record, or 404 for an id that is not a turn's. */
   async function findTurn(id: string) {
@@ -122,13 +138,13 @@ export function turnRoutes(deps: AppDeps, tokens: TurnTokens, turns: TurnService
     if (turn.status === 'pending') {
       if (head) return headOk();
       const live = await turns.claimAndStart(turn, turnStartOptions(c, deps));
-      if (live) return stream(c, turns.liveReader(live, after), format);
+      if (live) return streamAs(c, turns.liveReader(live, after), { format, turn });
     }
     // Started (here, elsewhere, or by a racing request a moment ago) or finished: a reader of its log.
     const reader = await turns.reader(turn, after);
     // A reconnect after the end that has seen everything gets 204, which stops EventSource for good.
     if (!reader) return c.body(null, 204);
-    return head ? headOk() : stream(c, reader, format);
+    return head ? headOk() : streamAs(c, reader, { format, turn });
   });
 
   // Ends a turn early for every reader (done{reason:"aborted"}); only its owner may. Idempotent.

@@ -23,14 +23,13 @@ import { turnHandle, wantsHandle } from '../handoff.ts';
 import { turnStream } from '../turn-stream.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { chatSessionId } from '../ui-stream/chat-session.ts';
-import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
 import { turnStartOptions } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../auth/middleware.ts';
 import { quote } from '../../quote.ts';
 import type { ApprovalRecord, TurnRecord } from '../../store/types.ts';
 import { APPROVAL_ID, argumentsHash } from '../../tools/approval.ts';
 import type { TurnReader, TurnService } from '../../turns/service.ts';
-import { pausingReader } from '../ui-stream/approval-pause.ts';
+import { pausedUiStream } from '../ui-stream/approval-pause.ts';
 import type { ApprovalSigner } from '../ui-stream/approval-signature.ts';
 import { decisionError, MAX_REASON_CHARS } from './turns.ts';
 
@@ -94,13 +93,12 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
   const authenticated = authenticate(deps.auth);
   /** The turn's stream from its first event, ending at a pause for approval; `answered`: a continuation's decisions. */
   const stream = (c: Context, reader: TurnReader, turn: TurnRecord, answered?: Set<string>) => {
-    const control = { signatures: new Map<string, string>(), pauseSeq: null, ...(answered ? { answered } : {}) };
-    const pendingIds = async () => (await turns.pendingApprovals(turn.sessionId)).filter((a) => a.turnId === turn.id).map((a) => a.id);
-    return turnStream(pausingReader(reader, { pendingIds, signer, control }), {
+    const ui = pausedUiStream(reader, { turn, turns, signer, ...(answered ? { answered } : {}) });
+    return turnStream(ui.reader, {
       keepaliveMs: deps.config.keepaliveMs,
       stallMs: deps.config.readerStallMs,
       requestSignal: c.req.raw.signal,
-      format: uiMessageStreamFormat(control),
+      format: ui.format,
     });
   };
 

@@ -5,10 +5,12 @@
 // logs these events after the pause is stored, so a reader finds them pending.) An approval decided
 // already (a replay after the decision) does not stop it: its result follows in the log. On the way it
 // signs each approval request (approval-signature.ts) for the format (mapper.ts) to send.
+import type { TurnRecord } from '../../store/types.ts';
 import { argumentsHash } from '../../tools/approval.ts';
-import type { TurnReader } from '../../turns/service.ts';
+import type { TurnReader, TurnService } from '../../turns/service.ts';
+import type { StreamFormat } from '../turn-stream.ts';
 import type { ApprovalSigner } from './approval-signature.ts';
-import type { UiStreamControl } from './mapper.ts';
+import { type UiStreamControl, uiMessageStreamFormat } from './mapper.ts';
 
 export interface PausingOptions {
   /** The ids of the turn's approvals pending now (the store's word, asked at each approval_required). */
@@ -43,4 +45,18 @@ export function pausingReader(reader: TurnReader, { pendingIds, signer, control 
     },
     left: () => reader.left(),
   };
+}
+
+/**
+ * A turn's UI message stream, wherever it is read (/v1/ui/chat, and GET /v1/turns/:id/stream?format=ui,
+ * where a Worker's Durable Object serves it): the reader ending at a pause for approval, and the format
+ * framing it. `answered`: a continuation's decisions (what its client has already is not sent).
+ */
+export function pausedUiStream(
+  reader: TurnReader,
+  { turn, turns, signer, answered }: { turn: TurnRecord; turns: Pick<TurnService, 'pendingApprovals'>; signer: ApprovalSigner; answered?: Set<string> },
+): { reader: TurnReader; format: StreamFormat } {
+  const control: UiStreamControl = { signatures: new Map(), pauseSeq: null, ...(answered ? { answered } : {}) };
+  const pendingIds = async () => (await turns.pendingApprovals(turn.sessionId)).filter((a) => a.turnId === turn.id).map((a) => a.id);
+  return { reader: pausingReader(reader, { pendingIds, signer, control }), format: uiMessageStreamFormat(control) };
 }
