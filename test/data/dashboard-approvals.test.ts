@@ -1,58 +1,18 @@
-// The dashboard's approval figures on PGlite: the hand-worked fixture plus calls sent to a person
-// (agent_approvals rows, as the loop's pause writes them), with their decisions and times.
+// The dashboard's approval figures on PGlite: the hand-worked fixture plus the calls sent to a person
+// of fixture-approvals.ts (the PostgreSQL + PostgREST suite checks them under RLS too).
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DashboardSource } from '../../src/dashboard/types.ts';
 import { rounded } from './dashboard-checks.ts';
-import { ALL_TIME, DAY_2_HOURLY, USER_A, USER_B } from './fixture.ts';
+import { ALL_TIME, DAY_2_HOURLY, USER_A } from './fixture.ts';
+import { approvalInserts, EXPECTED_APPROVALS_ALL, EXPECTED_APPROVALS_USER_A } from './fixture-approvals.ts';
 import { openFixtureDashboard } from './fixture-dashboard.ts';
-
-/*
- *      turn user tool             status    asked                decided after
- *   a1 T1   A    delete_file      approved  2025-03-01 10:00:00  10 s
- *   a2 T2   A    delete_file      denied    2025-03-01 11:00:00  30 s
- *   a3 T3   A    crm__send_email  approved  2025-03-02 09:00:00  60 s
- *   a4 T4   B    delete_file      expired   2025-03-02 12:00:00  15 min (the clock, not a person)
- *   a5 T4   B    crm__send_email  denied    2025-03-02 12:01:00  20 s
- *   a6 T5   B    delete_file      pending   2025-03-02 12:59:00  -
- * All: 6 asked; 2 approved of the 5 ended = 0.4; decisions 10, 20, 30, 60 s: median 25 s (the expiry
- * is no decision); denied: crm__send_email 1 of 2, delete_file 1 of 4 (a tie: by name).
- * User A: a1..a3, 2 of 3 approved, median of 10, 30, 60 s = 30 s. Day 2: a3..a6, 1 of 3 ended
- * approved, median of 60 and 20 s = 40 s.
- */
-const APPROVALS: Array<[id: string, turn: string, user: string, tool: string, status: string, asked: string, decidedAfterMs: number | null]> = [
-  ['a1', 'T1', USER_A, 'delete_file', 'approved', '2025-03-01T10:00:00Z', 10_000],
-  ['a2', 'T2', USER_A, 'delete_file', 'denied', '2025-03-01T11:00:00Z', 30_000],
-  ['a3', 'T3', USER_A, 'crm__send_email', 'approved', '2025-03-02T09:00:00Z', 60_000],
-  ['a4', 'T4', USER_B, 'delete_file', 'expired', '2025-03-02T12:00:00Z', 900_000],
-  ['a5', 'T4', USER_B, 'crm__send_email', 'denied', '2025-03-02T12:01:00Z', 20_000],
-  ['a6', 'T5', USER_B, 'delete_file', 'pending', '2025-03-02T12:59:00Z', null],
-];
 
 let db: PGlite;
 let dashboard: DashboardSource;
 beforeAll(async () => {
   ({ db, dashboard } = await openFixtureDashboard([]));
-  for (const [id, turn, user, tool, status, asked, after] of APPROVALS) {
-    const at = Date.parse(asked);
-    await db.query(
-      `insert into public.agent_approvals (id, turn_id, session_id, user_id, tool_call_id, tool_name, arguments, args_hash, status, reason, created_at, expires_at, decided_at)
-       values ($1, $2, $3, $4, $5, $6, '{"path": "x"}', 'h', $7, $8, $9, $10, $11)`,
-      [
-        id,
-        turn,
-        `S-${turn}`,
-        user,
-        `call_${id}`,
-        tool,
-        status,
-        status === 'denied' ? 'not now' : null,
-        asked,
-        new Date(at + 900_000).toISOString(),
-        after === null ? null : new Date(at + after).toISOString(),
-      ],
-    );
-  }
+  for (const { text, params } of approvalInserts()) await db.query(text, params);
 });
 afterAll(async () => {
   await db?.close();
@@ -61,34 +21,11 @@ afterAll(async () => {
 describe('the dashboard of approvals', () => {
   it('counts the calls sent to a person, the approval rate of the ended ones, the median time to a decision, denials by tool', async () => {
     const data = await dashboard.load(ALL_TIME, null);
-    expect(rounded(data.approvals)).toEqual({
-      requested: 6,
-      approved: 2,
-      denied: 2,
-      expired: 1,
-      pending: 1,
-      approvalRate: 0.4,
-      medianDecisionMs: 25_000,
-      deniedByTool: [
-        { tool: 'crm__send_email', denied: 1, requested: 2 },
-        { tool: 'delete_file', denied: 1, requested: 4 },
-      ],
-    });
+    expect(rounded(data.approvals)).toEqual(rounded(EXPECTED_APPROVALS_ALL));
   });
 
   it('narrows to a user, a range, and to the loop (the gateway asks nobody)', async () => {
-    expect(rounded((await dashboard.load(ALL_TIME, USER_A)).approvals)).toEqual(
-      rounded({
-        requested: 3,
-        approved: 2,
-        denied: 1,
-        expired: 0,
-        pending: 0,
-        approvalRate: 2 / 3,
-        medianDecisionMs: 30_000,
-        deniedByTool: [{ tool: 'delete_file', denied: 1, requested: 2 }],
-      }),
-    );
+    expect(rounded((await dashboard.load(ALL_TIME, USER_A)).approvals)).toEqual(rounded(EXPECTED_APPROVALS_USER_A));
     expect(rounded((await dashboard.load(DAY_2_HOURLY, null)).approvals)).toMatchObject(
       rounded({ requested: 4, approvalRate: 1 / 3, medianDecisionMs: 40_000 }),
     );

@@ -13,7 +13,8 @@ import { createSupabaseStorage } from '../../src/store/supabase.ts';
 import { anonKey, serviceKey, userToken } from '../support/jwt.ts';
 import { migrate, startPostgres, type PostgresCluster } from '../support/postgres.ts';
 import { edgeClient, restRootFetch, startPostgrest, supabaseClient, type PostgrestServer } from '../support/postgrest.ts';
-import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
+import { checkDashboardAll, checkDashboardUserA, checkViews, rounded } from './dashboard-checks.ts';
+import { approvalInserts, EXPECTED_APPROVALS_ALL, EXPECTED_APPROVALS_USER_A } from './fixture-approvals.ts';
 import { activityRows, turnRows, USER_A, USER_B } from './fixture.ts';
 import {
   checkApprovals,
@@ -156,6 +157,16 @@ describe('the writer through PostgREST, then the dashboard under RLS', () => {
       if (error) throw new Error(error.message);
       return data as Record<string, unknown>[];
     });
+  });
+
+  // Last in this block: the checks above expect the fixture without approvals.
+  it('approvals in the dashboard RPC: RLS gives user A only their calls sent to a person', async () => {
+    for (const { text, params } of approvalInserts()) await pg.sql.unsafe(text, params);
+    const range = { from: '2025-03-01T00:00:00Z', to: '2025-03-03T00:00:00Z', bucket: 'day' as const };
+    const asUser = createSupabaseDashboard({ url: rest.url, publishableKey: keys.anon, fetch: restRootFetch });
+    expect(rounded((await asUser.load(range, null, keys.a)).approvals)).toEqual(rounded(EXPECTED_APPROVALS_USER_A));
+    const all = createSupabaseDashboard({ url: rest.url, publishableKey: keys.anon, serviceClient: service, allowAll: true });
+    expect(rounded((await all.load(range, null)).approvals)).toEqual(rounded(EXPECTED_APPROVALS_ALL));
   });
 
   it('views through user A see only A', async () => {
