@@ -15,7 +15,7 @@ import type { LoggedEvent } from '../vocabulary.ts';
 import type { ApprovalRecord } from '../store/types.ts';
 import { readPaused } from '../loop/paused.ts';
 import { APPROVAL_ID, argumentsHash } from '../tools/approval.ts';
-import { gate, type ToolSpec } from 'rebound-gate';
+import { buildPathIndex, gate, type ToolSpec } from 'rebound-gate';
 import { followPersisted } from './follow-persisted.ts';
 import type { LiveTurn } from './live-turns.ts';
 import type { TurnPlacement } from './placement.ts';
@@ -378,7 +378,10 @@ export class TurnService {
     });
   }
 
-  /** The edited arguments through the gate, against the call's tool (the app's own, or its MCP server's listing). */
+  /**
+   * The edited arguments through the gate, against the call's tool (the app's own, or its MCP server's
+   * listing) and, for a tool that names paths, the turn's workspace.
+   */
   private async gateEdit(
     record: ApprovalRecord,
     args: Record<string, unknown>,
@@ -396,7 +399,10 @@ export class TurnService {
         ok: false,
         message: `The tool "${record.toolName}" is not available now, so edited arguments cannot be checked. Approve the call as it is, or deny it.`,
       };
-    const verdict = gate({ id: record.toolCallId, name: record.toolName, arguments: JSON.stringify(args) }, [strip(spec)]);
+    // Paths are checked against the turn's workspace as the loop checks the model's (a path one letter off is repaired).
+    const workspace = this.options.storage.workspace({ userId: record.userId, sessionId: record.sessionId, turnId: record.turnId });
+    const context = spec.pathParams?.length ? { paths: buildPathIndex((await workspace.list()).map((f) => f.path)) } : {};
+    const verdict = gate({ id: record.toolCallId, name: record.toolName, arguments: JSON.stringify(args) }, [strip(spec)], context);
     if (verdict.verdict === 'blocked') return { ok: false, message: `The edited arguments do not pass the gate: ${verdict.message}` };
     return { ok: true, args: verdict.call.args };
   }

@@ -138,6 +138,28 @@ describe('a call that needs approval', () => {
     });
   });
 
+  it("edited arguments naming a file are checked against the turn's workspace, as the model's are", async () => {
+    const patch = { name: 'patch_file', arguments: '{"path":"notes.txt","search":"hello","replace":"bye"}' };
+    const { app } = await setup((req) => (req.messages.some((m) => m.role === 'tool') ? { text: 'Done.' } : { toolCalls: [WRITE, patch] }), {
+      APPROVAL_TOOLS: 'patch_file',
+    });
+    const { turnId, sessionId, stream } = await startTurn(app);
+    const asked = await stream.until(isEvent('approval_required'));
+    expect(asked.data.name).toBe('patch_file');
+    // The preview is of the workspace as the batch left it: the write ran first.
+    expect(asked.data.diffs).toMatchObject([{ path: 'notes.txt', change: 'modified', added: 1, removed: 1 }]);
+    // A path the workspace does not have: refused with the gate's suggestion, as a model's call is.
+    const missing = await decide(app, turnId, asked.data.approvalId, { approved: true, arguments: { path: 'notes.tx', search: 'hello', replace: 'x' } });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(
+      /do not pass the gate[\s\S]*"notes\.tx" does not exist[\s\S]*Did you mean: "notes\.txt"/,
+    );
+    const near = await decide(app, turnId, asked.data.approvalId, { approved: true, arguments: { path: 'notes.txt', search: 'hello', replace: 'hi' } });
+    expect(near.status).toBe(202);
+    await stream.until(isEvent('done'));
+    expect((await app.deps.storage.workspace({ userId: 'alice', sessionId, turnId }).read('notes.txt'))?.content).toBe('hi\n');
+  });
+
   it('a blocked call never reaches a person: the gate answers the model, no approval is asked', async () => {
     const { app, upstream } = await setup((_req, i) => (i === 0 ? { toolCalls: [{ name: 'write_file', arguments: '{"path":"a.txt"}' }] } : { text: 'Sorry.' }));
     const { stream } = await startTurn(app);
