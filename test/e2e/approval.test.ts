@@ -90,6 +90,17 @@ describe('approval on the chat page', () => {
     await screenshot(page, 'approval-denied');
   });
 
+  it('Stop while waiting ends the turn; the card can no longer be decided', async () => {
+    await askForApproval(app.url);
+    await page.click('#stop');
+    await assistant().locator('.turn-end').waitFor({ timeout: 20_000 });
+    expect(await assistant().locator('.turn-end').textContent()).toMatch(/^aborted/);
+    expect(await deletion().locator('.approval').count()).toBe(0);
+    expect(await deletion().locator('.approve').count()).toBe(0);
+    expect(await deletion().getAttribute('data-approval')).toBe('ended');
+    expect(await deletion().locator('.verdict').first().textContent()).toBe('not decided');
+  });
+
   it('says expired when nobody decided in APPROVAL_TIMEOUT_MS', async () => {
     await askForApproval(late.url);
     await deletion().locator('.approval-badge.expired').waitFor({ timeout: 20_000 });

@@ -333,6 +333,15 @@ export function AssistantView(page) {
     /** @param {string} [text] */
     end(text) {
       endSegment();
+      // A card still waiting when the turn ends (stopped, or ended while it waited) can no longer be decided.
+      for (const entry of tools.values()) {
+        if (!entry.approval) continue;
+        entry.approval.remove();
+        entry.approval = undefined;
+        entry.verdict.className = 'verdict pending';
+        entry.verdict.textContent = 'not decided';
+        entry.card.dataset.approval = 'ended';
+      }
       if (text) add(el('div', 'turn-end', text));
     },
   };
