@@ -320,6 +320,7 @@ export class TurnService {
       return null;
     }
     const decisions = await approvals.forTurn(turnId);
+    const lastSeq = here ? resumed.paused.lastSeq : await this.storedUpTo(turnId, resumed.paused.lastSeq);
     const { agent, limits, placement, alone, tracing } = this.options;
     const live = startTurn({
       turn: resumed.turn,
@@ -329,10 +330,26 @@ export class TurnService {
       waitUntil: options.waitUntil,
       watchForStop: !alone,
       tracing,
-      resume: { paused, decisions, lastSeq: resumed.paused.lastSeq },
+      resume: { paused, decisions, lastSeq },
     });
     this.paused(live); // it may pause again
     return live;
+  }
+
+  /**
+   * Where a turn paused elsewhere goes on in the stored log: after `lastSeq`, when the log holds it. A
+   * process that died between storing its pause and writing its last events (or whose writes failed)
+   * left a shorter log: the continuation then follows the last event stored, so readers, who read the
+   * stored log without gaps, are not left waiting for events that will never come.
+   */
+  private async storedUpTo(turnId: string, lastSeq: number): Promise<number> {
+    const store = this.options.storage.turnEvents;
+    const tail = await store.eventsAfter(turnId, Math.max(0, lastSeq - 1));
+    if (tail.some((row) => row.lastSeq >= lastSeq)) return lastSeq;
+    const rows = await store.eventsAfter(turnId, 0);
+    const stored = rows.reduce((last, row) => Math.max(last, row.lastSeq), 0);
+    console.error(`rebound: turn ${turnId} paused after event ${lastSeq} but its stored log ends at ${stored}; it goes on from there`);
+    return stored;
   }
 
   /**

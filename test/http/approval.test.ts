@@ -10,6 +10,8 @@ import { scriptedApps, type ScriptedApp } from '../support/scripted-app.ts';
 import { openStream, shape, type LiveStream, type SseEvent } from '../support/sse-client.ts';
 import { newApprovalId } from '../../src/tools/approval.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
+import { createMemoryStorage } from '../../src/store/memory.ts';
+import type { TurnEventRow } from '../../src/store/turn-events.ts';
 
 const start = scriptedApps({ APPROVAL_TOOLS: 'write_file', KEEPALIVE_MS: '100' });
 const setup = (script: Script, env: Record<string, string> = {}, deps: Partial<AppDeps> = {}) => start(script, { env, deps: { auth: headerAuth, ...deps } });
@@ -275,5 +277,34 @@ describe('a batch with two calls that wait', () => {
       ['denied', false],
     ]);
     expect(rows.map((r) => r.prompt_tokens)).toEqual([50, 50]);
+  });
+});
+
+describe('a turn that paused on another instance', () => {
+  it('goes on where the decision lands; a log its first process did not finish writing goes on after its last stored event', async () => {
+    const storage = createMemoryStorage();
+    // The first instance dies, as it were, before its approval_required reaches the stored log.
+    const lossy = {
+      ...storage,
+      turnEvents: {
+        ...storage.turnEvents,
+        appendEvents: (rows: TurnEventRow[]) => storage.turnEvents.appendEvents(rows.filter((r) => r.event !== 'approval_required')),
+      },
+    };
+    const first = await setup(writeThenAnswer, {}, { storage: lossy });
+    const second = await setup(writeThenAnswer, {}, { storage });
+    const { turnId, sessionId, stream } = await startTurn(first.app);
+    const asked = await stream.until(isEvent('approval_required'));
+    stream.close();
+    const res = await decide(second.app, turnId, asked.data.approvalId, { approved: true });
+    expect(res.status).toBe(202);
+    const { streamUrl } = (await res.json()) as { streamUrl: string };
+    const read = await openStream(second.app.url + streamUrl);
+    await read.until(isEvent('done'));
+    expect(shape(read.events)).toEqual(['turn_start', 'tool_call', 'tool_result', 'tool_call', 'tool_result', 'text_delta', 'done']);
+    expect(read.events.map((e) => Number(e.id))).toEqual(read.events.map((_, i) => i + 1));
+    expect(read.events[4]!.data).toMatchObject({ name: 'write_file', approval: 'approved', ok: true });
+    expect(second.upstream.requests).toHaveLength(1); // the continuation's model call, on the second instance
+    expect((await storage.workspace({ userId: 'alice', sessionId, turnId }).read('notes.txt'))?.content).toBe('hello\n');
   });
 });
