@@ -10,6 +10,7 @@ import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } f
 import { afterEach, describe, expect, it } from 'vitest';
 import { headerAuth, startApp, type TestApp } from '../support/app-server.ts';
 import { parseUiStream } from '../support/ui-chunks.ts';
+import { createMemoryStorage } from '../../src/store/memory.ts';
 import { NodeChat, partsOf, textOf, toolParts } from './client.ts';
 
 let app: TestApp | undefined;
@@ -115,6 +116,26 @@ describe('approval through useChat (ai 7 in Node)', () => {
     expect(done).toBe(true);
     expect(chunks.map((c) => c.type).slice(-3)).toEqual(['tool-approval-request', 'finish-step', 'finish']);
     expect(chunks.find((c) => c.type === 'tool-approval-request')).toMatchObject({ approvalId: waiting.approval.id, signature: waiting.approval.signature });
+  });
+
+  it('approves after a restart: another process over the same storage takes the response and streams the rest', async () => {
+    const storage = createMemoryStorage();
+    const env = { TURN_TOKEN_SECRET: 'approval-restart-secret-0123456789' };
+    app = await startApp(env, { auth: headerAuth, storage });
+    const { chat, waiting } = await pausedChat('restart-1');
+    await app.close();
+    app = await startApp(env, { auth: headerAuth, storage });
+    // A reload on the new process resumes to the same request, signed the same.
+    const resume = await fetch(`${app.url}/v1/ui/chat/restart-1/stream`, { headers: alice });
+    const again = parseUiStream(await resume.text()).chunks.find((c) => c.type === 'tool-approval-request');
+    expect(again).toMatchObject({ approvalId: waiting.approval.id, signature: waiting.approval.signature });
+    const { status, body } = await postAnswer('restart-1', answered(chat), alice);
+    expect(status).toBe(200);
+    const chunks = parseUiStream(body).chunks;
+    expect(chunks[0]).toMatchObject({ type: 'start', messageId: chat.lastMessage!.id });
+    expect(chunks.find((c) => c.type === 'tool-output-available')).toMatchObject({ toolCallId: waiting.toolCallId, output: { deleted: ['notes/draft.md'] } });
+    expect(chunks.flatMap((c) => (c.type === 'text-delta' ? [c.delta] : [])).join('')).toMatch(/^Approved and done/);
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { reason: 'completed' } });
   });
 
   it('denies with a reason: the call does not run and the model reads the reason', async () => {
