@@ -178,6 +178,10 @@ describe('dashboard page (fixed data)', () => {
     expect(await page.locator('#invented-params').textContent()).toContain('read_file.encoding');
     expect(await page.locator('#invented-params').textContent()).toContain('7 ★');
     expect(await page.locator('#recovery svg.meter').count()).toBe(4);
+    // Approval: the tile, and denials by tool (fake-dashboard.ts: 9 asked, 5 approved, median 18.5 s).
+    expect(await page.locator('.tile', { hasText: 'approvals requested' }).textContent()).toContain('56% approved; median 18.5 s to a decision');
+    expect(await page.locator('#approvals .wide-only rect.bar').count()).toBe(2);
+    expect(await page.locator('#approvals').textContent()).toContain('9 asked: 5 approved, 3 denied, 1 expired, 0 waiting');
     await screenshot(page, 'harness-dashboard');
     await page.emulateMedia({ colorScheme: 'dark' });
     await screenshot(page, 'harness-dashboard-dark');
