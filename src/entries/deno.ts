@@ -29,6 +29,8 @@ export function serveFunction(basePath: `/${string}`): void {
       // A Supabase function is always reachable from the internet; plain Deno knows its bind address.
       local: !edgeRuntime && isLoopbackHost(env.HOST ?? '127.0.0.1'),
       waitUntil: edgeRuntime ? (promise) => edgeRuntime.waitUntil(promise) : undefined,
+      // No timer outlives a request on Supabase: the next request that touches a waiting turn or its session expires it.
+      approvalExpiry: { kind: 'request' },
     }),
   );
   const root = new Hono().route(basePath, app);

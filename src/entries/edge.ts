@@ -30,6 +30,8 @@ export interface EdgePlatform {
   waitUntil?: (promise: Promise<unknown>) => void;
   /** Where turns run: this isolate unless said (a Worker's turn object says itself). */
   placement?: TurnPlacement;
+  /** What expires calls that wait for a person (AppDeps.approvalExpiry): the next request, or a Durable Object's alarm. */
+  approvalExpiry?: AppDeps['approvalExpiry'];
 }
 
 export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
@@ -59,6 +61,7 @@ export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
     auth: auth.auth,
     waitUntil: platform.waitUntil,
     placement: platform.placement ?? inThisProcess(),
+    approvalExpiry: platform.approvalExpiry,
   };
 }
 

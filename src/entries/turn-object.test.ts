@@ -1,25 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HEARTBEAT_MS, MEMORY_HOLD_MS, TurnObject, type ObjectState } from './turn-object.ts';
+import { objectState } from '../../test/support/object-state.ts';
+import { HEARTBEAT_MS, MEMORY_HOLD_MS, TurnObject } from './turn-object.ts';
 
 /** A DurableObjectState's alarm, as workerd keeps it: one scheduled time or none. */
 function alarmState() {
-  const set: number[] = [];
-  let alarm: number | null = null;
-  const state: ObjectState = {
-    storage: {
-      getAlarm: async () => alarm,
-      setAlarm: async (at) => {
-        alarm = at;
-        set.push(at);
-      },
-    },
-  };
+  const held = objectState();
   /** What workerd does when the alarm is due: clear it, then call alarm(). */
   const fire = async (object: TurnObject) => {
-    alarm = null;
+    held.clear();
     await object.alarm();
   };
-  return { state, set, fire, current: () => alarm };
+  return { ...held, fire };
 }
 
 const env = { KEEPALIVE_MS: '10000', TURN_TOKEN_SECRET: 'turn-object-test-secret-0123456789' };
@@ -90,4 +81,53 @@ describe('TurnObject', () => {
     const last = ids(first).at(-1)!;
     expect((await object.fetch(new Request(`http://127.0.0.1:8787${streamUrl}`, { headers: { 'last-event-id': String(last) } }))).status).toBe(204);
   }, 20_000);
+
+  it('expires a call that waits for a person by its alarm, and the turn goes on here', async () => {
+    const alarm = alarmState();
+    const object = new TurnObject(alarm.state, { ...env, APPROVAL_TIMEOUT_MS: '1000' });
+    const created = await object.fetch(
+      new Request('http://127.0.0.1:8787/v1/turns', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'demo approval' }),
+      }),
+    );
+    expect(created.status).toBe(201);
+    const { streamUrl } = (await created.json()) as { streamUrl: string };
+    const read = async (lastEventId?: string) => {
+      const res = await object.fetch(new Request(`http://127.0.0.1:8787${streamUrl}`, { headers: lastEventId ? { 'last-event-id': lastEventId } : {} }));
+      const reader = res.body!.getReader();
+      let text = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text;
+        text += new TextDecoder().decode(value);
+        if (/event: (approval_required|done)\n/.test(text)) {
+          await reader.cancel();
+          return text;
+        }
+      }
+    };
+    const asked = await read();
+    const expiresAt = Date.parse(/"expiresAt":"([^"]+)"/.exec(asked)![1]!);
+    // Paused: the object stores the expiry and its alarm comes no later (the heartbeat may come first).
+    let stored: { at: number; turnId: string } | undefined;
+    for (let i = 0; i < 200 && !stored; i++) {
+      stored = alarm.kept.get('approval-expiry') as typeof stored;
+      if (!stored) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(stored!.at).toBeGreaterThanOrEqual(expiresAt);
+    expect(stored!.at).toBeLessThan(expiresAt + 1_000);
+    expect(alarm.current()!).toBeLessThanOrEqual(stored!.at);
+    // Not due yet: the alarm leaves the call waiting and is set again at the expiry.
+    await alarm.fire(object);
+    expect(alarm.current()).toBe(stored!.at);
+    await new Promise((r) => setTimeout(r, Math.max(0, stored!.at - Date.now()) + 10));
+    await alarm.fire(object);
+    expect(alarm.kept.has('approval-expiry')).toBe(false);
+    const askedId = /event: approval_required\nid: (\d+)/.exec(asked)![1]!;
+    const rest = await read(askedId);
+    expect(rest).toMatch(/^event: tool_result\nid: \d+\ndata: .*"approval":"expired"/m);
+    expect(rest).toMatch(/event: done\n/);
+  }, 30_000);
 });

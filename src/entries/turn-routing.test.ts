@@ -16,6 +16,8 @@ describe('routeFor', () => {
     ['GET', `/v1/turns/${ID}/stream`, { to: 'object', name: ID }],
     ['HEAD', `/v1/turns/${ID}/stream`, { to: 'object', name: ID }],
     ['POST', `/v1/turns/${ID}/stop`, { to: 'object', name: ID }],
+    // A decision on a waiting call: the turn goes on in its object.
+    ['POST', `/v1/turns/${ID}/approvals/apr_0123456789abcdef0123456789abcdef`, { to: 'object', name: ID }],
     ['GET', `/v1/turns/${ID.toUpperCase()}/stream`, { to: 'object', name: ID }],
     // useChat's routes: the Worker creates or finds the chat's turn, its object streams it.
     ['POST', '/v1/ui/chat', { to: 'ui-chat' }],
@@ -25,6 +27,8 @@ describe('routeFor', () => {
     ['OPTIONS', `/v1/turns/${ID}/stream`, { to: 'worker' }],
     ['POST', `/v1/turns/${ID}/stream`, { to: 'worker' }],
     ['GET', `/v1/turns/${ID}/stop`, { to: 'worker' }],
+    ['GET', `/v1/turns/${ID}/approvals/apr_0123456789abcdef0123456789abcdef`, { to: 'worker' }],
+    ['POST', `/v1/turns/${ID}/approvals/apr_1/more`, { to: 'worker' }],
     ['GET', '/v1/turns/not-a-uuid/stream', { to: 'worker' }],
     ['GET', `/v1/turns/${ID}/stream/more`, { to: 'worker' }],
     ['GET', '/v1/chat', { to: 'worker' }],

@@ -2,8 +2,9 @@
 // (turn-object.ts). Every reader of a turn must reach the object that runs it, since only there is the
 // turn live; everything else stays in the Worker, which scales out freely.
 // - Shared storage (Supabase): one object per turn, named by its id. The Worker creates turns
-//   (POST /v1/turns) and serves everything that is not about one turn; a turn's stream and stop go to
-//   its object. POST /v1/chat is both: the Worker creates the turn, then the turn's object streams it.
+//   (POST /v1/turns) and serves everything that is not about one turn; a turn's stream, stop and the
+//   decisions on its waiting calls (POST /v1/turns/:id/approvals/:approvalId) go to its object, where the
+//   turn goes on. POST /v1/chat is both: the Worker creates the turn, then the turn's object streams it.
 //   So are the useChat routes: POST /v1/ui/chat creates the chat's turn and GET /v1/ui/chat/:id/stream
 //   finds its running one in the Worker (a handoff, http/handoff.ts), and the turn's object streams it.
 // - Storage in memory: sessions and turns live in one isolate's memory, so one object ('local') owns
@@ -29,7 +30,7 @@ export type StorageReach = 'shared' | 'isolate';
 export const LOCAL_OBJECT = 'local';
 
 /** Turn ids are UUIDs; anything else stays in the Worker, whose app answers 404 without waking an object. */
-const TURN_ROUTE = /^\/v1\/turns\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/(stream|stop)$/i;
+const TURN_ROUTE = /^\/v1\/turns\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/(stream|stop|approvals\/[^/]+)$/i;
 /** Where useChat({resume: true}) reattaches: the chat id is one path segment. */
 const UI_RESUME_ROUTE = /^\/v1\/ui\/chat\/[^/]+\/stream$/;
 

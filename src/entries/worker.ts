@@ -17,7 +17,15 @@ export default {
     // On Cloudflare's edge a request is routed by its public hostname, so a loopback URL means
     // `wrangler dev` on this machine: the only place the Worker may run without auth settings.
     // The activity flush goes to this request's ctx.waitUntil (Hono's c.executionCtx).
-    app ??= createApp(edgeDeps(stringEnv(env), { name: 'Cloudflare Workers', local: isLoopbackRequest }));
+    // Without the TURNS binding turns run here, and the next request that touches a waiting one expires it;
+    // with it, the turn's object does (its alarm).
+    app ??= createApp(
+      edgeDeps(stringEnv(env), {
+        name: 'Cloudflare Workers',
+        local: isLoopbackRequest,
+        ...(env.TURNS ? {} : { approvalExpiry: { kind: 'request' } as const }),
+      }),
+    );
     const serve = (r: Request) => app!.fetch(r, env, ctx);
     const objects = env.TURNS as ObjectNamespace | undefined;
     if (!objects) {

@@ -38,6 +38,8 @@ export function createApp(given: AppDeps): Hono {
   const turns = turnService(deps);
   // One process owns its storage (`npm start`): approvals expire by its timer, and at start-up.
   if (deps.singleInstance) turns.watchApprovals();
+  // A Durable Object's alarm expires them there: it calls this service.
+  if (deps.approvalExpiry?.kind === 'alarm') deps.approvalExpiry.service(turns);
 
   // Local mode (no auth): the network position is the only credential, so only loopback names (against
   // DNS rebinding) and only POSTs from our own pages or CORS_ORIGINS (against CSRF). With auth, both are
@@ -106,6 +108,7 @@ function turnService(deps: AppDeps): TurnService {
     maxReaders: config.maxReadersPerTurn,
     alone: deps.singleInstance,
     tracing: deps.tracing,
+    approvalExpiry: deps.approvalExpiry,
   });
 }
 

@@ -8,6 +8,7 @@ import type { Tracing } from '../telemetry/index.ts';
 import type { ToolSource } from '../tools/source.ts';
 import type { Tool } from '../tools/types.ts';
 import type { TurnPlacement } from '../turns/placement.ts';
+import type { TurnService } from '../turns/service.ts';
 
 export interface Principal {
   /** The Supabase user id (JWT `sub`), or null in local unauthenticated mode. */
@@ -57,4 +58,11 @@ export interface AppDeps {
   placement?: TurnPlacement;
   /** OpenTelemetry traces (src/telemetry/); createApp makes it from config.tracing when absent, undefined when off. */
   tracing?: Tracing;
+  /**
+   * What expires calls that wait for a person where no timer outlives a request (README § Approval;
+   * absent, Node's timer when singleInstance, else only a late decision): 'request' (Supabase, Deno: the
+   * next request that touches the turn or its session), or a Durable Object's alarm, told of each turn
+   * that pauses there and handed the app's TurnService to call expireApprovals with.
+   */
+  approvalExpiry?: { kind: 'request' } | { kind: 'alarm'; paused(turnId: string): void; service(turns: TurnService): void };
 }

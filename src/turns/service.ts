@@ -44,6 +44,13 @@ export interface TurnServiceOptions {
   alone?: boolean;
   /** OpenTelemetry traces (src/telemetry/): each turn's invoke_agent span starts here. */
   tracing?: Tracing;
+  /**
+   * What expires waiting calls where no timer outlives a request (README § Approval; Node's is
+   * watchApprovals): 'request' (Supabase, Deno), the next request that touches a turn (find) or its
+   * session (openSession, resumable) expires what of it is due first; or an alarm (a Durable Object's),
+   * told of each turn that pauses here (`paused`), which then calls expireApprovals.
+   */
+  approvalExpiry?: { kind: 'request' } | { kind: 'alarm'; paused(turnId: string): void };
 }
 
 /** Per call: keeps the platform alive for the turn (ctx.waitUntil is per request on Workers). */
@@ -109,9 +116,10 @@ export class TurnService {
    * user's), with the turns a killed process left running closed by age, this session's first: its
    * interrupted turn reaches the history before a new one does (src/store/interrupted.ts).
    */
-  async openSession(userId: string | null, sessionId?: string): Promise<string> {
+  async openSession(userId: string | null, sessionId?: string, options: StartOptions = {}): Promise<string> {
     const id = await this.sessions.ensureSession(userId, sessionId);
     await this.closeStale(id);
+    if (sessionId !== undefined) await this.expireOnRequest({ sessionId: id }, options);
     return id;
   }
 
@@ -132,18 +140,28 @@ export class TurnService {
   }
 
   /** A chat's running turn for its user to reattach to, after closing the session's stale turns. */
-  async resumable(userId: string | null, sessionId: string): Promise<Resumable> {
+  async resumable(userId: string | null, sessionId: string, options: StartOptions = {}): Promise<Resumable> {
     const session = await this.sessions.getSession(sessionId);
     if (!session) return { kind: 'none' }; // a chat that never sent a message here: nothing created
     if (session.userId !== userId) return { kind: 'forbidden' };
     // A turn left running by a killed process would otherwise be followed until the sweep of a later turn.
     await this.closeStale(sessionId);
+    await this.expireOnRequest({ sessionId }, options);
     const turn = await this.sessions.runningTurn(sessionId);
     return turn ? { kind: 'running', turn } : { kind: 'none' };
   }
 
-  find(turnId: string): Promise<TurnRecord | null> {
-    return this.sessions.getTurn(turnId);
+  /** The turn, its waits past their expiry expired first where requests are the clock (approvalExpiry 'request'). */
+  async find(turnId: string, options: StartOptions = {}): Promise<TurnRecord | null> {
+    const turn = await this.sessions.getTurn(turnId);
+    if (turn?.status !== 'awaiting_approval' || this.options.approvalExpiry?.kind !== 'request') return turn;
+    const expired = await this.expireApprovals({ turnId }, options);
+    return expired.length > 0 ? await this.sessions.getTurn(turnId) : turn;
+  }
+
+  /** Where requests are the clock: what of this turn or session waits past its expiry is expired, and its turn goes on. */
+  private async expireOnRequest(scope: { sessionId: string }, options: StartOptions): Promise<void> {
+    if (this.options.approvalExpiry?.kind === 'request') await this.expireApprovals(scope, options);
   }
 
   /** Claims a pending turn and starts it through the placement; null when it was claimed already. */
@@ -387,11 +405,15 @@ export class TurnService {
     this.expiry = { at, timer };
   }
 
-  /** A turn paused here: its expiry may come before the armed one. */
+  /** A turn paused here: its expiry may come before the armed one (Node's timer), or the alarm is told. */
   private paused(live: LiveTurn): void {
-    if (!this.watching) return;
+    const { approvalExpiry } = this.options;
+    const alarm = approvalExpiry?.kind === 'alarm' ? approvalExpiry : undefined;
+    if (!this.watching && !alarm) return;
     void live.settled.then(async () => {
-      if (live.paused) await this.armExpiry();
+      if (!live.paused) return;
+      alarm?.paused(live.log.turnId);
+      await this.armExpiry();
     });
   }
 

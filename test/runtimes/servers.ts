@@ -21,6 +21,8 @@ export interface RuntimeServer {
   stop(): Promise<void>;
   /** The process group the runtime runs in (wrangler and workerd under it), for benches that read its CPU time. */
   pgid?: number;
+  /** kill -9 of the whole process group: a crash (a restart test starts another server on the same storage). */
+  kill(): Promise<void>;
 }
 
 interface Spawned {
@@ -164,6 +166,10 @@ export async function startWorkerd(vars: Record<string, string>, options: Worker
       await spawned.stop();
       rmSync(dir, { recursive: true, force: true });
     },
+    kill: async () => {
+      await spawned.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -189,7 +195,7 @@ export async function startDeno(vars: Record<string, string>): Promise<RuntimeSe
   );
   const baseUrl = `http://127.0.0.1:${port}/rebound`;
   await waitHealthy('deno', baseUrl, spawned, 120_000);
-  return { name: 'deno', baseUrl, log: spawned.log, stop: spawned.stop };
+  return { name: 'deno', baseUrl, log: spawned.log, stop: spawned.stop, kill: spawned.kill };
 }
 
 export interface NodeOptions {
@@ -197,7 +203,7 @@ export interface NodeOptions {
   dataDir?: string;
 }
 
-export async function startNode(vars: Record<string, string>, options: NodeOptions = {}): Promise<RuntimeServer & { kill(): Promise<void> }> {
+export async function startNode(vars: Record<string, string>, options: NodeOptions = {}): Promise<RuntimeServer> {
   const port = await freePort();
   // A fresh embedded database per run, never the developer's .data/.
   const dir = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'rebound-node-'));

@@ -3,6 +3,7 @@
 // TURNS binding, turns run in the Durable Object instead (turn-routing.ts says which requests).
 import { describe, expect, it } from 'vitest';
 import worker, { TurnObject } from '../../src/entries/worker.ts';
+import { objectState } from '../support/object-state.ts';
 
 function ctx() {
   const waited: Array<Promise<unknown>> = [];
@@ -37,8 +38,7 @@ describe('src/entries/worker.ts', () => {
 
 describe('src/entries/worker.ts with the TURNS binding', () => {
   it('sends /v1/ to the one object that holds in-memory storage and keeps /health in the Worker', async () => {
-    const alarms: number[] = [];
-    const state = { storage: { getAlarm: async () => alarms.at(-1) ?? null, setAlarm: async (at: number) => void alarms.push(at) } };
+    const { state, set: alarms } = objectState();
     const named: string[] = [];
     const objects = new Map<string, TurnObject>();
     const env = {
@@ -70,8 +70,7 @@ describe('src/entries/worker.ts with the TURNS binding', () => {
   }, 20_000);
 
   it('a turn object on a deployment with auth but no storage settings refuses the turn routes (503) and holds nothing', async () => {
-    const alarms: number[] = [];
-    const state = { storage: { getAlarm: async () => alarms.at(-1) ?? null, setAlarm: async (at: number) => void alarms.push(at) } };
+    const { state, set: alarms } = objectState();
     const object = new TurnObject(state, { REBOUND_JWT_SECRET: 'worker-entry-test-jwt-secret-of-32-chars', KEEPALIVE_MS: '1000' });
     const res = await object.fetch(chat('https://rebound.example.workers.dev'));
     expect(res.status).toBe(503);

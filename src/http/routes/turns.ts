@@ -92,22 +92,22 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
     return stream(c, ui.reader, ui.format);
   };
 
-  /** The turn's record, or 404 for an id that is not a turn's. */
-  async function findTurn(id: string) {
-    const turn = z.uuid().safeParse(id).success ? await turns.find(id) : null;
+  /** The turn's record, or 404 for an id that is not a turn's (where requests are the clock, its due waits expired first). */
+  async function findTurn(c: Context, id: string) {
+    const turn = z.uuid().safeParse(id).success ? await turns.find(id, { waitUntil: waitUntilFor(c, deps) }) : null;
     if (!turn) throw notFound(id);
     return turn;
   }
 
-  async function createTurn(userId: string | null, body: z.infer<typeof schema>) {
+  async function createTurn(c: Context, userId: string | null, body: z.infer<typeof schema>) {
     // Another user's sessionId: SessionForbiddenError, a 403 (toApiError).
-    const sessionId = await turns.openSession(userId, body.sessionId);
+    const sessionId = await turns.openSession(userId, body.sessionId, { waitUntil: waitUntilFor(c, deps) });
     return turns.createTurn({ sessionId, userId, message: body.message });
   }
 
   app.post('/v1/chat', authenticated, async (c) => {
     const body = await readJson(c, schema);
-    const turn = await createTurn(c.get('principal').userId, body);
+    const turn = await createTurn(c, c.get('principal').userId, body);
     const live = await turns.claimAndStart(turn, turnStartOptions(c, deps));
     if (!live) throw new ApiError(409, 'conflict', 'The turn was already started.');
     return stream(c, turns.liveReader(live, 0));
@@ -115,13 +115,13 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
 
   app.post('/v1/turns', authenticated, async (c) => {
     const body = await readJson(c, schema);
-    const turn = await createTurn(c.get('principal').userId, body);
+    const turn = await createTurn(c, c.get('principal').userId, body);
     const streamUrl = await streamUrlOf(c, '/v1/turns', turn);
     return c.json({ turnId: turn.id, sessionId: turn.sessionId, streamUrl }, 201);
   });
 
   app.get('/v1/turns/:id/stream', async (c) => {
-    const turn = await findTurn(c.req.param('id'));
+    const turn = await findTurn(c, c.req.param('id'));
     const check = await tokens.verify(c.req.query('token'), turn.id, turn.userId);
     if (!check.ok) throw new AuthError(check.message, { status: check.status });
     const after = lastEventId(c.req.header('last-event-id'), c.req.query('lastEventId'));
@@ -149,7 +149,7 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
 
   // Ends a turn early for every reader (done{reason:"aborted"}); only its owner may. Idempotent.
   app.post('/v1/turns/:id/stop', authenticated, async (c) => {
-    const turn = await findTurn(c.req.param('id'));
+    const turn = await findTurn(c, c.req.param('id'));
     if (turn.userId !== c.get('principal').userId) throw new ApiError(403, 'forbidden', 'This turn belongs to another user.');
     if ((await turns.stop(turn, { waitUntil: waitUntilFor(c, deps) })) === 'finished') {
       throw new ApiError(409, 'conflict', 'This turn has already finished: there is nothing to stop. Its stream still replays it.');
@@ -159,7 +159,7 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
 
   // A person's decision on a call that waits (README § Approval): only the turn's user, once, before it expires.
   app.post('/v1/turns/:id/approvals/:approvalId', authenticated, async (c) => {
-    const turn = await findTurn(c.req.param('id'));
+    const turn = await findTurn(c, c.req.param('id'));
     const approvalId = c.req.param('approvalId');
     const body = await readJson(c, Decision);
     const result = await turns.decide(

@@ -23,7 +23,7 @@ import { turnHandle, wantsHandle } from '../handoff.ts';
 import { turnStream } from '../turn-stream.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { chatSessionId } from '../ui-stream/chat-session.ts';
-import { turnStartOptions } from '../wait-until.ts';
+import { turnStartOptions, waitUntilFor } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../auth/middleware.ts';
 import { quote } from '../../quote.ts';
 import type { ApprovalRecord, TurnRecord } from '../../store/types.ts';
@@ -108,7 +108,7 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
     const typed = body.trigger === 'submit-message' && !responses ? userText(body, deps.config.maxMessageChars) : null;
     const { userId } = c.get('principal');
     // SessionForbiddenError: a 403 (toApiError). As on every turn creation, stale turns are closed, this chat's first.
-    const sessionId = await turns.openSession(userId, await chatSessionId(userId, body.id));
+    const sessionId = await turns.openSession(userId, await chatSessionId(userId, body.id), { waitUntil: waitUntilFor(c, deps) });
     if (responses) {
       const { turn, answered } = await decideResponses(c, { sessionId, userId, responses });
       const reader = await turns.reader(turn, 0);
@@ -136,7 +136,7 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
     const id = chatId.safeParse(c.req.param('id'));
     if (!id.success) throw new ApiError(400, 'invalid_request', `Invalid chat id: ${id.error.issues[0]!.message}.`);
     const { userId } = c.get('principal');
-    const found = await turns.resumable(userId, await chatSessionId(userId, id.data));
+    const found = await turns.resumable(userId, await chatSessionId(userId, id.data), { waitUntil: waitUntilFor(c, deps) });
     if (found.kind === 'forbidden') throw new ApiError(403, 'forbidden', 'This chat belongs to another user.');
     if (found.kind === 'none') return c.body(null, 204);
     if (wantsHandle(c)) return c.json(await turnHandle(c, found.turn, { tokens, route: '/v1/ui/chat', format: 'ui' }), 200);
