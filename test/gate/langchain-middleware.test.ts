@@ -65,4 +65,37 @@ describe('rebound-gate/langchain: reboundMiddleware', () => {
     expect(told?.tool_call_id).toBe('call_1');
     expect(JSON.parse(told!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
   });
+
+  it('an answer with a valid call and a blocked one: the valid one runs once, the re-ask names only the blocked one (as the gateway asks)', async () => {
+    const oneOfTwo: Script = (_req, i) => {
+      if (i === 0) {
+        return {
+          toolCalls: [
+            { id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris","days":2}' },
+            { id: 'call_b', name: 'get_weather', arguments: '{"city":"Rome"}' },
+          ],
+        };
+      }
+      if (i === 1) return { toolCalls: [{ id: 'call_c', name: 'get_weather', arguments: '{"city":"Rome","days":1}' }] };
+      return { text: 'Sunny.' };
+    };
+    const { ran, requests } = await run(oneOfTwo, true);
+    expect(ran).toHaveLength(2);
+    expect(ran).toEqual(
+      expect.arrayContaining([
+        { city: 'Paris', days: 2 },
+        { city: 'Rome', days: 1 },
+      ]),
+    );
+    const [assistant, told, ...more] = requests[1]!.messages.slice(1);
+    expect(assistant).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_b' }] });
+    expect((assistant as { tool_calls: unknown[] }).tool_calls).toHaveLength(1);
+    expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_b' });
+    expect(JSON.parse(told!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
+    expect(more).toEqual([]);
+    // The agent's next request answers both calls that ran, under their ids: call_a from the first answer, call_c from the retry.
+    const results = requests[2]!.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
+    expect(results.sort()).toEqual(['call_a', 'call_c']);
+    expect(requests).toHaveLength(3);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callsFinish, gatedTextCalls, HeldAnswer, type HeldAnswerOptions, sameCall } from './held-answer.ts';
+import { callsFinish, gatedTextCalls, HeldAnswer, type HeldAnswerOptions, sameCall, splitCalls } from './held-answer.ts';
 import { extractTextCalls } from './text-calls.ts';
 import { toolSpec } from './tools.ts';
 import { gate } from './index.ts';
@@ -97,6 +97,15 @@ describe('HeldAnswer: what a gating host shows of a streamed answer, and when', 
     const last = held({ last: true });
     last.pushText(text);
     expect(last.end()).toEqual({ show: text, found: [], visibleText: text });
+  });
+
+  it('splitCalls: a call that passes goes out unless an earlier attempt sent it; a blocked one is what a re-ask names', () => {
+    const sent = [call('{"city":"Paris"}')];
+    const answer = [call('{"city":"Paris"}'), call('{"city":"Rome"}'), call('{}'), call('{"city":"Rome"}')];
+    const split = splitCalls(answer, { accepted: (c) => c.ok, sent: (c) => sent.some((s) => sameCall(s, c)) });
+    // Two equal calls of the same answer both go: only a repeat of an earlier attempt's call is dropped.
+    expect(split.going.map((c) => c.arguments)).toEqual(['{"city":"Rome"}', '{"city":"Rome"}']);
+    expect(split.blocked.map((c) => c.arguments)).toEqual(['{}']);
   });
 
   it('sameCall: the same tool with arguments equal as JSON values', () => {

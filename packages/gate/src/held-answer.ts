@@ -11,8 +11,10 @@
 //   (on the last attempt only when all would pass: the unchanged text is the fallback) and the text
 //   without them is what is left to show.
 // The pieces around it, also one way for both: `gatedTextCalls` (the calls written into a text, gated,
-// with fresh ids), `sameCall` (a retry repeats a call: same tool, the same arguments as JSON values) and
-// `callsFinish` (when the answer's finish must say "tool calls" rather than the model's own reason).
+// with fresh ids), `sameCall` (a retry repeats a call: same tool, the same arguments as JSON values),
+// `callsFinish` (when the answer's finish must say "tool calls" rather than the model's own reason) and
+// `splitCalls`, the re-ask policy every adapter applies to a whole answer (the LangChain and Agents
+// adapters, the AI SDK's doGenerate): the calls that pass go out, only the blocked ones are re-asked.
 import { deepEqual } from './schema/schema-compile.ts';
 import { extractTextCalls } from './text-calls.ts';
 import { TextHold } from './text-hold.ts';
@@ -106,6 +108,28 @@ export function gatedTextCalls<G>(
  */
 export function callsFinish(out: readonly { embedded: boolean }[], lastSentCalls: boolean): boolean {
   return out.length > 0 && (!lastSentCalls || out.some((c) => c.embedded));
+}
+
+export interface SplitCalls<G> {
+  /** The calls that go out now: accepted, and not a retry's repeat of one already out. */
+  going: G[];
+  /** The blocked calls: a re-ask names these only (the answer's text, these calls, the gate's message as each one's result); with no retry left they go out as the model wrote them. */
+  blocked: G[];
+}
+
+/**
+ * One answer's gated calls under the re-ask policy of the gateway and every adapter: a call that passes
+ * (as written or repaired) goes out, unless it repeats one an earlier attempt sent (`sent`, by
+ * `sameCall`); a blocked call waits for the re-ask.
+ */
+export function splitCalls<G>(calls: readonly G[], o: { accepted: (call: G) => boolean; sent: (call: G) => boolean }): SplitCalls<G> {
+  const going: G[] = [];
+  const blocked: G[] = [];
+  for (const call of calls) {
+    if (!o.accepted(call)) blocked.push(call);
+    else if (!o.sent(call)) going.push(call);
+  }
+  return { going, blocked };
 }
 
 /** The same call twice (a retry repeating one that went out): the same tool, and arguments equal as JSON values. */

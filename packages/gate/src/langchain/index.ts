@@ -1,16 +1,21 @@
 // rebound-gate/langchain: the gate as a LangChain.js createAgent middleware (createMiddleware with
 // wrapModelCall). Each model answer's tool_calls (and its invalid_tool_calls, whose arguments did not
-// parse) are gated against the request's tools: a repaired call goes on repaired under the same id; an
-// answer with a blocked call is re-asked up to `retries` times (default 1) with the gate's error as a
-// ToolMessage for that call (the gateway's conversation shape), so the agent loop goes on from a call it
-// can run; still blocked, the answer goes on as the model gave it. wrapModelCall rather than afterModel:
+// parse) are gated against the request's tools, with the re-ask policy of Rebound's gateway and the other
+// adapters (splitCalls): a call that passes goes on, repaired under the same id if it was; when a call is
+// blocked, the model is asked again for the blocked calls only, up to `retries` times (default 1): the
+// answer's text and those calls, then the gate's error as a ToolMessage for each (the gateway's
+// conversation shape). The retry's calls join the ones that went on (one repeating them is dropped), or
+// its text when it sends none. Still blocked, a call goes on as the model gave it, and a re-ask that fails
+// leaves the answer as it stood: never worse than no middleware. wrapModelCall rather than afterModel:
 // it sees the request's tools and can re-ask the model itself. `langchain` and `@langchain/core` are
 // optional peer dependencies, used only by this subpath.
-import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, type InvalidToolCall, mergeContent, mergeUsageMetadata, type ToolCall, ToolMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { createMiddleware } from 'langchain';
-import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
+import { blockedToolResult } from '../blocked-result.ts';
+import { parseOrText, sameCall, splitCalls } from '../held-answer.ts';
 import { compileTools } from '../index.ts';
+import { isPlainObject } from '../plain-object.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { JSONSchema, Verdict } from '../types.ts';
 
@@ -18,8 +23,6 @@ export interface ReboundLangChainOptions {
   /** Re-asks of the model for an answer with a blocked call (default 1; 0: never). */
   retries?: number;
 }
-
-type Blocked = Extract<Verdict, { verdict: 'blocked' }>;
 
 function toolsOf(tools: readonly unknown[]): CompiledTools | undefined {
   const specs = tools.flatMap((t) => {
@@ -31,42 +34,40 @@ function toolsOf(tools: readonly unknown[]): CompiledTools | undefined {
   return specs.length ? compileTools(specs) : undefined;
 }
 
-interface Gated {
-  message: AIMessage;
-  blocked: Array<{ id: string; name: string; verdict: Blocked }>;
+/** One call of an answer as the model gave it, and the gate's verdict on it. */
+interface GatedCall {
+  written: { kind: 'call'; call: ToolCall } | { kind: 'invalid'; call: InvalidToolCall };
+  verdict: Verdict;
 }
 
-function gateMessage(tools: CompiledTools, message: AIMessage): Gated {
-  const blocked: Gated['blocked'] = [];
-  const proposed = [
-    ...(message.tool_calls ?? []).map((c) => ({ id: c.id ?? '', name: c.name, text: JSON.stringify(c.args) })),
-    ...(message.invalid_tool_calls ?? []).map((c) => ({ id: c.id ?? '', name: c.name ?? '', text: c.args ?? '' })),
+function gateCalls(tools: CompiledTools, message: AIMessage): GatedCall[] {
+  const check = (id: string | undefined, name: string | undefined, text: string) => tools.check({ id: id ?? '', name: name ?? '', arguments: text });
+  return [
+    ...(message.tool_calls ?? []).map(
+      (call): GatedCall => ({ written: { kind: 'call', call }, verdict: check(call.id, call.name, JSON.stringify(call.args)) }),
+    ),
+    ...(message.invalid_tool_calls ?? []).map(
+      (call): GatedCall => ({ written: { kind: 'invalid', call }, verdict: check(call.id, call.name, call.args ?? '') }),
+    ),
   ];
-  if (proposed.length === 0) return { message, blocked };
-  const calls = proposed.map((c) => {
-    const v = tools.check({ id: c.id, name: c.name, arguments: c.text });
-    if (v.verdict === 'blocked') {
-      blocked.push({ id: c.id, name: c.name, verdict: v });
-      let args: Record<string, unknown> = {};
-      try {
-        args = JSON.parse(c.text) as Record<string, unknown>;
-      } catch {}
-      return { id: c.id, name: c.name, args, type: 'tool_call' as const };
-    }
-    return { id: c.id, name: v.call.name, args: v.call.args, type: 'tool_call' as const };
-  });
-  if (blocked.length > 0) return { message, blocked };
-  return {
-    message: new AIMessage({
-      id: message.id,
-      content: message.content,
-      tool_calls: calls,
-      response_metadata: message.response_metadata,
-      usage_metadata: message.usage_metadata,
-    }),
-    blocked,
-  };
 }
+
+const accepted = (g: GatedCall): boolean => g.verdict.verdict !== 'blocked';
+
+/** The call as it goes on: repaired under the same id, or as the model wrote it (arguments that did not parse: `{}`). */
+function toolCall(g: GatedCall): ToolCall {
+  const { written: w, verdict: v } = g;
+  if (v.verdict !== 'blocked') return { id: w.call.id, name: v.call.name, args: v.call.args, type: 'tool_call' };
+  if (w.kind === 'call') return w.call;
+  const args = parseOrText(w.call.args ?? '');
+  return { id: w.call.id, name: w.call.name ?? '', args: isPlainObject(args) ? args : {}, type: 'tool_call' };
+}
+
+/** The same call as one already out (sameCall on the calls as they go on). */
+const wire = (g: GatedCall) => {
+  const c = toolCall(g);
+  return { name: c.name, arguments: JSON.stringify(c.args) };
+};
 
 export function reboundMiddleware(options: ReboundLangChainOptions = {}) {
   const retries = options.retries ?? 1;
@@ -76,22 +77,42 @@ export function reboundMiddleware(options: ReboundLangChainOptions = {}) {
       const tools = toolsOf(request.tools ?? []);
       const first = await handler(request);
       if (!tools || !AIMessage.isInstance(first)) return first;
-      let gated = gateMessage(tools, first);
+      let answer = first;
+      let content = first.content;
+      let usage = first.usage_metadata;
       let messages = request.messages;
-      for (let attempt = 0; gated.blocked.length > 0 && attempt < retries; attempt++) {
-        const answer = gated.message;
-        const told = [...(answer.tool_calls ?? []), ...(answer.invalid_tool_calls ?? [])].map((c) => {
-          const b = gated.blocked.find((x) => x.id === c.id);
-          const content = JSON.stringify(b ? blockedToolResult(b.verdict) : NOT_RUN_RESULT);
-          return new ToolMessage({ tool_call_id: c.id ?? '', name: c.name ?? '', content });
-        });
-        const asked = new AIMessage({ content: answer.content, tool_calls: (answer.tool_calls ?? []).map((c) => ({ ...c })) });
-        messages = [...messages, asked, ...told];
-        const next = await handler({ ...request, messages });
-        if (!AIMessage.isInstance(next)) return next;
-        gated = gateMessage(tools, next);
+      const out: GatedCall[] = [];
+      for (let attempt = 0; ; attempt++) {
+        const calls = gateCalls(tools, answer);
+        if (attempt === 0 && calls.every((g) => g.verdict.verdict === 'pass' && g.written.kind === 'call')) return first;
+        const { going, blocked } = splitCalls(calls, { accepted, sent: (g) => out.some((o) => sameCall(wire(o), wire(g))) });
+        if (attempt > 0 && calls.length === 0) content = mergeContent(content, answer.content);
+        out.push(...going);
+        let next: unknown = null;
+        if (blocked.length > 0 && attempt < retries) {
+          const told = blocked.map((g) => {
+            const v = g.verdict as Extract<Verdict, { verdict: 'blocked' }>;
+            return new ToolMessage({ tool_call_id: g.written.call.id ?? '', name: g.written.call.name ?? '', content: JSON.stringify(blockedToolResult(v)) });
+          });
+          messages = [...messages, new AIMessage({ content: answer.content, tool_calls: blocked.map(toolCall) }), ...told];
+          next = await Promise.resolve()
+            .then(() => handler({ ...request, messages }))
+            .catch(() => null);
+        }
+        if (!AIMessage.isInstance(next)) {
+          // No retry (none left, or it failed): the calls still blocked go on as the model wrote them.
+          return new AIMessage({
+            id: first.id,
+            content,
+            tool_calls: [...out.map(toolCall), ...blocked.flatMap((g) => (g.written.kind === 'call' ? [g.written.call] : []))],
+            invalid_tool_calls: blocked.flatMap((g) => (g.written.kind === 'invalid' ? [g.written.call] : [])),
+            response_metadata: answer.response_metadata,
+            usage_metadata: usage,
+          });
+        }
+        answer = next;
+        usage = answer.usage_metadata && usage ? mergeUsageMetadata(usage, answer.usage_metadata) : (usage ?? answer.usage_metadata);
       }
-      return gated.message;
     },
   });
 }
