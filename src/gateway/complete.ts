@@ -4,7 +4,7 @@
 // counted twice, a retry's text is kept only when it answers without a call, and calls still blocked
 // after the last attempt go out as the model wrote them.
 import { accepted, gateProposed, outcomeOf, textCalls, wireCall, type GatedCall, type Outcome } from './gated-call.ts';
-import { isPlainObject, sameCall } from 'rebound-gate';
+import { isPlainObject, sameCall, splitCalls } from 'rebound-gate';
 import { openAIError } from './errors.ts';
 import { buildCompletion } from './response.ts';
 import { blockedOf, retryMessages, shouldRetry } from './retry.ts';
@@ -93,7 +93,8 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
     }
     run.record(calls, attempt, { text: visible, usage: json.usage });
     usage = addUsage(usage, json.usage);
-    for (const g of calls) if (accepted(g) && !(attempt > 1 && delivered.some((d) => sameCall(wireCall(d), wireCall(g))))) delivered.push(g);
+    // The re-ask policy (splitCalls): the calls that pass go out, but a retry's repeat of one already out.
+    delivered.push(...splitCalls(calls, { accepted, sent: (g) => delivered.some((d) => sameCall(wireCall(d), wireCall(g))) }).going);
     if (calls.some((g) => g.verdict.verdict === 'repaired')) changed = true;
     if (attempt === 1) content = visible;
     else if (calls.length === 0 && visible) content = (content ?? '') + visible;

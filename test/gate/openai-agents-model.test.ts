@@ -147,6 +147,44 @@ describe('rebound-gate/openai-agents: reboundModel', () => {
     expect(s.ran).toEqual([]);
   });
 
+  it('an answer with a valid call and a blocked one: the valid one runs once, the re-ask names only the blocked one (as the gateway asks), streamed or not', async () => {
+    const oneOfTwo: Script = (_req, i) => {
+      if (i === 0) {
+        return {
+          toolCalls: [
+            { id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris","days":2}' },
+            { id: 'call_b', name: 'get_weather', arguments: '{"city":"Rome"}' },
+          ],
+        };
+      }
+      if (i === 1) return { toolCalls: [{ id: 'call_c', name: 'get_weather', arguments: '{"city":"Rome","days":1}' }] };
+      return { text: 'Sunny.' };
+    };
+    for (const stream of [false, true]) {
+      const s = await setup(oneOfTwo, true);
+      const r = stream ? await run(s.agent, 'Weather in Paris and Rome?', { stream: true }) : await run(s.agent, 'Weather in Paris and Rome?');
+      if ('completed' in r) {
+        for await (const _ of r);
+        await r.completed;
+      }
+      expect(s.ran).toEqual([
+        { city: 'Paris', days: 2 },
+        { city: 'Rome', days: 1 },
+      ]);
+      expect(r.finalOutput).toBe('Sunny.');
+      const msgs = s.requests[1]!.messages;
+      const [assistant, result, ...more] = msgs.slice(msgs.findIndex((m) => m.role === 'assistant'));
+      expect(assistant?.tool_calls).toMatchObject([{ id: 'call_b', function: { arguments: '{"city":"Rome"}' } }]);
+      expect(assistant?.tool_calls).toHaveLength(1);
+      expect(result).toMatchObject({ role: 'tool', tool_call_id: 'call_b' });
+      expect(JSON.parse(result!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
+      expect(more).toEqual([]);
+      expect(r.newItems.filter((i) => i.type === 'tool_call_item').map((i) => (i.rawItem as { callId: string }).callId)).toEqual(['call_a', 'call_c']);
+      expect(s.requests).toHaveLength(3);
+      expect(r.state.usage.requests).toBe(3);
+    }
+  });
+
   it('a handoff call passes untouched and a misspelt one is repaired: the other agent answers; without it the misspelt one stops the run', async () => {
     const handingOff =
       (name: string): Script =>

@@ -2,8 +2,8 @@
 // (its tool message), its gateway (the tool message of a re-ask) and the adapters (the tool result of a
 // re-ask). The gate's message and suggestions, the nearest folder's listing for a missing path, and what
 // the host adds of its own: a note after the message (the loop breaker's escalation of a repeat) and the
-// tool's parameters with one valid example. For a call that passed in an answer an adapter re-asks for,
-// NOT_RUN_RESULT says it was not run because another call of the same answer was blocked.
+// tool's parameters with one valid example. A call that passed is never re-asked (splitCalls in
+// held-answer.ts: it goes out), so nothing is said of it.
 import type { JSONSchema, Verdict } from './types.ts';
 
 /** A type alias, not an interface: JSON value types (the AI SDK's JSONValue) take it as it is. */
@@ -32,6 +32,3 @@ export function blockedToolResult(v: Extract<Verdict, { verdict: 'blocked' }>, a
     ...also?.shown,
   };
 }
-
-/** What the model is told of a call that passed in an answer the adapter re-asks for. */
-export const NOT_RUN_RESULT: BlockedToolResult = { ok: false, error: 'Not run: another call of the same answer was blocked. Send all the calls again.' };

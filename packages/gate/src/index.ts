@@ -24,7 +24,7 @@ export type * from './types.ts';
 export { DESTRUCTIVE_WORDS, isDestructive } from './annotations.ts';
 // The rest of the public surface: what a host (Rebound's server, a framework adapter) needs besides the
 // verdict. Everything else under src/ is the package's own and may change without notice.
-export { type BlockedNote, type BlockedToolResult, blockedToolResult, NOT_RUN_RESULT } from './blocked-result.ts';
+export { type BlockedNote, type BlockedToolResult, blockedToolResult } from './blocked-result.ts';
 export { bound } from './bounded.ts';
 export { checkContent } from './content/content.ts';
 export {
@@ -35,6 +35,8 @@ export {
   type HeldAnswerEnd,
   type HeldAnswerOptions,
   sameCall,
+  type SplitCalls,
+  splitCalls,
 } from './held-answer.ts';
 export { jsonText } from './json/json-text.ts';
 export { MAX_ARGUMENTS_CHARS, MAX_ENUM_VALUES, MAX_NESTING_DEPTH, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './limits.ts';

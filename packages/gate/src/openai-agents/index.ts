@@ -1,18 +1,23 @@
 // rebound-gate/openai-agents: the gate as a wrapper around an OpenAI Agents SDK `Model` (the Chat
 // Completions model, the Responses model, any `Model`), or around a `ModelProvider`. Each answer's
 // function_call items are gated against the request's function tools and handoffs (their JSON Schema
-// parameters) before the agent loop sees them: a repaired call goes on repaired under the same call id;
-// an answer with a blocked call is re-asked up to `retries` times (default 1) with the gate's message as
-// that call's function_call_result (the gateway's conversation shape, blocked-result.ts), and goes on as
-// the model gave it if it is still blocked: never worse than no adapter. An answer with no function call
-// whose text writes calls gets them as function calls (text-calls.ts), as the gateway takes them.
+// parameters) before the agent loop sees them, with the re-ask policy of Rebound's gateway and the other
+// adapters (splitCalls): a call that passes goes on, repaired under the same call id if it was; when a
+// call is blocked, the model is asked again for the blocked calls only, up to `retries` times (default
+// 1): the answer's items with only those calls, then the gate's message as each one's
+// function_call_result (blocked-result.ts). The retry's calls join the ones that went on (one repeating
+// them is dropped), or its text when it sends none. Still blocked, a call goes on as the model gave it,
+// and a re-ask that fails leaves the answer as it stood: never worse than no adapter. An answer with no
+// function call whose text writes calls gets them as function calls (text-calls.ts), as the gateway
+// takes them.
 // Why a Model wrapper and not a tool input guardrail: a guardrail can only allow or reject a call, and
 // it runs only once the SDK has found the tool, so it can neither rename a misspelt tool (the SDK
 // stops the run first: "Tool … not found in agent") nor pass `3` where the model wrote "3"; the Model
 // is the one seam that sees the whole answer and the request's tools and can re-ask the model.
 // In a stream, the SDK runs the calls of the response_done event only: that event is held and emitted
-// gated; the text deltas go out as the gateway shows text (HeldAnswer: held from where a call may be
-// written into it, a re-ask's at its end); the raw `model` events stay the provider's own, as they came.
+// gated (with every attempt's calls that went on); the text deltas go out as the gateway shows text
+// (HeldAnswer: held from where a call may be written into it, a re-ask's at its end); the raw `model`
+// events stay the provider's own, as they came.
 // Not gated: a request whose tool set the SDK does not list in full (deferred tools, a prompt template's
 // tools), calls under a namespace; not re-asked: a request that continues a stored response or
 // conversation (previousResponseId, conversationId) and an answer with hosted, computer or shell calls.
@@ -28,8 +33,8 @@ import type {
   StreamEvent,
   StreamEventResponseCompleted,
 } from '@openai/agents';
-import { blockedToolResult, NOT_RUN_RESULT } from '../blocked-result.ts';
-import { HeldAnswer } from '../held-answer.ts';
+import { blockedToolResult } from '../blocked-result.ts';
+import { HeldAnswer, sameCall, splitCalls } from '../held-answer.ts';
 import { compileTools } from '../index.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { JSONSchema, Verdict } from '../types.ts';
@@ -42,6 +47,7 @@ export interface ReboundAgentsOptions {
 
 type Blocked = Extract<Verdict, { verdict: 'blocked' }>;
 type UsageData = StreamEventResponseCompleted['response']['usage'];
+type DoneItem = StreamEventResponseCompleted['response']['output'][number];
 
 /** The request's function tools and handoffs as the gate reads them; undefined: not gated. */
 function toolsOf(request: ModelRequest): CompiledTools | undefined {
@@ -85,16 +91,37 @@ function canReask(output: readonly AgentOutputItem[]): boolean {
   return output.every((item) => REASKABLE.has(item.type));
 }
 
-/** The request for a re-ask: its input, the answer, then one function_call_result per call. */
+const isCall = (item: AgentOutputItem): item is FunctionCallItem => item.type === 'function_call';
+
+/**
+ * An answer's items under the re-ask policy (splitCalls), against `out`, what earlier attempts put out:
+ * `going` is what it adds (the first answer: all but its blocked calls; a retry: its calls that pass and
+ * do not repeat one out, or its items when it sends no call), `blocked` its blocked calls as written.
+ */
+function settle<T extends AgentOutputItem>(gated: Gated<T>, out: readonly AgentOutputItem[], first: boolean): { going: T[]; blocked: T[] } {
+  const calls = gated.output.flatMap((item) => (isCall(item) ? [item] : []));
+  const split = splitCalls(calls, {
+    accepted: (c) => !gated.blocked.some((b) => b.callId === c.callId),
+    sent: (c) => out.some((o) => isCall(o) && sameCall(o, c)),
+  });
+  const blocked = gated.output.filter((item) => isCall(item) && split.blocked.includes(item));
+  if (first) return { going: gated.output.filter((item) => !blocked.includes(item)), blocked };
+  if (calls.length === 0) return { going: gated.output, blocked };
+  return { going: gated.output.filter((item) => isCall(item) && split.going.includes(item)), blocked };
+}
+
+/** The request for a re-ask: its input, the answer with only its blocked calls, then the gate's message as each one's result. */
 function reask(request: ModelRequest, gated: Gated): ModelRequest {
   const input: AgentInputItem[] = typeof request.input === 'string' ? [{ type: 'message', role: 'user', content: request.input }] : [...request.input];
-  const calls = gated.output.filter((item): item is FunctionCallItem => item.type === 'function_call');
-  const results = calls.map((c): AgentInputItem => {
-    const b = gated.blocked.find((x) => x.callId === c.callId);
-    const text = JSON.stringify(b ? blockedToolResult(b.verdict) : NOT_RUN_RESULT);
-    return { type: 'function_call_result', name: c.name, callId: c.callId, status: 'completed', output: { type: 'text', text } };
+  const blockedOf = (item: AgentOutputItem) => (isCall(item) ? gated.blocked.find((b) => b.callId === item.callId) : undefined);
+  const answer = gated.output.filter((item) => !isCall(item) || blockedOf(item));
+  const results = answer.flatMap((item): AgentInputItem[] => {
+    const b = blockedOf(item);
+    if (!isCall(item) || !b) return [];
+    const text = JSON.stringify(blockedToolResult(b.verdict));
+    return [{ type: 'function_call_result', name: item.name, callId: item.callId, status: 'completed', output: { type: 'text', text } }];
   });
-  return { ...request, input: [...input, ...gated.output, ...results] };
+  return { ...request, input: [...input, ...answer, ...results] };
 }
 
 /** Two answers' usage as one (a re-ask is a second request of the same turn). */
@@ -122,14 +149,21 @@ export function reboundModel(model: Model, options: ReboundAgentsOptions = {}): 
       let response = await model.getResponse(request);
       if (!tools) return response;
       const find = textCallFinder(tools, request);
+      const out: AgentOutputItem[] = [];
       for (let attempt = 0, asked = request; ; attempt++) {
         const last = attempt >= retries || !canReaskIn(asked) || !canReask(response.output);
         const gated = gateOutput(tools, takeTextCalls(find, response.output, { last }));
-        // Still blocked on the last attempt: the answer as the model gave it, repairs of its other calls applied.
-        if (gated.blocked.length === 0 || last) return { ...response, output: gated.output };
+        const { going, blocked } = settle(gated, out, attempt === 0);
+        out.push(...going);
+        // Without a retry: what went out, then the calls still blocked as the model gave them.
+        const standing = { ...response, output: [...out, ...blocked] };
+        if (blocked.length === 0 || last) return standing;
         asked = reask(asked, gated);
-        const next = await model.getResponse(asked);
-        // The turn's usage counts every request: the first answer is dropped, its usage is not.
+        const next = await Promise.resolve()
+          .then(() => model.getResponse(asked))
+          .catch(() => null);
+        if (!next) return standing;
+        // The turn's usage counts every request.
         response.usage.add(next.usage);
         response = { ...next, usage: response.usage };
       }
@@ -142,6 +176,9 @@ export function reboundModel(model: Model, options: ReboundAgentsOptions = {}): 
       }
       const find = textCallFinder(tools, request);
       let usage: UsageData | undefined;
+      const out: DoneItem[] = [];
+      /** The response_done that goes out if no retry follows. */
+      let standing: StreamEventResponseCompleted | undefined;
       for (let attempt = 0, asked = request; ; attempt++) {
         // Known once the answer is complete: whether it may be re-asked.
         let last = attempt >= retries || !canReaskIn(asked);
@@ -152,19 +189,27 @@ export function reboundModel(model: Model, options: ReboundAgentsOptions = {}): 
           last,
           extract: find !== null,
           accepted: (f) => f.accepted,
-          sent: () => false,
+          sent: (f) => out.some((o) => isCall(o) && sameCall(o, f.item)),
           textCalls: (text) => find?.(text, { last }) ?? null,
         });
         let done: StreamEventResponseCompleted | undefined;
-        for await (const event of model.getStreamedResponse(asked)) {
-          if (event.type === 'output_text_delta') {
-            const shown = held.pushText(event.delta);
-            if (shown) yield { ...event, delta: shown };
-          } else if (event.type === 'response_done') done = event;
-          else if (attempt === 0 || event.type !== 'response_started') yield event;
+        try {
+          for await (const event of model.getStreamedResponse(asked)) {
+            if (event.type === 'output_text_delta') {
+              const shown = held.pushText(event.delta);
+              if (shown) yield { ...event, delta: shown };
+            } else if (event.type === 'response_done') done = event;
+            else if (attempt === 0 || event.type !== 'response_started') yield event;
+          }
+        } catch (err) {
+          // The first answer broke: the SDK sees it break. A re-ask that broke: the answer as it stood.
+          if (!standing) throw err;
         }
-        // No final response: the SDK says so itself ("Model did not produce a final response!").
-        if (!done) return;
+        if (!done) {
+          // No final response: the SDK says so itself ("Model did not produce a final response!"), or the answer as it stood.
+          if (standing) yield standing;
+          return;
+        }
         usage = usage ? addUsage(usage, done.response.usage) : done.response.usage;
         last ||= !canReask(done.response.output);
         let gated = gateOutput(tools, done.response.output);
@@ -174,8 +219,11 @@ export function reboundModel(model: Model, options: ReboundAgentsOptions = {}): 
         const end = held.end();
         if (end.show) yield { type: 'output_text_delta', delta: end.show };
         if (end.found.length) gated = gateOutput(tools, withTextCalls(done.response.output, { calls: end.found, visibleText: end.visibleText }));
-        if (gated.blocked.length === 0 || last) {
-          yield { ...done, response: { ...done.response, usage, output: gated.output } };
+        const { going, blocked } = settle(gated, out, attempt === 0);
+        out.push(...going);
+        standing = { ...done, response: { ...done.response, usage, output: [...out, ...blocked] } };
+        if (blocked.length === 0 || last) {
+          yield standing;
           return;
         }
         asked = reask(asked, gated);
