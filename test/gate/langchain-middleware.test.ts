@@ -6,6 +6,7 @@ import { createAgent, tool } from 'langchain';
 import { reboundMiddleware } from 'rebound-gate/langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { expectReaskOfBlockedOnly, validAndBlocked } from '../support/reask-scripts.ts';
 import { type Script, type ScriptedServer, startScriptedOpenAI } from '../support/scripted-openai.ts';
 
 let upstream: ScriptedServer | undefined;
@@ -67,19 +68,7 @@ describe('rebound-gate/langchain: reboundMiddleware', () => {
   });
 
   it('an answer with a valid call and a blocked one: the valid one runs once, the re-ask names only the blocked one (as the gateway asks)', async () => {
-    const oneOfTwo: Script = (_req, i) => {
-      if (i === 0) {
-        return {
-          toolCalls: [
-            { id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris","days":2}' },
-            { id: 'call_b', name: 'get_weather', arguments: '{"city":"Rome"}' },
-          ],
-        };
-      }
-      if (i === 1) return { toolCalls: [{ id: 'call_c', name: 'get_weather', arguments: '{"city":"Rome","days":1}' }] };
-      return { text: 'Sunny.' };
-    };
-    const { ran, requests } = await run(oneOfTwo, true);
+    const { ran, requests } = await run(validAndBlocked, true);
     expect(ran).toHaveLength(2);
     expect(ran).toEqual(
       expect.arrayContaining([
@@ -87,12 +76,7 @@ describe('rebound-gate/langchain: reboundMiddleware', () => {
         { city: 'Rome', days: 1 },
       ]),
     );
-    const [assistant, told, ...more] = requests[1]!.messages.slice(1);
-    expect(assistant).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_b' }] });
-    expect((assistant as { tool_calls: unknown[] }).tool_calls).toHaveLength(1);
-    expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_b' });
-    expect(JSON.parse(told!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
-    expect(more).toEqual([]);
+    expectReaskOfBlockedOnly(requests[1]!);
     // The agent's next request answers both calls that ran, under their ids: call_a from the first answer, call_c from the retry.
     const results = requests[2]!.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
     expect(results.sort()).toEqual(['call_a', 'call_c']);

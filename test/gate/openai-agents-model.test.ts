@@ -19,6 +19,7 @@ import OpenAI from 'openai';
 import { reboundModel, reboundModelProvider } from 'rebound-gate/openai-agents';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { expectReaskOfBlockedOnly, validAndBlocked } from '../support/reask-scripts.ts';
 import { type ChatRequest, type Script, type ScriptedServer, startScriptedOpenAI } from '../support/scripted-openai.ts';
 
 beforeAll(() => setTracingDisabled(true));
@@ -148,20 +149,8 @@ describe('rebound-gate/openai-agents: reboundModel', () => {
   });
 
   it('an answer with a valid call and a blocked one: the valid one runs once, the re-ask names only the blocked one (as the gateway asks), streamed or not', async () => {
-    const oneOfTwo: Script = (_req, i) => {
-      if (i === 0) {
-        return {
-          toolCalls: [
-            { id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris","days":2}' },
-            { id: 'call_b', name: 'get_weather', arguments: '{"city":"Rome"}' },
-          ],
-        };
-      }
-      if (i === 1) return { toolCalls: [{ id: 'call_c', name: 'get_weather', arguments: '{"city":"Rome","days":1}' }] };
-      return { text: 'Sunny.' };
-    };
     for (const stream of [false, true]) {
-      const s = await setup(oneOfTwo, true);
+      const s = await setup(validAndBlocked, true);
       const r = stream ? await run(s.agent, 'Weather in Paris and Rome?', { stream: true }) : await run(s.agent, 'Weather in Paris and Rome?');
       if ('completed' in r) {
         for await (const _ of r);
@@ -172,13 +161,7 @@ describe('rebound-gate/openai-agents: reboundModel', () => {
         { city: 'Rome', days: 1 },
       ]);
       expect(r.finalOutput).toBe('Sunny.');
-      const msgs = s.requests[1]!.messages;
-      const [assistant, result, ...more] = msgs.slice(msgs.findIndex((m) => m.role === 'assistant'));
-      expect(assistant?.tool_calls).toMatchObject([{ id: 'call_b', function: { arguments: '{"city":"Rome"}' } }]);
-      expect(assistant?.tool_calls).toHaveLength(1);
-      expect(result).toMatchObject({ role: 'tool', tool_call_id: 'call_b' });
-      expect(JSON.parse(result!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
-      expect(more).toEqual([]);
+      expectReaskOfBlockedOnly(s.requests[1]!);
       expect(r.newItems.filter((i) => i.type === 'tool_call_item').map((i) => (i.rawItem as { callId: string }).callId)).toEqual(['call_a', 'call_c']);
       expect(s.requests).toHaveLength(3);
       expect(r.state.usage.requests).toBe(3);
