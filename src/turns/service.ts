@@ -18,6 +18,7 @@ import { APPROVAL_ID, argumentsHash } from '../tools/approval.ts';
 import { buildPathIndex, gate, type ToolSpec } from 'rebound-gate';
 import { followPersisted } from './follow-persisted.ts';
 import type { LiveTurn } from './live-turns.ts';
+import type { TurnLog } from './turn-log.ts';
 import type { TurnPlacement } from './placement.ts';
 import { TurnReaders } from './readers.ts';
 import { startTurn, type TurnAgent } from './start-turn.ts';
@@ -99,8 +100,8 @@ export type DecisionResult =
 export type Resumable = { kind: 'none' } | { kind: 'forbidden' } | { kind: 'running'; turn: TurnRecord };
 
 export class TurnService {
-  /** Who reads each turn running here (readers.ts). */
-  private readonly readers = new WeakMap<LiveTurn, TurnReaders>();
+  /** Who reads each turn running here (readers.ts), by its log: a continuation after a pause here shares it. */
+  private readonly readers = new WeakMap<TurnLog, TurnReaders>();
   /** The expiry timer (watchApprovals): when it fires, or undefined when none is armed. */
   private expiry: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
   private watching = false;
@@ -204,13 +205,14 @@ export class TurnService {
    * (TurnLog.read), counted while it reads. TooManyReadersError when the turn has its MAX_READERS_PER_TURN.
    */
   liveReader(live: LiveTurn, afterSeq: number): TurnReader {
-    let readers = this.readers.get(live);
+    let readers = this.readers.get(live.log);
     if (!readers) {
       readers = new TurnReaders(this.options.maxReaders ?? DEFAULT_MAX_READERS);
-      this.readers.set(live, readers);
+      this.readers.set(live.log, readers);
     }
     readers.check();
     const counted = readers;
+    const { placement } = this.options;
     const abortOnLeave = this.options.onDisconnect === 'abort';
     return {
       events: async function* (signal) {
@@ -221,9 +223,11 @@ export class TurnService {
           leave();
         }
       },
-      // Only the last reader leaving stops the turn: others still read it.
+      // Only the last reader leaving stops the turn: others still read it. Whichever producer runs it now
+      // (a continuation after a pause here is another); a paused turn, which runs nothing, is left waiting.
       left: () => {
-        if (abortOnLeave && counted.size === 0 && !live.log.finished) live.stop();
+        const current = placement.get(live.log.turnId) ?? live;
+        if (abortOnLeave && counted.size === 0 && !current.log.finished && !current.paused) current.stop();
       },
     };
   }

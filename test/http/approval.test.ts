@@ -280,6 +280,42 @@ describe('a batch with two calls that wait', () => {
   });
 });
 
+describe('readers and a paused turn', () => {
+  it('with ON_DISCONNECT=abort, the last reader leaving a paused turn does not stop it; the decision still runs it to its end', async () => {
+    const { app } = await setup(writeThenAnswer, { ON_DISCONNECT: 'abort' });
+    const { turnId, stream } = await startTurn(app);
+    const asked = await stream.until(isEvent('approval_required'));
+    stream.close();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await app.deps.storage.sessions.getTurn(turnId))?.status).toBe('awaiting_approval');
+    const res = await decide(app, turnId, asked.data.approvalId, { approved: true });
+    expect(res.status).toBe(202);
+    const { streamUrl } = (await res.json()) as { streamUrl: string };
+    const rest = await openStream(`${app.url}${streamUrl}&lastEventId=${asked.id}`);
+    await rest.until(isEvent('done'));
+    expect(rest.events.at(-1)!.data).toMatchObject({ reason: 'completed' });
+  });
+
+  it('with ON_DISCONNECT=abort, a reader from before the pause leaving while the turn goes on stops the continuation', async () => {
+    const slow: Script = (req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { text: 'a long answer that takes its time to arrive word by word', delayMs: 150 }
+        : { toolCalls: [{ name: 'list_files', arguments: '{}' }, WRITE] };
+    const { app } = await setup(slow, { ON_DISCONNECT: 'abort' });
+    const { turnId, stream } = await startTurn(app);
+    const asked = await stream.until(isEvent('approval_required'));
+    const res = await decide(app, turnId, asked.data.approvalId, { approved: true });
+    const { streamUrl } = (await res.json()) as { streamUrl: string };
+    await stream.until(isEvent('text_delta'));
+    stream.close();
+    // No other reader meanwhile (one would keep the turn going): wait for it to end, then read its log.
+    for (let i = 0; i < 100 && (await app.deps.storage.sessions.getTurn(turnId))?.status !== 'finished'; i++) await new Promise((r) => setTimeout(r, 50));
+    const after = await openStream(`${app.url}${streamUrl}`);
+    await after.until(isEvent('done'));
+    expect(after.events.at(-1)!.data).toMatchObject({ reason: 'aborted' });
+  });
+});
+
 describe('a turn that paused on another instance', () => {
   it('goes on where the decision lands; a log its first process did not finish writing goes on after its last stored event', async () => {
     const storage = createMemoryStorage();
