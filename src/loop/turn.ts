@@ -345,7 +345,10 @@ async function endBatch(run: Run, batch: Batch, decisions?: Map<string, Approval
   const { state, deps, signal } = run;
   if (batch.waiting.length > 0) {
     if (!decisions && !signal.aborted) return { paused: batch };
-    for (const waiting of batch.waiting) settle(run, batch, await decided(run, waiting, decisions?.get(waiting.approvalId)), deps.trace?.call(waiting.call));
+    for (const waiting of batch.waiting) {
+      const span = deps.trace?.call(waiting.call);
+      settle(run, batch, await decided(run, waiting, decisions?.get(waiting.approvalId), span), span);
+    }
     batch.waiting = [];
   }
   record(run, batch);
@@ -396,7 +399,7 @@ function record({ deps, state }: Run, batch: Batch): void {
  * A waiting call's outcome from its approval: run with the approved arguments (bound to the call by their
  * hash: a record that does not match this call is taken as a denial), or not run, saying why.
  */
-async function decided(run: Run, waiting: WaitingCall, record: ApprovalRecord | undefined): Promise<CallOutcome> {
+async function decided(run: Run, waiting: WaitingCall, record: ApprovalRecord | undefined, trace?: CallTrace): Promise<CallOutcome> {
   const { call, verdict, durationMs } = waiting;
   const denied = (approval: 'denied' | 'requested', reason: string | null): CallOutcome => ({
     kind: 'denied',
@@ -418,7 +421,7 @@ async function decided(run: Run, waiting: WaitingCall, record: ApprovalRecord | 
   const t0 = performance.now();
   const tool = run.tools.get(approved.call.name);
   const execution: Execution = tool
-    ? await executeTool(tool, approved.call.args, toolContext(run, tool), { timeoutMs: run.deps.limits.toolTimeoutMs, signal: run.budget })
+    ? await executeTool(tool, approved.call.args, toolContext(run, tool, trace), { timeoutMs: run.deps.limits.toolTimeoutMs, signal: run.budget })
     : {
         ok: false,
         error: `${approved.call.name} is not available any more (its server did not list it when the turn went on)`,
