@@ -98,28 +98,19 @@ export function toolResultEvent(outcome: CallOutcome): Extract<TurnEvent, { even
       },
     };
   }
+  // A call that passed the gate: its name and verdict as the gate made them, then what became of it.
+  const { verdict } = outcome;
+  const passed = { ...base, name: verdict.call.name, verdict: verdict.verdict };
+  const repairs = verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {};
   if (outcome.kind === 'denied' || outcome.kind === 'expired') {
-    const { verdict, approval } = outcome;
-    return {
-      event: 'tool_result',
-      data: {
-        ...base,
-        name: verdict.call.name,
-        verdict: verdict.verdict,
-        ok: false,
-        error: unapprovedError(outcome),
-        ...(verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {}),
-        ...(approval === 'requested' ? {} : { approval }),
-      },
-    };
+    const approval = outcome.approval === 'requested' ? {} : { approval: outcome.approval };
+    return { event: 'tool_result', data: { ...passed, ok: false, error: unapprovedError(outcome), ...repairs, ...approval } };
   }
-  const { verdict, execution } = outcome;
+  const { execution } = outcome;
   return {
     event: 'tool_result',
     data: {
-      ...base,
-      name: verdict.call.name,
-      verdict: verdict.verdict,
+      ...passed,
       ok: execution.ok,
       ...(execution.ok
         ? {
@@ -128,7 +119,7 @@ export function toolResultEvent(outcome: CallOutcome): Extract<TurnEvent, { even
             ...(execution.diffs ? { diffs: execution.diffs } : {}),
           }
         : { error: errorOf(outcome)! }),
-      ...(verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {}),
+      ...repairs,
       ...(outcome.approval ? { approval: outcome.approval } : {}),
     },
   };
