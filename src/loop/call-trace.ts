@@ -10,7 +10,8 @@ export function traceEnd(outcome: CallOutcome, tools: ReadonlyMap<string, Tool>)
   if (outcome.kind === 'withheld') return { outcome: 'withheld', category, verdict: undefined, escalation: 'withheld' };
   const escalation = outcome.escalation ? (outcome.escalation.withheld ? 'withheld' : `repeat ${outcome.escalation.repeats}`) : null;
   if (outcome.kind === 'blocked') return { outcome: 'blocked', category, verdict: outcome.verdict, escalation };
-  if (outcome.kind === 'denied' || outcome.kind === 'expired') return { outcome: outcome.kind, category, verdict: outcome.verdict, escalation: null };
+  if (outcome.kind === 'denied' || outcome.kind === 'expired')
+    return { outcome: outcome.kind, category, verdict: outcome.verdict, escalation: null, approval: outcome.approval };
   const tool = tools.get(outcome.verdict.call.name);
   const { execution } = outcome;
   return {
@@ -23,5 +24,6 @@ export function traceEnd(outcome: CallOutcome, tools: ReadonlyMap<string, Tool>)
     error: execution.ok ? null : execution.error,
     timedOut: !execution.ok && execution.timedOut,
     result: execution.ok ? execution.json : undefined,
+    ...(outcome.approval ? { approval: outcome.approval } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { ProposedCall } from 'rebound-gate';
 import type { ActivityRow } from '../activity/types.ts';
 import type { PassedVerdict } from '../calls/types.ts';
 import type { ModelCallCost } from '../calls/wasted.ts';
+import type { TraceCarrier } from '../telemetry/index.ts';
 import type { FileDiff } from '../vocabulary.ts';
 import type { TurnStateSnapshot } from './turn-state.ts';
 
@@ -49,6 +50,8 @@ export interface PausedLoop {
   startedAt: string;
   /** Running time before the pause: the time budget left is TIME_BUDGET_MS minus this. */
   elapsedMs: number;
+  /** The paused turn's span (tracing on): the continuation's span is its child and links to it. */
+  trace?: TraceCarrier;
 }
 
 /** A stored state this code can resume, or null (another version, or not a paused loop at all). */

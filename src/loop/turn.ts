@@ -172,7 +172,10 @@ async function pause(turn: TurnInput, deps: TurnDeps, { paused, sink, position }
     argsHash: w.argsHash,
     expiresAt,
   }));
-  const stored = await deps.storage.approvals.pause({ turnId: turn.id, paused: { state: paused, lastSeq: position() + waiting.length }, approvals });
+  // Traced: the span's context goes with the state, so the continuation's span links to this one wherever it runs.
+  const carrier = deps.trace?.carrier;
+  const state = carrier?.traceparent ? { ...paused, trace: carrier } : paused;
+  const stored = await deps.storage.approvals.pause({ turnId: turn.id, paused: { state, lastSeq: position() + waiting.length }, approvals });
   if (!stored) throw new Error('the turn is no longer running, so it could not pause for approval');
   for (const w of waiting) {
     sink({
@@ -187,9 +190,21 @@ async function pause(turn: TurnInput, deps: TurnDeps, { paused, sink, position }
       },
     });
   }
-  const { state } = paused;
-  deps.trace?.end({ reason: 'awaiting_approval', iterations: state.iteration, usage: state.usage });
+  deps.trace?.end({ reason: 'awaiting_approval', iterations: paused.state.iteration, usage: paused.state.usage, waiting: waiting.length });
   flushActivity(deps, deps.log ?? ((line: string) => console.error(line)));
+}
+
+/** A decision the continuation applies, on the turn's span: which, and how long the person took. */
+function traceDecision(trace: TurnTrace | undefined, waiting: WaitingCall, record: ApprovalRecord | undefined): void {
+  if (!trace) return;
+  const decided = record && record.status !== 'pending' && record.decidedAt ? Date.parse(record.decidedAt) - Date.parse(record.createdAt) : undefined;
+  trace.approval({
+    approvalId: waiting.approvalId,
+    toolCallId: waiting.call.id,
+    toolName: waiting.verdict.call.name,
+    decision: !record || record.status === 'pending' ? 'requested' : record.status,
+    ...(decided !== undefined && decided >= 0 ? { waitMs: decided } : {}),
+  });
 }
 
 /** APPROVAL_TIMEOUT_MS's default, for deps that name no approval policy. */
@@ -346,8 +361,10 @@ async function endBatch(run: Run, batch: Batch, decisions?: Map<string, Approval
   if (batch.waiting.length > 0) {
     if (!decisions && !signal.aborted) return { paused: batch };
     for (const waiting of batch.waiting) {
+      const record = decisions?.get(waiting.approvalId);
+      traceDecision(deps.trace, waiting, record);
       const span = deps.trace?.call(waiting.call);
-      settle(run, batch, await decided(run, waiting, decisions?.get(waiting.approvalId), span), span);
+      settle(run, batch, await decided(run, waiting, record, span), span);
     }
     batch.waiting = [];
   }

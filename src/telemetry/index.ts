@@ -38,6 +38,11 @@ export interface TurnStart {
   model: string;
   demo: boolean;
   carrier?: TraceCarrier;
+  /**
+   * A turn going on after a pause for approval: the paused turn's span (TurnTrace.carrier, stored with
+   * the pause). The new span is its child, in its trace, and links to it.
+   */
+  continues?: TraceCarrier;
 }
 
 export interface TurnTrace {
@@ -47,6 +52,10 @@ export interface TurnTrace {
   call(call: ProposedCall): CallTrace;
   /** The forced summary, the loop breaker: an event on the turn's span. */
   event(name: string, attributes: Record<string, string | number | boolean>): void;
+  /** A person's decision on a call that waited, as the continuation applies it: an event on the turn's span. */
+  approval(decision: ApprovalDecision): void;
+  /** The span's own trace context, stored with a pause so that the continuation links to it. */
+  readonly carrier: TraceCarrier;
   /** Ends the span; once (a second call does nothing). */
   end(end: TurnEnd): void;
 }
@@ -55,6 +64,18 @@ export interface TurnEnd {
   reason: string;
   iterations: number;
   usage: Usage;
+  /** The turn paused (reason `awaiting_approval`): how many of its calls wait for a person. */
+  waiting?: number;
+}
+
+export interface ApprovalDecision {
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  /** `requested`: nobody decided (the turn was stopped while it waited). */
+  decision: 'approved' | 'denied' | 'expired' | 'requested';
+  /** From the request to the decision (or the expiry), ms; absent when nobody decided. */
+  waitMs?: number;
 }
 
 export interface ChatStart {
@@ -112,6 +133,8 @@ export interface CallEnd {
   escalation?: string | null;
   /** The result's JSON, recorded only with content capture on. */
   result?: string;
+  /** A call that waited for a person: what they said (`requested`: nobody did before a stop). */
+  approval?: 'approved' | 'denied' | 'expired' | 'requested';
 }
 
 export interface GatewayStart {
@@ -174,7 +197,7 @@ const NO_HEADERS: Record<string, string> = {};
 const OFF_CHAT: ChatTrace = { headers: NO_HEADERS, retry() {}, end() {} };
 const OFF_CALL: CallTrace = { headers: NO_HEADERS, end() {} };
 const OFF: Tracing = {
-  startTurn: async () => ({ chat: () => OFF_CHAT, call: () => OFF_CALL, event() {}, end() {} }),
+  startTurn: async () => ({ chat: () => OFF_CHAT, call: () => OFF_CALL, event() {}, approval() {}, carrier: {}, end() {} }),
   startGateway: async () => ({ attempt: () => OFF_CHAT, gated() {}, end() {} }),
   flush: async () => {},
 };

@@ -15,7 +15,7 @@
 import type { Verdict } from 'rebound-gate';
 import type { ChatMessage } from '../vocabulary.ts';
 import { type Attributes, type SpanFactory, SpanKind, SpanStatusCode, trace } from './engine.ts';
-import type { CallEnd, CallTrace, ChatEnd, ChatStart, ChatTrace, GatewayStart, GatewayTrace, TurnStart, TurnTrace } from './index.ts';
+import type { CallEnd, CallTrace, ChatEnd, ChatStart, ChatTrace, GatewayStart, GatewayTrace, TraceCarrier, TurnStart, TurnTrace } from './index.ts';
 
 export const AGENT_NAME = 'rebound';
 /** The most characters of content one attribute holds (messages, arguments, results). */
@@ -29,6 +29,8 @@ type Span = ReturnType<SpanFactory['tracer']['startSpan']>;
 
 export function turnSpans(f: SpanFactory, start: TurnStart): TurnTrace {
   const provider = start.demo ? 'rebound.demo' : 'openai';
+  // A continuation after a pause: a child of the paused turn's span (same trace), linked to it.
+  const paused = start.continues ? trace.getSpanContext(f.parentOf(start.continues)) : undefined;
   const span = f.tracer.startSpan(
     `invoke_agent ${AGENT_NAME}`,
     {
@@ -40,12 +42,15 @@ export function turnSpans(f: SpanFactory, start: TurnStart): TurnTrace {
         'gen_ai.provider.name': provider,
         'gen_ai.request.model': start.model,
         'rebound.turn.id': start.turnId,
+        ...(paused ? { 'rebound.turn.continued': true } : {}),
       },
+      ...(paused ? { links: [{ context: paused, attributes: { 'rebound.link.type': 'continues_after_approval' } }] } : {}),
     },
-    f.parentOf(start.carrier),
+    f.parentOf(paused ? start.continues : start.carrier),
   );
   const context = trace.setSpan(f.parentOf(undefined), span);
   let ended = false;
+  let carrier: TraceCarrier | undefined;
   return {
     chat: (chat) => chatSpan(f, { chat, parent: context, conversation: start.sessionId }),
     call: (call) => {
@@ -66,6 +71,18 @@ export function turnSpans(f: SpanFactory, start: TurnStart): TurnTrace {
       return callTrace(f, callSpan);
     },
     event: (name, attributes) => span.addEvent(name, attributes),
+    approval: (d) =>
+      span.addEvent('rebound.approval', {
+        'rebound.approval.id': d.approvalId,
+        'rebound.approval.decision': d.decision,
+        'gen_ai.tool.call.id': cut(d.toolCallId, MAX_NAME),
+        'gen_ai.tool.name': cut(d.toolName, MAX_NAME),
+        ...(d.waitMs !== undefined ? { 'rebound.approval.wait_ms': d.waitMs } : {}),
+      }),
+    get carrier() {
+      carrier ??= f.headersOf(span);
+      return carrier;
+    },
     end: (end) => {
       if (ended) return;
       ended = true;
@@ -74,6 +91,7 @@ export function turnSpans(f: SpanFactory, start: TurnStart): TurnTrace {
         'gen_ai.usage.output_tokens': end.usage.completionTokens,
         'rebound.turn.reason': end.reason,
         'rebound.turn.iterations': end.iterations,
+        ...(end.waiting !== undefined ? { 'rebound.turn.awaiting_approval': end.waiting } : {}),
       });
       if (end.reason === 'error') {
         span.setAttribute('error.type', 'rebound.turn.error');
@@ -108,6 +126,7 @@ function callTrace(f: SpanFactory, span: Span): CallTrace {
         }
       }
       if (end.escalation) attributes['rebound.loop_breaker.escalation'] = end.escalation;
+      if (end.approval) attributes['rebound.approval.decision'] = end.approval;
       if (end.verdict) gateAttributes(span, { verdict: end.verdict, attributes, content: f.captureContent });
       else {
         // Withheld by the loop breaker before it could run: told to the client as blocked, repeated_failure.

@@ -48,7 +48,15 @@ export function startTurn({ turn, agent, limits, placement, waitUntil, watchForS
     produce: async (emit, signal) => {
       // The span is handed to the loop with the turn, so the turn keeps its trace wherever and however long it runs.
       const { model } = agent;
-      const trace = await tracing?.startTurn({ turnId: turn.id, sessionId: turn.sessionId, model: model.model, demo: model.demo, carrier });
+      const continues = resume?.paused.trace;
+      const trace = await tracing?.startTurn({
+        turnId: turn.id,
+        sessionId: turn.sessionId,
+        model: model.model,
+        demo: model.demo,
+        carrier,
+        ...(continues ? { continues } : {}),
+      });
       let ended: 'paused' | undefined;
       try {
         const { storage, tools, activity, systemPrompt, approval } = agent;

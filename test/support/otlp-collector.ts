@@ -19,6 +19,8 @@ export interface CollectedSpan {
   kind: number;
   attributes: Record<string, unknown>;
   events: Array<{ name: string; attributes: Record<string, unknown> }>;
+  /** Span links: the span each one points at, and the link's attributes. */
+  links: Array<{ traceId: string; spanId: string; attributes: Record<string, unknown> }>;
   status: { code: number; message: string };
   resource: Record<string, unknown>;
   scope: string;
@@ -128,6 +130,7 @@ interface OtlpSpan {
   kind: number;
   attributes?: OtlpAttributes;
   events?: Array<{ name: string; attributes?: OtlpAttributes }>;
+  links?: Array<{ trace_id?: string; traceId?: string; span_id?: string; spanId?: string; attributes?: OtlpAttributes }>;
   status?: { code?: number; message?: string };
 }
 interface OtlpRequest {
@@ -158,6 +161,11 @@ function flattenSpans(message: OtlpRequest, hex: (id: string) => string): Collec
           kind: Number(s.kind),
           attributes: attrs(s.attributes),
           events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attrs(e.attributes) })),
+          links: (s.links ?? []).map((l) => ({
+            traceId: hex(l.trace_id ?? l.traceId ?? ''),
+            spanId: hex(l.span_id ?? l.spanId ?? ''),
+            attributes: attrs(l.attributes),
+          })),
           status: { code: Number(s.status?.code ?? 0), message: s.status?.message ?? '' },
           resource,
           scope: ss.scope?.name ?? '',
