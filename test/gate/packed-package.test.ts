@@ -1,12 +1,13 @@
 // rebound-gate as the registry would hold it (issue 22): `npm pack -w packages/gate` (its prepack builds
-// dist/), then the tarball installed with npm into a fresh project beside `ai`, `@ai-sdk/openai-compatible`
-// and `zod` (the versions this repository pins; npm's cache first, the registry otherwise), as a new user
-// would. In that project: the package README's AI SDK example, cut from the README itself, type-checked
-// with tsc against the installed types and run with Node against the scripted upstream; the built files
-// loaded in headless Chromium (an import map for fastest-levenshtein, as a page without a bundler would),
-// in Deno (the project's node_modules) and in workerd (a Worker bundled by `wrangler deploy --dry-run`),
-// gating a repaired and a blocked call. A file missing from the tarball, a README example that does not
-// run, or built code that needs Node fails here.
+// dist/), then the tarball installed with npm into a fresh project beside `ai`, `@ai-sdk/openai-compatible`,
+// `@openai/agents`, `openai` and `zod` (the versions this repository pins; npm's cache first, the registry
+// otherwise), as a new user would. In that project: the package README's AI SDK and OpenAI Agents
+// examples, each cut from the README itself, type-checked with tsc against the installed types and run
+// with Node against the scripted upstream, printing the line the README says; the built files loaded in
+// headless Chromium (an import map for fastest-levenshtein, as a page without a bundler would), in Deno
+// (the project's node_modules) and in workerd (a Worker bundled by `wrangler deploy --dry-run`), gating a
+// repaired and a blocked call. A file missing from the tarball, a README example that does not run, or
+// built code that needs Node fails here.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
 import { listen } from '../support/browser-server.ts';
-import { startScriptedOpenAI } from '../support/scripted-openai.ts';
+import { type Script, startScriptedOpenAI } from '../support/scripted-openai.ts';
 import { baseEnv } from '../runtimes/servers.ts';
 import { freePort } from '../support/ports.ts';
 
@@ -45,6 +46,39 @@ function readmeExample(readme: string, heading: string): string {
   return m[1]!;
 }
 
+/** The package README's runnable examples: the heading each follows, and the file it is cut into in the project. */
+const EXAMPLES = [
+  { heading: '### AI SDK', file: 'weather.ts' },
+  { heading: '### OpenAI Agents', file: 'agent.ts' },
+];
+
+/** The README's example under `heading`, cut from the README into `file` of the project. */
+function cutExample(o: { heading: string; file: string }): string {
+  const example = readmeExample(readFileSync(join(root, 'packages', 'gate', 'README.md'), 'utf8'), o.heading);
+  writeFileSync(join(project, o.file), example);
+  return example;
+}
+
+/**
+ * The README's example under `heading` run with Node against `upstream`, as it stands: it must print
+ * exactly the line the README documents (the example's last comment line), one JSON line, returned parsed.
+ */
+async function readmeExampleRuns(o: { heading: string; file: string; upstream: string }): Promise<unknown> {
+  const example = cutExample(o);
+  const out = await run(process.execPath, [o.file], {
+    cwd: project,
+    env: { ...userEnv(), OPENAI_BASE_URL: o.upstream, OPENAI_API_KEY: 'sk-test', MODEL: 'scripted-model' },
+    encoding: 'utf8',
+  });
+  const documented = example
+    .trimEnd()
+    .split('\n')
+    .at(-1)!
+    .replace(/^\/\/ /, '');
+  expect(out.stdout.trim(), `${o.heading}: what it prints`).toBe(documented);
+  return JSON.parse(out.stdout);
+}
+
 /** A call the gate repairs (a misspelt name, "3" for an integer) and one it blocks (a required argument missing). */
 const CHECKS = `
 const tools = [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city', 'days'] } }];
@@ -67,7 +101,7 @@ beforeAll(async () => {
   project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'a-new-user', private: true, type: 'module' }));
-  const deps = ['ai', '@ai-sdk/openai-compatible', 'zod', '@types/node'].map((n) => `${n}@${version(n)}`);
+  const deps = ['ai', '@ai-sdk/openai-compatible', '@openai/agents', 'openai', 'zod', '@types/node'].map((n) => `${n}@${version(n)}`);
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, filename), ...deps], {
     cwd: project,
     env: userEnv(),
@@ -137,15 +171,15 @@ console.log(JSON.stringify(out));`;
     expect(typeof loaded['rebound-gate/ai-sdk']).toBe('number');
   });
 
-  it('the README\'s AI SDK example type-checks and runs: a misspelt name and "3" reach execute repaired', async () => {
-    const example = readmeExample(readFileSync(join(root, 'packages', 'gate', 'README.md'), 'utf8'), '### AI SDK');
-    writeFileSync(join(project, 'weather.ts'), example);
+  it("the README's AI SDK and OpenAI Agents examples type-check against the installed types", async () => {
+    for (const example of EXAMPLES) cutExample(example);
     // tsc as a TypeScript user would set it up for Node: the package's `types`, strict. Declaration files
     // are checked too (an import our .d.ts cannot resolve is an error there, not a silent any); errors
-    // in other packages' own .d.ts (ai's needs @types/json-schema) are theirs and left out.
+    // in other packages' own .d.ts (ai's needs @types/json-schema) are theirs and left out. One program
+    // for both examples: checking the installed .d.ts (openai's are large) is most of tsc's time.
     const tsconfig = {
       compilerOptions: { target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'], skipLibCheck: false },
-      files: ['weather.ts'],
+      files: EXAMPLES.map((e) => e.file),
     };
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
     const checked = await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], {
@@ -155,32 +189,27 @@ console.log(JSON.stringify(out));`;
     }).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
     const errors = checked.stdout.split('\n').filter((line) => /error TS/.test(line) && !/^node_modules\/(?!rebound-gate\/)/.test(line));
     expect(errors).toEqual([]);
+  }, 120_000);
 
+  it('the README\'s AI SDK example runs: a misspelt name and "3" reach execute repaired', async () => {
     const upstream = await startScriptedOpenAI(() => ({ toolCalls: [{ id: 'call_1', name: 'get_wether', arguments: '{"city":"Paris","days":"3"}' }] }));
-    try {
-      const out = await run(process.execPath, ['weather.ts'], {
-        cwd: project,
-        env: { ...userEnv(), OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: 'sk-test', MODEL: 'scripted-model' },
-        encoding: 'utf8',
-      });
-      // What it prints is what the README says it prints (the example's last comment line).
-      const documented = example
-        .trimEnd()
-        .split('\n')
-        .at(-1)!
-        .replace(/^\/\/ /, '');
-      expect(JSON.parse(out.stdout)).toEqual({
-        id: 'call_1',
-        tool: 'get_weather',
-        input: { city: 'Paris', days: 3 },
-        output: { forecast: 'sunny in Paris for 3 days' },
-      });
-      expect(out.stdout.trim()).toBe(documented);
-      expect(upstream.requests).toHaveLength(1);
-      expect(upstream.requests[0]!.tools?.map((t) => t.function.name)).toEqual(['get_weather']);
-    } finally {
-      await upstream.close();
-    }
+    const printed = await readmeExampleRuns({ heading: '### AI SDK', file: 'weather.ts', upstream: upstream.url }).finally(() => upstream.close());
+    expect(printed).toEqual({ id: 'call_1', tool: 'get_weather', input: { city: 'Paris', days: 3 }, output: { forecast: 'sunny in Paris for 3 days' } });
+    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests[0]!.tools?.map((t) => t.function.name)).toEqual(['get_weather']);
+  });
+
+  it('the README\'s OpenAI Agents example runs: a misspelt name and "3" reach the tool repaired, then the agent answers', async () => {
+    const script: Script = (req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { text: 'Sunny in Paris for 3 days.' }
+        : { toolCalls: [{ id: 'call_1', name: 'get_wether', arguments: '{"city":"Paris","days":"3"}' }] };
+    const upstream = await startScriptedOpenAI(script);
+    const printed = await readmeExampleRuns({ heading: '### OpenAI Agents', file: 'agent.ts', upstream: upstream.url }).finally(() => upstream.close());
+    expect(printed).toEqual({ id: 'call_1', tool: 'get_weather', arguments: '{"city":"Paris","days":3}' });
+    // The tool ran: its output is the tool message of the second request.
+    expect(upstream.requests).toHaveLength(2);
+    expect(upstream.requests[1]!.messages.find((m) => m.role === 'tool')?.content).toBe('sunny in Paris for 3 days');
   });
 
   it('runs unchanged in Chromium: the built ESM, fastest-levenshtein through an import map', async () => {
