@@ -1,7 +1,8 @@
 // The server side of bench:stream, in its own process so that its CPU and memory are measured
 // apart from the clients and the upstream: the real app (POST /v1/chat, /v1/turns, …/stream) and,
 // beside it, a bare pass-through proxy of the same upstream (the baseline). It answers IPC requests
-// for its cpuUsage and memoryUsage, and for the rows a turn's log got in agent_turn_events.
+// for its cpuUsage and memoryUsage, its active handles by kind, and for the rows a turn's log got in
+// agent_turn_events.
 //
 // The app runs as `npm start` runs it in the respects the stream depends on: the turn log on, every
 // turn a producer (LiveTurns) whose log the stream reads, persisted through TurnLogWriter (coalesced
@@ -39,8 +40,8 @@ const config = loadConfig({
   MODEL: 'bench',
   KEEPALIVE_MS: process.env.KEEPALIVE_MS ?? '10000',
   TIME_BUDGET_MS: '600000',
-  // Tracing, for bench:stream's off/on part: the OTEL_* its parent set (none: off).
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('OTEL_'))),
+  // Tracing, for bench:stream's off/on part: the OTEL_* its parent set (none: off); approval, for bench:approval.
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('OTEL_') || k.startsWith('APPROVAL_'))),
 });
 
 let deps: AppDeps;
@@ -84,6 +85,12 @@ process.on('message', async (msg: { type: string; turnId?: string }) => {
     globalThis.gc?.();
     globalThis.gc?.();
     process.send!({ type: 'mem', usage: process.memoryUsage() });
+  }
+  if (msg.type === 'handles') {
+    // What keeps the event loop busy, by kind (TCPSocketWrap: a socket, Timeout: a timer, …).
+    const counts: Record<string, number> = {};
+    for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
+    process.send!({ type: 'handles', usage: counts });
   }
   if (msg.type === 'rows') {
     // What a reader on another instance would find: the persisted log of the turn.

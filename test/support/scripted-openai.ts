@@ -70,6 +70,8 @@ export interface ScriptedServer {
   sentBytes: number[];
   /** Requests whose client went away before the response ended. */
   aborted: number;
+  /** Client connections open now (kept-alive ones included). */
+  readonly openSockets: number;
   /** Their indices in `requests`, in the order they went away. */
   abortedRequests: number[];
   waitForAbort(timeoutMs?: number): Promise<void>;
@@ -130,6 +132,9 @@ export async function startScriptedOpenAI(script: Script, options: ScriptedOptio
     sentBytes,
     get aborted() {
       return aborted;
+    },
+    get openSockets() {
+      return sockets.size;
     },
     abortedRequests,
     modelListAuthorizations,
