@@ -3,7 +3,8 @@
 // a tool's result. It sits at the bottom of
 // the layers (test/runtimes/layers.test.ts), beside the gate, and imports nothing but the gate's types,
 // so model/, store/, loop/, turns/ and http/ can all speak it without importing one another.
-import type { BlockedToolResult, Category, Repair, VerdictKind } from 'rebound-gate';
+import type { Category, Repair, VerdictKind } from 'rebound-gate';
+import type { BlockedToolResult } from 'rebound-gate/host';
 
 /** A message in OpenAI chat-completions shape, as stored in agent_messages and sent upstream. */
 export type ChatMessage =

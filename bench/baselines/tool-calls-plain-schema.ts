@@ -1,7 +1,8 @@
 // Baseline (a): what agent frameworks do today — JSON.parse, look the tool up by exact name, validate
 // against the JSON Schema as written (standard semantics: extra keys are allowed unless the schema
 // says `additionalProperties: false`), and reject on any error. Nothing is ever repaired.
-import { type ProposedCall, type ToolSpec, validate } from 'rebound-gate';
+import type { ProposedCall, ToolSpec } from 'rebound-gate';
+import { validate } from 'rebound-gate/host';
 import { exactCall } from './exact-call.ts';
 
 export type BaselineVerdict = { verdict: 'pass' | 'blocked'; args?: Record<string, unknown> };

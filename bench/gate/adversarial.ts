@@ -15,7 +15,8 @@ import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { defaultTools } from '../../functions/index.ts';
-import { buildPathIndex, extractTextCalls, gate, type GateContext, TextHold, type ToolSpec } from 'rebound-gate';
+import { buildPathIndex, gate, type GateContext, type ToolSpec } from 'rebound-gate';
+import { extractTextCalls, TextHold } from 'rebound-gate/host';
 import { printTable, round } from './common.ts';
 import { schemaFamilies } from './schema-shapes.ts';
 

@@ -1,7 +1,8 @@
 // text-calls corpus: recall = positives whose extracted calls equal expect.calls as a multiset
 // (BFCL value semantics), falseBlockRate = negatives from which any call was extracted (README §
 // Scoring), for extractTextCalls and a naive "first {…} in the text" extractor.
-import { extractTextCalls, type ToolSpec } from 'rebound-gate';
+import type { ToolSpec } from 'rebound-gate';
+import { extractTextCalls } from 'rebound-gate/host';
 import { naiveExtract } from '../baselines/naive-text-calls.ts';
 import { matchesGold, percentile, ratio, round, timeEach, type CorpusReport, type Figures, type GoldCall } from './common.ts';
 

@@ -3,7 +3,8 @@
 // repairs that equal BFCL's gold, and repairs that do not.
 import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
 import { seedValidate } from '../baselines/tool-calls-seed.ts';
-import { deepEqual, gate, isDestructive, type ProposedCall, type ToolSpec, type VerdictKind } from 'rebound-gate';
+import { gate, isDestructive, type ProposedCall, type ToolSpec, type VerdictKind } from 'rebound-gate';
+import { deepEqual } from 'rebound-gate/host';
 import { defaultTools } from '../../functions/index.ts';
 import {
   changedValueMatches,

@@ -2,7 +2,8 @@
 // tool and the loop breaker said. The gateway's calls, gated and handed on unrun, get rows the same way.
 import type { ActivityRow } from '../activity/types.ts';
 import type { ActivitySource } from '../vocabulary.ts';
-import { bound, MAX_NAME, type ProposedCall } from 'rebound-gate';
+import type { ProposedCall } from 'rebound-gate';
+import { bound, MAX_NAME } from 'rebound-gate/host';
 import { categoryOf, errorOf, type CallOutcome } from './call-outcome.ts';
 import type { Escalation, PassedVerdict } from './types.ts';
 

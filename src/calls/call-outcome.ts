@@ -4,7 +4,8 @@
 // functions here say what each party is told of it: the client (the tool_result event) and the model
 // (the tool message, one ToolResultPayload shape for every outcome). The activity row is built from
 // the same outcome by activityRow (activity-row.ts), with the same category and error.
-import { blockedToolResult, bound, type Category, MAX_NAME, type ProposedCall } from 'rebound-gate';
+import type { Category, ProposedCall } from 'rebound-gate';
+import { blockedToolResult, bound, MAX_NAME } from 'rebound-gate/host';
 import type { ChatMessage, ToolResultPayload, TurnEvent } from '../vocabulary.ts';
 import type { BlockedVerdict, Escalation, Execution, PassedVerdict } from './types.ts';
 

@@ -4,7 +4,7 @@
 // counted twice, a retry's text is kept only when it answers without a call, and calls still blocked
 // after the last attempt go out as the model wrote them.
 import { accepted, gateProposed, outcomeOf, textCalls, wireCall, type GatedCall, type Outcome } from './gated-call.ts';
-import { isPlainObject, sameCall, splitCalls } from 'rebound-gate';
+import { isPlainObject, sameCall, splitCalls } from 'rebound-gate/host';
 import { openAIError } from './errors.ts';
 import { buildCompletion } from './response.ts';
 import { blockedOf, retryMessages, shouldRetry } from './retry.ts';

@@ -3,7 +3,7 @@
 // so that a retry's answer continues the same completion; tool calls are numbered by the response
 // (0, 1, … across attempts), whatever index the upstream gave them.
 import type { SseMessage } from '../model/sse-decode.ts';
-import { sameCall } from 'rebound-gate';
+import { sameCall } from 'rebound-gate/host';
 import { wireCall, type GatedCall } from './gated-call.ts';
 
 type Chunk = Record<string, unknown>;

@@ -3,7 +3,8 @@
 // blocked one is re-asked (retry.ts) or, when no attempt is left, goes out as the model wrote it.
 // Calls written into the text are gated the way the loop gates them: a valid one is a repair of
 // category text_embedded_call (src/loop/turn.ts does the same for the agent's own turns).
-import { callsFinish, type GatedTextCalls, gate, gatedTextCalls, type ProposedCall, type ToolSpec, type Verdict, type VerdictKind } from 'rebound-gate';
+import { gate, type ProposedCall, type ToolSpec, type Verdict, type VerdictKind } from 'rebound-gate';
+import { callsFinish, type GatedTextCalls, gatedTextCalls } from 'rebound-gate/host';
 
 export interface GatedCall {
   /** The call as the model wrote it. */

@@ -12,7 +12,8 @@
 // the text is held until the answer ends, and calls found in it become real tool calls; on a retry (not
 // the first attempt) the text is held to the end and shown only when the retry answers without a call:
 // the client already has the first answer's text.
-import { HeldAnswer, isPlainObject, type ToolSpec } from 'rebound-gate';
+import type { ToolSpec } from 'rebound-gate';
+import { HeldAnswer, isPlainObject } from 'rebound-gate/host';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
 import type { SseMessage } from '../model/sse-decode.ts';
 import type { Delivery } from './delivery.ts';

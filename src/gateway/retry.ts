@@ -5,7 +5,7 @@
 // blocked calls are sent back: the ones that passed have gone (or will go) to the client as they
 // are, and the gateway has no result to report for them. The first answer without a blocked call
 // ends the retries; when none comes, the last answer goes to the client unchanged.
-import { blockedToolResult } from 'rebound-gate';
+import { blockedToolResult } from 'rebound-gate/host';
 import type { GatedCall } from './gated-call.ts';
 
 /** A message appended to the conversation for the retry (Chat Completions shape). */

@@ -2,7 +2,7 @@
 // text may be a call written into the reply, which is held (TextHold) until the completion ends; the
 // calls come back, sent as tool_calls or extracted from the text, with the whole text. A failed
 // upstream call is retried only while nothing has been streamed (streamWithRetry).
-import { extractTextCalls, TextHold } from 'rebound-gate';
+import { extractTextCalls, TextHold } from 'rebound-gate/host';
 import { streamWithRetry } from '../model/retry.ts';
 import type { AssembledToolCall, ModelClient, ModelRequest } from '../model/types.ts';
 import type { ChatEnd, TurnTrace } from '../telemetry/index.ts';

@@ -8,7 +8,8 @@
 // reformatting does not dodge it; arguments that are not JSON are compared without their whitespace.
 // A failure for a tool that does not exist still escalates its message, but there is nothing to show
 // or to withhold.
-import { type Category, echo, schemaExample, type ToolSpec } from 'rebound-gate';
+import type { Category, ToolSpec } from 'rebound-gate';
+import { echo, schemaExample } from 'rebound-gate/host';
 import type { Escalation } from '../calls/types.ts';
 import { canonicalJson } from '../tools/canonical-json.ts';
 

@@ -6,7 +6,8 @@
 // TurnState (turn-state.ts); the steps below read and tell it.
 import type { ActivityWriter } from '../activity/types.ts';
 import { quote } from '../quote.ts';
-import { bound, gate, type GateContext, MAX_NAME, type ProposedCall, type ToolSpec, type Verdict } from 'rebound-gate';
+import { gate, type GateContext, type ProposedCall, type ToolSpec, type Verdict } from 'rebound-gate';
+import { bound, MAX_NAME } from 'rebound-gate/host';
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { ApprovalRecord, MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
 import type { CallTrace, TurnTrace } from '../telemetry/index.ts';

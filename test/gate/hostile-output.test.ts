@@ -5,17 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultTools } from '../../functions/index.ts';
-import {
-  buildPathIndex,
-  type Category,
-  extractTextCalls,
-  gate,
-  type GateContext,
-  MAX_ARGUMENTS_CHARS,
-  MAX_NESTING_DEPTH,
-  type ToolSpec,
-  type Verdict,
-} from 'rebound-gate';
+import { buildPathIndex, type Category, gate, type GateContext, MAX_ARGUMENTS_CHARS, MAX_NESTING_DEPTH, type ToolSpec, type Verdict } from 'rebound-gate';
+import { extractTextCalls } from 'rebound-gate/host';
 
 const tools: ToolSpec[] = defaultTools.map(({ run: _run, ...spec }) => spec);
 const names = tools.map((t) => t.name);

@@ -5,7 +5,8 @@ import { defaultTools } from '../../functions/index.ts';
 // The schema repairs are the package's own (not its public surface): a test that needs the server's
 // tools (functions/) reads them by path, from here, not from the server's code.
 import { checkArguments } from '../../packages/gate/src/schema/schema-repair.ts';
-import { type JSONSchema, schemaExample, validate } from 'rebound-gate';
+import type { JSONSchema } from 'rebound-gate';
+import { schemaExample, validate } from 'rebound-gate/host';
 
 /** A second opinion that checks every keyword (bounds, formats), not only what the gate checks. */
 const zodAccepts = (schema: JSONSchema, value: unknown) => z.fromJSONSchema(schema as never).safeParse(value).success;

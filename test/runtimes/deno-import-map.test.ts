@@ -1,9 +1,10 @@
 // The Supabase function resolves bare imports through its deno.json, not node_modules: every package the
 // function reaches must be mapped there, to exactly the version package.json pins (jsr: and esm.sh are
 // not an option here, and a drifting version would run different code on the edge than in tests). The one
-// exception is the repository's own workspace package, rebound-gate: it maps to the source its package.json
-// exports as "." under the "rebound-source" condition (what this repository resolves everywhere; the
-// registry's users get its build), so the edge runs the same source as Node and workerd.
+// exception is the repository's own workspace package, rebound-gate: each of its subpaths the function
+// imports ("rebound-gate", "rebound-gate/host") maps to the source its package.json exports for it under
+// the "rebound-source" condition (what this repository resolves everywhere; the registry's users get its
+// build), so the edge runs the same source as Node and workerd.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,11 +12,13 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..', '..');
 const denoJson = JSON.parse(readFileSync(join(root, 'supabase/functions/rebound/deno.json'), 'utf8')) as { imports: Record<string, string> };
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-/** Workspace packages by name: their folder and the file their `exports` give for ".". */
+/** Workspace packages' specifiers (the name, and the name with each subpath): the source file their `exports` give for it. */
 const workspaces = new Map(
-  ['packages/gate'].map((dir) => {
-    const p = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { name: string; exports: Record<string, Record<string, string>> };
-    return [p.name, normalize(join(dir, p.exports['.']!['rebound-source']!))] as const;
+  ['packages/gate'].flatMap((dir) => {
+    const p = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { name: string; exports: Record<string, Record<string, string> | string> };
+    return Object.entries(p.exports).flatMap(([subpath, target]) =>
+      typeof target === 'object' && target['rebound-source'] ? [[`${p.name}${subpath.slice(1)}`, normalize(join(dir, target['rebound-source']))] as const] : [],
+    );
   }),
 );
 const fromFunction = (target: string) => normalize(join('supabase/functions/rebound', target));
@@ -50,7 +53,7 @@ describe('supabase/functions/rebound/deno.json', () => {
     for (const [key, target] of Object.entries(denoJson.imports)) {
       const local = workspaces.get(key);
       if (local) {
-        expect(fromFunction(target), `${key} maps to its package's "." export`).toBe(local);
+        expect(fromFunction(target), `${key} maps to its package's export for it`).toBe(local);
         continue;
       }
       const m = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)(\/?)$/.exec(target);

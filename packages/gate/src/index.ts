@@ -22,33 +22,12 @@ import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } fr
 
 export type * from './types.ts';
 export { DESTRUCTIVE_WORDS, isDestructive } from './annotations.ts';
-// The rest of the public surface: what a host (Rebound's server, a framework adapter) needs besides the
-// verdict. Everything else under src/ is the package's own and may change without notice.
-export { type BlockedNote, type BlockedToolResult, blockedToolResult } from './blocked-result.ts';
-export { bound } from './bounded.ts';
-export { checkContent } from './content/content.ts';
-export {
-  callsFinish,
-  type GatedTextCalls,
-  gatedTextCalls,
-  HeldAnswer,
-  type HeldAnswerEnd,
-  type HeldAnswerOptions,
-  sameCall,
-  type SplitCalls,
-  splitCalls,
-} from './held-answer.ts';
-export { jsonText } from './json/json-text.ts';
+// The rest of the public surface for a user of the gate; what a gating host needs besides (the blocked
+// call's tool result, the re-ask policy, the text hold, the helpers Rebound's server shares) is
+// rebound-gate/host (host.ts). Everything else under src/ is the package's own and may change without notice.
 export { MAX_ARGUMENTS_CHARS, MAX_ENUM_VALUES, MAX_NESTING_DEPTH, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './limits.ts';
-export { echo, MAX_NAME } from './message.ts';
 export { buildPathIndex } from './paths/paths.ts';
-export { readWorkspacePath, type WorkspacePath } from './paths/workspace-path.ts';
-export { isPlainObject } from './plain-object.ts';
-export { schemaExample } from './schema/schema-example.ts';
 export { checkSchema, type SchemaCheck } from './schema/schema-compile.ts';
-export { deepEqual, validate } from './schema/schema.ts';
-export { extractTextCalls, type TextCall } from './text-calls.ts';
-export { TextHold } from './text-hold.ts';
 export { CODE_KEYWORD, type CompiledTools, hasKeyword, PATH_KEYWORD, type Tool, toolSpec, withoutExtensions } from './tools.ts';
 
 // When several mistakes were repaired, the verdict's category names the one that matters most.

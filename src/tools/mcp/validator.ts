@@ -3,7 +3,8 @@
 // Schema checker does the job on every runtime (the SDK's `jsonSchemaValidator` interface). An output
 // schema past the gate's schema limits (packages/gate/src/schema/schema-compile.ts) is not walked: the result is
 // refused with the reason, as the server's tool would be were its input schema the one past them.
-import { checkSchema, type JSONSchema, validate } from 'rebound-gate';
+import { checkSchema, type JSONSchema } from 'rebound-gate';
+import { validate } from 'rebound-gate/host';
 
 const MAX_LISTED_PROBLEMS = 5;
 
