@@ -13,8 +13,9 @@
 // The pieces around it, also one way for both: `gatedTextCalls` (the calls written into a text, gated,
 // with fresh ids), `sameCall` (a retry repeats a call: same tool, the same arguments as JSON values),
 // `callsFinish` (when the answer's finish must say "tool calls" rather than the model's own reason) and
-// `splitCalls`, the re-ask policy every adapter applies to a whole answer (the LangChain and Agents
-// adapters, the AI SDK's doGenerate): the calls that pass go out, only the blocked ones are re-asked.
+// `splitCalls`, the re-ask policy applied to a whole answer (the gateway's complete.ts, the AI SDK's
+// doGenerate, the LangChain and Agents adapters): the calls that pass go out, only the blocked ones
+// are re-asked.
 import { deepEqual } from './schema/schema-compile.ts';
 import { extractTextCalls } from './text-calls.ts';
 import { TextHold } from './text-hold.ts';

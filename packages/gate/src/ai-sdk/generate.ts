@@ -5,6 +5,7 @@
 // again for the blocked calls only (its text and those calls, each with the gate's message), and the
 // retry adds its calls (not one repeating a call already out) or, when it sends none, its text. Still
 // blocked with no retry left, the call goes out as the model wrote it: never worse than no middleware.
+import { splitCalls } from '../held-answer.ts';
 import type { CompiledTools } from '../tools.ts';
 import {
   addUsage,
@@ -89,9 +90,10 @@ function gateAnswer(tools: CompiledTools, answer: GenerateResult, params: CallOp
   return { calls, content, visibleText: found.visibleText, sentCalls };
 }
 
-/** A retry's part of the answer: its calls but those repeating one already out; its text when it sent none. */
+/** A retry's part of the answer (splitCalls): its calls but those repeating one already out; its text when it sent none. */
 function retryPart(gated: GatedAnswer, out: readonly GatedToolCall[]): Pick<GatedAnswer, 'calls' | 'content'> {
   if (gated.calls.length === 0) return { calls: [], content: gated.content.filter((p) => p.type === 'text') };
-  const calls = gated.calls.filter((g) => isBlocked(g) || !sentBefore(out, g));
+  const { going, blocked } = splitCalls(gated.calls, { accepted: (g) => !isBlocked(g), sent: (g) => sentBefore(out, g) });
+  const calls = [...going, ...blocked];
   return { calls, content: calls.map(applied) };
 }
