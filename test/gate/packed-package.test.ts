@@ -1,9 +1,11 @@
 // rebound-gate as the registry would hold it (issue 22): `npm pack -w packages/gate` (its prepack builds
 // dist/), then the tarball installed with npm into a fresh project beside `ai`, `@ai-sdk/openai-compatible`,
 // `@openai/agents`, `openai` and `zod` (the versions this repository pins; npm's cache first, the registry
-// otherwise), as a new user would. In that project: the package README's AI SDK and OpenAI Agents
-// examples, each cut from the README itself, type-checked with tsc against the installed types and run
-// with Node against the scripted upstream, printing the line the README says; the built files loaded in
+// otherwise), as a new user would; `langchain`, `@langchain/core` and `@langchain/openai` join it only once
+// every subpath has been loaded without them (an optional peer is optional). In that project: the package
+// README's AI SDK, LangChain and OpenAI Agents examples, each cut from the README itself, type-checked
+// with tsc against the installed types and run with Node against the scripted upstream, printing the
+// line the README says; the built files loaded in
 // headless Chromium (an import map for fastest-levenshtein, as a page without a bundler would), in Deno
 // (the project's node_modules) and in workerd (a Worker bundled by `wrangler deploy --dry-run`), gating a
 // repaired and a blocked call. A file missing from the tarball, a README example that does not run, or
@@ -46,9 +48,25 @@ function readmeExample(readme: string, heading: string): string {
   return m[1]!;
 }
 
+let langChain: Promise<unknown> | undefined;
+/** LangChain's packages in the project, installed once, after the test that loads every subpath without them. */
+function withLangChain(): Promise<unknown> {
+  langChain ??= run(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', ...['langchain', '@langchain/core', '@langchain/openai'].map((n) => `${n}@${version(n)}`)],
+    {
+      cwd: project,
+      env: userEnv(),
+      encoding: 'utf8',
+    },
+  );
+  return langChain;
+}
+
 /** The package README's runnable examples: the heading each follows, and the file it is cut into in the project. */
 const EXAMPLES = [
   { heading: '### AI SDK', file: 'weather.ts' },
+  { heading: '### LangChain', file: 'chain.ts' },
   { heading: '### OpenAI Agents', file: 'agent.ts' },
 ];
 
@@ -159,7 +177,7 @@ console.log(JSON.stringify(out));`;
         expect(result, `${specifier} exports something`).toBeGreaterThan(0);
         continue;
       }
-      // Not installed in this project (it has ai only): the message names the peer it needs.
+      // Not installed in this project (LangChain's packages join it later): the message names the peer it needs.
       expect(result, specifier).toMatch(/^ERR_MODULE_NOT_FOUND Cannot find package '([^']+)'/);
       const missing = /Cannot find package '([^']+)'/.exec(result)![1]!;
       expect(
@@ -169,14 +187,18 @@ console.log(JSON.stringify(out));`;
     }
     expect(loaded['rebound-gate']).toBeGreaterThan(10);
     expect(typeof loaded['rebound-gate/ai-sdk']).toBe('number');
+    expect(typeof loaded['rebound-gate/host']).toBe('number');
+    expect(typeof loaded['rebound-gate/openai-agents']).toBe('number');
+    expect(loaded['rebound-gate/langchain']).toMatch(/Cannot find package '@langchain\/core'|Cannot find package 'langchain'/);
   });
 
-  it("the README's AI SDK and OpenAI Agents examples type-check against the installed types", async () => {
+  it("the README's AI SDK, LangChain and OpenAI Agents examples type-check against the installed types", async () => {
+    await withLangChain();
     for (const example of EXAMPLES) cutExample(example);
     // tsc as a TypeScript user would set it up for Node: the package's `types`, strict. Declaration files
     // are checked too (an import our .d.ts cannot resolve is an error there, not a silent any); errors
     // in other packages' own .d.ts (ai's needs @types/json-schema) are theirs and left out. One program
-    // for both examples: checking the installed .d.ts (openai's are large) is most of tsc's time.
+    // for the three examples: checking the installed .d.ts (openai's are large) is most of tsc's time.
     const tsconfig = {
       compilerOptions: { target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'], skipLibCheck: false },
       files: EXAMPLES.map((e) => e.file),
@@ -197,6 +219,19 @@ console.log(JSON.stringify(out));`;
     expect(printed).toEqual({ id: 'call_1', tool: 'get_weather', input: { city: 'Paris', days: 3 }, output: { forecast: 'sunny in Paris for 3 days' } });
     expect(upstream.requests).toHaveLength(1);
     expect(upstream.requests[0]!.tools?.map((t) => t.function.name)).toEqual(['get_weather']);
+  });
+
+  it('the README\'s LangChain example runs: a misspelt name and "3" reach the tool repaired, then the agent answers', async () => {
+    const script: Script = (req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { text: 'Sunny in Paris for 3 days.' }
+        : { toolCalls: [{ id: 'call_1', name: 'get_wether', arguments: '{"city":"Paris","days":"3"}' }] };
+    await withLangChain();
+    const upstream = await startScriptedOpenAI(script);
+    const printed = await readmeExampleRuns({ heading: '### LangChain', file: 'chain.ts', upstream: upstream.url }).finally(() => upstream.close());
+    expect(printed).toEqual({ id: 'call_1', tool: 'get_weather', args: { city: 'Paris', days: 3 } });
+    expect(upstream.requests).toHaveLength(2);
+    expect(upstream.requests[1]!.messages.find((m) => m.role === 'tool')?.content).toBe('sunny in Paris for 3 days');
   });
 
   it('the README\'s OpenAI Agents example runs: a misspelt name and "3" reach the tool repaired, then the agent answers', async () => {
