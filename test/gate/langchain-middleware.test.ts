@@ -82,4 +82,20 @@ describe('rebound-gate/langchain: reboundMiddleware', () => {
     expect(results.sort()).toEqual(['call_a', 'call_c']);
     expect(requests).toHaveLength(3);
   });
+
+  it('a re-ask that fails leaves the answer as it stood: the blocked call goes on as written and LangChain tells the model its own error', async () => {
+    const failing: Script = (_req, i) => {
+      if (i === 0) return { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] };
+      if (i === 1) return { status: 500 };
+      return { text: 'Sunny.' };
+    };
+    const { ran, result, requests } = await run(failing, true);
+    expect(ran).toEqual([]);
+    expect(requests).toHaveLength(3);
+    // The third request is the agent's own next step: the call as the model wrote it, LangChain's error as its result.
+    const told = requests[2]!.messages.find((m) => m.role === 'tool');
+    expect(told?.tool_call_id).toBe('call_1');
+    expect(told?.content).not.toContain('"ok":false');
+    expect(result.messages.at(-1)?.content).toBe('Sunny.');
+  });
 });

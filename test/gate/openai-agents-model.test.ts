@@ -202,6 +202,27 @@ describe('rebound-gate/openai-agents: reboundModel', () => {
     expect(s.requests).toHaveLength(1);
   });
 
+  it('a re-ask that fails leaves the answer as it stood: the blocked call goes out as written, streamed or not', async () => {
+    const failing: Script = (_req, i) => {
+      if (i === 0) return { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] };
+      if (i === 1) return { status: 500 };
+      return { text: 'Sunny.' };
+    };
+    for (const stream of [false, true]) {
+      const s = await setup(failing, true);
+      const r = stream ? await run(s.agent, 'Weather in Paris?', { stream: true }) : await run(s.agent, 'Weather in Paris?');
+      if ('completed' in r) {
+        for await (const _ of r);
+        await r.completed;
+      }
+      expect(s.ran).toEqual([]);
+      expect(r.finalOutput).toBe('Sunny.');
+      // The SDK ran its own handling of the call as the model wrote it, and told the model so.
+      expect(s.requests).toHaveLength(3);
+      expect(told(s.requests[2]!)).toBe('An error occurred while running the tool. Please try again.');
+    }
+  });
+
   it('a call written into the text becomes a function call, the text without it kept, streamed or not; without it, only text', async () => {
     const inText: Script = (req) =>
       told(req) === 'sunny'
