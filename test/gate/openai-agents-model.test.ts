@@ -49,6 +49,15 @@ async function setup(script: Script, adapter: boolean) {
   return { agent, ran, client, getWeather, requests: upstream.requests };
 }
 
+/** One run of the agent, streamed (read to its end) or not. */
+async function runTurn(agent: Agent, input: string, stream: boolean) {
+  if (!stream) return run(agent, input);
+  const r = await run(agent, input, { stream: true });
+  for await (const _ of r);
+  await r.completed;
+  return r;
+}
+
 /** What the model was told of its last call, as the SDK sent it. */
 const told = (req: ChatRequest) => [...req.messages].reverse().find((m) => m.role === 'tool')?.content ?? undefined;
 /** A model that answers once the tool ran, and otherwise makes `call`. */
@@ -151,11 +160,7 @@ describe('rebound-gate/openai-agents: reboundModel', () => {
   it('an answer with a valid call and a blocked one: the valid one runs once, the re-ask names only the blocked one (as the gateway asks), streamed or not', async () => {
     for (const stream of [false, true]) {
       const s = await setup(validAndBlocked, true);
-      const r = stream ? await run(s.agent, 'Weather in Paris and Rome?', { stream: true }) : await run(s.agent, 'Weather in Paris and Rome?');
-      if ('completed' in r) {
-        for await (const _ of r);
-        await r.completed;
-      }
+      const r = await runTurn(s.agent, 'Weather in Paris and Rome?', stream);
       expect(s.ran).toEqual([
         { city: 'Paris', days: 2 },
         { city: 'Rome', days: 1 },
@@ -210,11 +215,7 @@ describe('rebound-gate/openai-agents: reboundModel', () => {
     };
     for (const stream of [false, true]) {
       const s = await setup(failing, true);
-      const r = stream ? await run(s.agent, 'Weather in Paris?', { stream: true }) : await run(s.agent, 'Weather in Paris?');
-      if ('completed' in r) {
-        for await (const _ of r);
-        await r.completed;
-      }
+      const r = await runTurn(s.agent, 'Weather in Paris?', stream);
       expect(s.ran).toEqual([]);
       expect(r.finalOutput).toBe('Sunny.');
       // The SDK ran its own handling of the call as the model wrote it, and told the model so.
