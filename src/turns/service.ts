@@ -192,12 +192,16 @@ export class TurnService {
         left: () => {},
       };
     }
-    // A turn paused for approval has not ended: its reader waits (with keepalives) for the rest.
+    return { events: (signal) => this.followStored(turn.id, afterSeq, signal), left: () => {} };
+  }
+
+  /** The stored log after `afterSeq`, followed while the turn runs elsewhere or waits for a person (with keepalives). */
+  private followStored(turnId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
     const stillRunning = async () => {
-      const status = (await this.sessions.getTurn(turn.id))?.status;
+      const status = (await this.sessions.getTurn(turnId))?.status;
       return status === 'running' || status === 'awaiting_approval';
     };
-    return { events: (signal) => followPersisted({ store, turnId: turn.id, afterSeq, signal, stillRunning }), left: () => {} };
+    return followPersisted({ store: this.options.storage.turnEvents, turnId, afterSeq, signal, stillRunning });
   }
 
   /**
@@ -212,13 +216,40 @@ export class TurnService {
     }
     readers.check();
     const counted = readers;
-    const { placement } = this.options;
+    const { placement, alone } = this.options;
     const abortOnLeave = this.options.onDisconnect === 'abort';
+    const followStored = (after: number, signal: AbortSignal) => this.followStored(live.log.turnId, after, signal);
     return {
       events: async function* (signal) {
         const leave = counted.join();
         try {
-          yield* live.log.read(afterSeq, signal);
+          if (alone) {
+            yield* live.log.read(afterSeq, signal);
+            return;
+          }
+          // Not the only instance (Supabase's isolates, a Worker and its turn's object): once the turn has
+          // paused here, the decision may land anywhere and the turn go on there, so from the pause on the
+          // reader follows the stored log (complete up to the pause once it has settled), not this memory.
+          const pausedHere = new AbortController();
+          void live.settled.then(() => {
+            if (live.paused) pausedHere.abort();
+          });
+          let last = afterSeq;
+          for await (const logged of live.log.read(afterSeq, AbortSignal.any([signal, pausedHere.signal]))) {
+            last = logged.seq;
+            yield logged;
+          }
+          if (signal.aborted || !pausedHere.signal.aborted) return;
+          // All this memory holds (to the pause, and whatever a continuation here added since), then the stored log.
+          const upTo = live.log.lastSeq;
+          if (last < upTo) {
+            for await (const logged of live.log.read(last, signal)) {
+              last = logged.seq;
+              yield logged;
+              if (last >= upTo) break;
+            }
+          }
+          if (!signal.aborted && !(live.log.finished && last >= live.log.lastSeq)) yield* followStored(last, signal);
         } finally {
           leave();
         }

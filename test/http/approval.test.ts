@@ -325,6 +325,8 @@ describe('a turn that paused on another instance', () => {
       turnEvents: {
         ...storage.turnEvents,
         appendEvents: (rows: TurnEventRow[]) => storage.turnEvents.appendEvents(rows.filter((r) => r.event !== 'approval_required')),
+        // Its readers follow the stored log once the turn has paused (another instance may go on with it).
+        eventsAfter: storage.turnEvents.eventsAfter.bind(storage.turnEvents),
       },
     };
     const first = await setup(writeThenAnswer, {}, { storage: lossy });

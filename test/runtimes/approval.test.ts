@@ -3,7 +3,8 @@
 // gateway stand-in, Node (`npm start`'s entry) over PGlite. On each, a call denied with a reason: the model
 // is told the reason, and the tool never ran (the model's next call, read_file, finds no file). On workerd
 // and Deno, a decision after the server process was killed (-9) while the call waited: the next process
-// takes it and the turn completes in the same log (Node's is test/durability/approval-restart.test.ts).
+// takes it and the turn completes in the same log (Node's is test/durability/approval-restart.test.ts);
+// on Deno, a decision taken by another instance than the one whose reader waits on the pause.
 // And each edge runtime's clock for a wait that runs out: on workerd the turn's object's alarm, with no
 // request at all; on Deno (no timer outlives a request) the next request that touches the turn.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,6 +187,22 @@ describe.each(['workerd', 'deno'] as const)('approval across a restart on %s', (
     expect(rest.at(-1)!.data).toMatchObject({ reason: 'completed', iterations: 3 });
     expect((await wholeLog(server, fresh)).map((e) => e.event)).toEqual(TURN);
     await server.stop();
+  });
+});
+
+describe('a decision taken by another isolate (Supabase: each request may land on any)', () => {
+  it('Deno: paused on one instance, approved on another; the reader on the first gets the rest of the turn', { timeout: 240_000 }, async () => {
+    const [first, second] = await Promise.all([start('deno'), start('deno')]);
+    const file = 'two-isolates.md';
+    const { turnId, streamUrl, asked, stream } = await pausedTurn(first, file);
+    const res = await decide(second, turnId, asked.data.approvalId, { approved: true });
+    expect(res.status, await res.clone().text()).toBe(202);
+    await stream.until((e) => e.event === 'done', 30_000);
+    stream.close();
+    expect(stream.events.map((e) => e.event)).toEqual(TURN);
+    // A reader that comes later, on either instance, reads the same log.
+    for (const server of [first, second]) expect((await wholeLog(server, streamUrl)).map((e) => e.event)).toEqual(TURN);
+    await Promise.all([first.stop(), second.stop()]);
   });
 });
 
