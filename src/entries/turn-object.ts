@@ -19,7 +19,8 @@
 // The same alarm expires calls that wait for a person (README § Approval): when a turn pauses here, the
 // object stores its next expiresAt (its storage outlives eviction) and keeps the alarm at or before it;
 // the alarm, in this instance or a new one, calls TurnService.expireApprovals for that turn, and the
-// continuation runs here like any turn.
+// continuation runs here like any turn (also for a turn whose every call was decided but which an
+// object that died right after the decision never went on with).
 import type { Hono } from 'hono';
 import { createApp } from '../http/app.ts';
 import type { AppDeps } from '../http/deps.ts';

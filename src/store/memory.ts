@@ -98,6 +98,11 @@ class MemorySessions implements SessionStore {
     return turn;
   }
 
+  /** The turns awaiting approval, oldest claim first. */
+  pausedTurns(): string[] {
+    return [...this.paused].sort((a, b) => a[1] - b[1]).map(([id]) => id);
+  }
+
   /** agent_resume_turn's update: a paused turn runs again, claimed now; null when it was not paused. */
   resumeTurn(turnId: string): TurnRecord | null {
     const turn = this.turns.get(turnId);
@@ -292,6 +297,14 @@ class MemoryApprovals implements ApprovalStore {
     const paused = this.states.get(turnId) ?? { state: null, lastSeq: 0 };
     this.states.delete(turnId);
     return { turn, paused };
+  }
+
+  async stranded({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+    const waiting = new Set([...this.rows.values()].filter((r) => r.status === 'pending').map((r) => r.turnId));
+    return this.sessions
+      .pausedTurns()
+      .filter((id) => !waiting.has(id))
+      .slice(0, limit);
   }
 }
 

@@ -263,6 +263,16 @@ class PgliteApprovals implements ApprovalStore {
     const { rows } = await this.db.query<ResumedDbRow>('select * from public.agent_resume_turn($1, $2)', [turnId, force]);
     return rows[0] ? toResumed(rows[0]) : null;
   }
+
+  async stranded({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `select t.id from public.agent_turns t where t.status = 'awaiting_approval'
+         and not exists (select 1 from public.agent_approvals a where a.turn_id = t.id and a.status = 'pending')
+       order by t.claimed_at, t.id limit $1::integer`,
+      [limit],
+    );
+    return rows.map((r) => r.id);
+  }
 }
 
 class PgliteWorkspace implements WorkspaceStore {

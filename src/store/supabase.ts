@@ -320,6 +320,22 @@ class SupabaseApprovals implements ApprovalStore {
     const rows = rowsOf(await this.db.rpc('agent_resume_turn', { p_turn: turnId, p_force: force }), 'agent_resume_turn') as ResumedDbRow[];
     return rows[0] ? toResumed(rows[0]) : null;
   }
+  async stranded({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+    // PostgREST's anti-join: the embedded rows filtered to the pending ones, and the turn kept only when none is left.
+    const rows = rowsOf(
+      await this.db
+        .from('agent_turns')
+        .select('id, agent_approvals(id)')
+        .eq('status', 'awaiting_approval')
+        .eq('agent_approvals.status', 'pending')
+        .is('agent_approvals', null)
+        .order('claimed_at')
+        .order('id')
+        .limit(limit),
+      'agent_turns read',
+    ) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
 }
 
 class SupabaseWorkspace implements WorkspaceStore {

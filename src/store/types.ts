@@ -184,6 +184,12 @@ export interface ApprovalStore {
    * when the turn is not paused, or still waits.
    */
   resume(turnId: string, options?: { force?: boolean }): Promise<{ turn: TurnRecord; paused: PausedTurn } | null>;
+  /**
+   * Turns still awaiting_approval though none of their approvals is pending (at most `limit`, default
+   * 100, oldest claim first): the process that recorded their last decision or expiry died before going
+   * on. The expiry sweep resumes them (TurnService.expireApprovals).
+   */
+  stranded(options?: { limit?: number }): Promise<string[]>;
 }
 
 /** Everything persistent, opened for one scope. */

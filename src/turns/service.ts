@@ -156,8 +156,8 @@ export class TurnService {
   async find(turnId: string, options: StartOptions = {}): Promise<TurnRecord | null> {
     const turn = await this.sessions.getTurn(turnId);
     if (turn?.status !== 'awaiting_approval' || this.options.approvalExpiry?.kind !== 'request') return turn;
-    const expired = await this.expireApprovals({ turnId }, options);
-    return expired.length > 0 ? await this.sessions.getTurn(turnId) : turn;
+    await this.expireApprovals({ turnId }, options);
+    return await this.sessions.getTurn(turnId);
   }
 
   /** Where requests are the clock: what of this turn or session waits past its expiry is expired, and its turn goes on. */
@@ -338,19 +338,33 @@ export class TurnService {
 
   /**
    * Pending approvals past their expiry become expired (one turn's, one session's, or any: at most 100),
-   * and each turn with nothing left waiting goes on. The hook for every runtime's clock: on Node a timer
-   * and start-up (watchApprovals); a Durable Object's alarm, or the next request that touches the turn
-   * or its session, can call it the same way. Never throws: a failure is logged, the next call tries again.
+   * and each turn with nothing left waiting goes on, as does a turn stranded with nothing waiting (every
+   * call decided or expired, but the process died before going on: otherwise it would wait for ever, a
+   * later decision refused). The hook for every runtime's clock: on Node a timer and start-up
+   * (watchApprovals); a Durable Object's alarm, or the next request that touches the turn or its session,
+   * can call it the same way. Going on claims the turn (continueTurn), so racing sweeps and decisions
+   * continue it once. Never throws: a failure is logged, the next call tries again.
    */
   async expireApprovals(scope: { turnId?: string; sessionId?: string } = {}, options: StartOptions = {}): Promise<ApprovalRecord[]> {
     try {
       const expired = await this.options.storage.approvals.expire(scope);
-      for (const turnId of new Set(expired.map((a) => a.turnId))) await this.continueTurn(turnId, options);
+      const turnIds = new Set([...expired.map((a) => a.turnId), ...(await this.stranded(scope))]);
+      for (const turnId of turnIds) await this.continueTurn(turnId, options);
       return expired;
     } catch (err) {
       console.error('rebound: could not expire approvals', err);
       return [];
     }
+  }
+
+  /**
+   * The turns of the scope that may be paused with nothing waiting: one turn's or one session's paused
+   * turn (continueTurn's claim finds whether anything still waits), or any (the store's stranded turns).
+   */
+  private async stranded(scope: { turnId?: string; sessionId?: string }): Promise<string[]> {
+    if (scope.turnId === undefined && scope.sessionId === undefined) return this.options.storage.approvals.stranded();
+    const turn = scope.turnId !== undefined ? await this.sessions.getTurn(scope.turnId) : await this.sessions.runningTurn(scope.sessionId!);
+    return turn?.status === 'awaiting_approval' ? [turn.id] : [];
   }
 
   /**

@@ -464,6 +464,7 @@ export async function checkApprovals(storage: Storage, users: { a: string | null
   await sessions.closeInterrupted({ claimedBefore: new Date(Date.now() + 60_000).toISOString(), sessionId });
   expect((await sessions.getTurn(turnId))?.status).toBe('awaiting_approval');
   expect(await approvals.resume(turnId)).toBeNull();
+  expect(await approvals.stranded({ limit: 10_000 })).not.toContain(turnId);
 
   // A decision lands once, whoever races; an edit replaces the arguments and their hash.
   const edited = { arguments: { path: `b${NASTY_STRINGS[1]}.txt`, content: 'x' }, argsHash: 'd'.repeat(64) };
@@ -491,12 +492,15 @@ export async function checkApprovals(storage: Storage, users: { a: string | null
   expect(await approvals.expire({ turnId })).toEqual([]);
   expect(await approvals.pendingForSession(sessionId)).toEqual([]);
 
+  // Nothing pending but still paused (a process died before going on): stranded, until it resumes.
+  expect(await approvals.stranded({ limit: 10_000 })).toContain(turnId);
   // Nothing pending: it resumes once, running again, with its state and seq; the state is not kept.
   const resumed = await approvals.resume(turnId);
   expect(resumed?.turn).toMatchObject({ id: turnId, sessionId, userId: users.a, status: 'running' });
   expect(resumed?.paused).toEqual({ state, lastSeq: 17 });
   expect(await approvals.resume(turnId)).toBeNull();
   expect((await sessions.getTurn(turnId))?.status).toBe('running');
+  expect(await approvals.stranded({ limit: 10_000 })).not.toContain(turnId);
 
   // A stop resumes a turn that still waits (force); the pending approval stays as it was; another user's
   // turn is theirs (the rows carry the turn's user, whoever asks).

@@ -1,11 +1,14 @@
 // A turn paused for approval survives its process (README § Approval): the real Node server
 // (src/entries/node.ts under tsx, embedded PGlite) is killed with -9 while a call waits, and a new one on
 // the same data folder takes the decision and completes the turn in the same log; a wait that ran out
-// while no server was up is expired at start-up, and the turn ends with the model told.
+// while no server was up is expired at start-up, and the turn ends with the model told; a decision the
+// dead process recorded but never went on with is gone on with at start-up.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMigrations } from '../../src/entries/sql-files.ts';
+import { createPgliteStorage, openPglite } from '../../src/store/pglite.ts';
 import { startNode, type RuntimeServer } from '../runtimes/servers.ts';
 import { lastToolResult, startScriptedOpenAI, type ScriptedServer } from '../support/scripted-openai.ts';
 import { openStream, type SseEvent } from '../support/sse-client.ts';
@@ -106,5 +109,37 @@ describe('approval across a restart', () => {
     const told = lastToolResult(model.requests.at(-1)!) as { ok: boolean; error: string };
     expect(told.ok).toBe(false);
     expect(told.error).toMatch(/counts as denied by the user/);
+  });
+
+  it('a decision recorded but never gone on with (the process died between the two) is gone on with at start-up, once', { timeout: 300_000 }, async () => {
+    const dataDir = join(root, 'stranded');
+    let server = await start(dataDir);
+    const { turnId, streamUrl, asked } = await pausedTurn(server);
+    await server.kill();
+    // What the dead process got to store: the decision, with the turn still paused (the crash came before continueTurn).
+    const db = await openPglite(join(dataDir), readMigrations());
+    const storage = createPgliteStorage(db);
+    expect(await storage.approvals.decide({ id: asked.data.approvalId, status: 'approved', reason: null })).toMatchObject({ status: 'approved' });
+    expect((await storage.sessions.getTurn(turnId))?.status).toBe('awaiting_approval');
+    expect(await storage.approvals.stranded()).toEqual([turnId]);
+    await db.close();
+    const before = model.requests.length;
+
+    server = await start(dataDir);
+    // No request needed: start-up goes on with it; a reader finds it ended, in the same log, without a gap.
+    const whole = await openStream(server.baseUrl + streamUrl);
+    await whole.until((e) => e.event === 'done', 60_000);
+    expect(whole.events.map((e) => e.event)).toEqual(['turn_start', 'tool_call', 'approval_required', 'tool_result', 'text_delta', 'done']);
+    expect(whole.events.map((e) => Number(e.id))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(whole.events[3]!.data).toMatchObject({ id: asked.data.toolCallId, ok: true, approval: 'approved', result: { path: 'plan.md' } });
+    expect(whole.events.at(-1)!.data).toMatchObject({ reason: 'completed', iterations: 2 });
+    // Gone on with once: one model request since, and a late decision is refused as the turn has ended.
+    expect(model.requests.length - before).toBe(1);
+    const late = await fetch(`${server.baseUrl}/v1/turns/${turnId}/approvals/${asked.data.approvalId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ approved: true }),
+    });
+    expect(late.status).toBe(409);
   });
 });

@@ -10,6 +10,7 @@ import { scriptedApps, type ScriptedApp } from '../support/scripted-app.ts';
 import { openStream, shape, type LiveStream, type SseEvent } from '../support/sse-client.ts';
 import { newApprovalId } from '../../src/tools/approval.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
+import type { TurnService } from '../../src/turns/service.ts';
 import { createMemoryStorage } from '../../src/store/memory.ts';
 import type { TurnEventRow } from '../../src/store/turn-events.ts';
 
@@ -343,6 +344,34 @@ describe('a turn that paused on another instance', () => {
     expect(read.events.map((e) => Number(e.id))).toEqual(read.events.map((_, i) => i + 1));
     expect(read.events[4]!.data).toMatchObject({ name: 'write_file', approval: 'approved', ok: true });
     expect(second.upstream.requests).toHaveLength(1); // the continuation's model call, on the second instance
+    expect((await storage.workspace({ userId: 'alice', sessionId, turnId }).read('notes.txt'))?.content).toBe('hello\n');
+  });
+});
+
+describe('a turn left paused with nothing waiting (its process died after the decision, before going on)', () => {
+  it('the expiry hooks of two instances racing go on with it once, in the same log', async () => {
+    const storage = createMemoryStorage();
+    const services: TurnService[] = [];
+    // Each instance's expiry hook (a Durable Object alarm's, here called by hand): the TurnService it would call.
+    const hook = (): Partial<AppDeps> => ({ storage, approvalExpiry: { kind: 'alarm', paused: () => {}, service: (t) => void services.push(t) } });
+    const first = await setup(writeThenAnswer, {}, hook());
+    const second = await setup(writeThenAnswer, {}, hook());
+    const { turnId, sessionId, stream } = await startTurn(first.app);
+    const asked = await stream.until(isEvent('approval_required'));
+    // The decision is stored, and nothing goes on with the turn: what a crash between the two leaves.
+    expect(await storage.approvals.decide({ id: asked.data.approvalId, status: 'approved', reason: null })).toMatchObject({ status: 'approved' });
+    expect(await storage.approvals.stranded()).toEqual([turnId]);
+    // A decision now is refused: it was decided (that is the hole the hooks close).
+    expect((await decide(second.app, turnId, asked.data.approvalId, { approved: false })).status).toBe(409);
+    const [a, b] = services;
+    await Promise.all([a!.expireApprovals(), b!.expireApprovals(), a!.expireApprovals({ turnId }), b!.expireApprovals({ sessionId }), b!.expireApprovals()]);
+    await stream.until(isEvent('done'));
+    expect(shape(stream.events)).toEqual(['turn_start', 'tool_call', 'tool_result', 'tool_call', 'approval_required', 'tool_result', 'text_delta', 'done']);
+    expect(stream.events.map((e) => Number(e.id))).toEqual(stream.events.map((_, i) => i + 1));
+    expect(stream.events[5]!.data).toMatchObject({ name: 'write_file', approval: 'approved', ok: true });
+    // Once: one model request for the continuation across both instances, one write.
+    expect(first.upstream.requests.length + second.upstream.requests.length).toBe(2);
+    expect(await storage.approvals.stranded()).toEqual([]);
     expect((await storage.workspace({ userId: 'alice', sessionId, turnId }).read('notes.txt'))?.content).toBe('hello\n');
   });
 });
