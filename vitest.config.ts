@@ -1,5 +1,6 @@
 // Two projects: `unit`, the tests beside the code in src/, functions/ and packages/ (`npm run test:unit`, the fast
 // inner loop), and `integration`, the suites in test/ that start real parts. `npm test` runs both.
+import { availableParallelism } from 'node:os';
 import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -19,10 +20,17 @@ if (major < 22 || (major === 22 && minor < 18)) {
 // vitest passes the server conditions on to its workers as --conditions.
 const SOURCE = 'rebound-source';
 
+// Two test files at a time at least: vitest's default (cores - 1) is one on a 2-core machine, and most
+// integration files spend their time waiting on the processes they start (PostgreSQL, workerd, Deno,
+// Chromium, a killed and restarted server), not on the CPU: at 2 the whole suite took 552 s against 825 s
+// at 1 on the same 2-core machine under the same load (docs/benchmarks.md, "The suite").
+const MAX_WORKERS = Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   resolve: { conditions: [SOURCE, ...defaultClientConditions] },
   ssr: { resolve: { conditions: [SOURCE, ...defaultServerConditions] } },
   test: {
+    maxWorkers: MAX_WORKERS,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
