@@ -6,11 +6,13 @@
 //   decisions on its waiting calls (POST /v1/turns/:id/approvals/:approvalId) go to its object, where the
 //   turn goes on. POST /v1/chat is both: the Worker creates the turn, then the turn's object streams it.
 //   So are the useChat routes: POST /v1/ui/chat creates the chat's turn and GET /v1/ui/chat/:id/stream
-//   finds its running one in the Worker (a handoff, http/handoff.ts), and the turn's object streams it.
+//   finds its running one in the Worker (a handoff, http/handoff.ts), and the turn's object streams it;
+//   a POST /v1/ui/chat answering an approval is checked in the Worker and then sent whole to the turn's
+//   object, which decides and streams the continuation it runs.
 // - Storage in memory: sessions and turns live in one isolate's memory, so one object ('local') owns
 //   them and serves all of /v1/ (`wrangler dev`, demos). The Worker keeps /health and the pages.
 
-import { HANDOFF_HEADER, type TurnHandle } from '../http/handoff.ts';
+import { FORWARD_HEADER, HANDOFF_HEADER, type TurnHandle } from '../http/handoff.ts';
 
 export type Route =
   | { to: 'worker' }
@@ -93,7 +95,17 @@ async function chatThroughObject(request: Request, options: DispatchOptions): Pr
 async function uiChatThroughObject(request: Request, options: DispatchOptions): Promise<Response> {
   const headers = new Headers(request.headers);
   headers.set(HANDOFF_HEADER, '1');
+  // An approval response is served by the turn's object, body and all: a copy of the body, read no
+  // further than the app reads the original (it refuses a body past MAX_UI_BODY_BYTES).
+  const copy = request.method === 'POST' ? request.clone() : undefined;
   const answered = await options.serve(withBody(request, new URL(request.url), headers));
+  const forwardTo = answered.headers.get(FORWARD_HEADER);
+  if (copy && forwardTo && answered.status === 200) {
+    const own = new Headers(request.headers);
+    own.delete(HANDOFF_HEADER);
+    return objectFor(options.objects, forwardTo.toLowerCase()).fetch(withBody(copy, new URL(request.url), own));
+  }
+  void copy?.body?.cancel().catch(() => {});
   const isHandle = (answered.status === 200 || answered.status === 201) && answered.headers.get('content-type')?.startsWith('application/json');
   if (!isHandle) return answered;
   return streamFromObject(request, (await answered.json()) as TurnHandle, options);

@@ -10,6 +10,12 @@ import type { TurnTokens } from './turn-token.ts';
 
 export const HANDOFF_HEADER = 'x-rebound-handoff';
 
+/**
+ * The answer's header naming a turn whose object must serve the request itself, body and all: useChat's
+ * approval response (POST /v1/ui/chat), checked here but decided where its continuation is to run.
+ */
+export const FORWARD_HEADER = 'x-rebound-forward-to-turn';
+
 /** Where a turn is streamed: its object's stream URL, relative to the app, in the format the request asked for. */
 export interface TurnHandle {
   turnId: string;

@@ -18,11 +18,14 @@ import { startSupabaseGateway, TEST_PUBLISHABLE_KEY, TEST_SECRET_KEY, type Supab
 import { startScriptedOpenAI, type ChatRequest, type ScriptedServer } from '../support/scripted-openai.ts';
 import { startWorkerd, type RuntimeServer } from './servers.ts';
 import { readSse, type SseEvent, type SseTranscript } from './sse-client.ts';
-import { readReply, textOf, transport, userMessage } from '../ui-chat/client.ts';
+import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
+import { NodeChat, partsOf, readReply, textOf, toolParts, transport, userMessage } from '../ui-chat/client.ts';
 
 const ALICE = 'a11ce000-0000-4000-8000-000000000001';
 const MALLORY = 'ba11ad00-0000-4000-8000-000000000002';
 const ANSWER = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+/** A continuation still running well after its client has gone (about 9 s). */
+const SLOW_ANSWER = Array.from({ length: 30 }, (_, i) => `slow${i}`).join(' ');
 const turnMessage = (req: ChatRequest) => req.messages.find((m) => m.role === 'user')?.content ?? '';
 
 let pg: PostgresCluster;
@@ -38,6 +41,10 @@ beforeAll(async () => {
     startScriptedOpenAI((req) => {
       const message = turnMessage(req);
       if (message.startsWith('TALK')) return { text: ANSWER, delayMs: 250 };
+      if (message.startsWith('APPROVE'))
+        return req.messages.some((m) => m.role === 'tool')
+          ? { text: SLOW_ANSWER, delayMs: 300 }
+          : { toolCalls: [{ id: 'call_write', name: 'write_file', arguments: '{"path":"plan.md","content":"# plan\\n"}' }] };
       return req.messages.some((m) => m.role === 'tool')
         ? { text: ANSWER, delayMs: 15 }
         : { text: 'Let me look. ', toolCalls: [{ id: 'call_look', name: 'list_files', arguments: '{}' }], delayMs: 15 };
@@ -57,6 +64,7 @@ beforeAll(async () => {
       MAX_ITERATIONS: '3',
       KEEPALIVE_MS: '200',
       MODEL_RETRIES: '0',
+      APPROVAL_TOOLS: 'write_file',
       // Only the new-style settings; no TURN_TOKEN_SECRET: the Worker and the turn objects must still
       // accept each other's tokens, keyed from the secret key.
       SUPABASE_URL: gateway.url,
@@ -289,4 +297,57 @@ describe('workerd with Supabase storage: useChat turns in their Durable Object',
     // Both have ended: nothing to resume.
     for (const chatId of ['ui-unattended', 'ui-resumed']) expect((await resumeChat(chatId)).response.status, chatId).toBe(204);
   }, 30_000);
+
+  // Local workerd does not cut a Worker request's waitUntil 30 s after its client left as Cloudflare does, so
+  // where the decision is taken is asserted by test/ui-chat/approval.test.ts (dispatch with a recording
+  // namespace); here the whole path runs on workerd: the Worker's check, the body sent on to the object.
+  it("useChat's approval response goes to the turn's object: decided there, its continuation finishes after its client left", {
+    timeout: 120_000,
+  }, async () => {
+    const chat = new NodeChat({ id: 'ui-approve', baseUrl: worker.baseUrl, headers: { authorization: as('alice').authorization } });
+    await chat.sendMessage({ text: 'APPROVE the plan' });
+    await chat.settled();
+    const waiting = toolParts(chat.lastMessage!).find((t) => t.toolName === 'write_file')!;
+    expect(waiting.state).toBe('approval-requested');
+    const turnId = chat.lastMessage!.id;
+    expect((await turnRow(turnId))?.status).toBe('awaiting_approval');
+    // What addToolApprovalResponse posts (lastAssistantMessageIsCompleteWithApprovalResponses holds for it), sent by the transport, left after the first words.
+    const messages = chat.messages.map((m) =>
+      m.role !== 'assistant'
+        ? m
+        : {
+            ...m,
+            parts: partsOf(m).map((p) =>
+              p.state === 'approval-requested' ? { ...p, state: 'approval-responded', approval: { ...p.approval, approved: true } } : p,
+            ),
+          },
+    ) as UIMessage[];
+    expect(lastAssistantMessageIsCompleteWithApprovalResponses({ messages })).toBe(true);
+    const abortedBefore = model.abortedRequests.length;
+    const leave = new AbortController();
+    const stream = await transport(worker.baseUrl, { authorization: as('alice').authorization }).sendMessages({
+      chatId: 'ui-approve',
+      messages,
+      trigger: 'submit-message',
+      messageId: messages.at(-1)!.id,
+      abortSignal: leave.signal,
+    });
+    const reader = stream.getReader();
+    const seen: UIMessageChunk[] = [];
+    while (!seen.some((c) => c.type === 'text-delta')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the continuation ended before any text: ${JSON.stringify(seen)}`);
+      seen.push(value);
+    }
+    expect(seen.find((c) => c.type === 'tool-output-available')).toMatchObject({ toolCallId: waiting.toolCallId });
+    leave.abort();
+    await reader.cancel().catch(() => {});
+    // Nobody reads it from its first words to its end.
+    await until('the continuation finished', async () => (await turnRow(turnId))?.outcome === 'completed' || undefined, 60_000);
+    expect(await turnRow(turnId)).toEqual({ status: 'finished', outcome: 'completed' });
+    const [{ session_id: sessionId }] = (await pg.sql`select session_id from agent_turns where id = ${turnId}`) as unknown as [{ session_id: string }];
+    const history = await (await fetch(`${worker.baseUrl}/v1/sessions/${sessionId}/messages`, { headers: as('alice') })).json();
+    expect(history.messages.at(-1)).toEqual({ role: 'assistant', content: SLOW_ANSWER });
+    expect(model.abortedRequests.slice(abortedBefore)).toEqual([]);
+  });
 });

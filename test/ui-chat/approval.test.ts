@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { headerAuth, startApp, type TestApp } from '../support/app-server.ts';
 import { parseUiStream } from '../support/ui-chunks.ts';
 import { createMemoryStorage } from '../../src/store/memory.ts';
+import { dispatch } from '../../src/entries/turn-routing.ts';
 import { NodeChat, partsOf, textOf, toolParts } from './client.ts';
 
 let app: TestApp | undefined;
@@ -187,5 +188,83 @@ describe('approval through useChat (ai 7 in Node)', () => {
     const { status, body } = await postAnswer('late-1', answered(chat), alice);
     expect(status).toBe(410);
     expect(body).toMatch(/expired/);
+  });
+});
+
+describe("approval through useChat on a Worker (turn-routing's dispatch, shared storage)", () => {
+  it("the Worker checks the response, the turn's object decides it and runs the continuation; a mismatch wakes no object", async () => {
+    const storage = createMemoryStorage();
+    // One secret, as a Worker and its objects share: the approval's signature is checked by both.
+    const env = { TURN_TOKEN_SECRET: 'worker-and-object-secret-0123456789' };
+    const worker = await startApp(env, { auth: headerAuth, storage });
+    const object = await startApp(env, { auth: headerAuth, storage });
+    try {
+      app = object; // the paused turn as its object streamed it
+      const { chat, waiting } = await pausedChat('approve-worker');
+      const woken: string[] = [];
+      // The Worker's own app and a namespace whose every object is `object` (one app over the same storage).
+      const at = (base: string, request: Request) => {
+        const url = new URL(request.url);
+        return fetch(
+          new Request(base + url.pathname + url.search, {
+            method: request.method,
+            headers: request.headers,
+            body: request.body,
+            duplex: 'half',
+          } as RequestInit),
+        );
+      };
+      const objects = {
+        idFromName: (name: string) => name,
+        get: (name: never) => ({
+          fetch: (request: Request) => {
+            woken.push(name);
+            return at(object.url, request);
+          },
+        }),
+      };
+      const send = (messages: UIMessage[]) =>
+        dispatch(
+          new Request('http://worker.test/v1/ui/chat', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...alice },
+            body: JSON.stringify({ id: 'approve-worker', messages, trigger: 'submit-message', messageId: messages.at(-1)!.id }),
+          }),
+          { storage: 'shared', serve: (request) => at(worker.url, request), objects },
+        );
+      const answer = (edit: (p: Record<string, any>) => Record<string, any>) =>
+        chat.messages.map((m) =>
+          m.role !== 'assistant'
+            ? m
+            : {
+                ...m,
+                parts: partsOf(m).map((p) =>
+                  p.state === 'approval-requested' ? edit({ ...p, state: 'approval-responded', approval: { ...p.approval, approved: true } }) : p,
+                ),
+              },
+        ) as UIMessage[];
+
+      // Tampered: refused by the Worker, no object woken, nothing decided.
+      const tampered = await send(answer((p) => ({ ...p, input: { path: 'elsewhere.md' } })));
+      expect(tampered.status).toBe(403);
+      expect(woken).toEqual([]);
+      const turnId = chat.lastMessage!.id;
+      expect((await storage.approvals.get(waiting.approval.id))?.status).toBe('pending');
+
+      const res = await send(answer((p) => p));
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(woken).toEqual([turnId]);
+      const types = parseUiStream(text).chunks.map((c) => c.type);
+      expect(types).toEqual(expect.arrayContaining(['tool-output-available', 'text-delta', 'finish']));
+      expect((await storage.sessions.getTurn(turnId))?.status).toBe('finished');
+      // Decided and gone on with in the object: the approved call's activity row is the object's, none the Worker's.
+      expect(object.activity.calls.find((r) => r.tool_resolved === 'delete_file')?.approval).toBe('approved');
+      expect(worker.activity.calls).toEqual([]);
+    } finally {
+      app = undefined;
+      await worker.close();
+      await object.close();
+    }
   });
 });

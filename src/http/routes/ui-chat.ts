@@ -19,7 +19,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../deps.ts';
 import { readJson } from '../body.ts';
 import { ApiError } from '../errors.ts';
-import { turnHandle, wantsHandle } from '../handoff.ts';
+import { FORWARD_HEADER, turnHandle, wantsHandle } from '../handoff.ts';
 import { turnStream } from '../turn-stream.ts';
 import type { TurnTokens } from '../turn-token.ts';
 import { chatSessionId } from '../ui-stream/chat-session.ts';
@@ -81,6 +81,12 @@ const ApprovalResponsePart = z.object({
 });
 type ApprovalResponse = z.infer<typeof ApprovalResponsePart>;
 
+/** Approval responses matched to the calls that wait, all of one turn. */
+interface Matched {
+  turn: TurnRecord;
+  matched: Array<{ approval: ApprovalRecord; response: ApprovalResponse }>;
+}
+
 export interface UiChatOptions {
   tokens: TurnTokens;
   turns: TurnService;
@@ -110,7 +116,11 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
     // SessionForbiddenError: a 403 (toApiError). As on every turn creation, stale turns are closed, this chat's first.
     const sessionId = await turns.openSession(userId, await chatSessionId(userId, body.id), { waitUntil: waitUntilFor(c, deps) });
     if (responses) {
-      const { turn, answered } = await decideResponses(c, { sessionId, userId, responses });
+      const matched = await matchResponses({ sessionId, responses });
+      // A Worker (handoff.ts): the checks are made here, so errors wake no object, and the decision is
+      // taken in the turn's object, where the continuation runs and outlives this client.
+      if (wantsHandle(c)) return c.body(null, 200, { [FORWARD_HEADER]: matched.turn.id });
+      const { turn, answered } = await decideResponses(c, { userId, ...matched });
       const reader = await turns.reader(turn, 0);
       if (!reader) throw new ApiError(409, 'conflict', `Turn ${turn.id} has nothing more to stream.`);
       return stream(c, reader, turn, answered);
@@ -145,15 +155,11 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
   });
 
   /**
-   * Matches each response against the calls that wait in this chat (never the client's account of them)
-   * and decides them through the turn service. All of one turn, and every call of it that waits: the
-   * turn goes on only once each has a decision (lastAssistantMessageIsCompleteWithApprovalResponses
-   * sends exactly that).
+   * Matches each response against the calls that wait in this chat (never the client's account of them):
+   * all of one turn, and every call of it that waits, since the turn goes on only once each has a
+   * decision (lastAssistantMessageIsCompleteWithApprovalResponses sends exactly that).
    */
-  async function decideResponses(
-    c: Context,
-    { sessionId, userId, responses }: { sessionId: string; userId: string | null; responses: ApprovalResponse[] },
-  ): Promise<{ turn: TurnRecord; answered: Set<string> }> {
+  async function matchResponses({ sessionId, responses }: { sessionId: string; responses: ApprovalResponse[] }): Promise<Matched> {
     const pending = new Map((await turns.pendingApprovals(sessionId)).map((a) => [a.id, a]));
     const matched: Array<{ approval: ApprovalRecord; response: ApprovalResponse }> = [];
     for (const response of responses) {
@@ -178,6 +184,15 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
     }
     const turn = await turns.find(turnId);
     if (!turn) throw new ApiError(404, 'not_found', `No turn ${turnId}.`);
+    return { turn, matched };
+  }
+
+  /** The matched responses decided through the turn service, as POST /v1/turns/:turnId/approvals/:approvalId decides. */
+  async function decideResponses(
+    c: Context,
+    { userId, turn, matched }: Matched & { userId: string | null },
+  ): Promise<{ turn: TurnRecord; answered: Set<string> }> {
+    const turnId = turn.id;
     for (const { approval, response } of matched) {
       const result = await turns.decide(
         { turn, approvalId: approval.id, userId, approved: response.approval.approved, reason: response.approval.reason },
