@@ -242,3 +242,44 @@ describe('a wait that runs out on the edge', () => {
     await server.stop();
   });
 });
+
+describe('a decision stored but never gone on with (its process died between the two), on the edge', () => {
+  /** What the dead process got to store: the decision (as agent_decide_approval writes it), the turn still paused. */
+  const decideInPostgres = (approvalId: string) => pg.sql`update public.agent_approvals set status = 'approved', decided_at = now() where id = ${approvalId}`;
+
+  it("workerd: the turn object's alarm goes on with it, with no request", { timeout: 240_000 }, async () => {
+    const server = await start('workerd', { APPROVAL_TIMEOUT_MS: '3000' });
+    const file = 'stranded-alarm.md';
+    const { streamUrl, asked, stream } = await pausedTurn(server, file);
+    stream.close();
+    // Decided a moment after the pause, once the object has set its alarm for the call's expiry (as a real decision comes).
+    await new Promise((r) => setTimeout(r, 1_000));
+    await decideInPostgres(asked.data.approvalId);
+    const turnId = /turns\/([^/]+)\/stream/.exec(streamUrl)![1]!;
+    await pgWhere('the turn gone on with by the alarm', async () => {
+      const [row] = await pg.sql`select status from agent_turns where id = ${turnId}`;
+      return row?.status === 'finished' ? row : undefined;
+    });
+    const log = await wholeLog(server, streamUrl);
+    expect(log.map((e) => e.event)).toEqual(TURN);
+    expect(log.map((e) => Number(e.id))).toEqual(TURN.map((_, i) => i + 1));
+    expect(log[3]!.data).toMatchObject({ id: asked.data.toolCallId, ok: true, approval: 'approved' });
+    expect(requestsFor(file)).toHaveLength(3); // the pause's, then the continuation's two, once
+    await server.stop();
+  });
+
+  it('Deno: the next request that touches the turn goes on with it', { timeout: 240_000 }, async () => {
+    const server = await start('deno');
+    const file = 'stranded-request.md';
+    const { streamUrl, asked, stream } = await pausedTurn(server, file);
+    stream.close();
+    await decideInPostgres(asked.data.approvalId);
+    expect(requestsFor(file)).toHaveLength(1);
+    const log = await wholeLog(server, streamUrl);
+    expect(log.map((e) => e.event)).toEqual(TURN);
+    expect(log.map((e) => Number(e.id))).toEqual(TURN.map((_, i) => i + 1));
+    expect(log[3]!.data).toMatchObject({ id: asked.data.toolCallId, ok: true, approval: 'approved' });
+    expect(requestsFor(file)).toHaveLength(3); // the pause's, then the continuation's two, once
+    await server.stop();
+  });
+});
