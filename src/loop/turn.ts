@@ -120,7 +120,7 @@ async function runOpened(
   deps: TurnDeps,
   { sink, signal, started, resume, position }: { sink: Emit; signal: AbortSignal; started: Date; resume?: TurnResume; position: () => number },
 ): Promise<'paused' | undefined> {
-  const log = deps.log ?? ((line: string) => console.error(line));
+  const log = logOf(deps);
   let result: TurnResult;
   let runningMs = resume?.paused.elapsedMs ?? 0;
   const t0 = performance.now();
@@ -147,6 +147,9 @@ async function runOpened(
   flushActivity(deps, log);
   return undefined;
 }
+
+/** Where the turn's log lines go: `deps.log`, else stderr. */
+const logOf = (deps: TurnDeps): ((line: string) => void) => deps.log ?? ((line) => console.error(line));
 
 /** The activity flush outlives the turn (or its pause) where the platform allows it. */
 function flushActivity(deps: TurnDeps, log: (line: string) => void): void {
@@ -192,7 +195,7 @@ async function pause(turn: TurnInput, deps: TurnDeps, { paused, sink, position }
     });
   }
   deps.trace?.end({ reason: 'awaiting_approval', iterations: paused.state.iteration, usage: paused.state.usage, waiting: waiting.length });
-  flushActivity(deps, deps.log ?? ((line: string) => console.error(line)));
+  flushActivity(deps, logOf(deps));
 }
 
 /** A decision the continuation applies, on the turn's span: which, and how long the person took. */
@@ -432,7 +435,7 @@ async function decided(run: Run, waiting: WaitingCall, record: ApprovalRecord | 
   if (record.status === 'denied') return denied('denied', record.reason);
   if (record.status === 'expired') return { kind: 'expired', call, verdict, approval: 'expired', reason: null, escalation: null, durationMs };
   if (record.toolCallId !== call.id || record.turnId !== run.turn.id || record.argsHash !== (await argumentsHash(record.arguments))) {
-    (run.deps.log ?? console.error)(`rebound: turn ${run.turn.id}: approval ${record.id} does not match call ${quote(call.id)}; not run`);
+    logOf(run.deps)(`rebound: turn ${run.turn.id}: approval ${record.id} does not match call ${quote(call.id)}; not run`);
     return denied('denied', 'The approval did not match this call.');
   }
   const approved: PassedVerdict = { ...verdict, call: { ...verdict.call, args: record.arguments } };
