@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultTools } from '../../functions/index.ts';
 // The suggestion ranking is the package's own (not its public surface): a test that needs the server's
 // tools (functions/) reads it by path, from here, not from the server's code.
-import { renameUnknown } from '../../packages/gate/src/rename.ts';
+import { renameUnknown } from '../../packages/gate/src/schema/rename.ts';
 import { closestValues } from '../../packages/gate/src/schema/schema-repair.ts';
 import { RUNNER_UP_SHARE, worthOffering } from '../../packages/gate/src/suggest.ts';
 import { resolveToolName } from '../../packages/gate/src/tool-name.ts';

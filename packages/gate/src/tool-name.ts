@@ -125,7 +125,7 @@ function comparedPairs(written: string, tool: string): Array<[string, string]> {
 }
 
 /** Similarity of a written name to a tool name in [0, 1]. */
-export function nameSimilarity(written: string, tool: string): number {
+export function toolNameSimilarity(written: string, tool: string): number {
   return Math.max(...comparedPairs(written, tool).map(([w, t]) => fullSimilarity(w, t)));
 }
 
@@ -240,7 +240,7 @@ export function resolveToolName(written: string, toolNames: readonly string[], o
   if (written.length > MAX_TOOL_NAME_CHARS) return { kind: 'unknown', suggestions: [] };
 
   const ranked = toolNames
-    .map((name) => ({ name, score: nameSimilarity(written, name), server: fromServer(name) }))
+    .map((name) => ({ name, score: toolNameSimilarity(written, name), server: fromServer(name) }))
     .sort((x, y) => y.score - x.score || Number(x.server) - Number(y.server) || x.name.localeCompare(y.name))
     .map((r) => {
       const d = destructive(r.name);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nameSimilarity, osaDistance, pathScore, splitExt, stemSimilarity } from './path-score.ts';
+import { fileNameSimilarity, osaDistance, pathScore, splitExt, stemSimilarity } from './path-score.ts';
 
 const nameChars = fc.constantFrom(...'aAbBsSxXeE19_-.@ \t\u00a0\u2028\u3000éÉ'.split(''));
 const names = fc.array(nameChars, { maxLength: 16 }).map((cs) => cs.join(''));
@@ -13,9 +13,9 @@ describe('splitExt', () => {
   });
 });
 
-describe('nameSimilarity', () => {
+describe('fileNameSimilarity', () => {
   it('ranks the kinds of slip below an exact match', () => {
-    const s = nameSimilarity('WeaponMgr.lua');
+    const s = fileNameSimilarity('WeaponMgr.lua');
     expect(s.base('WeaponMgr.lua')).toBe(1);
     expect(s.base('WeaponManager.lua')).toBeGreaterThan(0.5);
     expect(s.base('WeaponManager.lua')).toBeLessThan(1);
@@ -26,18 +26,18 @@ describe('nameSimilarity', () => {
   });
 
   it('is looser for siblings: a transposition in a short name still counts', () => {
-    expect(nameSimilarity('mian.ts').base('main.ts')).toBe(0);
-    expect(nameSimilarity('mian.ts').sibling('main.ts')).toBeCloseTo(0.6);
+    expect(fileNameSimilarity('mian.ts').base('main.ts')).toBe(0);
+    expect(fileNameSimilarity('mian.ts').sibling('main.ts')).toBeCloseTo(0.6);
   });
 
   it('compares stems alike through either entry point, within [0, 1]', () => {
     fc.assert(
       fc.property(names, names, (a, b) => {
         const s = stemSimilarity(a)(b);
-        if (a !== '') expect(nameSimilarity(`${a}.ts`).stem(b)).toBe(s);
+        if (a !== '') expect(fileNameSimilarity(`${a}.ts`).stem(b)).toBe(s);
         expect(s).toBeGreaterThanOrEqual(0);
         expect(s).toBeLessThanOrEqual(1);
-        expect(nameSimilarity(a).sibling(b)).toBeGreaterThanOrEqual(nameSimilarity(a).base(b));
+        expect(fileNameSimilarity(a).sibling(b)).toBeGreaterThanOrEqual(fileNameSimilarity(a).base(b));
       }),
       { numRuns: 2000 },
     );
@@ -45,7 +45,7 @@ describe('nameSimilarity', () => {
 
   it('compares a megabyte-long name with a short one without reading it per comparison', () => {
     const long = `manager${'x'.repeat(1_000_000)}`;
-    const s = nameSimilarity(long);
+    const s = fileNameSimilarity(long);
     // An abbreviation of it (a subsequence with the same first letter) is found by indexOf.
     expect(s.stem('mgr')).toBeGreaterThan(0);
     expect(s.stem('mgz')).toBe(0);
@@ -57,7 +57,7 @@ describe('pathScore', () => {
   const dirSim = (a: string, b: string): number => stemSimilarity(a)(b);
   const score = (att: string, cand: string, floor?: number): number => {
     const a = att.split('/');
-    return pathScore(a, cand.split('/'), { nameSim: nameSimilarity(a[a.length - 1]!).base, dirSim, floor });
+    return pathScore(a, cand.split('/'), { nameSim: fileNameSimilarity(a[a.length - 1]!).base, dirSim, floor });
   };
 
   it('prefers the candidate whose folders align', () => {
@@ -73,7 +73,7 @@ describe('pathScore', () => {
       return dirSim(a, b);
     };
     const deep = [...Array(5000).fill('a'), 'format.ts'];
-    const s = pathScore(deep, ['src', 'format.ts'], { nameSim: nameSimilarity('format.ts').base, dirSim: counting, floor: 0.55 });
+    const s = pathScore(deep, ['src', 'format.ts'], { nameSim: fileNameSimilarity('format.ts').base, dirSim: counting, floor: 0.55 });
     expect(s).toBe(0);
     expect(aligned).toBe(0);
     // A score that reaches the floor is the full alignment's; one below it may read 0.

@@ -104,7 +104,7 @@ export function stemSimilarity(a: string): (b: string) => number {
   return (b) => (a === b ? 1 : compareStems(sa, stemOf(b)));
 }
 
-export interface NameSimilarity {
+export interface FileNameSimilarity {
   /** The name's `nameKey` (of its stem). */
   key: string;
   /** Similarity of a name without extension to the stem. */
@@ -116,7 +116,7 @@ export interface NameSimilarity {
 }
 
 /** Similarity of file or folder names to `a`; `a` is read once for all of them. */
-export function nameSimilarity(a: string): NameSimilarity {
+export function fileNameSimilarity(a: string): FileNameSimilarity {
   const pa = splitExt(a);
   const sa = stemOf(pa.stem);
   const base = (b: string): number => {

@@ -8,7 +8,7 @@
 // joined string (never re-joined per slash), and the time stays linear in the attempt.
 import type { PathIndex } from '../types.ts';
 import { readWorkspacePath } from './workspace-path.ts';
-import { bestScore, nameSimilarity, pathScore, splitExt, stemSimilarity, type NameSimilarity } from './path-score.ts';
+import { bestScore, fileNameSimilarity, pathScore, splitExt, stemSimilarity, type FileNameSimilarity } from './path-score.ts';
 import { worthOffering } from '../suggest.ts';
 import { singularKey } from '../words.ts';
 
@@ -175,7 +175,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     for (const g of grams) push(byTrigram, g, i);
   });
 
-  function fuzzyKeys(nk: string, named: NameSimilarity): string[] {
+  function fuzzyKeys(nk: string, named: FileNameSimilarity): string[] {
     const grams = trigrams(nk, Math.ceil(maxGrams / 0.35) + 1);
     // A long attempt needs more shared trigrams than any key has.
     if (Math.max(2, Math.ceil(grams.length * 0.35)) > maxGrams) return [];
@@ -199,7 +199,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
     return out;
   }
 
-  function candidates(att: string[], named: NameSimilarity): Set<number> {
+  function candidates(att: string[], named: FileNameSimilarity): Set<number> {
     const out = new Set<number>();
     const name = att[att.length - 1]!;
     const nk = named.key || name.toLowerCase();
@@ -244,7 +244,7 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       return s;
     };
     const name = att[att.length - 1]!;
-    const toName = nameSimilarity(name);
+    const toName = fileNameSimilarity(name);
     const names = new Map<string, number>();
     const nameSim = (b: string): number => {
       let s = names.get(b);
@@ -286,9 +286,9 @@ export function buildPathIndex(paths: Iterable<string>): PathIndex {
       const isName = L === n - 1;
       // The more of the attempt that survives after the edit, the more telling the match.
       const kept = 0.02 * (n - L - 1);
-      let similar: NameSimilarity | undefined;
+      let similar: FileNameSimilarity | undefined;
       const sim = (b: string): number => {
-        similar ??= nameSimilarity(here);
+        similar ??= fileNameSimilarity(here);
         return similar.sibling(b);
       };
       if (isName) {

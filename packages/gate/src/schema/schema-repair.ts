@@ -3,7 +3,7 @@
 // repaired call is fully valid, otherwise it is blocked with what is still wrong.
 import { distance } from 'fastest-levenshtein';
 import { coerce } from './coerce.ts';
-import { renameUnknown, unwrapWrapper } from '../rename.ts';
+import { renameUnknown, unwrapWrapper } from './rename.ts';
 import { MAX_TOOL_NAME_CHARS } from '../limits.ts';
 import { compiled } from './schema-compile.ts';
 import { newFits, validate } from './schema.ts';

@@ -5,14 +5,14 @@
 // value fits; whatever remains unknown is taken out of the executed call and reported as invented,
 // because it is a feature request rather than something the tool can use.
 import { distance } from 'fastest-levenshtein';
-import { fitsAfterCoercion } from './schema/coerce.ts';
-import { MAX_RENAME_CANDIDATES } from './limits.ts';
-import { compiled } from './schema/schema-compile.ts';
-import { validate } from './schema/schema.ts';
-import { isPlainObject } from './plain-object.ts';
-import { worthOffering } from './suggest.ts';
-import { nameKey, nameTokens, singular, words } from './words.ts';
-import type { JSONSchema, Repair } from './types.ts';
+import { fitsAfterCoercion } from './coerce.ts';
+import { MAX_RENAME_CANDIDATES } from '../limits.ts';
+import { compiled } from './schema-compile.ts';
+import { validate } from './schema.ts';
+import { isPlainObject } from '../plain-object.ts';
+import { worthOffering } from '../suggest.ts';
+import { nameKey, nameTokens, singular, words } from '../words.ts';
+import type { JSONSchema, Repair } from '../types.ts';
 
 const WRAPPERS = new Set(['arguments', 'args', 'input', 'inputs', 'params', 'parameters', 'kwargs', 'payload', 'data', 'properties']);
 

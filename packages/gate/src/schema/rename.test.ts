@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { paramSimilarity, renameUnknown, unwrapWrapper } from './rename.ts';
-import type { JSONSchema, Repair } from './types.ts';
+import type { JSONSchema, Repair } from '../types.ts';
 
 const writeFile: JSONSchema = {
   type: 'object',
