@@ -9,7 +9,8 @@ import { openAIError } from './errors.ts';
 import { buildCompletion } from './response.ts';
 import { blockedOf, retryMessages, shouldRetry } from './retry.ts';
 import type { AttemptsRun } from './stream.ts';
-import { MAX_COMPLETION_BYTES, readBounded } from './upstream.ts';
+import { MAX_COMPLETION_BYTES } from './upstream.ts';
+import { readBounded } from '../model/chat-post.ts';
 import { addUsage, type UsageRecord } from './usage.ts';
 
 type Json = Record<string, unknown>;
@@ -39,8 +40,8 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
   let changed = false;
 
   for (;;) {
-    const text = await readBounded(response);
-    if (text === null) {
+    const { text, whole } = await readBounded(response, MAX_COMPLETION_BYTES);
+    if (!whole) {
       // Past the cap: the first is refused as an upstream failure; a retry's is ignored.
       if (attempt === 1) {
         run.settled({ attempts: 1, outcome: 'none', delivered: [] });

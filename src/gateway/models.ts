@@ -5,11 +5,11 @@
 // every name it does not list) and each client name mapped to it. A model no name reaches is left out,
 // and so is a client name whose model the upstream does not list. Without GATEWAY_MODELS the upstream's
 // answer goes out as it came; its errors do in any case, as the chat completions' do.
-import type { ChatEndpoint } from '../model/chat-post.ts';
+import { readBounded, type ChatEndpoint } from '../model/chat-post.ts';
 import type { GatewayResponse } from './gateway-response.ts';
 import { upstreamModel } from './request.ts';
 import { openAIError } from './errors.ts';
-import { listUpstreamModels, readBounded } from './upstream.ts';
+import { listUpstreamModels } from './upstream.ts';
 
 /** OpenRouter's list, the longest known, is a few MB with its descriptions. */
 export const MAX_MODEL_LIST_BYTES = 16 * 1024 * 1024;
@@ -29,8 +29,8 @@ export async function listModels(upstream: ChatEndpoint, options: ListModelsOpti
   if (Object.keys(options.models).length === 0)
     return { kind: 'json', status: response.status, headers: { 'content-type': contentType }, body: response.body ?? '' };
 
-  const text = await readBounded(response, MAX_MODEL_LIST_BYTES);
-  if (text === null) return notAList(`it is larger than ${MAX_MODEL_LIST_BYTES / (1024 * 1024)} MB`);
+  const { text, whole } = await readBounded(response, MAX_MODEL_LIST_BYTES);
+  if (!whole) return notAList(`it is larger than ${MAX_MODEL_LIST_BYTES / (1024 * 1024)} MB`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

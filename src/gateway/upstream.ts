@@ -79,25 +79,6 @@ async function upstreamResult(options: ChatEndpoint, posted: ChatPost): Promise<
 /** A non-streaming answer larger than this is not a completion any model sends: the gateway stops reading. */
 export const MAX_COMPLETION_BYTES = 32 * 1024 * 1024;
 
-/** The body as text, or null past `maxBytes` (the rest is not read). */
-export async function readBounded(response: Response, maxBytes = MAX_COMPLETION_BYTES): Promise<string | null> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-}
-
 function failure(status: number, body: OpenAIErrorBody): UpstreamResult {
   return { ok: false, status, body, headers: {} };
 }

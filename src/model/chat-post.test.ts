@@ -2,7 +2,7 @@
 // SDK used to do for it (a headers timeout, status → retryable or not, the error body's message, the
 // caller's abort), now with fetch alone.
 import { describe, expect, it } from 'vitest';
-import { getModels, postChat, readHead } from './chat-post.ts';
+import { getModels, postChat, readBounded } from './chat-post.ts';
 import { OpenAIModel } from './openai.ts';
 import { ModelError, type ModelEvent } from './types.ts';
 import type { ToolSpec } from 'rebound-gate';
@@ -166,9 +166,16 @@ describe('getModels', () => {
   });
 });
 
-describe('readHead', () => {
-  it('reads a short body whole, and only the first bytes of an endless one', async () => {
-    expect(await readHead(new Response('short'), 1_024)).toBe('short');
+describe('readBounded', () => {
+  it('reads a body up to the cap whole, and says when it stopped past it', async () => {
+    const body = () => new Response(new Blob(['{"choices": [', '"é"]}']).stream());
+    expect(await readBounded(body(), 64)).toEqual({ text: '{"choices": ["é"]}', whole: true });
+    expect(await readBounded(body(), 19)).toEqual({ text: '{"choices": ["é"]}', whole: true });
+    expect(await readBounded(body(), 8)).toEqual({ text: '{"choice', whole: false });
+    expect(await readBounded(new Response('short'), 1_024)).toEqual({ text: 'short', whole: true });
+  });
+
+  it('reads only the first bytes of an endless body', async () => {
     let pulls = 0;
     const endless = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -176,8 +183,8 @@ describe('readHead', () => {
         controller.enqueue(new TextEncoder().encode('x'.repeat(1_000)));
       },
     });
-    const head = await readHead(new Response(endless), 2_500);
-    expect(head).toBe('x'.repeat(2_500));
+    const head = await readBounded(new Response(endless), 2_500);
+    expect(head).toEqual({ text: 'x'.repeat(2_500), whole: false });
     expect(pulls).toBeLessThan(10);
   });
 });

@@ -5,7 +5,7 @@
 // mapping, and the SDK was ~29 KB of the Worker's gzipped bundle. Failures are data: the response
 // whatever its status, or why none came (no headers in time, unreachable); only the caller's own abort
 // is thrown, as it is.
-import { jsonText } from 'rebound-gate/host';
+import { jsonText } from 'rebound-gate/internal';
 
 export interface ChatEndpoint {
   /** Ends with /v1 or the provider's equivalent, as OPENAI_BASE_URL. */

@@ -1,7 +1,7 @@
 // The OpenAI-compatible adapter: any server that speaks chat completions with streaming (OpenAI,
 // OpenRouter, Groq, Ollama, vLLM). Normalises chunks into ModelEvents and errors into ModelError.
 import { ToolCallAssembler } from './assemble.ts';
-import { postChatJson, readHead, type ChatEndpoint } from './chat-post.ts';
+import { postChatJson, readBounded, type ChatEndpoint } from './chat-post.ts';
 import { ContentTemplate } from './content-template.ts';
 import { SseDecoder, sseBatches, type SseMessage } from './sse-decode.ts';
 import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
@@ -105,7 +105,7 @@ export class OpenAIModel implements ModelClient {
     if (response.ok) return response;
     const status = response.status;
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    throw new ModelError(`the model returned ${status}: ${errorDetail(await readHead(response, ERROR_BODY_BYTES))}`, retryable, { status });
+    throw new ModelError(`the model returned ${status}: ${errorDetail(await errorHead(response))}`, retryable, { status });
   }
 }
 
@@ -188,6 +188,11 @@ function parseChunk(message: SseMessage): Chunk | null {
     throw new ModelError(`the model stream failed: ${detail}`, true);
   }
   return Array.isArray(c.choices) || isObject(c.usage) ? c : null;
+}
+
+/** The first bytes of an error body, enough to quote (a body that breaks while read is quoted as nothing). */
+async function errorHead(response: Response): Promise<string> {
+  return (await readBounded(response, ERROR_BODY_BYTES).catch(() => ({ text: '' }))).text;
 }
 
 /** The message of an error response: OpenAI's `{error: {message}}`, or the body as it came. */
