@@ -2,7 +2,7 @@
 // against the JSON Schema as written (standard semantics: extra keys are allowed unless the schema
 // says `additionalProperties: false`), and reject on any error. Nothing is ever repaired.
 import type { ProposedCall, ToolSpec } from 'rebound-gate';
-import { validate } from 'rebound-gate/host';
+import { validate } from 'rebound-gate/internal';
 import { exactCall } from './exact-call.ts';
 
 export type BaselineVerdict = { verdict: 'pass' | 'blocked'; args?: Record<string, unknown> };

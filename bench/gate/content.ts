@@ -1,6 +1,6 @@
 // content corpus: recall over placeholder files, false-block rate over clean ones (README § Scoring),
 // for checkContent and the seed's literal patterns + naive bracket counting.
-import { checkContent } from 'rebound-gate/host';
+import { checkContent } from 'rebound-gate/internal';
 import { seedCheckContent } from '../baselines/seed-content.ts';
 import { percentile, ratio, round, timeEach, type CorpusReport, type Figures } from './common.ts';
 

@@ -4,7 +4,7 @@
 import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
 import { seedValidate } from '../baselines/tool-calls-seed.ts';
 import { gate, isDestructive, type ProposedCall, type ToolSpec, type VerdictKind } from 'rebound-gate';
-import { deepEqual } from 'rebound-gate/host';
+import { deepEqual } from 'rebound-gate/internal';
 import { defaultTools } from '../../functions/index.ts';
 import {
   changedValueMatches,

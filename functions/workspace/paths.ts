@@ -2,7 +2,7 @@
 // one spelling, so every tool normalises before touching it and refuses what would leave the workspace.
 // The reading is the gate's own (packages/gate/src/paths/workspace-path.ts): a path the gate accepts is the file the
 // tool opens.
-import { readWorkspacePath } from 'rebound-gate/host';
+import { readWorkspacePath } from 'rebound-gate/internal';
 
 /** Normalises a workspace path to `a/b/c`. The root is `''` (only when `allowRoot`). Throws on escapes. */
 export function normalisePath(input: string, opts: { allowRoot?: boolean } = {}): string {

@@ -4,7 +4,9 @@
 // "rebound-source" condition (what this repository resolves: tsconfig's customConditions, vitest,
 // esbuild and Node's --conditions) and its built files under "types" and "import" (what everyone else
 // resolves). A new subpath is one more `exports` entry; this script fails if an entry's built files
-// are not the ones tsc wrote for its source.
+// are not the ones tsc wrote for its source. An entry with the "rebound-source" condition alone
+// ("./internal": the helpers Rebound's server shares with the gate) is the repository's only: an
+// installed package resolves no condition of it, so the published package does not expose it.
 //   node build.ts
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -21,10 +23,23 @@ export interface SubpathEntry {
   import: string;
 }
 
-/** The package's subpaths as `exports` lists them (./package.json aside), each checked for the three conditions in their order. */
+/** A subpath this repository resolves and the published package does not: its source alone, no built files. */
+const repositoryOnly = (target: unknown) => {
+  const keys = Object.keys(target as Record<string, string>);
+  return keys.length === 1 && keys[0] === SOURCE_CONDITION;
+};
+
+/** The package's repository-only subpaths ("./internal"): exported under the "rebound-source" condition alone. */
+export function repositorySubpaths(pkg: { exports: Record<string, unknown> }): string[] {
+  return Object.entries(pkg.exports)
+    .filter(([subpath, target]) => subpath !== './package.json' && repositoryOnly(target))
+    .map(([subpath]) => subpath);
+}
+
+/** The package's public subpaths as `exports` lists them (./package.json and the repository-only ones aside), each checked for the three conditions in their order. */
 export function subpaths(pkg: { exports: Record<string, unknown> }): SubpathEntry[] {
   return Object.entries(pkg.exports)
-    .filter(([subpath]) => subpath !== './package.json')
+    .filter(([subpath, target]) => subpath !== './package.json' && !repositoryOnly(target))
     .map(([subpath, target]) => {
       const t = target as Record<string, string>;
       const keys = Object.keys(t);

@@ -3,7 +3,7 @@
 import type { ActivityRow } from '../activity/types.ts';
 import type { ActivitySource } from '../vocabulary.ts';
 import type { ProposedCall } from 'rebound-gate';
-import { bound, MAX_NAME } from 'rebound-gate/host';
+import { bound, MAX_NAME } from 'rebound-gate/internal';
 import { categoryOf, errorOf, type CallOutcome } from './call-outcome.ts';
 import type { Escalation, PassedVerdict } from './types.ts';
 

@@ -5,7 +5,8 @@
 // (the tool message, one ToolResultPayload shape for every outcome). The activity row is built from
 // the same outcome by activityRow (activity-row.ts), with the same category and error.
 import type { Category, ProposedCall } from 'rebound-gate';
-import { blockedToolResult, bound, MAX_NAME } from 'rebound-gate/host';
+import { blockedToolResult } from 'rebound-gate/host';
+import { bound, MAX_NAME } from 'rebound-gate/internal';
 import type { ChatMessage, ToolResultPayload, TurnEvent } from '../vocabulary.ts';
 import type { BlockedVerdict, Escalation, Execution, PassedVerdict } from './types.ts';
 

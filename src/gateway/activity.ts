@@ -6,7 +6,7 @@
 import type { ActivityWriter } from '../activity/types.ts';
 import { activityRow } from '../calls/activity-row.ts';
 import { costShares, isWasted } from '../calls/wasted.ts';
-import { isPlainObject } from 'rebound-gate/host';
+import { isPlainObject } from 'rebound-gate/internal';
 import type { GatedCall } from './gated-call.ts';
 
 export interface RequestContext {

@@ -13,7 +13,8 @@
 // the first attempt) the text is held to the end and shown only when the retry answers without a call:
 // the client already has the first answer's text.
 import type { ToolSpec } from 'rebound-gate';
-import { HeldAnswer, isPlainObject } from 'rebound-gate/host';
+import { HeldAnswer } from 'rebound-gate/host';
+import { isPlainObject } from 'rebound-gate/internal';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
 import type { SseMessage } from '../model/sse-decode.ts';
 import type { Delivery } from './delivery.ts';

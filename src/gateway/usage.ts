@@ -1,7 +1,7 @@
 // Usage across the gateway's attempts: the client pays for every attempt, so it is told about every
 // one. Counts are summed field by field, nested details included (prompt_tokens_details.cached_tokens,
 // completion_tokens_details.reasoning_tokens, …); a field only one attempt reported is kept as it is.
-import { isPlainObject } from 'rebound-gate/host';
+import { isPlainObject } from 'rebound-gate/internal';
 
 export type UsageRecord = Record<string, unknown>;
 

@@ -9,7 +9,7 @@
 // A failure for a tool that does not exist still escalates its message, but there is nothing to show
 // or to withhold.
 import type { Category, ToolSpec } from 'rebound-gate';
-import { echo, schemaExample } from 'rebound-gate/host';
+import { echo, schemaExample } from 'rebound-gate/internal';
 import type { Escalation } from '../calls/types.ts';
 import { canonicalJson } from '../tools/canonical-json.ts';
 

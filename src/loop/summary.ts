@@ -2,7 +2,7 @@
 // model call with the tools still declared (so the prompt prefix, and the provider's prompt cache, stay
 // the same) but tool_choice "none". After no progress it is told what kept failing, so that the user
 // hears it.
-import { echo } from 'rebound-gate/host';
+import { echo } from 'rebound-gate/internal';
 import type { SummaryReason } from '../vocabulary.ts';
 
 const SUMMARY_INSTRUCTION =

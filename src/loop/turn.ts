@@ -7,7 +7,7 @@
 import type { ActivityWriter } from '../activity/types.ts';
 import { quote } from '../quote.ts';
 import { gate, type GateContext, type ProposedCall, type ToolSpec, type Verdict } from 'rebound-gate';
-import { bound, MAX_NAME } from 'rebound-gate/host';
+import { bound, MAX_NAME } from 'rebound-gate/internal';
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { ApprovalRecord, MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
 import type { CallTrace, TurnTrace } from '../telemetry/index.ts';

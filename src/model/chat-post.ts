@@ -92,23 +92,25 @@ function describeFetchError(err: unknown): string {
   return cause && cause !== err.message ? `${err.message} (${cause})` : err.message;
 }
 
-/** The first `maxBytes` of a body as text (the rest is not read): enough of an error body to quote. */
-export async function readHead(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return '';
+/**
+ * A body as text, read no further than `maxBytes`: `text` is at most its first `maxBytes` bytes, and `whole`
+ * says whether that is all of it (past the cap the rest is not read). The one bounded body reader: the
+ * gateway refuses a body that is not whole, the model quotes the head of an error body.
+ */
+export async function readBounded(response: Response, maxBytes: number): Promise<{ text: string; whole: boolean }> {
+  if (!response.body) return { text: '', whole: true };
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
   let size = 0;
-  try {
-    while (size < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) return text + decoder.decode();
-      text += decoder.decode(value.subarray(0, maxBytes - size), { stream: true });
-      size += value.byteLength;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { text: text + decoder.decode(), whole: true };
+    text += decoder.decode(value.subarray(0, Math.max(0, maxBytes - size)), { stream: true });
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      return { text: text + decoder.decode(), whole: false };
     }
-    await reader.cancel();
-    return text + decoder.decode();
-  } catch {
-    return text;
   }
 }

@@ -15,7 +15,7 @@
 // a control character in it) is decoded by JSON.parse; one it refuses goes to the full parse, which
 // reports it as before.
 
-import { isPlainObject } from 'rebound-gate/host';
+import { isPlainObject } from 'rebound-gate/internal';
 
 /** How many chunks in a row may fail to match before learning stops (providers that vary every chunk). */
 const MAX_MISSES = 4;

@@ -3,7 +3,7 @@
 // cost tokens on every later turn). A tool of this app puts the diffs under one key of its result
 // (withDiffs); the loop takes them off before the tool message is written (takeDiffs, in
 // loop/execute.ts) and sends them on the tool_result event.
-import { isPlainObject } from 'rebound-gate/host';
+import { isPlainObject } from 'rebound-gate/internal';
 import type { FileDiff } from '../vocabulary.ts';
 
 const DIFFS_KEY = '_diffs';

@@ -6,7 +6,7 @@ import { defaultTools } from '../../functions/index.ts';
 // tools (functions/) reads them by path, from here, not from the server's code.
 import { checkArguments } from '../../packages/gate/src/schema/schema-repair.ts';
 import type { JSONSchema } from 'rebound-gate';
-import { schemaExample, validate } from 'rebound-gate/host';
+import { schemaExample, validate } from 'rebound-gate/internal';
 
 /** A second opinion that checks every keyword (bounds, formats), not only what the gate checks. */
 const zodAccepts = (schema: JSONSchema, value: unknown) => z.fromJSONSchema(schema as never).safeParse(value).success;

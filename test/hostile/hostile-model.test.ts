@@ -4,7 +4,7 @@
 // to the scripted upstream. Each row states what the client must see and what must be persisted:
 // the session history exactly as the turn produced it (byte for byte, NUL and lone surrogates
 // included), the turn closed with its outcome, and the activity rows of the turn written.
-import { bound, MAX_NAME } from 'rebound-gate/host';
+import { bound, MAX_NAME } from 'rebound-gate/internal';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

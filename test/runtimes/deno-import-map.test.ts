@@ -2,7 +2,7 @@
 // function reaches must be mapped there, to exactly the version package.json pins (jsr: and esm.sh are
 // not an option here, and a drifting version would run different code on the edge than in tests). The one
 // exception is the repository's own workspace package, rebound-gate: each of its subpaths the function
-// imports ("rebound-gate", "rebound-gate/host") maps to the source its package.json exports for it under
+// imports ("rebound-gate", "rebound-gate/host", "rebound-gate/internal") maps to the source its package.json exports for it under
 // the "rebound-source" condition (what this repository resolves everywhere; the registry's users get its
 // build), so the edge runs the same source as Node and workerd.
 import { existsSync, readFileSync } from 'node:fs';

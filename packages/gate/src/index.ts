@@ -23,8 +23,9 @@ import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } fr
 export type * from './types.ts';
 export { DESTRUCTIVE_WORDS, isDestructive } from './annotations.ts';
 // The rest of the public surface for a user of the gate; what a gating host needs besides (the blocked
-// call's tool result, the re-ask policy, the text hold, the helpers Rebound's server shares) is
-// rebound-gate/host (host.ts). Everything else under src/ is the package's own and may change without notice.
+// call's tool result, the re-ask policy, the text hold) is rebound-gate/host (host.ts). Everything else
+// under src/ is the package's own and may change without notice (the helpers Rebound's server shares are
+// rebound-gate/internal, which the published package does not expose).
 export { MAX_ARGUMENTS_CHARS, MAX_ENUM_VALUES, MAX_NESTING_DEPTH, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './limits.ts';
 export { buildPathIndex } from './paths/paths.ts';
 export { checkSchema, type SchemaCheck } from './schema/schema-compile.ts';

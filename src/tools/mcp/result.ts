@@ -2,7 +2,7 @@
 // error result the model can act on); otherwise `structuredContent` when the server sent it, else the
 // text content. Images, audio and resources are summarised in one line each, never inlined: a base64
 // blob is useless to the model and costly in its context.
-import { isPlainObject } from 'rebound-gate/host';
+import { isPlainObject } from 'rebound-gate/internal';
 
 /** The parts of a CallToolResult read here (the SDK's type, loosely: servers send what they send). */
 export interface CallResultLike {

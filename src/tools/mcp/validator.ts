@@ -4,7 +4,7 @@
 // schema past the gate's schema limits (packages/gate/src/schema/schema-compile.ts) is not walked: the result is
 // refused with the reason, as the server's tool would be were its input schema the one past them.
 import { checkSchema, type JSONSchema } from 'rebound-gate';
-import { validate } from 'rebound-gate/host';
+import { validate } from 'rebound-gate/internal';
 
 const MAX_LISTED_PROBLEMS = 5;
 
