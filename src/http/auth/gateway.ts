@@ -12,6 +12,7 @@
 // before the body is read and leaves the caller in `c.get('caller')`.
 import { createMiddleware } from 'hono/factory';
 import { AuthConfigError } from './env.ts';
+import { bearerValue, sameSecret } from './bearer.ts';
 import { AuthError } from '../../auth-error.ts';
 import type { Authenticator } from '../deps.ts';
 
@@ -78,17 +79,4 @@ async function authenticateGateway(request: Request, options: GatewayAuthOptions
       throw new AuthError(`${err.message} (the gateway also accepts one of GATEWAY_KEYS as the bearer token)`, { status: err.status, cause: err });
     throw err;
   }
-}
-
-function bearerValue(header: string | null): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1];
-}
-
-/** Compares in time independent of where the strings differ (the length is not secret). */
-function sameSecret(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }
