@@ -310,11 +310,12 @@ export class TurnService {
     if (turn.userId !== input.userId) return { kind: 'forbidden' };
     const record = APPROVAL_ID.test(approvalId) ? await approvals.get(approvalId) : null;
     if (!record || record.turnId !== turn.id || record.userId !== turn.userId) return { kind: 'not_found' };
+    // Expired first: the turn went on without it, and may have ended since (410, not 409).
+    if (record.status === 'expired') return { kind: 'expired', approval: record };
     const status = (await this.sessions.getTurn(turn.id))?.status;
     // Ended, or stopped while the call waited (a pending call of a turn that is not paused any more).
     if (status === 'finished' || (status !== 'awaiting_approval' && record.status === 'pending'))
       return { kind: 'conflict', reason: 'ended', approval: record };
-    if (record.status === 'expired') return { kind: 'expired', approval: record };
     if (record.status !== 'pending') return { kind: 'conflict', reason: 'decided', approval: record };
     let edit: { arguments: Record<string, unknown>; argsHash: string } | undefined;
     if (input.approved && input.arguments) {

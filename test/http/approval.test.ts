@@ -220,7 +220,7 @@ describe('decisions that are refused', () => {
     bob.stream.close();
   });
 
-  it('expired: by the timer the model is told, as for a denial; a decision after the turn ended gets 409', async () => {
+  it('expired: by the timer the model is told, as for a denial; a decision after the turn ended gets 410 (expired, not a conflict)', async () => {
     const { app, upstream } = await setup(writeThenAnswer, { APPROVAL_TIMEOUT_MS: '1000' }, { singleInstance: true });
     const { turnId, stream } = await startTurn(app);
     const asked = await stream.until(isEvent('approval_required'));
@@ -229,7 +229,8 @@ describe('decisions that are refused', () => {
     expect(result).toMatchObject({ name: 'write_file', ok: false, approval: 'expired' });
     expect((lastToolResult(upstream.requests[1]!) as { error: string }).error).toMatch(/nobody approved it in time, so it counts as denied by the user/);
     const late = await decide(app, turnId, asked.data.approvalId, { approved: true });
-    expect(late.status).toBe(409); // the turn has ended
+    expect(late.status).toBe(410); // expired, though the turn has ended since
+    expect(((await late.json()) as { error: { message: string } }).error.message).toMatch(/expired at .*APPROVAL_TIMEOUT_MS/);
     expect(app.activity.calls.find((r) => r.tool_resolved === 'write_file')?.approval).toBe('expired');
   });
 

@@ -162,7 +162,7 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
   async function matchResponses({ sessionId, responses }: { sessionId: string; responses: ApprovalResponse[] }): Promise<Matched> {
     const pending = new Map((await turns.pendingApprovals(sessionId)).map((a) => [a.id, a]));
     const matched: Array<{ approval: ApprovalRecord; response: ApprovalResponse }> = [];
-    for (const response of responses) {
+    for (const response of distinctResponses(responses)) {
       const approval = pending.get(response.approval.id);
       if (!approval) throw await notWaiting(response.approval.id, sessionId);
       await checkResponse(response, approval, signer);
@@ -250,6 +250,26 @@ function approvalResponses(body: UiChatBody): ApprovalResponse[] | null {
     }
     return parsed.data;
   });
+}
+
+/**
+ * The responses, each approval once: a repeat with the same decision counts once; the same approval
+ * answered two ways is refused before anything is decided (a batch is decided whole or not at all).
+ */
+function distinctResponses(responses: ApprovalResponse[]): ApprovalResponse[] {
+  const byId = new Map<string, ApprovalResponse>();
+  for (const response of responses) {
+    const { id, approved, reason } = response.approval;
+    const first = byId.get(id);
+    if (!first) byId.set(id, response);
+    else if (first.approval.approved !== approved || (first.approval.reason ?? '') !== (reason ?? ''))
+      throw new ApiError(
+        400,
+        'invalid_request',
+        `Invalid request: the message answers approval ${quote(id, 80)} twice, differently. Nothing was decided: answer each approval once.`,
+      );
+  }
+  return [...byId.values()];
 }
 
 /**
