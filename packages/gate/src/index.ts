@@ -7,7 +7,7 @@
 // reads them; so is a call to a tool whose schema is past the schema limits (schema-compile.ts: the
 // caller is expected to have kept such a tool out of the toolset, each in its own way); every value of the model's that a message quotes is shortened with `echo`, and every
 // string and list of the verdict is bounded on the way out (bounded.ts).
-import { isDestructive } from './annotations.ts';
+import { isReadOnly } from './annotations.ts';
 import { parseArgumentsText } from './json/arguments-text.ts';
 import { boundedVerdict } from './bounded.ts';
 import { checkContent } from './content/content.ts';
@@ -21,7 +21,7 @@ import { CODE_KEYWORD, type CompiledTools, hasKeyword, PATH_KEYWORD, type Tool, 
 import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } from './types.ts';
 
 export type * from './types.ts';
-export { DESTRUCTIVE_WORDS, isDestructive } from './annotations.ts';
+export { DESTRUCTIVE_WORDS, isDestructive, isReadOnly, READ_ONLY_WORDS } from './annotations.ts';
 // The rest of the public surface for a user of the gate; what a gating host needs besides (the blocked
 // call's tool result, the re-ask policy, the text hold) is rebound-gate/host (host.ts). Everything else
 // under src/ is the package's own and may change without notice (the helpers Rebound's server shares are
@@ -42,8 +42,8 @@ function mainCategory(repairs: readonly Repair[]): Problem['category'] {
 
 type Blocked = Extract<Verdict, { verdict: 'blocked' }>;
 
-/** Said when a destructive tool was near the written name and not suggested (tool-name.ts). */
-const HELD_BACK = ' A tool that deletes or overwrites is never guessed: call it by its exact name only if that is what the task needs.';
+/** Said when a tool not known to be read-only was near the written name and not suggested (tool-name.ts, annotations.ts). */
+const HELD_BACK = ' A tool that may change something is never guessed: call it by its exact name only if that is what the task needs.';
 
 function blocked(
   tool: string,
@@ -87,20 +87,20 @@ function isSpec(t: ToolSpec | Tool): t is ToolSpec {
 /** `writtenName`: the name the model wrote, when the gate has already substituted the tool's name. */
 function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext, writtenName?: string): Verdict {
   const names = toolset.map((t) => t.name);
-  const destructive = new Set(toolset.filter(isDestructive).map((t) => t.name));
+  const readOnly = new Set(toolset.filter(isReadOnly).map((t) => t.name));
   const fromServer = new Set(toolset.filter((t) => t.origin !== undefined).map((t) => t.name));
-  const resolved = resolveToolName(call.name, names, { destructive: (name) => destructive.has(name), fromServer: (name) => fromServer.has(name) });
+  const resolved = resolveToolName(call.name, names, { readOnly: (name) => readOnly.has(name), fromServer: (name) => fromServer.has(name) });
   const parsed = parseArgumentsText(call.arguments, context.limits);
   // Arguments too large to read are not quoted back either: the message says their size.
   const raw = parsed.ok || parsed.reason !== 'too_large' ? call.arguments : undefined;
 
   if (resolved.kind === 'unknown' && parsed.ok && !/[A-Za-z]/.test(call.name)) {
     // No name at all (`""`, `[{` from a broken template): the arguments alone may identify the tool.
-    // Never a destructive one: that would be a guess landing on a tool that deletes or overwrites.
+    // Only a tool known to change nothing: this is a guess (annotations.ts).
     const fits = toolset.filter(
       (t) => isPlainObject(parsed.value) && checkSchema(t.parameters).ok && fitsAsTheyStand(checkArguments(parsed.value, t.parameters)),
     );
-    if (fits.length === 1 && !destructive.has(fits[0]!.name)) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
+    if (fits.length === 1 && readOnly.has(fits[0]!.name)) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
   }
   if (resolved.kind === 'unknown') {
     const problems: Problem[] = [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TOOL_NAME_CHARS } from './limits.ts';
+import { isReadOnly } from './annotations.ts';
 import { resolveToolName, toolNameMatcher } from './tool-name.ts';
 import { nameTokens } from './words.ts';
 
@@ -82,36 +83,41 @@ describe('one matcher for calls and for text calls', () => {
   });
 });
 
-describe('no guess lands on a destructive tool (issue 24)', () => {
+describe('beyond a typo, a guess lands only on a tool known to change nothing (issues 24, 29)', () => {
   const workspace = ['read_file', 'write_file', 'patch_file', 'delete_file', 'list_files', 'search_files', 'save_memory', 'recall_memories'];
-  const destructive = (name: string) => ['write_file', 'patch_file', 'delete_file'].includes(name);
+  const readOnly = (name: string) => ['read_file', 'list_files', 'search_files', 'recall_memories'].includes(name);
 
-  it('repairs a near-certain typo of a destructive tool’s own name', () => {
-    expect(resolveToolName('delet_file', workspace, { destructive })).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
-    expect(resolveToolName('delete_fle', workspace, { destructive })).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
-    expect(resolveToolName('dleete_file', workspace, { destructive })).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
-    expect(resolveToolName('Delete-File', workspace, { destructive })).toEqual({ kind: 'normalised', name: 'delete_file' });
+  it('repairs a near-certain typo of any tool’s own name', () => {
+    expect(resolveToolName('delet_file', workspace, { readOnly })).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
+    expect(resolveToolName('delete_fle', workspace, { readOnly })).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
+    expect(resolveToolName('dleete_file', workspace, { readOnly })).toMatchObject({ kind: 'similar', candidate: 'delete_file' });
+    expect(resolveToolName('Delete-File', workspace, { readOnly })).toEqual({ kind: 'normalised', name: 'delete_file' });
   });
 
-  it('never repairs or suggests it for a synonym, a reordering or a loose match, and says one was held back', () => {
-    for (const written of ['remove_file', 'erase_file', 'file_delete', 'undelete_file', 'rm_file', 'delete', 'update_customer_profile']) {
-      const r = resolveToolName(written, workspace, { destructive });
+  it('never repairs to or suggests a tool that may change something for a synonym, a reordering or a loose match, and says one was held back', () => {
+    for (const written of ['remove_file', 'erase_file', 'file_delete', 'undelete_file', 'rm_file', 'delete', 'update_customer_profile', 'store_memory']) {
+      const r = resolveToolName(written, workspace, { readOnly });
       expect(r.kind, written).toBe('unknown');
-      expect(r.kind === 'unknown' && r.suggestions.filter(destructive), written).toEqual([]);
+      expect(r.kind === 'unknown' && r.suggestions.filter((n) => !readOnly(n)), written).toEqual([]);
     }
-    expect(resolveToolName('remove_file', workspace, { destructive })).toMatchObject({ heldBack: true });
+    expect(resolveToolName('remove_file', workspace, { readOnly })).toMatchObject({ heldBack: true });
   });
 
-  it('by default, judges by the name: a word such as delete, drop or kill makes a tool destructive', () => {
+  it('by default, judges by the name: without a read-only verb a tool is guessed only for a typo, whatever its verb', () => {
+    // The review's three: verbs no list of destructive words had.
+    expect(resolveToolName('flush', ['flush_db', 'get_db_stats'])).toMatchObject({ kind: 'unknown', suggestions: [] });
+    expect(resolveToolName('deactivate', ['deactivate_user', 'get_user'])).toMatchObject({ kind: 'unknown', suggestions: [] });
+    expect(resolveToolName('cancel_sub', ['cancel_subscription', 'list_subscriptions'])).toMatchObject({ kind: 'unknown', suggestions: [] });
     expect(resolveToolName('remove_user', ['delete_user', 'get_user']).kind).toBe('unknown');
     expect(resolveToolName('delete_usr', ['delete_user', 'get_user'])).toMatchObject({ kind: 'similar', candidate: 'delete_user' });
     expect(resolveToolName('drop_tables', ['drop_table'])).toMatchObject({ kind: 'similar', candidate: 'drop_table' });
     expect(resolveToolName('remove_table', ['drop_table'])).toMatchObject({ kind: 'unknown', suggestions: [] });
+    expect(resolveToolName('cancel_subscriptoin', ['cancel_subscription'])).toMatchObject({ kind: 'similar', candidate: 'cancel_subscription' });
   });
 
-  it('other tools need a match on the name as a whole, not a shared word or substring', () => {
+  it('read-only tools need a match on the name as a whole, not a shared word or substring', () => {
     // profile ⊃ file, update ~ patch: no suggestion at all.
-    expect(resolveToolName('update_customer_profile', ['read_file', 'patch_file', 'list_files'], { destructive: () => false })).toEqual({
+    expect(resolveToolName('update_customer_profile', ['read_file', 'patch_file', 'list_files'], { readOnly: () => true })).toEqual({
       kind: 'unknown',
       suggestions: [],
     });
@@ -140,5 +146,28 @@ describe("a server's tools never shadow the app's own (issue 18)", () => {
 
   it("a name that says the server still goes to the server's tool", () => {
     expect(resolveToolName('evil__read_fil', [...own, 'evil__read_file'], { fromServer })).toMatchObject({ kind: 'similar', candidate: 'evil__read_file' });
+  });
+});
+
+describe('isReadOnly: the one rule of what may be reached without being called by name (annotations.ts)', () => {
+  it('trusts readOnlyHint where there are annotations, and reads the name where there are none', () => {
+    expect(isReadOnly({ name: 'delete_file', annotations: { readOnlyHint: true } })).toBe(true);
+    expect(isReadOnly({ name: 'get_weather', annotations: { destructiveHint: false } })).toBe(false);
+    for (const name of ['get_weather', 'searchFiles', 'list_users', 'hotel_room_pricing_get', 'functions.lookup_order', 'count_rows', 'calculate_density']) {
+      expect(isReadOnly({ name }), name).toBe(true);
+    }
+    for (const name of [
+      'flush_db',
+      'deactivate_user',
+      'cancel_subscription',
+      'get_or_create_user',
+      'fetch_and_delete',
+      'solve_quadratic',
+      'send_email',
+      'delete_file',
+      'mat_mul',
+    ]) {
+      expect(isReadOnly({ name }), name).toBe(false);
+    }
   });
 });

@@ -9,20 +9,21 @@
 // between tools of one server the shared server part says nothing, so names are also ranked by the
 // part after `__`.
 //
-// What may be guessed (repaired to, or suggested) is narrower than what is similar (issue 24): a
-// suggestion is an instruction a confused model tends to follow. A destructive tool (annotations.ts)
-// is guessed only for a near-certain typo of its own name (`delet_file`, `delete_fle`), never for a
-// synonym or a loose match (`remove_file`, `update_customer_profile`); any other tool only when the
-// names match as a whole (every word of one side matched in the other, a typo of the whole name, or
-// the tool's name with its namespace dropped), not on a shared word or substring (`profile` ⊃ `file`,
-// `update` ~ `patch`).
+// What may be guessed (repaired to, or suggested) is narrower than what is similar (issues 24, 29; the
+// rule is stated once, in annotations.ts): a suggestion is an instruction a confused model tends to
+// follow. A tool known to change nothing (`isReadOnly`) is guessed when the names match as a whole
+// (every word of one side matched in the other, a typo of the whole name, or the tool's name with its
+// namespace dropped), not on a shared word or substring (`profile` ⊃ `file`, `update` ~ `patch`); any
+// other tool only for a near-certain typo of its own name (`delet_file`, `delete_fle`), never for a
+// synonym, a loose match or a word left out (`remove_file`, `flush` for `flush_db`, `cancel_sub` for
+// `cancel_subscription`).
 //
 // A server's tools never shadow the app's own (issue 18): `evil__read_file` is as close to `read_fil`
 // as `read_file` is, since the server part is dropped when comparing. On a tie the app's own tool ranks
 // first (then names alphabetically), and a server's tool that is not strictly closer does not stand in
 // the way of repairing to the app's own: the margin of an own candidate is measured to own tools only.
 import { distance } from 'fastest-levenshtein';
-import { isDestructive } from './annotations.ts';
+import { isReadOnly } from './annotations.ts';
 import { MAX_TOOL_NAME_CHARS } from './limits.ts';
 import { osaDistance } from './paths/path-score.ts';
 import { worthOffering } from './suggest.ts';
@@ -34,7 +35,7 @@ export type NameResolution =
   | { kind: 'normalised'; name: string }
   /** One clearly best similar name (`candidate`), plus the ranked suggestions. */
   | { kind: 'similar'; candidate: string; suggestions: string[] }
-  /** `heldBack`: a destructive tool was as close as a suggestion, and is not offered (only its exact name calls it). */
+  /** `heldBack`: a tool not known to be read-only was as close as a suggestion, and is not offered (only its exact name calls it). */
   | { kind: 'unknown'; suggestions: string[]; heldBack?: true };
 
 // Prefixes that API wrappers and chat templates put in front of function names.
@@ -130,8 +131,8 @@ export function toolNameSimilarity(written: string, tool: string): number {
 }
 
 /** Whether `tool` may be guessed for `written` at all (see the top of this file). */
-export function mayGuess(written: string, tool: string, destructive: boolean): boolean {
-  return comparedPairs(written, tool).some(([w, t]) => (destructive ? nearTypo(w, t) : wholeMatch(w, t)));
+export function mayGuess(written: string, tool: string, readOnly: boolean): boolean {
+  return comparedPairs(written, tool).some(([w, t]) => (readOnly ? wholeMatch(w, t) : nearTypo(w, t)));
 }
 
 /**
@@ -225,15 +226,15 @@ export function toolNameMatcher(toolNames: readonly string[]): (written: string)
 }
 
 export interface ResolveOptions {
-  /** Which tools are destructive (default: by their names, annotations.ts): guessed only for a near-certain typo of their own name. */
-  destructive?: (name: string) => boolean;
+  /** Which tools are known to change nothing (default: by their names, annotations.ts `isReadOnly`); any other is guessed only for a near-certain typo of its own name. */
+  readOnly?: (name: string) => boolean;
   /** Which tools come from an MCP server rather than the app itself (default: none): they never win a tie. */
   fromServer?: (name: string) => boolean;
 }
 
 /** The tool a written name means (see the top of this file). */
 export function resolveToolName(written: string, toolNames: readonly string[], options: ResolveOptions = {}): NameResolution {
-  const destructive = options.destructive ?? ((name: string) => isDestructive({ name }));
+  const readOnly = options.readOnly ?? ((name: string) => isReadOnly({ name }));
   const fromServer = options.fromServer ?? (() => false);
   const match = toolNameMatcher(toolNames)(written);
   if (match && match.kind !== 'ambiguous') return match;
@@ -243,14 +244,17 @@ export function resolveToolName(written: string, toolNames: readonly string[], o
     .map((name) => ({ name, score: toolNameSimilarity(written, name), server: fromServer(name) }))
     .sort((x, y) => y.score - x.score || Number(x.server) - Number(y.server) || x.name.localeCompare(y.name))
     .map((r) => {
-      const d = destructive(r.name);
-      return { ...r, destructive: d, guess: r.score >= MIN_SUGGESTION && mayGuess(written, r.name, d) };
+      const ro = readOnly(r.name);
+      return { ...r, readOnly: ro, guess: r.score >= MIN_SUGGESTION && mayGuess(written, r.name, ro) };
     });
   const suggestions = worthOffering(
     ranked.filter((r) => r.guess),
     (r) => r.score,
   ).map((r) => r.name);
-  const heldBack = ranked.some((r) => r.destructive && !r.guess && r.score >= MIN_SUGGESTION) ? { heldBack: true as const } : {};
+  // Held back: a tool that would have been guessed were it read-only.
+  const heldBack = ranked.some((r) => !r.readOnly && !r.guess && r.score >= MIN_SUGGESTION && mayGuess(written, r.name, true))
+    ? { heldBack: true as const }
+    : {};
   const first = ranked[0];
   // An own candidate is measured against own tools only: a server's tool as close does not displace it.
   const second = ranked.slice(1).find((r) => !(first && !first.server && r.server));
