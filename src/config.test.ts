@@ -107,24 +107,67 @@ describe('MCP_SERVERS', () => {
   });
 
   it('reads the gateway settings: retries, keys, forwarding off by default, the model mapping', () => {
-    expect(loadConfig({}).gateway).toEqual({ retries: 2, keys: [], forwardClientKey: false, models: {} });
+    expect(loadConfig({}).gateway).toEqual({
+      retries: 2,
+      keys: [],
+      forwardClientKey: false,
+      models: {},
+      modelsOnly: false,
+      users: [],
+      limits: { requestsPerMinute: null, tokensPerDay: null },
+    });
     const c = loadConfig({
       GATEWAY_RETRIES: '0',
       GATEWAY_KEYS: ' key-aaaaaaaaaaaaaaaa , key-bbbbbbbbbbbbbbbb',
       GATEWAY_FORWARD_CLIENT_KEY: 'true',
       GATEWAY_MODELS: 'gpt-4o=llama-3.3-70b, *=qwen2.5',
+      GATEWAY_USERS: 'authenticated',
+      GATEWAY_RPM: '60',
+      GATEWAY_TOKENS_PER_DAY: '1000000',
     });
     expect(c.gateway).toEqual({
       retries: 0,
       keys: ['key-aaaaaaaaaaaaaaaa', 'key-bbbbbbbbbbbbbbbb'],
       forwardClientKey: true,
       models: { 'gpt-4o': 'llama-3.3-70b', '*': 'qwen2.5' },
+      modelsOnly: false,
+      users: ['authenticated'],
+      limits: { requestsPerMinute: 60, tokensPerDay: 1_000_000 },
     });
+  });
+
+  it('reads GATEWAY_USERS: none by default, anonymous sign-ins only when named beside authenticated', () => {
+    expect(loadConfig({ GATEWAY_USERS: 'none' }).gateway.users).toEqual([]);
+    expect(loadConfig({ GATEWAY_USERS: ' authenticated , anonymous ' }).gateway.users).toEqual(['authenticated', 'anonymous']);
+    for (const bad of ['anonymous', 'all', 'authenticated,none', 'yes']) {
+      expect(() => loadConfig({ GATEWAY_USERS: bad })).toThrow(
+        new RegExp(
+          `^Invalid configuration:\\n  GATEWAY_USERS=${JSON.stringify(bad)}: use "none" \\(the default: no Supabase user reaches the gateway\\), "authenticated" .*"authenticated,anonymous" \\(anonymous sign-ins too\\)$`,
+        ),
+      );
+    }
+  });
+
+  it('reads GATEWAY_MODELS_ONLY: bare names serve as themselves; without a list, or with "*", it refuses the start in one line', () => {
+    const c = loadConfig({ GATEWAY_MODELS: 'gpt-4o-mini,fast=gpt-4o-mini', GATEWAY_MODELS_ONLY: 'true' }).gateway;
+    expect(c).toMatchObject({ models: { 'gpt-4o-mini': 'gpt-4o-mini', fast: 'gpt-4o-mini' }, modelsOnly: true });
+    expect(() => loadConfig({ GATEWAY_MODELS_ONLY: 'true' })).toThrow(
+      /^Invalid configuration:\n {2}GATEWAY_MODELS_ONLY=true: GATEWAY_MODELS lists no model, so every request would be refused; list the names to serve/,
+    );
+    expect(() => loadConfig({ GATEWAY_MODELS_ONLY: 'true', GATEWAY_MODELS: 'a,*=b' })).toThrow(
+      /GATEWAY_MODELS_ONLY=true: GATEWAY_MODELS has a "\*" entry, which serves every name/,
+    );
+  });
+
+  it('refuses limits that are not positive whole numbers', () => {
+    expect(() => loadConfig({ GATEWAY_RPM: '0' })).toThrow(/GATEWAY_RPM="0"/);
+    expect(() => loadConfig({ GATEWAY_TOKENS_PER_DAY: 'lots' })).toThrow(/GATEWAY_TOKENS_PER_DAY="lots"/);
   });
 
   it('refuses short gateway keys, a mapping that is not pairs and more than 5 retries, saying what to write', () => {
     expect(() => loadConfig({ GATEWAY_KEYS: 'short' })).toThrow(/GATEWAY_KEYS="short": every key must be at least 16 characters/);
-    expect(() => loadConfig({ GATEWAY_MODELS: 'gpt-4o' })).toThrow(/GATEWAY_MODELS="gpt-4o": write the mapping as client=upstream pairs/);
+    expect(() => loadConfig({ GATEWAY_MODELS: 'a=b=c' })).toThrow(/GATEWAY_MODELS="a=b=c": write client=upstream pairs or bare model names/);
+    expect(() => loadConfig({ GATEWAY_MODELS: 'a,*' })).toThrow(/GATEWAY_MODELS="a,\*": write client=upstream pairs/);
     expect(() => loadConfig({ GATEWAY_RETRIES: '9' })).toThrow(/GATEWAY_RETRIES="9"/);
   });
 });

@@ -53,9 +53,19 @@ const EnvSchema = z.object({
     .string()
     .default('')
     .refine(
-      (v) => splitList(v).every((pair) => /^[^=\s]+=[^=\s]+$/.test(pair)),
-      'write the mapping as client=upstream pairs, comma-separated ("*=upstream" for every other model)',
+      (v) => splitList(v).every((pair) => /^[^=\s]+(=[^=\s]+)?$/.test(pair) && pair !== '*' && pair !== '*=*'),
+      'write client=upstream pairs or bare model names, comma-separated ("*=upstream" for every other model)',
     ),
+  GATEWAY_MODELS_ONLY: flag.default(false),
+  GATEWAY_USERS: z
+    .string()
+    .default('none')
+    .refine(
+      (v) => gatewayUsers(v) !== null,
+      'use "none" (the default: no Supabase user reaches the gateway), "authenticated" (signed-in users) or "authenticated,anonymous" (anonymous sign-ins too)',
+    ),
+  GATEWAY_RPM: int(1, 1_000_000).optional(),
+  GATEWAY_TOKENS_PER_DAY: int(1, 1_000_000_000_000).optional(),
   MCP_TOOLS_TTL_S: int(0, 86_400).default(300),
   MCP_LIST_TIMEOUT_MS: int(100, 60_000).default(3_000),
   APPROVAL_TOOLS: z
@@ -83,6 +93,14 @@ function approvalTools(value: string, demo: boolean): string[] {
 
 /** One entry of APPROVAL_TOOLS: a tool name as the model sees it, `*` standing for any run of characters. */
 const APPROVAL_PATTERN = /^[A-Za-z0-9_*-]{1,128}$/;
+
+/** Which Supabase users GATEWAY_USERS admits, or null when it is not one of the documented values. */
+function gatewayUsers(value: string): GatewayUser[] | null {
+  const names = splitList(value);
+  if (names.length === 1 && names[0] === 'none') return [];
+  if (names.length === 0 || names.some((n) => n !== 'authenticated' && n !== 'anonymous') || !names.includes('authenticated')) return null;
+  return [...new Set(names as GatewayUser[])];
+}
 
 function splitList(v: string): string[] {
   return v
@@ -170,9 +188,18 @@ export interface GatewayConfig {
   keys: string[];
   /** Send the client's own Authorization to the upstream instead of OPENAI_API_KEY (off by default). */
   forwardClientKey: boolean;
-  /** Client model name → upstream model name; "*" maps every other name; unmapped names pass through. */
+  /** Client model name → upstream model name; "*" maps every other name; unmapped names pass through unless modelsOnly. */
   models: Record<string, string>;
+  /** GATEWAY_MODELS_ONLY: only the names GATEWAY_MODELS lists are served (an allowlist); others are refused. */
+  modelsOnly: boolean;
+  /** GATEWAY_USERS: which Supabase users may use the gateway with their access token (none by default). */
+  users: GatewayUser[];
+  /** Per caller (each gateway key, each user, the local user): GATEWAY_RPM and GATEWAY_TOKENS_PER_DAY; null is no limit. */
+  limits: { requestsPerMinute: number | null; tokensPerDay: number | null };
 }
+
+/** A kind of Supabase user GATEWAY_USERS can admit: signed-in users, and anonymous sign-ins (is_anonymous) on top. */
+export type GatewayUser = 'authenticated' | 'anonymous';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -262,6 +289,12 @@ export function loadConfig(env: Env): Config {
       `Invalid configuration:\n  TURN_TOKEN_TTL_S=${JSON.stringify(cleaned.TURN_TOKEN_TTL_S)}: must be at least TIME_BUDGET_MS in seconds plus ${TOKEN_MARGIN_S} (${minTtlS}), or a reconnect late in a turn is refused`,
     );
   }
+  const models = Object.fromEntries(splitList(e.GATEWAY_MODELS).map((pair) => (pair.includes('=') ? pair.split('=') : [pair, pair]) as [string, string]));
+  if (e.GATEWAY_MODELS_ONLY && (Object.keys(models).length === 0 || Object.hasOwn(models, '*'))) {
+    throw new ConfigError(
+      `Invalid configuration:\n  GATEWAY_MODELS_ONLY=true: ${Object.keys(models).length === 0 ? 'GATEWAY_MODELS lists no model, so every request would be refused' : 'GATEWAY_MODELS has a "*" entry, which serves every name'}; list the names to serve, e.g. GATEWAY_MODELS=gpt-4o-mini,fast=gpt-4o-mini`,
+    );
+  }
   const otel = parseTracingEnv(env);
   for (const line of otel.warnings) {
     if (warned.has(line)) continue;
@@ -293,7 +326,10 @@ export function loadConfig(env: Env): Config {
       retries: e.GATEWAY_RETRIES,
       keys: splitList(e.GATEWAY_KEYS),
       forwardClientKey: e.GATEWAY_FORWARD_CLIENT_KEY,
-      models: Object.fromEntries(splitList(e.GATEWAY_MODELS).map((pair) => pair.split('=') as [string, string])),
+      models,
+      modelsOnly: e.GATEWAY_MODELS_ONLY,
+      users: gatewayUsers(e.GATEWAY_USERS) ?? [],
+      limits: { requestsPerMinute: e.GATEWAY_RPM ?? null, tokensPerDay: e.GATEWAY_TOKENS_PER_DAY ?? null },
     },
     mcp: { servers: mcp.servers, toolsTtlMs: e.MCP_TOOLS_TTL_S * 1000, listTimeoutMs: e.MCP_LIST_TIMEOUT_MS },
     approval: { tools: approvalTools(e.APPROVAL_TOOLS, e.DEMO_MODEL || !e.OPENAI_API_KEY), timeoutMs: e.APPROVAL_TIMEOUT_MS },

@@ -13,6 +13,10 @@ import type { TurnService } from '../turns/service.ts';
 export interface Principal {
   /** The Supabase user id (JWT `sub`), or null in local unauthenticated mode. */
   userId: string | null;
+  /** A Supabase user's `role` claim ('authenticated' for a signed-in user); absent in local mode. */
+  role?: string;
+  /** The token is an anonymous sign-in's (`is_anonymous: true`): the gateway admits it only when GATEWAY_USERS names it. */
+  anonymous?: boolean;
 }
 
 /** Verifies the caller of a POST route. Throws `AuthError` (src/auth-error.ts) for a missing or bad credential. */

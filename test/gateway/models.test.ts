@@ -65,8 +65,12 @@ describe('GET /v1/models', () => {
     expect(await listIds(client())).toEqual(['up-small', 'big']);
   });
 
-  it('takes the gateway auth: a gateway key or a user token, no credential is an AuthenticationError', async () => {
-    const { upstream, client } = await start(['up-small'], { GATEWAY_KEYS: KEY }, { auth: createJwtAuthenticator({ secret: TEST_JWT_SECRET }) });
+  it('takes the gateway auth: a gateway key or a user token GATEWAY_USERS admits, no credential is an AuthenticationError', async () => {
+    const { upstream, client } = await start(
+      ['up-small'],
+      { GATEWAY_KEYS: KEY, GATEWAY_USERS: 'authenticated' },
+      { auth: createJwtAuthenticator({ secret: TEST_JWT_SECRET }) },
+    );
     const refused = await client('not-a-key')
       .models.list()
       .catch((e: unknown) => e);

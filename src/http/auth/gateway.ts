@@ -1,8 +1,10 @@
 // Who may use the gateway (POST /v1/chat/completions, GET /v1/models). It forwards to a paid upstream
 // with the server's key, so it must never be an open relay: a request is let through with one of the keys
 // in GATEWAY_KEYS, or with whatever the app's authenticator accepts — a Supabase user token where
-// auth is configured, anyone only in local mode (a server bound to loopback, behind the host guard),
-// nobody on an edge deployment without auth settings (503, unless it has gateway keys).
+// auth is configured and GATEWAY_USERS admits that kind of user (none by default: a project's every
+// user, anonymous sign-ins included, would otherwise spend the owner's key), anyone only in local mode
+// (a server bound to loopback, behind the host guard), nobody on an edge deployment without auth
+// settings (503, unless it has gateway keys).
 //
 // The credential is the usual `Authorization: Bearer …`. With GATEWAY_FORWARD_CLIENT_KEY (off by
 // default) that header is the client's own upstream key, passed on instead of OPENAI_API_KEY, and the
@@ -14,7 +16,9 @@ import { createMiddleware } from 'hono/factory';
 import { AuthConfigError } from './env.ts';
 import { bearerValue, sameSecret } from './bearer.ts';
 import { AuthError } from '../../auth-error.ts';
-import type { Authenticator } from '../deps.ts';
+import type { GatewayUser } from '../../config.ts';
+import type { Authenticator, Principal } from '../deps.ts';
+import { ApiError } from '../errors.ts';
 
 export const GATEWAY_AUTH_HEADER = 'x-rebound-authorization';
 
@@ -24,10 +28,17 @@ export interface GatewayAuthOptions {
   auth: Authenticator;
   /** OPENAI_API_KEY. */
   serverKey: string | undefined;
+  /** GATEWAY_USERS: the Supabase users admitted with their own token. */
+  users: readonly GatewayUser[];
 }
 
 export interface GatewayCaller {
   userId: string | null;
+  /**
+   * Who the limits count against (src/gateway/limits.ts): `key:<hash>` for a gateway key (a SHA-256
+   * prefix, never the key), `user:<id>` for a Supabase user, `local` for local mode.
+   */
+  subject: string;
   /** The key the upstream is called with. */
   upstreamKey: string | undefined;
 }
@@ -58,15 +69,15 @@ async function authenticateGateway(request: Request, options: GatewayAuthOptions
   }
   const credential = options.forwardClientKey ? separate : (separate ?? authorization);
   const token = bearerValue(credential);
-  if (token !== undefined && options.keys.some((key) => sameSecret(key, token))) return { userId: null, upstreamKey };
+  if (token !== undefined && options.keys.some((key) => sameSecret(key, token))) return { userId: null, subject: `key:${await keyHash(token)}`, upstreamKey };
 
   // Anything else is for the app's authenticator, which reads the Authorization header.
   const headers = new Headers(request.headers);
   if (credential) headers.set('authorization', credential);
   else headers.delete('authorization');
+  let principal: Principal;
   try {
-    const principal = await options.auth.authenticate(new Request(request.url, { method: 'GET', headers }));
-    return { userId: principal.userId, upstreamKey };
+    principal = await options.auth.authenticate(new Request(request.url, { method: 'GET', headers }));
   } catch (err) {
     if (options.keys.length === 0) throw err;
     if (err instanceof AuthConfigError) {
@@ -79,4 +90,31 @@ async function authenticateGateway(request: Request, options: GatewayAuthOptions
       throw new AuthError(`${err.message} (the gateway also accepts one of GATEWAY_KEYS as the bearer token)`, { status: err.status, cause: err });
     throw err;
   }
+  if (principal.userId === null) return { userId: null, subject: 'local', upstreamKey };
+  admitUser(principal, options.users);
+  return { userId: principal.userId, subject: `user:${principal.userId}`, upstreamKey };
+}
+
+/** A Supabase user passes only where GATEWAY_USERS names their kind; the refusal says which setting admits them. */
+function admitUser(principal: Principal, users: readonly GatewayUser[]): void {
+  if (principal.role !== 'authenticated') {
+    throw new ApiError(
+      403,
+      'gateway_user_not_allowed',
+      `The gateway serves user access tokens (role "authenticated") only; this token's role is ${JSON.stringify(principal.role ?? null)}. Use one of GATEWAY_KEYS.`,
+    );
+  }
+  const kind: GatewayUser = principal.anonymous ? 'anonymous' : 'authenticated';
+  if (users.includes(kind)) return;
+  const message =
+    kind === 'anonymous'
+      ? `This gateway does not serve anonymous sign-ins: the deployment admits them with GATEWAY_USERS=authenticated,anonymous${users.length ? '' : ' (it admits no Supabase user now)'}. Sign in with an account, or use one of GATEWAY_KEYS.`
+      : 'This gateway does not serve Supabase user tokens: the deployment admits signed-in users with GATEWAY_USERS=authenticated. Use one of GATEWAY_KEYS.';
+  throw new ApiError(403, 'gateway_user_not_allowed', message);
+}
+
+/** The first 16 bytes of the key's SHA-256, in hex: a key's limits are counted under it, so the store never holds a key. */
+async function keyHash(key: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)));
+  return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, '0')).join('');
 }

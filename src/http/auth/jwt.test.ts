@@ -51,6 +51,9 @@ function token(key: Signer | 'hs256', claims: Record<string, unknown> = {}, opts
   return jwt.setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.key);
 }
 
+/** The principal of token()'s user: a signed-in, non-anonymous Supabase user. */
+const USER_123 = { userId: 'user-123', role: 'authenticated', anonymous: false };
+
 const req = (bearer?: string) => new Request('https://example.test/v1/chat', { method: 'POST', headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
@@ -91,7 +94,16 @@ describe('createJwtAuthenticator', () => {
   const hs = () => createJwtAuthenticator({ secret: SECRET, issuer: issuer() });
 
   it('accepts a valid HS256 token and returns the user id', async () => {
-    await expect(hs().authenticate(req(await token('hs256')))).resolves.toEqual({ userId: 'user-123' });
+    await expect(hs().authenticate(req(await token('hs256')))).resolves.toEqual(USER_123);
+  });
+
+  it("hands on the token's role and whether it is an anonymous sign-in (is_anonymous), which the gateway checks", async () => {
+    await expect(hs().authenticate(req(await token('hs256', { is_anonymous: true })))).resolves.toEqual({ ...USER_123, anonymous: true });
+    await expect(hs().authenticate(req(await token('hs256', { role: 'service_role' })))).resolves.toEqual({ ...USER_123, role: 'service_role' });
+    await expect(hs().authenticate(req(await token('hs256', { role: undefined, is_anonymous: 'true' })))).resolves.toEqual({
+      userId: 'user-123',
+      anonymous: false,
+    });
   });
 
   it('rejects a missing or non-bearer Authorization header', async () => {
@@ -161,8 +173,8 @@ describe('createJwtAuthenticator', () => {
     const auth = createJwtAuthenticator({ jwksUrl: `${baseUrl}/auth/v1/.well-known/jwks.json`, issuer: issuer() });
     const before = jwksHits;
     for (let i = 0; i < 3; i++) {
-      await expect(auth.authenticate(req(await token(es)))).resolves.toEqual({ userId: 'user-123' });
-      await expect(auth.authenticate(req(await token(rs)))).resolves.toEqual({ userId: 'user-123' });
+      await expect(auth.authenticate(req(await token(es)))).resolves.toEqual(USER_123);
+      await expect(auth.authenticate(req(await token(rs)))).resolves.toEqual(USER_123);
     }
     expect(jwksHits - before).toBe(1);
   });
@@ -176,7 +188,7 @@ describe('createJwtAuthenticator', () => {
     const before = jwksHits;
     publishedKeys = [...publishedKeys, rotatedJwk];
     try {
-      await expect(auth.authenticate(req(await token(rotated)))).resolves.toEqual({ userId: 'user-123' });
+      await expect(auth.authenticate(req(await token(rotated)))).resolves.toEqual(USER_123);
       expect(jwksHits - before).toBe(1);
     } finally {
       publishedKeys = publishedKeys.filter((k) => k.kid !== rotated.kid);
@@ -209,7 +221,7 @@ describe('authFromEnv', () => {
     const choice = authFromEnv({ SUPABASE_URL: `${baseUrl}/` }, { local: true });
     expect(choice.mode).toBe('jwt');
     expect(choice.description).toContain(`${baseUrl}/auth/v1/.well-known/jwks.json`);
-    await expect(choice.auth.authenticate(req(await token(es)))).resolves.toEqual({ userId: 'user-123' });
+    await expect(choice.auth.authenticate(req(await token(es)))).resolves.toEqual(USER_123);
     const wrongIss = await rejection(choice.auth.authenticate(req(await token(es, { iss: 'https://evil/auth/v1' }))));
     expect(wrongIss.message).toMatch(/issuer/);
   });
@@ -219,21 +231,21 @@ describe('authFromEnv', () => {
     expect(choice.mode).toBe('jwt');
     expect(choice.description).toContain('SUPABASE_JWKS (1 key(s))');
     const before = jwksHits;
-    await expect(choice.auth.authenticate(req(await token(es)))).resolves.toEqual({ userId: 'user-123' });
+    await expect(choice.auth.authenticate(req(await token(es)))).resolves.toEqual(USER_123);
     expect(jwksHits).toBe(before);
     // rs-1 is published at the URL but not inline: one fetch serves it.
-    await expect(choice.auth.authenticate(req(await token(rs)))).resolves.toEqual({ userId: 'user-123' });
+    await expect(choice.auth.authenticate(req(await token(rs)))).resolves.toEqual(USER_123);
     expect(jwksHits).toBe(before + 1);
     // Inline alone (no URL): the key set is all there is.
     const alone = authFromEnv({ SUPABASE_JWKS: JSON.stringify([publishedKeys[0]]), REBOUND_JWT_ISSUER: issuer() }, { local: false });
-    await expect(alone.auth.authenticate(req(await token(es)))).resolves.toEqual({ userId: 'user-123' });
+    await expect(alone.auth.authenticate(req(await token(es)))).resolves.toEqual(USER_123);
     expect((await rejection(alone.auth.authenticate(req(await token(rs))))).message).toMatch(/No key in the project JWKS/);
   });
 
   it('takes SUPABASE_JWKS as a URL too, and refuses one that is neither JSON nor a URL without quoting it', async () => {
     const choice = authFromEnv({ SUPABASE_JWKS: `${baseUrl}/auth/v1/.well-known/jwks.json`, REBOUND_JWT_ISSUER: issuer() }, { local: false });
     expect(choice.description).toContain(`JWKS ${baseUrl}/auth/v1/.well-known/jwks.json`);
-    await expect(choice.auth.authenticate(req(await token(rs)))).resolves.toEqual({ userId: 'user-123' });
+    await expect(choice.auth.authenticate(req(await token(rs)))).resolves.toEqual(USER_123);
     expect(() => authFromEnv({ SUPABASE_JWKS: '{keys: secret-ish' }, { local: false })).toThrow(/SUPABASE_JWKS: neither JSON .* nor an http\(s\) URL/);
     expect(() => authFromEnv({ SUPABASE_JWKS: '{"keys": [1]}' }, { local: false })).toThrow(/a JSON Web Key \(kty, …\) per entry/);
   });
@@ -241,7 +253,7 @@ describe('authFromEnv', () => {
   it('uses the HS256 secret when only SUPABASE_JWT_SECRET is set, even on a local server', async () => {
     const choice = authFromEnv({ SUPABASE_JWT_SECRET: SECRET }, { local: true });
     expect(choice.mode).toBe('jwt');
-    await expect(choice.auth.authenticate(req(await token('hs256')))).resolves.toEqual({ userId: 'user-123' });
+    await expect(choice.auth.authenticate(req(await token('hs256')))).resolves.toEqual(USER_123);
     await expect(choice.auth.authenticate(req())).rejects.toBeInstanceOf(AuthError);
   });
 
@@ -252,7 +264,7 @@ describe('authFromEnv', () => {
     );
     expect(choice.mode).toBe('jwt');
     expect(choice.description).toContain(`iss ${issuer()}`);
-    await expect(choice.auth.authenticate(req(await token('hs256')))).resolves.toEqual({ userId: 'user-123' });
+    await expect(choice.auth.authenticate(req(await token('hs256')))).resolves.toEqual(USER_123);
     const wrongIss = await rejection(choice.auth.authenticate(req(await token('hs256', { iss: 'https://evil/auth/v1' }))));
     expect(wrongIss.message).toMatch(/issuer/);
   });

@@ -98,7 +98,7 @@ export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
         throw explain(err, { audience, issuer, alg });
       }
       if (typeof payload.sub !== 'string' || payload.sub === '') throw new AuthError('Token has no subject (sub): not a user token');
-      return { userId: payload.sub };
+      return { userId: payload.sub, role: typeof payload.role === 'string' ? payload.role : undefined, anonymous: payload.is_anonymous === true };
     },
   };
 }

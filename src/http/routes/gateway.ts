@@ -39,6 +39,7 @@ export function gatewayRoutes(deps: AppDeps) {
     forwardClientKey: config.gateway.forwardClientKey,
     auth: deps.auth,
     serverKey: config.openai.apiKey,
+    users: config.gateway.users,
   });
   /** The upstream as this caller reaches it: with the server's key, or its own (GATEWAY_FORWARD_CLIENT_KEY). */
   const upstreamFor = (caller: GatewayCaller) => {
