@@ -37,6 +37,12 @@ describe('clientModelList: GATEWAY_MODELS in reverse', () => {
     for (const bad of [null, 'list', [], { data: 'x' }, { models: [] }]) expect(clientModelList(bad, { b: 'a' })).toBeNull();
   });
 
+  it('with only (GATEWAY_MODELS_ONLY), lists a model under the listed names alone, its own name only when listed', () => {
+    expect(ids(clientModelList(list('gpt-4o-mini', 'gpt-4o', 'o1-pro'), { 'gpt-4o-mini': 'gpt-4o-mini', fast: 'gpt-4o-mini', smart: 'gpt-4o' }, true))).toEqual(
+      ['gpt-4o-mini', 'fast', 'smart'],
+    );
+  });
+
   it('an upstream model named like an Object property is not mapped by the prototype', () => {
     expect(upstreamModel('constructor', { a: 'b' })).toBe('constructor');
     expect(ids(clientModelList(list('constructor', 'toString'), { a: 'constructor' }))).toEqual(['constructor', 'a', 'toString']);

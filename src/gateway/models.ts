@@ -3,11 +3,13 @@
 // reverse, so that a client sees the names it can send: each upstream model under every name that
 // reaches it, its own name (unless GATEWAY_MODELS sends that name elsewhere, as a `*` entry does for
 // every name it does not list) and each client name mapped to it. A model no name reaches is left out,
-// and so is a client name whose model the upstream does not list. Without GATEWAY_MODELS the upstream's
-// answer goes out as it came; its errors do in any case, as the chat completions' do.
+// and so is a client name whose model the upstream does not list. With GATEWAY_MODELS_ONLY a model is
+// listed under the names GATEWAY_MODELS lists only (its own name too when it is listed). Without
+// GATEWAY_MODELS the upstream's answer goes out as it came; its errors do in any case, as the chat
+// completions' do.
 import { readBounded, type ChatEndpoint } from '../model/chat-post.ts';
 import type { GatewayResponse } from './gateway-response.ts';
-import { upstreamModel } from './request.ts';
+import { modelAllowed, upstreamModel } from './request.ts';
 import { openAIError } from './errors.ts';
 import { listUpstreamModels } from './upstream.ts';
 
@@ -17,6 +19,8 @@ export const MAX_MODEL_LIST_BYTES = 16 * 1024 * 1024;
 export interface ListModelsOptions {
   /** GATEWAY_MODELS: client name → upstream name; "*" maps every other name. */
   models: Record<string, string>;
+  /** GATEWAY_MODELS_ONLY: only the names GATEWAY_MODELS lists. */
+  only?: boolean;
   /** The client's request: its abort stops the upstream request. */
   signal: AbortSignal;
 }
@@ -37,19 +41,21 @@ export async function listModels(upstream: ChatEndpoint, options: ListModelsOpti
   } catch {
     parsed = undefined;
   }
-  const mapped = clientModelList(parsed, options.models);
+  const mapped = clientModelList(parsed, options.models, options.only);
   if (!mapped) return notAList(`it answered ${text.trim() ? JSON.stringify(text.trim().slice(0, 200)) : 'nothing'}`);
   return json(200, mapped);
 }
 
 /** The upstream's list with the names a client can send, or null when `list` is not `{data: [...]}`. */
-export function clientModelList(list: unknown, models: Record<string, string>): Record<string, unknown> | null {
+export function clientModelList(list: unknown, models: Record<string, string>, only = false): Record<string, unknown> | null {
   if (typeof list !== 'object' || list === null || !Array.isArray((list as { data?: unknown }).data)) return null;
   const data = (list as { data: unknown[] }).data.flatMap((entry) => {
     const id = typeof entry === 'object' && entry !== null ? (entry as { id?: unknown }).id : undefined;
     // Not a model a client could name: not the gateway's to judge, so passed on as it is.
     if (typeof id !== 'string') return [entry];
-    return namesReaching(id, models).map((name) => ({ ...(entry as object), id: name }));
+    return namesReaching(id, models)
+      .filter((name) => modelAllowed(name, models, only))
+      .map((name) => ({ ...(entry as object), id: name }));
   });
   return { ...list, data };
 }

@@ -6,8 +6,8 @@ const tool = (name: string, properties: Record<string, unknown> = { a: { type: '
   type: 'function',
   function: { name, parameters: { type: 'object', properties } },
 });
-const parse = (body: Record<string, unknown>, models: Record<string, string> = {}) =>
-  toGatewayRequest(ChatCompletionsBody.parse({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...body }), { models });
+const parse = (body: Record<string, unknown>, models: Record<string, string> = {}, only = false) =>
+  toGatewayRequest(ChatCompletionsBody.parse({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...body }), { models, only });
 
 describe('toGatewayRequest', () => {
   it('gates against the tools tool_choice leaves: all, none, one, the allowed ones', () => {
@@ -56,6 +56,22 @@ describe('toGatewayRequest', () => {
     expect(request.includeUsage).toBe(false);
     expect(parse({ model: 'x' }, { '*': 'other' }).model).toBe('other');
     expect(parse({ model: 'x' }).upstreamBody).not.toHaveProperty('stream_options');
+  });
+
+  it('with only (GATEWAY_MODELS_ONLY), refuses a name the mapping does not list, prototype names included, with a 403 listing the served ones', () => {
+    const models = { 'gpt-4o-mini': 'gpt-4o-mini', fast: 'gpt-4o-mini' };
+    expect(parse({ model: 'fast' }, models, true).model).toBe('gpt-4o-mini');
+    for (const model of ['o1-pro', 'constructor', '*']) {
+      let refused: unknown;
+      try {
+        parse({ model }, models, true);
+      } catch (err) {
+        refused = err;
+      }
+      expect(refused).toBeInstanceOf(GatewayError);
+      expect(refused).toMatchObject({ status: 403, code: 'model_not_allowed', param: 'model' });
+      expect((refused as Error).message).toContain('send one of "gpt-4o-mini", "fast"');
+    }
   });
 
   it('refuses what it cannot serve with the parameter named', () => {

@@ -85,6 +85,16 @@ export interface GatewayRequest {
 export interface RequestOptions {
   /** Client model name → upstream model name; "*" maps every other name. */
   models: Record<string, string>;
+  /** GATEWAY_MODELS_ONLY: a name GATEWAY_MODELS does not list is refused, not passed through. */
+  only?: boolean;
+}
+
+/**
+ * Whether a client may send this model name: any name, unless GATEWAY_MODELS_ONLY makes GATEWAY_MODELS
+ * an allowlist (a key meant for a mini model is not spent on o1-pro).
+ */
+export function modelAllowed(name: string, models: Record<string, string>, only: boolean): boolean {
+  return !only || Object.hasOwn(models, name);
 }
 
 /** The model name a client's name is sent upstream as (GATEWAY_MODELS; unmapped names pass through). */
@@ -97,6 +107,7 @@ export function upstreamModel(name: string, models: Record<string, string>): str
 /** Throws GatewayError (400) for what the gateway cannot serve. */
 export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOptions): GatewayRequest {
   refuseUnsupported(body);
+  if (!modelAllowed(body.model, options.models, options.only ?? false)) throw modelNotAllowed(body.model, options.models);
   const tools = (body.tools ?? []).map((tool, i) => {
     if (tool.type !== 'function') {
       throw unsupported(
@@ -154,6 +165,18 @@ function refuseUnsupported(body: ChatCompletionsBody): void {
       'The deprecated "functions"/"function_call" fields are not supported: send the same definitions as "tools" ([{"type": "function", "function": {…}}]) and "tool_choice".',
     );
   }
+}
+
+/** 403 for a model GATEWAY_MODELS_ONLY does not serve, naming the ones it does. */
+function modelNotAllowed(name: string, models: Record<string, string>): GatewayError {
+  const names = Object.keys(models);
+  const listed = names.slice(0, 20).map((n) => quote(n, 80));
+  return new GatewayError(
+    403,
+    'model_not_allowed',
+    `The model ${quote(name, 80)} is not served by this gateway (GATEWAY_MODELS_ONLY): send one of ${listed.join(', ')}${names.length > 20 ? ` and ${names.length - 20} more` : ''} (GET /v1/models lists them).`,
+    'model',
+  );
 }
 
 function unsupported(param: string, message: string): GatewayError {

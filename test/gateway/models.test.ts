@@ -65,6 +65,21 @@ describe('GET /v1/models', () => {
     expect(await listIds(client())).toEqual(['up-small', 'big']);
   });
 
+  it('with GATEWAY_MODELS_ONLY, lists and serves only the names GATEWAY_MODELS lists: another is a 403 naming them, and never reaches the upstream', async () => {
+    const { upstream, client } = await start(['up-mini', 'o1-pro', 'up-large'], { GATEWAY_MODELS: 'up-mini,fast=up-mini', GATEWAY_MODELS_ONLY: 'true' });
+    expect(await listIds(client())).toEqual(['up-mini', 'fast']);
+    const refused = await client()
+      .chat.completions.create({ model: 'o1-pro', messages: ASK })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(refused).toMatchObject({ status: 403, code: 'model_not_allowed', param: 'model' });
+    expect((refused as Error).message).toMatch(/The model "o1-pro" is not served by this gateway \(GATEWAY_MODELS_ONLY\): send one of "up-mini", "fast"/);
+    expect(upstream.requests).toEqual([]);
+    await client().chat.completions.create({ model: 'fast', messages: ASK });
+    await client().chat.completions.create({ model: 'up-mini', messages: ASK });
+    expect(upstream.requests.map((r) => r.model)).toEqual(['up-mini', 'up-mini']);
+  });
+
   it('takes the gateway auth: a gateway key or a user token GATEWAY_USERS admits, no credential is an AuthenticationError', async () => {
     const { upstream, client } = await start(
       ['up-small'],

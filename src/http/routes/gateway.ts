@@ -57,7 +57,7 @@ export function gatewayRoutes(deps: AppDeps) {
     const caller = c.get('caller');
     const upstream = upstreamFor(caller);
     const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS });
-    const request = toGatewayRequest(body, { models: config.gateway.models });
+    const request = toGatewayRequest(body, { models: config.gateway.models, only: config.gateway.modelsOnly });
     const waitUntil = waitUntilFor(c, deps);
     // On the edge the request's spans go out as it settles (or fails), within waitUntil; elsewhere the batch processor sends them.
     const flushTraces = () => {
@@ -87,7 +87,7 @@ export function gatewayRoutes(deps: AppDeps) {
 
   // What OpenWebUI and other clients ask before they chat.
   app.get('/v1/models', authenticated, async (c) =>
-    toResponse(await listModels(upstreamFor(c.get('caller')), { models: config.gateway.models, signal: c.req.raw.signal })),
+    toResponse(await listModels(upstreamFor(c.get('caller')), { models: config.gateway.models, only: config.gateway.modelsOnly, signal: c.req.raw.signal })),
   );
 
   app.post('/v1/responses', (c) =>
