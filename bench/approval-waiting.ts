@@ -1,4 +1,4 @@
-// bench:approval — what a turn waiting for a person costs one Node process (issue 20, README § Approval):
+// bench:approval — what a turn waiting for a person costs one Node process (issue 20, docs/approval.md § What a waiting turn costs):
 // the app in its own process (bench/stream-server.ts, as npm start wires it; the memory store by
 // default, PGlite with --store pglite) against the scripted upstream. In one run: N turns that finish
 // (the baseline), then N turns that each pause on a call that needs approval, every reader gone. After

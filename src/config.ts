@@ -151,7 +151,7 @@ export interface Config {
   storage?: 'memory' | 'supabase';
 }
 
-/** Human approval of tool calls (README § Approval). */
+/** Human approval of tool calls (docs/approval.md § Which calls, § Expiry on each runtime). */
 export interface ApprovalConfig {
   /** APPROVAL_TOOLS: tool names or globs (`*`: any run of characters) whose calls wait for a person. */
   tools: string[];

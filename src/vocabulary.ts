@@ -1,5 +1,5 @@
 // The words the layers share: the chat messages the model reads and the store keeps, token usage,
-// the events of a turn (the SSE protocol in the README), how a turn ends, and what the model reads as
+// the events of a turn (docs/http-api.md § SSE protocol), how a turn ends, and what the model reads as
 // a tool's result. It sits at the bottom of
 // the layers (test/runtimes/layers.test.ts), beside the gate, and imports nothing but the gate's types,
 // so model/, store/, loop/, turns/ and http/ can all speak it without importing one another.
@@ -27,7 +27,7 @@ export interface AssistantToolCall {
  * `listing`), a run that failed the tool's `hint`, and a repeated failure the tool's `schema` and a
  * valid `example` (src/loop/loop-breaker.ts). The failure's shape is the gate's blocked message
  * (rebound-gate's BlockedToolResult), defined once, with the run's `hint`, and for a call a person
- * denied (or let expire: README § Approval) their `reason`, when they gave one.
+ * denied (or let expire: docs/approval.md § Denied or expired) their `reason`, when they gave one.
  */
 export type ToolResultPayload = { ok: true; result: unknown; truncated?: string } | (BlockedToolResult & { hint?: string; reason?: string });
 
@@ -73,7 +73,7 @@ export type TurnOutcome = DoneReason;
 
 /**
  * Where a turn is in its life (agent_turns.status): created, claimed and running, paused until a person
- * decides on its calls (README § Approval: it holds no model connection, process or request meanwhile;
+ * decides on its calls (docs/approval.md § The pause is stored state: it holds no model connection, process or request meanwhile;
  * its state is stored), then running again, and finished.
  */
 export type TurnStatus = 'pending' | 'running' | 'awaiting_approval' | 'finished';
@@ -119,7 +119,7 @@ export type TurnEvent =
     }
   | {
       /**
-       * A call that passed the gate waits for a person (README § Approval): the turn pauses once every
+       * A call that passed the gate waits for a person (docs/approval.md § The stream): the turn pauses once every
        * other call of its batch has run. `name` and `arguments` are the call as it will run (repaired);
        * `diffs` what a file write would change; decide with POST /v1/turns/:turnId/approvals/:approvalId
        * before `expiresAt` (ISO), or it is expired.

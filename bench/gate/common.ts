@@ -174,7 +174,7 @@ export function printReport(report: CorpusReport): void {
   }
 }
 
-// ---- BFCL gold comparison (README § Gold), shared by tool-calls and text-calls -------------------
+// ---- BFCL gold comparison (../shared/bench/README.md § Gold), shared by tool-calls and text-calls -------------------
 
 /** BFCL string standardisation: drop spaces and `, . / - _ * ^`, lower-case, `'` → `"`. */
 export function standardise(s: string): string {
@@ -214,7 +214,7 @@ function dictMatches(v: Record<string, unknown>, acc: Record<string, unknown>): 
 /**
  * One changed or added argument against the acceptable values of a gold entry: a match, or for a
  * list, each of its items matching an item of an acceptable list (a list the model left short is the
- * model's mistake, not the repair's). README § Scoring, repairPrecision.
+ * model's mistake, not the repair's). ../shared/bench/README.md § Scoring, repairPrecision.
  */
 export function changedValueMatches(v: unknown, acceptable: readonly unknown[]): boolean {
   return acceptable.some((acc) => valueMatches(v, acc) || (Array.isArray(v) && Array.isArray(acc) && v.every((x) => acc.some((a) => valueMatches(x, a)))));

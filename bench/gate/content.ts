@@ -1,4 +1,4 @@
-// content corpus: recall over placeholder files, false-block rate over clean ones (README § Scoring),
+// content corpus: recall over placeholder files, false-block rate over clean ones (../shared/bench/README.md § Scoring),
 // for checkContent and the seed's literal patterns + naive bracket counting.
 import { checkContent } from 'rebound-gate/internal';
 import { seedCheckContent } from '../baselines/seed-content.ts';

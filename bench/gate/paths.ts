@@ -1,5 +1,5 @@
 // paths corpus: top-1 / top-3 suggestion accuracy over cases with a gold path, abstention over cases
-// without one (README § Scoring), for the path index and the seed's scoring; and the 100k-path
+// without one (../shared/bench/README.md § Scoring), for the path index and the seed's scoring; and the 100k-path
 // timing (--paths-100k).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,6 +1,6 @@
 // text-calls corpus: recall = positives whose extracted calls equal expect.calls as a multiset
-// (BFCL value semantics), falseBlockRate = negatives from which any call was extracted (README §
-// Scoring), for extractTextCalls and a naive "first {…} in the text" extractor.
+// (BFCL value semantics), falseBlockRate = negatives from which any call was extracted (../shared/bench/README.md
+// § Scoring), for extractTextCalls and a naive "first {…} in the text" extractor.
 import type { ToolSpec } from 'rebound-gate';
 import { extractTextCalls } from 'rebound-gate/host';
 import { naiveExtract } from '../baselines/naive-text-calls.ts';

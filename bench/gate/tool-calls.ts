@@ -1,5 +1,5 @@
 // tool-calls corpus: structured calls from native function-calling models, scored as the bench
-// README § "Scoring" defines: recall on invalid calls, false blocks and changes on valid ones,
+// corpora's ../shared/bench/README.md § "Scoring" defines: recall on invalid calls, false blocks and changes on valid ones,
 // repairs that equal BFCL's gold, and repairs that do not.
 import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
 import { seedValidate } from '../baselines/tool-calls-seed.ts';
@@ -67,7 +67,7 @@ function originalArguments(c: Case): Record<string, unknown> | undefined {
 }
 
 /**
- * README § Scoring, repairPrecision: the gate's own changes to a repaired possible_answer call,
+ * ../shared/bench/README.md § Scoring, repairPrecision: the gate's own changes to a repaired possible_answer call,
  * judged by the gold entries of the repaired name whose values the untouched arguments already
  * match. `undefined` when no entry judges it (the call is wrong in a way no schema can see).
  */

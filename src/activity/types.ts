@@ -43,7 +43,7 @@ export interface ActivityRow {
   model_ms?: number;
   wasted?: boolean;
   /**
-   * For a call that needed a person's approval (README § Approval): requested (never answered: the turn
+   * For a call that needed a person's approval (docs/approval.md § What is stored): requested (never answered: the turn
    * ended while it waited), approved, denied or expired. Its own column, not a category: a denial is
    * not a hallucination. Null or absent for the other calls.
    */

@@ -1,6 +1,6 @@
 // What became of one proposed call, as data (its `kind` is vocabulary.ts's CallOutcomeKind): the gate
 // blocked it, the loop breaker refused it (its tool is withheld for the rest of the turn), it ran (after
-// a person's approval, when it needed one), or a person denied it or let it expire (README § Approval). handleCall in loop/turn.ts produces one; the pure
+// a person's approval, when it needed one), or a person denied it or let it expire (docs/approval.md § Denied or expired). handleCall in loop/turn.ts produces one; the pure
 // functions here say what each party is told of it: the client (the tool_result event) and the model
 // (the tool message, one ToolResultPayload shape for every outcome). The activity row is built from
 // the same outcome by activityRow (activity-row.ts), with the same category and error.

@@ -1,5 +1,5 @@
-// What failures cost, on one pinned formula for the loop and the gateway (issue 24; README § What
-// failures cost, supabase/migrations/20261125000400_failure_cost.sql):
+// What failures cost, on one pinned formula for the loop and the gateway (issue 24; docs/dashboard.md §
+// What failures cost, supabase/migrations/20261125000400_failure_cost.sql):
 //   A model call is WASTED when it proposed at least one tool call, every call it proposed failed
 //   (blocked by the gate, refused as withheld, denied, or run and errored), and it gave no answer
 //   text (its visible text is empty or white space).

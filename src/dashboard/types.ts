@@ -66,7 +66,7 @@ export interface DashboardData {
 }
 
 /**
- * Calls sent to a person (agent_approvals, README § Approval), by the time they were asked: `approvalRate`
+ * Calls sent to a person (agent_approvals, docs/approval.md § On the dashboard), by the time they were asked: `approvalRate`
  * is approved over the ended ones (approved, denied, expired), `medianDecisionMs` the median time from
  * the request to a person's approve or deny (null: none yet), `deniedByTool` the tools with a denial.
  */

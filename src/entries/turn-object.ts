@@ -16,7 +16,7 @@
 // Without Supabase the one object ('local') also holds the sessions in its memory, so it stays the
 // same way for MEMORY_HOLD_MS after its last request: a chat left open keeps its history.
 //
-// The same alarm expires calls that wait for a person (README § Approval): when a turn pauses here, the
+// The same alarm expires calls that wait for a person (docs/approval.md § Expiry on each runtime): when a turn pauses here, the
 // object stores its next expiresAt (its storage outlives eviction) and keeps the alarm at or before it;
 // the alarm, in this instance or a new one, calls TurnService.expireApprovals for that turn, and the
 // continuation runs here like any turn (also for a turn whose every call was decided but which an

@@ -15,7 +15,7 @@ import { quote } from '../quote.ts';
 import { GatewayError } from './errors.ts';
 
 /**
- * The most members the gateway reads of these arrays (README § Limits), counted on the body's text
+ * The most members the gateway reads of these arrays (docs/configuration.md § Limits), counted on the body's text
  * before it is parsed (src/http/body.ts): past them, a 400 at once, whatever the elements are.
  */
 export const GATEWAY_COUNTS = { messages: 10_000, tools: 1_000, 'messages.*.content': 1_000 } as const;

@@ -76,7 +76,7 @@ export function createApp(given: AppDeps): Hono {
   app.route('/', toolRoutes(deps));
   app.route('/', webRoutes(deps));
 
-  app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', `No route ${c.req.method} ${cut(c.req.path, 200)}. See the README for the API.`)));
+  app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', `No route ${c.req.method} ${cut(c.req.path, 200)}. See docs/http-api.md for the API.`)));
   app.onError(onApiError);
   return app;
 }
@@ -114,7 +114,7 @@ function turnService(deps: AppDeps): TurnService {
 
 /**
  * The app's own tools (functions/) are the deployer's code: one whose schema the gate cannot read
- * (past README § Limits' schema limits) stops the server from starting, naming the tool, rather than
+ * (past the schema limits of docs/configuration.md § Limits) stops the server from starting, naming the tool, rather than
  * being served ungated or dropped unseen.
  */
 function refuseUnreadableTools(tools: readonly Tool[]): void {
@@ -122,7 +122,7 @@ function refuseUnreadableTools(tools: readonly Tool[]): void {
     const readable = checkSchema(tool.parameters);
     if (!readable.ok) {
       throw new Error(
-        `rebound: the tool ${quote(tool.name)} (functions/) cannot be served: its parameters schema ${readable.reason}. Simplify its schema (README § Limits).`,
+        `rebound: the tool ${quote(tool.name)} (functions/) cannot be served: its parameters schema ${readable.reason}. Simplify its schema (docs/configuration.md § Limits).`,
       );
     }
   }

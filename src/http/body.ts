@@ -84,13 +84,13 @@ function scanError(scan: Exclude<ReturnType<typeof scanJson>, { ok: true }>): Ap
       return new ApiError(
         400,
         'invalid_request',
-        `Invalid request: the body holds more than ${scan.max.toLocaleString('en')} JSON values (objects, arrays and their members), the most a request may (README § Limits). Send a smaller request.`,
+        `Invalid request: the body holds more than ${scan.max.toLocaleString('en')} JSON values (objects, arrays and their members), the most a request may (docs/configuration.md § Limits). Send a smaller request.`,
       );
     case 'items':
       return new ApiError(
         400,
         'invalid_request',
-        `Invalid request: ${scan.path.replaceAll('.*', '[]')} has more than ${scan.max.toLocaleString('en')} items, the most this route reads (README § Limits). Send at most ${scan.max.toLocaleString('en')}.`,
+        `Invalid request: ${scan.path.replaceAll('.*', '[]')} has more than ${scan.max.toLocaleString('en')} items, the most this route reads (docs/configuration.md § Limits). Send at most ${scan.max.toLocaleString('en')}.`,
       );
   }
 }

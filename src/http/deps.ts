@@ -63,7 +63,7 @@ export interface AppDeps {
   /** OpenTelemetry traces (src/telemetry/); createApp makes it from config.tracing when absent, undefined when off. */
   tracing?: Tracing;
   /**
-   * What expires calls that wait for a person where no timer outlives a request (README § Approval;
+   * What expires calls that wait for a person where no timer outlives a request (docs/approval.md § Expiry on each runtime;
    * absent, Node's timer when singleInstance, else only a late decision): 'request' (Supabase, Deno: the
    * next request that touches the turn or its session), or a Durable Object's alarm, told of each turn
    * that pauses there and handed the app's TurnService to call expireApprovals with.

@@ -1,4 +1,4 @@
-// A turn paused for approval, as data (README § Approval): what the loop needs to go on in any process
+// A turn paused for approval, as data (docs/approval.md § The pause is stored state): what the loop needs to go on in any process
 // once every waiting call has a decision. It is stored as JSON (agent_turns.paused_state, through
 // Storage.approvals.pause) and read back by runTurn's `resume`: the turn's state (messages so far with
 // the assistant message and the batch's other results, iteration, usage, loop breaker memory), the batch

@@ -1,4 +1,4 @@
-// What a call that waits for a person would change, shown before anyone decides (README § Approval):
+// What a call that waits for a person would change, shown before anyone decides (docs/approval.md § Gate first):
 // the tool runs once against an overlay of the workspace, which reads the real files and keeps every
 // write and delete to itself, and the diffs it returns are the preview. Only a tool that may change
 // something and whose every effect is within the workspace and memory: one of the app's own

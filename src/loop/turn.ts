@@ -53,7 +53,7 @@ export interface TurnDeps {
   limits: TurnLimits;
   systemPrompt?: string;
   /**
-   * Which calls wait for a person (README § Approval): APPROVAL_TOOLS as a test of names (tools' own
+   * Which calls wait for a person (docs/approval.md § Which calls): APPROVAL_TOOLS as a test of names (tools' own
    * needsApproval applies too) and APPROVAL_TIMEOUT_MS. Absent: no call waits.
    */
   approval?: { names: ApprovalNames; timeoutMs: number };
@@ -88,7 +88,7 @@ export interface TurnResume {
 
 /**
  * Runs one claimed turn into `sink`, turn_start to done: how it ended is the `done` event's. `signal`
- * stops it (done{reason:"aborted"}). With calls that wait for a person (README § Approval) it pauses
+ * stops it (done{reason:"aborted"}). With calls that wait for a person (docs/approval.md § The pause is stored state) it pauses
  * instead: the turn's state is stored, `approval_required` sent for each, and it returns 'paused' with
  * no `done`; `resume` goes on from there, in this process or another, in the same log.
  */
@@ -462,7 +462,7 @@ function toolContext({ turn, workspace, memory }: Run, tool: Tool, trace?: CallT
 
 /**
  * Gates the call and runs it when it passes, unless the loop breaker withholds its tool, or it needs a
- * person's approval (README § Approval): then it waits, with the preview of what it would change.
+ * person's approval (docs/approval.md § Gate first): then it waits, with the preview of what it would change.
  */
 async function handleCall(
   run: Run,

@@ -1,4 +1,4 @@
-// Which calls wait for a person (README § Approval), in one place: a tool's own `needsApproval` (set by
+// Which calls wait for a person (docs/approval.md § Which calls), in one place: a tool's own `needsApproval` (set by
 // defineTool, or by its MCP server's entry in MCP_SERVERS) or its name matching one of APPROVAL_TOOLS
 // (names or globs, `*` for any run of characters: `write_file,crm__*`). Also the hash an approval is
 // bound to: SHA-256 of the arguments' canonical JSON, so the call that runs is the call that was approved.

@@ -25,8 +25,8 @@ export type ToolSourceStatus =
       tools: number;
       cached: boolean;
       notOffered?: string[];
-      /** Tools left out because the gate cannot read their input schema (past README § Limits' schema limits). */
+      /** Tools left out because the gate cannot read their input schema (past the schema limits of docs/configuration.md § Limits). */
       unreadable?: Array<{ tool: string; reason: string }>;
     }
-  /** `retryAt`: when the server, remembered as down, is asked again (MCP_LIST_TIMEOUT_MS in README § Configuration). */
+  /** `retryAt`: when the server, remembered as down, is asked again (MCP_LIST_TIMEOUT_MS in docs/configuration.md). */
   | { server: string; url: string; ok: false; error: string; retryAt?: string };

@@ -18,7 +18,7 @@ export interface ToolContext {
 }
 
 /**
- * Whether a call waits for a person's yes before it runs (README § Approval): always (`true`), never
+ * Whether a call waits for a person's yes before it runs (docs/approval.md § Which calls): always (`true`), never
  * (`false`, absent), or by its arguments (the gate's repaired ones) and who asks. It sits on the tool
  * beside `annotations` (MCP's hints), never inside them: annotations say what a tool does, this is the
  * deployer's policy. An MCP server entry's `needsApproval: true` sets it on each of its tools, and

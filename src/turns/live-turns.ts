@@ -1,7 +1,7 @@
 // The turns this process is running. A turn is a producer: it runs detached from any connection,
 // within its own budgets, appending to its log and persisting it; streams attach to the log as
 // readers. Stopping a turn is explicit (stop()), never a side effect of a reader leaving. A producer
-// may pause (a call waits for a person: README § Approval) instead of ending: its log stays open, with
+// may pause (a call waits for a person: docs/approval.md § The pause is stored state) instead of ending: its log stays open, with
 // no `done`, its readers parked on it, until a continuation started here appends to the same log.
 import type { TurnEvent } from '../vocabulary.ts';
 import type { TurnEventStore } from '../store/turn-events.ts';

@@ -2,7 +2,7 @@
 // stream, the useChat routes, a decision on a call that waits for a person): open or reuse the session,
 // create the turn (closing the turns a killed process left running), claim and start it through the
 // placement, read its log from any event id, stop it; decide on its waiting calls, expire them, and
-// continue the turn in the same log once nothing waits (README § Approval). Its inputs are plain: the
+// continue the turn in the same log once nothing waits (docs/approval.md § The decision). Its inputs are plain: the
 // storage, the turn's agent and limits, the placement, the disconnect policy; per call, the platform's
 // waitUntil. It knows nothing of HTTP (no Hono Context, no status codes): the routes validate, call it,
 // and frame what it returns.
@@ -46,7 +46,7 @@ export interface TurnServiceOptions {
   /** OpenTelemetry traces (src/telemetry/): each turn's invoke_agent span starts here. */
   tracing?: Tracing;
   /**
-   * What expires waiting calls where no timer outlives a request (README § Approval; Node's is
+   * What expires waiting calls where no timer outlives a request (docs/approval.md § Expiry on each runtime; Node's is
    * watchApprovals): 'request' (Supabase, Deno), the next request that touches a turn (find) or its
    * session (openSession, resumable) expires what of it is due first; or an alarm (a Durable Object's),
    * told of each turn that pauses here (`paused`), which then calls expireApprovals.

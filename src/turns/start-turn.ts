@@ -18,7 +18,7 @@ export interface TurnAgent extends ToolSet {
   model: ModelClient;
   activity: ActivityWriter;
   systemPrompt?: string;
-  /** Which calls wait for a person (APPROVAL_TOOLS, APPROVAL_TIMEOUT_MS; README § Approval); absent: none. */
+  /** Which calls wait for a person (APPROVAL_TOOLS, APPROVAL_TIMEOUT_MS; docs/approval.md § Which calls); absent: none. */
   approval?: { names: ApprovalNames; timeoutMs: number };
 }
 

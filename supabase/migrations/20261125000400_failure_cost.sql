@@ -1,5 +1,5 @@
 -- What failures cost (issue 24), additive: new columns with defaults, so rows and writers from before
--- read as "no cost recorded". The formula (src/calls/wasted.ts, README § What failures cost):
+-- read as "no cost recorded". The formula (src/calls/wasted.ts, docs/dashboard.md § What failures cost):
 --   A model call is wasted when it proposed at least one tool call, every call it proposed failed
 --   (blocked, withheld, denied, or run and errored) and it gave no answer text.
 --   agent_activity.prompt_tokens / completion_tokens / model_ms: this call's equal share (whole numbers,

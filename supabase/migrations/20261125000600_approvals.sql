@@ -1,4 +1,4 @@
--- Human approval of tool calls (README § Approval). A call that needs a person's yes pauses its turn:
+-- Human approval of tool calls (docs/approval.md). A call that needs a person's yes pauses its turn:
 -- the turn becomes `awaiting_approval` with what it needs to go on anywhere (paused_state: the loop's
 -- state as JSON, paused_seq: its log's last seq), and each waiting call is a row of agent_approvals,
 -- whose random id is bound to the turn, its user, the tool call id and a hash of the arguments. While it

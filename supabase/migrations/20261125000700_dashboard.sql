@@ -37,7 +37,7 @@
 --   tool server      the MCP server (its MCP_SERVERS name) whose tool a call named, also when the gate
 --                    blocked a name carrying that server's `<server>__` prefix; null for the app's own
 --                    tools (functions/). byServer groups the calls by it.
---   approval         a call that needed a person's yes (APPROVAL_TOOLS, needsApproval; README § Approval): one
+--   approval         a call that needed a person's yes (APPROVAL_TOOLS, needsApproval; docs/approval.md § On the dashboard): one
 --                    row of agent_approvals, counted in the range of its request. Approval rate = approved /
 --                    the requests that ended (approved, denied or expired; pending ones are left out). Time
 --                    to a decision: from the request to a person's approve or deny (expired ones had none),

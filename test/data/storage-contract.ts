@@ -411,7 +411,7 @@ export async function checkRequestStop(storage: Storage, userId: string | null):
 }
 
 /**
- * Approvals and paused turns (README § Approval): a running turn pauses once, with its state and its
+ * Approvals and paused turns (docs/approval.md § What is stored): a running turn pauses once, with its state and its
  * approvals bound to it; a decision lands once and only before expiry; edited arguments replace the
  * call's with their hash; expiry is by the store's clock; a paused turn is never closed as interrupted,
  * is the session's running turn, and resumes once, only when nothing is pending unless forced; any

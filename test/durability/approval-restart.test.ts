@@ -1,4 +1,4 @@
-// A turn paused for approval survives its process (README § Approval): the real Node server
+// A turn paused for approval survives its process (docs/approval.md § The pause is stored state): the real Node server
 // (src/entries/node.ts under tsx, embedded PGlite) is killed with -9 while a call waits, and a new one on
 // the same data folder takes the decision and completes the turn in the same log; a wait that ran out
 // while no server was up is expired at start-up, and the turn ends with the model told; a decision the

@@ -1,4 +1,4 @@
-// Human approval on the chat page (README § Approval), on the real app (PGlite, the demo model whose
+// Human approval on the chat page (docs/approval.md § On the chat page), on the real app (PGlite, the demo model whose
 // "demo approval" writes notes/draft.md and then proposes to delete it; APPROVAL_TOOLS defaults to
 // delete_file with it), in Chromium: the approval card shows the call, its arguments and the diff it
 // would make; Approve and Deny (with a reason) work from the keyboard; a reload while waiting shows the

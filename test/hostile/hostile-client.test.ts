@@ -101,7 +101,11 @@ describe('hostile bodies get a bounded answer', () => {
     const body = gatewayBody(`"messages":[${members('{}', 2_790_000)}]`);
     expect(body.length).toBeGreaterThan(7.9 * 1024 * 1024);
     const answer = await post('/v1/chat/completions', body);
-    const error = expectBoundedError(answer, 400, /messages has more than 10,000 items, the most this route reads \(README § Limits\)\. Send at most 10,000/);
+    const error = expectBoundedError(
+      answer,
+      400,
+      /messages has more than 10,000 items, the most this route reads \(docs\/configuration\.md § Limits\)\. Send at most 10,000/,
+    );
     expect(error.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', status: 400 });
     expect(GATEWAY_COUNTS.messages).toBe(10_000);
   });

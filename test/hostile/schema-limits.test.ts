@@ -1,5 +1,5 @@
 // Issue 18 item 2: a tool schema's shape must not multiply the gate's work. Schemas past the gate's
-// schema limits (README § Limits) are handled by where they came from: a gateway request's tool is
+// schema limits (docs/configuration.md § Limits) are handled by where they came from: a gateway request's tool is
 // forwarded ungated (never a 4xx/5xx; its calls' verdict `none`; the reason logged once), an MCP
 // server's tool is left out at listing time (with the reason, in GET /v1/tools), a tool in functions/
 // stops the server from starting. Within the limits the gate checks and repairs as usual. Real parts:

@@ -1,4 +1,4 @@
-// Human approval of tool calls through HTTP (README § Approval): the app on @hono/node-server against the
+// Human approval of tool calls through HTTP (docs/approval.md): the app on @hono/node-server against the
 // scripted upstream, the turn read as a stream while it pauses. The gate goes first, the batch's other
 // calls run, the turn pauses with no model request open and the stream kept alive, and a decision (or
 // the clock) lets it go on in the same log; every decision that is not the turn user's one pending

@@ -74,7 +74,7 @@ const badSessionId = err(400, 'invalid_request', /sessionId: sessionId must be a
 const tooLarge = err(413, 'payload_too_large', /larger than 256 KB\. Send a shorter message/);
 const notJsonType = err(415, 'unsupported_media_type', /Send the body as JSON with "Content-Type: application\/json"/);
 const noRoute = (method: string, path: string) =>
-  err(404, 'not_found', new RegExp(`No route ${method} ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. See the README`));
+  err(404, 'not_found', new RegExp(`No route ${method} ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. See docs/http-api\\.md`));
 const noTurn = err(404, 'not_found', /No turn .*Create one with POST \/v1\/turns/);
 const noSession = err(404, 'not_found', /No session .*created by POST \/v1\/turns; use the sessionId it returned/);
 const foreignHost = err(403, 'host_not_allowed', /Host "[^"]*" is not served.*add the name to ALLOWED_HOSTS/);
@@ -373,11 +373,15 @@ const rows: Row[] = [
     path: (f) => stream(f.pending.turnId, f.pending.token),
     headers: alice,
     body: '{}',
-    ...err(404, 'not_found', /No route POST \/v1\/turns\/[0-9a-f-]+\/stream\. See the README/),
+    ...err(404, 'not_found', /No route POST \/v1\/turns\/[0-9a-f-]+\/stream\. See docs\/http-api\.md/),
   },
-  { name: 'a path below the stream', path: (f) => `/v1/turns/${f.pending.turnId}/stream/more`, ...err(404, 'not_found', /No route GET .*See the README/) },
+  {
+    name: 'a path below the stream',
+    path: (f) => `/v1/turns/${f.pending.turnId}/stream/more`,
+    ...err(404, 'not_found', /No route GET .*See docs\/http-api\.md/),
+  },
 
-  // A decision on a call that waits for a person (README § Approval): owner only, an approval of this turn, a bounded body.
+  // A decision on a call that waits for a person (docs/approval.md § The decision): owner only, an approval of this turn, a bounded body.
   ...decisionRows(),
 
   // HEAD on the stream: the status and headers a GET would get, nothing run or claimed (bodies are empty).
@@ -418,7 +422,12 @@ const rows: Row[] = [
     ...err(403, 'forbidden', /belongs to another user\. Use a sessionId from your own turns/),
   },
   { name: 'the owner reads it', path: (f) => `/v1/sessions/${f.pending.sessionId}/messages`, headers: alice, status: 200, type: /application\/json/ },
-  { name: 'a path below the messages', path: `/v1/sessions/${UNKNOWN}/messages/1`, headers: alice, ...err(404, 'not_found', /No route GET .*See the README/) },
+  {
+    name: 'a path below the messages',
+    path: `/v1/sessions/${UNKNOWN}/messages/1`,
+    headers: alice,
+    ...err(404, 'not_found', /No route GET .*See docs\/http-api\.md/),
+  },
 
   // GET /v1/dashboard and /v1/dashboard/view (a real PGlite source: an out-of-range date reached it as a 500)
   ...(['/v1/dashboard', '/v1/dashboard/view'] as const).flatMap((path): Row[] => [
@@ -484,8 +493,8 @@ const rows: Row[] = [
   { name: 'OPTIONS without CORS configured', method: 'OPTIONS', path: '/v1/turns', ...noRoute('OPTIONS', '/v1/turns') },
   { name: 'an unknown asset', path: '/assets/nope.js', ...err(404, 'not_found', /No asset nope\.js: .*reload the page/) },
   { name: 'an asset path traversal', path: '/assets/..%2F..%2Fpackage.json', ...err(404, 'not_found', /No asset|No route/) },
-  { name: 'a dot-dot path', path: '/%2e%2e/%2e%2e/etc/passwd', ...err(404, 'not_found', /No route GET .*See the README/) },
-  { name: 'a 10 KB path', path: `/${'a'.repeat(10_000)}`, ...err(404, 'not_found', /No route GET \/a+… \(10001 chars\)\. See the README/) },
+  { name: 'a dot-dot path', path: '/%2e%2e/%2e%2e/etc/passwd', ...err(404, 'not_found', /No route GET .*See docs\/http-api\.md/) },
+  { name: 'a 10 KB path', path: `/${'a'.repeat(10_000)}`, ...err(404, 'not_found', /No route GET \/a+… \(10001 chars\)\. See docs\/http-api\.md/) },
   { name: 'a trailing slash', path: '/v1/turns/', method: 'POST', headers: alice, body: '{"message": "hi"}', ...noRoute('POST', '/v1/turns/') },
   { name: 'the health route', path: '/health', status: 200, type: /application\/json/ },
   { name: 'auth mode serves any Host (deployments have their own names)', path: '/health', headers: { host: 'rebound.example.com' }, status: 200 },

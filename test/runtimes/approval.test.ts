@@ -1,4 +1,4 @@
-// Human approval on the real runtimes (README § Approval): workerd (`wrangler dev`, each turn in its
+// Human approval on the real runtimes (docs/approval.md § Expiry on each runtime, § What a waiting turn costs): workerd (`wrangler dev`, each turn in its
 // Durable Object) and Deno (the Supabase entry) over PostgreSQL 17 + PostgREST behind the Supabase
 // gateway stand-in, Node (`npm start`'s entry) over PGlite. On each, a call denied with a reason: the model
 // is told the reason, and the tool never ran (the model's next call, read_file, finds no file). On workerd

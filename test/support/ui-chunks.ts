@@ -22,7 +22,7 @@ const STRICT_FIELDS: Record<string, string[]> = {
   'tool-output-available': ['toolCallId', 'output', 'providerExecuted', 'dynamic', 'preliminary'],
   'tool-output-error': ['toolCallId', 'errorText', 'providerExecuted', 'dynamic'],
   data: ['id', 'data', 'transient'],
-  // ai 6's, for a turn that waits for a person (README § Approval: approval needs ai ≥ 6).
+  // ai 6's, for a turn that waits for a person (docs/use-chat.md § Approval: approval needs ai ≥ 6).
   'tool-approval-request': ['approvalId', 'toolCallId', 'signature'],
   'tool-approval-response': ['approvalId', 'approved', 'reason'],
   'tool-output-denied': ['toolCallId'],

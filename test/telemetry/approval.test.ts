@@ -1,4 +1,4 @@
-// Traces of a turn that waits for a person (README § Tracing, § Approval), as an OTLP/HTTP endpoint on
+// Traces of a turn that waits for a person (docs/tracing.md § A turn that waits for a person), as an OTLP/HTTP endpoint on
 // loopback receives them: the paused turn's invoke_agent span ends at the pause, saying so; the
 // continuation is a new invoke_agent span in the same trace, a child of the paused one and linked to
 // it, with one rebound.approval event per decided call (approved, denied, expired; the time the person

@@ -1,4 +1,4 @@
-// Human approval through useChat (README § Approval, ai ≥ 6), with the `ai` package's own Chat and
+// Human approval through useChat (docs/use-chat.md § Approval, ai ≥ 6), with the `ai` package's own Chat and
 // transport in Node against the app and its demo model (APPROVAL_TOOLS defaults to delete_file with
 // it; "demo approval" writes notes/draft.md, then proposes to delete it). The stream ends at the pause
 // with tool-approval-request; a reload resumes to it (not 204); addToolApprovalResponse with

@@ -157,7 +157,7 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
     return c.json({ turnId: turn.id, status: 'stopping' }, 202);
   });
 
-  // A person's decision on a call that waits (README § Approval): only the turn's user, once, before it expires.
+  // A person's decision on a call that waits (docs/approval.md § The decision): only the turn's user, once, before it expires.
   app.post('/v1/turns/:id/approvals/:approvalId', authenticated, async (c) => {
     const turn = await findTurn(c, c.req.param('id'));
     const approvalId = c.req.param('approvalId');

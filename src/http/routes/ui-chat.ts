@@ -1,12 +1,11 @@
-// The AI SDK's UI message stream protocol, so that a `useChat` app talks to Rebound unchanged (README,
-// "From a useChat app"). POST /v1/ui/chat takes what useChat's default transport sends and streams the
+// The AI SDK's UI message stream protocol, so that a `useChat` app talks to Rebound unchanged (docs/use-chat.md). POST /v1/ui/chat takes what useChat's default transport sends and streams the
 // turn as UI message chunks (ui-stream/mapper.ts); GET /v1/ui/chat/:id/stream is where
 // `useChat({resume: true})` reattaches on mount: the chat's running turn, replayed from its first
 // event, or 204. The turn is the same durable turn as POST /v1/chat's: a client that leaves (useChat's
 // stop() aborts its fetch) ends only its reader; POST /v1/turns/:id/stop ends the turn. Asked for a
 // handle (handoff.ts: a Worker whose turns run in Durable Objects), both answer where the turn streams.
 //
-// Approval (README § Approval, "From a useChat app"; ai ≥ 6): a turn that waits for a person ends its
+// Approval (docs/use-chat.md § Approval; ai ≥ 6): a turn that waits for a person ends its
 // stream at the pause with `tool-approval-request` (ui-stream/approval-pause.ts), and a reload resumes
 // to it. useChat's addToolApprovalResponse (sendAutomaticallyWhen:
 // lastAssistantMessageIsCompleteWithApprovalResponses) then posts the conversation whose last message is
@@ -306,7 +305,7 @@ function readBody(c: Context): Promise<UiChatBody> {
   return readJson(c, UiChatRequest, {
     maxBytes: MAX_UI_BODY_BYTES,
     keepLast: 'messages',
-    tooLarge: `The body is larger than ${MAX_UI_BODY_BYTES / (1024 * 1024)} MB. The server keeps the chat's history, so send only the last message (prepareSendMessagesRequest, see the README's "From a useChat app").`,
+    tooLarge: `The body is larger than ${MAX_UI_BODY_BYTES / (1024 * 1024)} MB. The server keeps the chat's history, so send only the last message (prepareSendMessagesRequest, see docs/use-chat.md).`,
   });
 }
 

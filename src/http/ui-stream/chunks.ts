@@ -2,7 +2,7 @@
 // chunk types and fields below are the ones every client from ai 5 to ai 7 accepts. ai 5's schema is
 // strict (an unknown field, or a chunk type it does not know, fails the whole stream), so nothing is
 // added here that ai 5 lacked: no `finishReason` on finish, no `reason` on abort. The exception is a
-// turn that waits for a person (README § Approval): the approval chunks (`tool-approval-request`,
+// turn that waits for a person (docs/use-chat.md § Approval): the approval chunks (`tool-approval-request`,
 // `tool-approval-response`, `tool-output-denied`) came with ai 6, so approval needs ai ≥ 6; a stream
 // without approvals never carries them. The `ai` package is a devDependency only; the tests validate
 // every chunk with its own `uiMessageChunkSchema`.

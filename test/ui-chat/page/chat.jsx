@@ -1,4 +1,4 @@
-// A minimal useChat app, as a team would write one against Rebound (README, "From a useChat app"):
+// A minimal useChat app, as a team would write one against Rebound (docs/use-chat.md):
 // the AI SDK's own useChat and DefaultChatTransport, a bearer token in the transport's headers,
 // resume: true, tool parts and the data-rebound-verdict parts drawn, Stop through the stop endpoint;
 // approval with addToolApprovalResponse and sendAutomaticallyWhen (ai >= 6).

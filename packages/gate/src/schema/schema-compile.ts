@@ -6,7 +6,7 @@
 // WeakMaps keyed by the schema objects, so no call recompiles a schema, and a schema dropped with its
 // request (the gateway's) or its listing (an MCP server's) is dropped here too.
 //
-// What a caller does with a schema over the limits depends on where it came from (README § Limits):
+// What a caller does with a schema over the limits depends on where it came from (Rebound's docs/configuration.md § Limits):
 // the gateway forwards the request ungated, the MCP source leaves the tool out, functions/ refuses to
 // start. The gate itself blocks a call to such a tool rather than walk its schema (index.ts).
 import { bound } from '../bounded.ts';
