@@ -34,7 +34,7 @@ export function createApp(given: AppDeps): Hono {
   // A per-process secret is fine for one local server, not for several isolates (set TURN_TOKEN_SECRET there).
   const secret = deps.config.turnTokenSecret ?? randomSecret();
   const tokens = new TurnTokens(secret, deps.config.turnTokenTtlS);
-  const signer = new ApprovalSigner(secret);
+  const signer = new ApprovalSigner(secret, deps.config.approval.timeoutMs);
   const turns = turnService(deps);
   // One process owns its storage (`npm start`): approvals expire by its timer, and at start-up.
   if (deps.singleInstance) turns.watchApprovals();

@@ -291,7 +291,13 @@ async function checkResponse(response: ApprovalResponse, approval: ApprovalRecor
   }
   if (
     signature !== undefined &&
-    !(await signer.verify(signature, { approvalId: approval.id, toolCallId: approval.toolCallId, toolName: approval.toolName, argsHash: approval.argsHash }))
+    !(await signer.verify(signature, {
+      approvalId: approval.id,
+      toolCallId: approval.toolCallId,
+      toolName: approval.toolName,
+      argsHash: approval.argsHash,
+      expiresAt: approval.expiresAt,
+    }))
   ) {
     throw new ApiError(403, 'forbidden', `The signature of approval ${quote(approval.id)} is not this server's for that call: the response was refused.`);
   }

@@ -6,9 +6,13 @@ import { pausingReader } from './approval-pause.ts';
 import { ApprovalSigner } from './approval-signature.ts';
 import type { UiStreamControl } from './mapper.ts';
 
+const DAY_MS = 86_400_000;
+const EXPIRES = '2026-11-25T14:00:00.000Z';
+/** Verified as of an hour before the approvals expire. */
+const BEFORE = Date.parse(EXPIRES) - 3_600_000;
 const asked = (approvalId: string, toolCallId: string): TurnEvent => ({
   event: 'approval_required',
-  data: { approvalId, toolCallId, name: 'delete_file', arguments: { path: toolCallId }, expiresAt: '2026-11-25T14:00:00.000Z' },
+  data: { approvalId, toolCallId, name: 'delete_file', arguments: { path: toolCallId }, expiresAt: EXPIRES },
 });
 const log: TurnEvent[] = [
   { event: 'turn_start', data: { turnId: 't1', sessionId: 's1', model: 'm', demo: true } },
@@ -36,7 +40,7 @@ function reader(events: TurnEvent[]): TurnReader {
 async function read(pending: string[], events = log.slice(0, 5)) {
   const control: UiStreamControl = { signatures: new Map(), pauseSeq: null };
   const out: number[] = [];
-  const paused = pausingReader(reader(events), { pendingIds: async () => pending, signer: new ApprovalSigner('s'), control });
+  const paused = pausingReader(reader(events), { pendingIds: async () => pending, signer: new ApprovalSigner('s', DAY_MS), control });
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 300);
   for await (const e of paused.events(abort.signal)) out.push(e.seq);
@@ -50,9 +54,9 @@ describe('pausingReader', () => {
     expect(seqs).toEqual([1, 2, 3, 4, 5]);
     expect(control.pauseSeq).toBe(5);
     expect([...control.signatures.keys()]).toEqual(['apr_1', 'apr_2']);
-    const signed = { approvalId: 'apr_1', toolCallId: 'c1', toolName: 'delete_file', argsHash: await argumentsHash({ path: 'c1' }) };
-    expect(await new ApprovalSigner('s').verify(control.signatures.get('apr_1')!, signed)).toBe(true);
-    expect(await new ApprovalSigner('s').verify(control.signatures.get('apr_2')!, signed)).toBe(false);
+    const signed = { approvalId: 'apr_1', toolCallId: 'c1', toolName: 'delete_file', argsHash: await argumentsHash({ path: 'c1' }), expiresAt: EXPIRES };
+    expect(await new ApprovalSigner('s', DAY_MS).verify(control.signatures.get('apr_1')!, signed, BEFORE)).toBe(true);
+    expect(await new ApprovalSigner('s', DAY_MS).verify(control.signatures.get('apr_2')!, signed, BEFORE)).toBe(false);
   });
 
   it("reads on past approvals decided already (a replay after the decision), to the reader's own end", async () => {

@@ -30,10 +30,10 @@ export function pausingReader(reader: TurnReader, { pendingIds, signer, control 
           yield logged;
           continue;
         }
-        const { approvalId, toolCallId, name, arguments: args } = event.data;
+        const { approvalId, toolCallId, name, arguments: args, expiresAt } = event.data;
         sent.add(approvalId);
         const argsHash = await argumentsHash(args);
-        control.signatures.set(approvalId, await signer.sign({ approvalId, toolCallId, toolName: name, argsHash }));
+        control.signatures.set(approvalId, await signer.sign({ approvalId, toolCallId, toolName: name, argsHash, expiresAt }));
         const pending = await pendingIds();
         if (pending.includes(approvalId) && pending.every((id) => sent.has(id))) {
           control.pauseSeq = logged.seq;

@@ -4,8 +4,13 @@
 // `approval-responded` part (ai ≥ 6.0.221 keeps it), and /v1/ui/chat verifies it when present. It adds
 // to, never replaces, the binding the server keeps (agent_approvals: turn, user, call, arguments hash):
 // a part without one is matched against that alone. The key is the stream tokens' (TURN_TOKEN_SECRET),
-// the payload in a domain of its own, so neither can stand for the other.
+// the payload in a domain of its own, so neither can stand for the other. It binds the approval's
+// expiry too (the stored one, when it is checked), and that expiry is bounded: one further ahead than
+// this server gives an approval (APPROVAL_TIMEOUT_MS, at most 7 days, plus the clock skew between
+// isolates) never verifies (docs/configuration.md § Keys). One already past is the decision's to refuse
+// (410 expired, which says so), as for an unsigned response.
 import { base64url, fromBase64url } from '../base64url.ts';
+import { CLOCK_SKEW_S } from '../turn-token.ts';
 
 const encoder = new TextEncoder();
 
@@ -15,12 +20,18 @@ export interface SignedApproval {
   toolCallId: string;
   toolName: string;
   argsHash: string;
+  /** When the approval expires (ISO), as the approval_required event and the stored approval say. */
+  expiresAt: string;
 }
 
 export class ApprovalSigner {
   private readonly key: Promise<CryptoKey>;
 
-  constructor(secret: string) {
+  /** `maxLifetimeMs`: the longest an approval waits here (APPROVAL_TIMEOUT_MS). */
+  constructor(
+    secret: string,
+    private readonly maxLifetimeMs: number,
+  ) {
     this.key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 
@@ -30,12 +41,15 @@ export class ApprovalSigner {
   }
 
   /** Whether `signature` is this server's for exactly this approval (false for anything malformed). */
-  async verify(signature: string, approval: SignedApproval): Promise<boolean> {
+  async verify(signature: string, approval: SignedApproval, now = Date.now()): Promise<boolean> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(signature)) return false;
+    const expires = Date.parse(approval.expiresAt);
+    if (!(expires <= now + this.maxLifetimeMs + CLOCK_SKEW_S * 1000)) return false;
     return crypto.subtle.verify('HMAC', await this.key, fromBase64url(signature), payload(approval));
   }
 }
 
-function payload({ approvalId, toolCallId, toolName, argsHash }: SignedApproval): Uint8Array<ArrayBuffer> {
-  return encoder.encode(JSON.stringify(['rebound-tool-approval-v1', approvalId, toolCallId, toolName, argsHash]));
+/** The expiry as milliseconds, so that the event's ISO text and the store's (another format of the same instant) sign alike. */
+function payload({ approvalId, toolCallId, toolName, argsHash, expiresAt }: SignedApproval): Uint8Array<ArrayBuffer> {
+  return encoder.encode(JSON.stringify(['rebound-tool-approval-v2', approvalId, toolCallId, toolName, argsHash, Date.parse(expiresAt)]));
 }
