@@ -39,9 +39,9 @@ const words = (text: string) => text.split(/(?<= )/);
 describe('HeldAnswer: what a gating host shows of a streamed answer, and when', () => {
   it('first attempt: text shows as it comes up to a call written into it; the call is taken out at the end, never shown', () => {
     const h = held();
-    const text = 'Let me check. <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>';
+    const text = 'Let me check.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>';
     const shown = words(text).map((w) => h.pushText(w));
-    expect(shown.join('')).toBe('Let me check. ');
+    expect(shown.join('')).toBe('Let me check.\n');
     expect(shown.filter((s) => s !== '').length).toBeGreaterThan(1);
     const end = h.end();
     expect(end.show).toBe('');
@@ -117,7 +117,7 @@ describe('HeldAnswer: what a gating host shows of a streamed answer, and when', 
 
   it('gatedTextCalls: each call of the text through check, fresh ids; on the last attempt all must pass', () => {
     const text =
-      'Here: <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> <tool_call>{"name": "get_weather", "arguments": {}}</tool_call>';
+      'Here:\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> <tool_call>{"name": "get_weather", "arguments": {}}</tool_call>';
     const check = (c: { id: string; name: string; arguments: string }) => ({ ...c, ok: gate(c, tools).verdict !== 'blocked' });
     const found = gatedTextCalls(text, tools, { last: false, check, accepted: (c) => c.ok });
     expect(found?.calls.map((c) => [c.arguments, c.ok])).toEqual([

@@ -55,9 +55,70 @@ describe('extractTextCalls', () => {
     expect(extractTextCalls('[{"name": "get_weather", "arguments": {"city": "X"}}, {"id": 3}]', tools).calls).toEqual([]);
   });
 
-  it('drops a leading echoed tool result from the visible text', () => {
-    const r = extractTextCalls('{"temperature": 21, "unit": "C"}\nIt is 21 °C in Paris.', tools);
-    expect(r.calls).toEqual([]);
-    expect(r.visibleText).toBe('It is 21 °C in Paris.');
+  it('leaves a reply that opens with a JSON value and then speaks exactly as written', () => {
+    const text = '{"temperature": 21, "unit": "C"}\nIt is 21 °C in Paris.';
+    expect(extractTextCalls(text, tools)).toEqual({ calls: [], visibleText: text });
+  });
+});
+
+describe('a call shown in prose is not a call (issue 29)', () => {
+  const workspace: ToolSpec[] = [
+    { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } } }, annotations: { readOnlyHint: true } },
+    { name: 'delete_file', parameters: { type: 'object', properties: { path: { type: 'string' } } }, annotations: { destructiveHint: true } },
+  ];
+  const del = '{"name": "delete_file", "arguments": {"path": "notes/important.md"}}';
+  const read = '{"name": "read_file", "arguments": {"path": "notes/important.md"}}';
+
+  it('the review’s answers: a question, a refusal, a js snippet, a quoted file, a question before bare JSON', () => {
+    for (const text of [
+      `I can remove it for you. Should I run this?\n\`\`\`json\n${del}\n\`\`\`\nReply yes and I will.`,
+      `To delete a file one would call:\n\`\`\`json\n${del}\n\`\`\`\nI will not do that without your go-ahead.`,
+      `Here is how the client would do it:\n\`\`\`js\nconst call = ${del};\nawait client.run(call);\n\`\`\``,
+      `The file notes/tools.json contains: ${del}`,
+      `Should I run this?\n${del}`,
+    ]) {
+      expect(extractTextCalls(text, workspace), text).toEqual({ calls: [], visibleText: text });
+    }
+  });
+
+  it('markup opening a line is a call; quoted in code, a fence or a blockquote it is not', () => {
+    expect(extractTextCalls(`I will delete it now.\n<tool_call>\n${del}\n</tool_call>`, workspace).calls).toHaveLength(1);
+    expect(extractTextCalls(`<|python_tag|>${del}<|eom_id|>`, workspace).calls).toHaveLength(1);
+    expect(extractTextCalls(`[TOOL_CALLS] [${del}]`, workspace).calls).toHaveLength(1);
+    expect(extractTextCalls('<function=delete_file>{"path": "a.md"}</function>', workspace)).toEqual({
+      calls: [{ name: 'delete_file', arguments: { path: 'a.md' } }],
+      visibleText: '',
+    });
+    for (const text of [
+      `Hermes writes calls as \`<tool_call>${del}</tool_call>\`.`,
+      `A Hermes call looks like this:\n\`\`\`\n<tool_call>\n${del}\n</tool_call>\n\`\`\``,
+      `> <tool_call>\n> ${del}\n> </tool_call>`,
+      `The template wraps it: <tool_call>${del}</tool_call> and the server parses it.`,
+    ]) {
+      expect(extractTextCalls(text, workspace), text).toEqual({ calls: [], visibleText: text });
+    }
+  });
+
+  it('an answer that is nothing but the call runs, whatever the tool', () => {
+    expect(extractTextCalls(`\n${del}\n`, workspace)).toEqual({ calls: [{ name: 'delete_file', arguments: { path: 'notes/important.md' } }], visibleText: '' });
+    expect(extractTextCalls(`\`\`\`json\n${del}\n\`\`\``, workspace).calls).toHaveLength(1);
+    expect(extractTextCalls('delete_file\n{"path": "a.md"}', workspace).calls).toHaveLength(1);
+  });
+
+  it('a lead-in then the call, nothing after: only onto a read-only tool, and only when the lead-in neither asks nor hedges', () => {
+    expect(extractTextCalls(`Let me read the file:\n${read}`, workspace)).toEqual({
+      calls: [{ name: 'read_file', arguments: { path: 'notes/important.md' } }],
+      visibleText: 'Let me read the file:',
+    });
+    for (const text of [`Let me delete the file:\n${del}`, `Let me read the file: ${read}\nThen I will summarise it.`, `Shall I read it?\n${read}`]) {
+      expect(extractTextCalls(text, workspace), text).toEqual({ calls: [], visibleText: text });
+    }
+    // Without annotations the name decides (a gateway's tools): get_weather reads, send_email does not.
+    const bare: ToolSpec[] = [
+      { name: 'get_weather', parameters: { type: 'object' } },
+      { name: 'send_email', parameters: { type: 'object' } },
+    ];
+    expect(extractTextCalls('Checking now: {"name": "get_weather", "arguments": {"city": "Oslo"}}', bare).calls).toHaveLength(1);
+    expect(extractTextCalls('Sending it now: {"name": "send_email", "arguments": {"to": "a@b.c"}}', bare).calls).toEqual([]);
   });
 });

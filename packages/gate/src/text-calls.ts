@@ -1,15 +1,28 @@
-// Calls written into the assistant's text instead of the tool_calls field: Hermes `<tool_call>`
-// blocks, granite `<function_call>`, chat-template debris (`<|im_start|>`), ```json fences, a bare
-// JSON object or array, prose followed by JSON, a tool name on one line and its arguments on the next.
-// A JSON value only becomes a call when it names a tool of the toolset (every element of an array
-// must); prose that shows JSON as an example is left alone.
+// Calls written into the assistant's text instead of the tool_calls field. Text is a call only where
+// the model used a calling form (issue 29: a call shown in prose is not consent to run it):
+//   1. tool-call markup opening a line or following a finished sentence, outside code spans, fences
+//      and blockquotes: Hermes/Qwen `<tool_call>`, granite `<function_call>`, Llama `<|python_tag|>`
+//      and `<function=name>{…}`, Mistral `[TOOL_CALLS]`, chat-template debris before the JSON
+//      (`<|im_start|>`, `<|end_header_id|>`, `<?xml …?>`);
+//   2. an answer that is nothing but the call: bare JSON (an object, an array, a run of them, a
+//      `{"tool_calls": […]}` wrapper), one fenced block holding only that, or a tool's name on one
+//      line and its arguments on the next (glm-4);
+//   3. between the two, a short lead-in then the call with nothing after it ("Let me read it: {…}"),
+//      only when the lead-in neither asks, negates nor presents an example, and only onto tools known
+//      to change nothing (annotations.ts `isReadOnly`): a call that writes, deletes, pays or sends is
+//      never taken from prose.
+// Everything else (an example, a question before or after the JSON, a quoted file or log, a list
+// item, a snippet in a larger code block) stays in the text exactly as the model wrote it, and nothing
+// runs. A JSON value only becomes a call when it names a tool of the toolset, exactly or up to case,
+// separators and a namespace (every element of an array must).
 //
 // Linear in the text: every candidate start is looked at once, the JSON under it is found and read
 // through one TextJson that remembers every bracket (text-json.ts), runs of consecutive values are
-// followed once, and no pattern here can backtrack over more than a bounded window. A reply longer
-// than MAX_TEXT_CALL_CHARS is not searched at all, and nothing here throws, whatever the text.
+// followed once, and every look back or around is bounded. A reply longer than MAX_TEXT_CALL_CHARS is
+// not searched at all, and nothing here throws, whatever the text.
 import { MAX_NESTING_DEPTH, MAX_TEXT_CALL_CHARS } from './limits.ts';
 import { isSpaceCode, nestsDeeperThan } from './json/loose-json.ts';
+import { isReadOnly } from './annotations.ts';
 import { isPlainObject } from './plain-object.ts';
 import { TextJson } from './json/text-json.ts';
 import { toolNameMatcher } from './tool-name.ts';
@@ -85,19 +98,28 @@ function asCalls(v: unknown, resolve: (n: unknown) => string | undefined): TextC
   return c ? [c] : undefined;
 }
 
-// Openers that announce a call (their presence makes a JSON value a call, not an illustration). An
-// XML declaration `<?xml … ?>` is one too; its end is found by `xmlDeclEnd`, not by the pattern.
-const TAG_OPENERS = /<tool_call>|<function_call>|<functioncall>|<\|im_start\|>(?:assistant)?|<\|end_header_id\|>|<\|python_tag\|>|\[TOOL_CALLS\]|<\?xml/g;
-const CLOSERS = ['</tool_call>', '</function_call>', '</functioncall>', '<|im_end|>', '<|eot_id|>'];
-// A sentence right before the JSON that says it is only an example (tested on one line of at most
-// 200 characters, so its backtracking is bounded).
-const EXAMPLE_CUE =
-  /\b(for example|for instance|e\.g\.|example|sample|such as|would look like|might look like|looks like|look like|format would be|hypothetical)\b[^.\n]*[:.]?\s*$/i;
-const EXAMPLE_WINDOW = 200;
-const FENCE_OPENER = /```[\w+-]*[ \t]*\n/g;
-const HAS_LETTER = /\p{L}/u;
+// Openers of tool-call markup. An XML declaration `<?xml … ?>` is one too; its end is found by
+// `xmlDeclEnd`, not by the pattern. `<function=name>` is read by FUNCTION_TAG.
+const TAG_OPENERS =
+  /<tool_call>|<function_call>|<functioncall>|<\|im_start\|>(?:assistant)?|<\|start_header_id\|>|<\|end_header_id\|>|<\|python_tag\|>|\[TOOL_CALLS\]|<\?xml/g;
+const FUNCTION_TAG = /<function=([\w.:/-]{1,128})>/g;
+const CLOSERS = ['</tool_call>', '</function_call>', '</functioncall>', '</function>', '<|im_end|>', '<|eot_id|>', '<|eom_id|>'];
+/** A chat-template token (`<|im_start|>`, `<|eot_id|>`), maybe with a role after it: debris around an answer-only call. */
+const TEMPLATE_TOKEN = /^<\|[a-z_]{1,24}\|>(?:assistant|user)?/;
+const FENCE_OPENER = /```[\w+-]*[ \t]*\n/y;
 const LINE_START_JSON = /(^|\n)[ \t]*(?=[{[])/g;
 const AFTER_COLON_JSON = /[:=][ \t]*(?=\{)/g;
+const FENCE_ANYWHERE = /(^|\n)[ \t]*```[\w+-]*[ \t]*\n/g;
+/** The longest lead-in a call taken from prose may have. */
+const MAX_LEAD = 400;
+/**
+ * A lead-in that asks, negates, hedges, quotes or shows an example: what follows it is text, not a call
+ * (tested on at most MAX_LEAD characters, no nested quantifiers).
+ */
+const NOT_A_CALL_CUE =
+  /\?|\b(?:example|examples|e\.g|for instance|sample|such as|would|could|might|should|shall|may|can|hypothetical\w*|illustrat\w*|suppose|imagine|not|never|no|without|unless|if|confirm\w*|approv\w*|permission|go-ahead|consent|instead|format|schema|syntax|template|shape|contains?|containing|says|said|shows?|quoted?|log|logs|output|returned|result|documentation|docs|readme|spec|request body|payload|like)\b|n't\b/i;
+/** How far back markup may be from its line's start (past blanks, template tokens and calls before it). */
+const MAX_MARKUP_LOOKBACK = 200;
 
 interface Region {
   start: number;
@@ -117,6 +139,7 @@ class Extraction {
   private readonly runMemo: Int32Array;
   private gtFrom = 0;
   private gtAt = -2;
+  private quotedMask: Uint8Array | undefined;
 
   constructor(
     readonly text: string,
@@ -199,8 +222,7 @@ class Extraction {
 
   /** Past whitespace and one closing tag right after a call (`</tool_call>`, `<|im_end|>`, `<?xml …>`). */
   closerEnd(end: number): number {
-    let i = end;
-    while (i < this.text.length && isSpaceCode(this.text.charCodeAt(i))) i++;
+    const i = this.skipSpace(end);
     for (const c of CLOSERS) if (this.text.startsWith(c, i)) return i + c.length;
     if (this.text.startsWith('<?xml', i)) {
       const gt = this.nextGt(i + 5);
@@ -209,120 +231,253 @@ class Extraction {
     return end;
   }
 
-  /** The prose just before `at` (past whitespace and a fence opener) says what follows is an example. */
-  isExample(at: number): boolean {
-    const from = Math.max(0, at - EXAMPLE_WINDOW);
-    const t = this.text;
-    // Strip the longest tail of the form \s* (```[\w+-]*)? \s*.
-    let i = at;
-    while (i > from && isSpaceCode(t.charCodeAt(i - 1))) i--;
-    let w = i;
-    while (w > from && /[\w+-]/.test(t[w - 1]!)) w--;
-    if (w - 3 >= from && t.startsWith('```', w - 3)) {
-      i = w - 3;
-      while (i > from && isSpaceCode(t.charCodeAt(i - 1))) i--;
-    }
-    // The cue and what follows it lie on one line, so only the last line is read.
-    const lineStart = Math.max(from, t.lastIndexOf('\n', i - 1) + 1);
-    return EXAMPLE_CUE.test(t.slice(lineStart, i));
+  skipSpace(i: number): number {
+    while (i < this.text.length && isSpaceCode(this.text.charCodeAt(i))) i++;
+    return i;
   }
 
-  /** The region a run of calls from `from` would make, starting at `regionStart`; undefined when it is not one. */
-  candidate(from: number, regionStart: number, tagged: boolean): Region | undefined {
-    let at = from;
-    while (at < this.text.length && isSpaceCode(this.text.charCodeAt(at))) at++;
+  /** Past whitespace, chat-template tokens and closing tags: where the answer's own words start again. */
+  skipDebris(i: number): number {
+    for (;;) {
+      const j = this.skipSpace(i);
+      const token = this.text.charCodeAt(j) === 0x3c /* < */ ? TEMPLATE_TOKEN.exec(this.text.slice(j, j + 40)) : null;
+      if (token) i = j + token[0].length;
+      else {
+        const closed = this.closerEnd(j);
+        if (closed === j) return j;
+        i = closed;
+      }
+    }
+  }
+
+  /** Whether `at` lies in a code span, a fenced block or a blockquote line: what is there is quoted, not said. */
+  quoted(at: number): boolean {
+    this.quotedMask ??= quotedMask(this.text);
+    return this.quotedMask[at] === 1;
+  }
+
+  /**
+   * Markup at `at` opens its line: only blanks, chat-template tokens or calls already taken lie
+   * between it and the line's start or the end of a sentence (`.` or `!` then a blank), looked at over
+   * MAX_MARKUP_LOOKBACK characters at most.
+   */
+  opensLine(at: number): boolean {
+    const t = this.text;
+    const floor = Math.max(0, at - MAX_MARKUP_LOOKBACK);
+    let i = at;
+    while (i > floor) {
+      const c = t.charCodeAt(i - 1);
+      if (c === 0x0a) return true;
+      if (c === 0x20 || c === 0x09 || c === 0x0d) i--;
+      // A call taken before it on the line was markup that opened the line itself.
+      else if (this.taken(i - 1)) return true;
+      // A sentence ended before it ("Checking. <tool_call>…"); not a colon ("it looks like: <tool_call>…").
+      else if ((c === 0x2e || c === 0x21) && i < at) return true;
+      else if (c === 0x3e /* > */ && t[i - 2] === '|') {
+        const lt = t.lastIndexOf('<|', i - 2);
+        if (lt < floor) return false;
+        i = lt;
+      } else if (t.startsWith('assistant', i - 9) && t[i - 10] === '>') i -= 9;
+      else return false;
+    }
+    return i === 0;
+  }
+
+  /** The region a run of calls right after `from` makes, starting at `regionStart`; undefined when it is not one. */
+  candidate(from: number, regionStart: number): Region | undefined {
+    const at = this.skipSpace(from);
     const run = this.run(at);
     if (!run?.allCalls) return undefined;
-    if (!tagged && this.isExample(regionStart)) return undefined;
     return { start: regionStart, end: this.closerEnd(run.end), calls: this.runCalls(at) };
   }
 
-  tryRun(from: number, regionStart: number, tagged: boolean): boolean {
-    const r = this.candidate(from, regionStart, tagged);
-    if (r) this.add(r);
-    return r !== undefined;
+  /** An answer-only run of calls from `at`: it and its closing debris reach the end of the text. */
+  wholeRun(at: number): TextCall[] | undefined {
+    const run = this.run(at);
+    if (!run?.allCalls || this.skipDebris(run.end) !== this.text.length) return undefined;
+    return this.runCalls(at);
   }
+
+  /** A fenced block at `at` (```lang\n) holding only a run of calls, closed by ``` or by the text's end; where it ends. */
+  fencedRun(at: number): { end: number; calls: TextCall[] } | undefined {
+    FENCE_OPENER.lastIndex = at;
+    const m = FENCE_OPENER.exec(this.text);
+    if (!m) return undefined;
+    const first = this.skipSpace(at + m[0].length);
+    const run = this.run(first);
+    if (!run?.allCalls) return undefined;
+    let end = this.skipSpace(run.end);
+    if (this.text.startsWith('```', end)) end += 3;
+    else if (end !== this.text.length) return undefined;
+    return { end, calls: this.runCalls(first) };
+  }
+}
+
+/**
+ * Per position, 1 where the text is quoted rather than said: inside a fenced block (its fence lines
+ * included; an unclosed fence runs to the end), on a blockquote line (`>`), or inside a code span on
+ * one line (between a backtick run and the next). One pass.
+ */
+function quotedMask(text: string): Uint8Array {
+  const mask = new Uint8Array(text.length + 1);
+  let fenced = false;
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    let i = start;
+    while (i < end && (text[i] === ' ' || text[i] === '\t')) i++;
+    const fence = text.startsWith('```', i) || text.startsWith('~~~', i);
+    if (fence || fenced || text[i] === '>') {
+      mask.fill(1, start, end + 1);
+      if (fence) fenced = !fenced;
+    } else {
+      let inCode = false;
+      for (let k = i; k < end; k++) {
+        if (text[k] === '`') {
+          while (k + 1 < end && text[k + 1] === '`') mask[k++] = 1;
+          mask[k] = 1;
+          inCode = !inCode;
+        } else if (inCode) mask[k] = 1;
+      }
+    }
+    start = end + 1;
+  }
+  return mask;
+}
+
+/** Which tools are known to change nothing (annotations.ts): a call taken from prose may land on these only. */
+function readOnlyNames(toolset: readonly ToolSpec[]): Set<string> {
+  return new Set(toolset.filter(isReadOnly).map((t) => t.name));
 }
 
 export function extractTextCalls(text: string, toolset: readonly ToolSpec[]): { calls: TextCall[]; visibleText: string } {
+  const none = { calls: [], visibleText: text };
   // Longer than any reply a model writes: not searched, shown as it is.
-  if (text.length > MAX_TEXT_CALL_CHARS) return { calls: [], visibleText: text };
+  if (text.length > MAX_TEXT_CALL_CHARS) return none;
   const x = new Extraction(text, toolResolver(toolset));
-  const { json, resolve } = x;
-
-  // 1. Tagged forms.
-  TAG_OPENERS.lastIndex = 0;
-  for (let m = TAG_OPENERS.exec(text); m; m = TAG_OPENERS.exec(text)) {
-    const at = m.index;
-    let end = at + m[0].length;
-    if (m[0] === '<?xml') {
-      end = x.xmlDeclEnd(at);
-      if (end < 0) continue;
-      TAG_OPENERS.lastIndex = end;
-    }
-    if (x.taken(at)) continue;
-    x.tryRun(end, at, true);
-  }
-  // 2. Code fences: ```json, ``` or another language holding a call.
-  for (const m of text.matchAll(FENCE_OPENER)) {
-    const at = m.index!;
-    if (x.taken(at)) continue;
-    const bodyAt = at + m[0].length;
-    const closeAt = text.indexOf('```', bodyAt);
-    let first = bodyAt;
-    while (first < text.length && isSpaceCode(text.charCodeAt(first))) first++;
-    const inner = x.run(first);
-    if (!inner) continue;
-    // The fence must hold the JSON and nothing else.
-    if (closeAt >= 0 && text.slice(inner.end, closeAt).trim() !== '') continue;
-    const r = x.candidate(bodyAt, at, false);
-    if (!r) continue;
-    if (closeAt >= 0) r.end = closeAt + 3;
-    x.add(r);
-  }
-  // 3. A JSON value at the start of a line (bare JSON, prose then JSON), or a tool name on its own
-  //    line with the arguments object on the next.
-  for (const m of text.matchAll(LINE_START_JSON)) {
-    const at = m.index! + m[0].length;
-    if (x.taken(at)) continue;
-    if (x.tryRun(at, at, false)) continue;
-    const end = json.endAt(at);
-    const value = end < 0 ? undefined : json.valueAt(at);
-    if (!isPlainObject(value) || x.callsAt(at) !== null) continue;
-    const prev = previousLine(text, m.index! + (m[1] ? 1 : 0));
-    // A line without a letter names no tool (`{}` above `{}` in a run of values): not worth resolving.
-    const name = prev && HAS_LETTER.test(prev.line) && resolve(prev.line.trim().replace(/[:(]\s*$/, ''));
-    if (prev && name) x.add({ start: prev.start, end, calls: [{ name, arguments: value }] });
-  }
-  // 4. JSON in the same line after a colon ("Here is the call: {...}") or an assignment in a
-  //    snippet (`data = {"name": …, "arguments": …}`).
-  for (const m of text.matchAll(AFTER_COLON_JSON)) {
-    const at = m.index! + m[0].length;
-    if (x.taken(at)) continue;
-    x.tryRun(at, at, false);
-  }
-
-  const regions = [...x.regions].sort((a, b) => a.start - b.start);
-  const calls = regions.flatMap((r) => r.calls);
-  let visibleText = text;
-  if (regions.length > 0) {
-    let out = '';
-    let i = 0;
-    for (const r of regions) {
-      out += text.slice(i, r.start);
-      i = Math.max(i, r.end);
-    }
-    visibleText = tidy(out + text.slice(i));
-  } else {
-    visibleText = stripEchoedResult(text, json);
-  }
-  return { calls, visibleText };
+  markup(x);
+  if (x.regions.length > 0) return cut(text, x.regions);
+  const only = answerOnly(x);
+  if (only) return { calls: only, visibleText: '' };
+  const lead = leadThenCall(x);
+  const readOnly = lead && readOnlyNames(toolset);
+  if (lead && readOnly && lead.calls.every((c) => readOnly.has(c.name))) return { calls: lead.calls, visibleText: text.slice(0, lead.start).trim() };
+  return none;
 }
 
-function previousLine(text: string, lineStart: number): { start: number; line: string } | undefined {
-  if (lineStart <= 0) return undefined;
-  const start = text.lastIndexOf('\n', lineStart - 2) + 1;
-  return { start, line: text.slice(start, lineStart - 1) };
+/** 1. Tool-call markup opening a line outside code and quotes, with the run of calls right after it (in the order of the text). */
+function markup(x: Extraction): void {
+  const { text } = x;
+  TAG_OPENERS.lastIndex = 0;
+  FUNCTION_TAG.lastIndex = 0;
+  let tag = TAG_OPENERS.exec(text);
+  let fn = FUNCTION_TAG.exec(text);
+  while (tag || fn) {
+    if (fn && (!tag || fn.index < tag.index)) {
+      functionTag(x, fn);
+      fn = FUNCTION_TAG.exec(text);
+    } else {
+      taggedRun(x, tag!);
+      tag = TAG_OPENERS.exec(text);
+    }
+  }
+}
+
+function taggedRun(x: Extraction, m: RegExpExecArray): void {
+  const at = m.index;
+  let end = at + m[0].length;
+  if (m[0] === '<?xml') {
+    end = x.xmlDeclEnd(at);
+    if (end < 0) return;
+    TAG_OPENERS.lastIndex = end;
+  }
+  if (x.taken(at) || x.quoted(at) || !x.opensLine(at)) return;
+  const r = x.candidate(end, at);
+  if (r) x.add(r);
+}
+
+/** `<function=name>{…arguments…}</function>` (Llama 3.1): the name is the tag's, the object its arguments. */
+function functionTag(x: Extraction, m: RegExpExecArray): void {
+  const at = m.index;
+  if (x.taken(at) || x.quoted(at) || !x.opensLine(at)) return;
+  const name = x.resolve(m[1]);
+  const argsAt = x.skipSpace(at + m[0].length);
+  const end = x.json.endAt(argsAt);
+  const args = end >= 0 ? x.json.valueAt(argsAt) : undefined;
+  if (name && isPlainObject(args)) x.add({ start: at, end: x.closerEnd(end), calls: [{ name, arguments: args }] });
+}
+
+/** 2. The answer is nothing but the call(s): bare JSON, one fenced block of it, or a name line and its arguments. */
+function answerOnly(x: Extraction): TextCall[] | undefined {
+  const { text, json } = x;
+  const at = x.skipDebris(0);
+  const c = text[at];
+  if (c === '{' || c === '[') return x.wholeRun(at);
+  if (c === '`') {
+    const fenced = x.fencedRun(at);
+    return fenced && x.skipDebris(fenced.end) === text.length ? fenced.calls : undefined;
+  }
+  // glm-4: `name\n{arguments}` and nothing else.
+  const nl = text.indexOf('\n', at);
+  if (nl < 0 || nl - at > 200) return undefined;
+  const argsAt = x.skipSpace(nl);
+  const end = json.endAt(argsAt);
+  if (end < 0 || text[argsAt] !== '{' || x.skipDebris(end) !== text.length) return undefined;
+  const name = x.resolve(
+    text
+      .slice(at, nl)
+      .trim()
+      .replace(/[:(]\s*$/, ''),
+  );
+  const args = json.valueAt(argsAt);
+  return name && isPlainObject(args) ? [{ name, arguments: args }] : undefined;
+}
+
+/**
+ * 3. A lead-in, then a run of calls (at a line's start, after a colon, or in one fenced block) with
+ * nothing after it; the lead-in short, said (not quoted) and free of NOT_A_CALL_CUE.
+ */
+function leadThenCall(x: Extraction): Region | undefined {
+  const { text } = x;
+  const found = lastCallRegion(x);
+  if (!found) return undefined;
+  // A fence is quoted by nature and may be the call; a JSON value in a quote or a fence may not.
+  const fence = text[found.start] === '`';
+  if (!fence && x.quoted(found.start)) return undefined;
+  const lead = text.slice(0, found.start).trim();
+  if (lead === '' || lead.length > MAX_LEAD || NOT_A_CALL_CUE.test(lead) || lead.includes('`')) return undefined;
+  return found;
+}
+
+/** The run of calls (or fenced block of them) that ends the text, if one does. */
+function lastCallRegion(x: Extraction): Region | undefined {
+  const { text } = x;
+  const ends = (end: number) => x.skipDebris(end) === text.length;
+  for (const m of text.matchAll(FENCE_ANYWHERE)) {
+    const at = m.index! + m[0].indexOf('`');
+    const fenced = x.fencedRun(at);
+    if (fenced && ends(fenced.end)) return { start: at, end: text.length, calls: fenced.calls };
+  }
+  for (const pattern of [LINE_START_JSON, AFTER_COLON_JSON]) {
+    for (const m of text.matchAll(pattern)) {
+      const at = m.index! + m[0].length;
+      const run = x.run(at);
+      if (run?.allCalls && ends(run.end)) return { start: at, end: text.length, calls: x.runCalls(at) };
+    }
+  }
+  return undefined;
+}
+
+/** The text without the regions taken, and their calls in order. */
+function cut(text: string, taken: readonly Region[]): { calls: TextCall[]; visibleText: string } {
+  const regions = [...taken].sort((a, b) => a.start - b.start);
+  let out = '';
+  let i = 0;
+  for (const r of regions) {
+    out += text.slice(i, r.start);
+    i = Math.max(i, r.end);
+  }
+  return { calls: regions.flatMap((r) => r.calls), visibleText: tidy(out + text.slice(i)) };
 }
 
 /** Chat-template tokens left over once the calls are gone are noise to the reader. */
@@ -332,14 +487,4 @@ function tidy(s: string): string {
     .replace(/<\/?tool_call>|<\/?function_call>/g, '')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-}
-
-/** A reply that opens by echoing a tool result as JSON, then speaks: the reader sees the speech. */
-function stripEchoedResult(text: string, json: TextJson): string {
-  const lead = /^\s*/.exec(text)![0].length;
-  if (text[lead] !== '{') return text;
-  const v = json.jsonAt(lead);
-  if (!v || !isPlainObject(v.value)) return text;
-  const rest = text.slice(v.end).trim();
-  return rest === '' ? text : rest;
 }
