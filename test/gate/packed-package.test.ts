@@ -111,11 +111,14 @@ const expectChecks = (r: unknown) =>
 
 let dir: string;
 let project: string;
+/** The file name `npm pack` gave the tarball (rebound-gate-<version>.tgz). */
+let tarball: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rebound-gate-packed-'));
   const packed = await run('npm', ['pack', '-w', 'packages/gate', '--pack-destination', dir, '--json'], { cwd: root, encoding: 'utf8' });
   const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+  tarball = filename;
   project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'a-new-user', private: true, type: 'module' }));
@@ -140,13 +143,15 @@ describe('rebound-gate from its npm pack tarball', () => {
     };
     expect(Object.keys(pkg.dependencies)).toEqual(['fastest-levenshtein']);
     expect(existsSync(join(installed, 'src'))).toBe(false);
-    const subpaths = Object.entries(pkg.exports).filter(([subpath]) => subpath !== './package.json');
-    expect(subpaths.map(([subpath]) => subpath)).toEqual(expect.arrayContaining(['.', './ai-sdk', './langchain']));
+    // The repository-only entry ("./internal": its source under "rebound-source" alone) names no file of the tarball.
+    const subpaths = Object.entries(pkg.exports).filter(([subpath]) => subpath !== './package.json' && subpath !== './internal');
+    expect(subpaths.map(([subpath]) => subpath)).toEqual(expect.arrayContaining(['.', './ai-sdk', './langchain', './openai-agents', './host']));
     for (const [subpath, target] of subpaths) {
       if (typeof target === 'string') throw new Error(`exports["${subpath}"] is one path, not types + import`);
       for (const file of [target.types, target.import]) expect(existsSync(join(installed, file)), `${subpath}: ${file}`).toBe(true);
     }
     expect(existsSync(join(installed, 'README.md'))).toBe(true);
+    expect(existsSync(join(installed, 'CHANGELOG.md'))).toBe(true);
     // Workers (and strict CSPs in browsers) refuse code generation from strings.
     const code = readdirSync(join(installed, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
     expect(code.length).toBeGreaterThan(10);
@@ -173,6 +178,7 @@ console.log(JSON.stringify(out));`;
       .filter(([, meta]) => meta.optional)
       .map(([name]) => name);
     for (const [specifier, result] of Object.entries(loaded)) {
+      if (specifier === 'rebound-gate/internal') continue; // below
       if (typeof result === 'number') {
         expect(result, `${specifier} exports something`).toBeGreaterThan(0);
         continue;
@@ -190,6 +196,26 @@ console.log(JSON.stringify(out));`;
     expect(typeof loaded['rebound-gate/host']).toBe('number');
     expect(typeof loaded['rebound-gate/openai-agents']).toBe('number');
     expect(loaded['rebound-gate/langchain']).toMatch(/Cannot find package '@langchain\/core'|Cannot find package 'langchain'/);
+    // Rebound's server-only helpers are not the package's: an installed rebound-gate has no ./internal.
+    expect(loaded['rebound-gate/internal']).toMatch(/^ERR_PACKAGE_PATH_NOT_EXPORTED /);
+  });
+
+  it("is what the README's install lines make: `npm pack -w packages/gate`, then `npm install` of the tarball it names", () => {
+    const readme = readFileSync(join(root, 'packages', 'gate', 'README.md'), 'utf8');
+    const install = /\n## Install\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const commands = install
+      .split('\n')
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter(Boolean);
+    expect(commands).toContain('npm pack -w packages/gate');
+    const installs = commands.filter((c) => c.startsWith('npm install '));
+    expect(
+      installs.some((c) => c.endsWith(`/${tarball}`)),
+      `an npm install of ${tarball} among ${JSON.stringify(installs)}`,
+    ).toBe(true);
+    // No command block installs the name from the registry, where it does not resolve.
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.filter((b) => /npm install rebound-gate\b/.test(b))).toEqual([]);
   });
 
   it("the README's AI SDK, LangChain and OpenAI Agents examples type-check against the installed types", async () => {
