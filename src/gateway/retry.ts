@@ -1,7 +1,8 @@
 // The retry policy: when a call stays blocked after the gate's repairs, the gateway asks the upstream
 // again (at most GATEWAY_RETRIES times), with the conversation extended exactly as Rebound's loop
 // extends it for a blocked call: the assistant message holding the call as the model wrote it, then
-// a tool message carrying the gate's error (blockedToolResult, from rebound-gate). Only the
+// a tool message carrying the gate's error (blockedToolResult, from rebound-gate); when a re-ask follows
+// is rebound-gate/host's reaskLoop's to decide, one way for the gateway and the adapters. Only the
 // blocked calls are sent back: the ones that passed have gone (or will go) to the client as they
 // are, and the gateway has no result to report for them. The first answer without a blocked call
 // ends the retries; when none comes, the last answer goes to the client unchanged.
@@ -15,11 +16,6 @@ export type RetryMessage =
 
 export function blockedOf(calls: readonly GatedCall[]): GatedCall[] {
   return calls.filter((c) => c.verdict.verdict === 'blocked');
-}
-
-/** Attempt `attempt` (1-based) ended with these calls: is there a retry left for its blocked ones? */
-export function shouldRetry(attempt: number, retries: number, calls: readonly GatedCall[]): boolean {
-  return attempt <= retries && calls.some((c) => c.verdict.verdict === 'blocked');
 }
 
 /** What the upstream is sent, after the conversation so far, to re-ask for the blocked calls. */

@@ -6,13 +6,14 @@
 // The response headers went out with the first attempt, so the verdict travels in the finish chunk.
 // Everything is written through the server's one SSE writer (StreamChannel), which the route hands
 // down: the upstream is read only as fast as the client takes the answer, and aborted when it leaves.
+import { reaskLoop } from 'rebound-gate/host';
 import { sseBatches } from '../model/sse-decode.ts';
 import type { AttemptSaid } from './activity.ts';
 import { Delivery } from './delivery.ts';
 import { finishReason, outcomeOf, type GatedCall, type Outcome } from './gated-call.ts';
 import { HeldStream, type AttemptResult } from './held-stream.ts';
 import type { GatewayRequest } from './request.ts';
-import { blockedOf, retryMessages, shouldRetry } from './retry.ts';
+import { blockedOf, retryMessages } from './retry.ts';
 import type { UpstreamResult } from './upstream.ts';
 import { addUsage, type UsageRecord } from './usage.ts';
 
@@ -80,51 +81,59 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
 async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promise<void>): Promise<unknown> {
   const { request } = run;
   const messages = [...(request.upstreamBody.messages as unknown[])];
-  let response = run.first;
-  let attempt = 1;
   let usage: UsageRecord | null = null;
-  for (;;) {
-    const held = new HeldStream({
-      toolset: request.toolset,
-      extractTextCalls: request.extractTextCalls,
-      first: attempt === 1,
-      last: attempt > run.retries,
-      delivery,
-    });
-    let broken: unknown = null;
-    try {
-      for await (const batch of sseBatches(response.body!)) {
-        for (const message of batch) held.push(message);
-        // The next upstream read waits until the client has taken this one's output.
-        await drained();
-        if (held.failed || run.abort.signal.aborted) break;
+  /** The last attempt read; `stopped`: the stream ended early (the client left, the upstream reported an error, or the first attempt broke: the error). */
+  const state: { last: AttemptResult | null; stopped: { broken: unknown } | null } = { last: null, stopped: null };
+  // The one re-ask loop (rebound-gate/host): each attempt's stream read here, a re-ask for its blocked calls.
+  const end = await reaskLoop<Response, Record<string, unknown>>({
+    retries: run.retries,
+    first: run.first,
+    ask: async (body) => {
+      const next = await run.ask(body);
+      return next.ok && next.response.body ? next.response : null;
+    },
+    read: async (response, { attempt, first, last: isLast }) => {
+      const held = new HeldStream({ toolset: request.toolset, extractTextCalls: request.extractTextCalls, first, last: isLast, delivery });
+      let broken: unknown = null;
+      try {
+        for await (const batch of sseBatches(response.body!)) {
+          for (const message of batch) held.push(message);
+          // The next upstream read waits until the client has taken this one's output.
+          await drained();
+          if (held.failed || run.abort.signal.aborted) break;
+        }
+      } catch (err) {
+        broken = err;
       }
-    } catch (err) {
-      broken = err;
-    }
-    const result: AttemptResult = held.end();
-    await drained();
-    run.record(result.calls, attempt, { text: result.visibleText, usage: result.usage });
-    usage = addUsage(usage, result.usage);
-    if (run.abort.signal.aborted || result.failed || (broken && attempt === 1)) {
-      // The client left, the upstream reported an error (passed on), or the stream broke before any
-      // retry: the client sees it end as it would without the gateway.
-      run.settled({ attempts: attempt, outcome: outcomeOf(delivery.calls), delivered: delivery.calls });
-      return run.abort.signal.aborted ? null : broken;
-    }
-    if (!broken && shouldRetry(attempt, run.retries, result.calls)) {
-      messages.push(...retryMessages(result.visibleText, blockedOf(result.calls)));
-      const next = await run.ask({ ...request.upstreamBody, messages: [...messages] }).catch(() => null);
-      if (next?.ok && next.response.body) {
-        response = next.response;
-        attempt++;
-        continue;
+      const result = held.end();
+      await drained();
+      run.record(result.calls, attempt, { text: result.visibleText, usage: result.usage });
+      usage = addUsage(usage, result.usage);
+      if (run.abort.signal.aborted || result.failed || (broken && first)) {
+        // The client left, the upstream reported an error (passed on), or the stream broke before any
+        // retry: the client sees it end as it would without the gateway.
+        state.stopped = { broken: run.abort.signal.aborted ? null : broken };
+        return { blocked: 0, reask: null };
       }
-      // The retry itself failed: the answer stands as the model gave it.
-    }
-    finish(run, delivery, { last: result, attempt, usage });
-    return null;
+      state.last = result;
+      const blocked = blockedOf(result.calls);
+      // A retry's stream that broke: the answer stands as the model gave it.
+      if (broken) return { blocked: blocked.length, reask: null };
+      return {
+        blocked: blocked.length,
+        reask: () => {
+          messages.push(...retryMessages(result.visibleText, blocked));
+          return { ...request.upstreamBody, messages: [...messages] };
+        },
+      };
+    },
+  });
+  if (state.stopped || !state.last) {
+    run.settled({ attempts: end.attempts, outcome: outcomeOf(delivery.calls), delivered: delivery.calls });
+    return state.stopped?.broken ?? null;
   }
+  finish(run, delivery, { last: state.last, attempt: end.attempts, usage });
+  return null;
 }
 
 /** How the stream's attempts ended: the last one's result, how many there were, the usage of all. */

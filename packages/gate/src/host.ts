@@ -20,5 +20,15 @@ export {
   sameCall,
   splitCalls,
 } from './held-answer.ts';
+export {
+  type AnswerRead,
+  type ReaskAttempt,
+  type ReaskEnd,
+  type ReaskEnded,
+  type ReaskLoopRun,
+  type ReaskStreamRun,
+  reaskLoop,
+  reaskStream,
+} from './reask-loop.ts';
 export { extractTextCalls, type TextCall } from './text-calls.ts';
 export { TextHold } from './text-hold.ts';

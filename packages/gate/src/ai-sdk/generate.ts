@@ -6,6 +6,7 @@
 // retry adds its calls (not one repeating a call already out) or, when it sends none, its text. Still
 // blocked with no retry left, the call goes out as the model wrote it: never worse than no middleware.
 import { splitCalls } from '../held-answer.ts';
+import { reaskLoop } from '../reask-loop.ts';
 import type { CompiledTools } from '../tools.ts';
 import {
   addUsage,
@@ -43,32 +44,36 @@ interface GatedAnswer {
 }
 
 export async function gatedGenerate({ first, params, tools, retries, model }: GatedGenerateOptions): Promise<GenerateResult> {
-  let answer = first;
   let ask = params;
   let usage = first.usage;
   /** What earlier attempts put out (the first answer's content, each retry's new calls), blocked calls taken out. */
   const kept: Content[] = [];
   const out: GatedToolCall[] = [];
-  for (let attempt = 1; ; attempt++) {
-    const gated = gateAnswer(tools, answer, ask, attempt > retries);
-    const own = attempt === 1 ? gated : retryPart(gated, out);
-    const blocked = gated.calls.filter(isBlocked);
-    let next: GenerateResult | null = null;
-    if (blocked.length > 0 && attempt <= retries) {
-      ask = reask(ask, gated.visibleText, blocked);
-      // A re-ask that fails leaves the answer as the model gave it.
-      next = await Promise.resolve(model.doGenerate(ask)).catch(() => null);
-    }
-    if (!next) {
-      const calls = [...out, ...own.calls].filter((g) => g.verdict !== undefined);
-      return { ...answer, content: [...kept, ...own.content], usage, finishReason: finishReason(answer.finishReason, calls, gated.sentCalls) };
-    }
-    const isBlockedPart = (p: Content) => p.type === 'tool-call' && blocked.some((b) => b.call.toolCallId === p.toolCallId);
-    kept.push(...own.content.filter((p) => !isBlockedPart(p)));
-    out.push(...own.calls.filter((g) => !isBlocked(g)));
-    answer = next;
-    usage = addUsage(usage, next.usage);
-  }
+  /** The last answer read, gated, and its part of what goes out. */
+  let standing: { answer: GenerateResult; gated: GatedAnswer; own: Pick<GatedAnswer, 'calls' | 'content'> } | undefined;
+  // The one re-ask loop (rebound-gate/host): each answer gated here, a re-ask for its blocked calls.
+  await reaskLoop<GenerateResult, CallOptions>({
+    retries,
+    first,
+    ask: (next) => model.doGenerate(next),
+    read: (answer, { first: isFirst, last }) => {
+      if (standing) {
+        // A re-ask answered: the answer before it keeps what went out, its blocked calls re-asked.
+        const blockedBefore = standing.gated.calls.filter(isBlocked);
+        const isBlockedPart = (p: Content) => p.type === 'tool-call' && blockedBefore.some((b) => b.call.toolCallId === p.toolCallId);
+        kept.push(...standing.own.content.filter((p) => !isBlockedPart(p)));
+        out.push(...standing.own.calls.filter((g) => !isBlocked(g)));
+        usage = addUsage(usage, answer.usage);
+      }
+      const gated = gateAnswer(tools, answer, ask, last);
+      standing = { answer, gated, own: isFirst ? gated : retryPart(gated, out) };
+      const blocked = gated.calls.filter(isBlocked);
+      return { blocked: blocked.length, reask: () => (ask = reask(ask, gated.visibleText, blocked)) };
+    },
+  });
+  const { answer, gated, own } = standing!;
+  const calls = [...out, ...own.calls].filter((g) => g.verdict !== undefined);
+  return { ...answer, content: [...kept, ...own.content], usage, finishReason: finishReason(answer.finishReason, calls, gated.sentCalls) };
 }
 
 /** An answer through the gate: its calls (those written into its text, if it sent none) gated, and its content as they leave it. */

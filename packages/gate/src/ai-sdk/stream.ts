@@ -11,6 +11,7 @@
 // calls go out as the model wrote them: never worse than no middleware. Then one finish: the last
 // answer's, with every attempt's usage.
 import { HeldAnswer } from '../held-answer.ts';
+import { reaskStream } from '../reask-loop.ts';
 import type { CompiledTools } from '../tools.ts';
 import {
   addUsage,
@@ -76,40 +77,38 @@ interface Standing {
 
 async function* attempts({ first, params, tools, retries, model }: GatedStreamOptions, reading: Reading): AsyncGenerator<StreamPart> {
   const sent: GatedToolCall[] = [];
-  let stream = first;
   let ask = params;
   let usage: Usage | undefined;
   let standing: Standing | undefined;
-  for (let attempt = 1; ; attempt++) {
-    const held = new Attempt({ tools, params: ask, first: attempt === 1, last: attempt > retries, sent });
-    try {
-      yield* read(stream, held, reading);
-    } catch (err) {
-      // The first answer broke: the AI SDK sees it break, as without the middleware.
-      if (!standing) throw err;
-      held.failed = true;
-    }
-    if (standing && held.failed) {
-      // A re-ask that broke or reported an error: the answer stands as the model gave it before.
-      yield* close(standing, sent, usage);
-      return;
-    }
-    const result = held.end();
-    yield* result.parts;
-    if (result.finish) usage = addUsage(usage, result.finish.usage);
-    standing = { blocked: result.calls.filter(isBlocked), finish: result.finish, sentCalls: result.calls.some((g) => !g.embedded) };
-    if (!held.failed && !reading.cancelled && standing.blocked.length > 0 && attempt <= retries) {
-      ask = reask(ask, result.visibleText, standing.blocked);
-      const next = await Promise.resolve(model.doStream(ask)).catch(() => null);
-      if (next && !reading.cancelled) {
-        stream = next.stream;
-        continue;
+  // The one re-ask loop (rebound-gate/host): each attempt's stream read here, a re-ask for its blocked calls.
+  yield* reaskStream<ReadableStream<StreamPart>, CallOptions, StreamPart>({
+    retries,
+    first,
+    ask: async (next) => {
+      const answer = await model.doStream(next);
+      return reading.cancelled ? null : answer.stream;
+    },
+    async *read(stream, { first: isFirst, last }) {
+      const held = new Attempt({ tools, params: ask, first: isFirst, last, sent });
+      try {
+        yield* read(stream, held, reading);
+      } catch (err) {
+        // The first answer broke: the AI SDK sees it break, as without the middleware.
+        if (!standing) throw err;
+        held.failed = true;
       }
-      // The re-ask itself failed: the answer stands as the model gave it.
-    }
-    yield* close(standing, sent, usage);
-    return;
-  }
+      // A re-ask that broke or reported an error: the answer stands as the model gave it before.
+      if (standing && held.failed) return { blocked: 0, reask: null };
+      const result = held.end();
+      yield* result.parts;
+      if (result.finish) usage = addUsage(usage, result.finish.usage);
+      const blocked = result.calls.filter(isBlocked);
+      standing = { blocked, finish: result.finish, sentCalls: result.calls.some((g) => !g.embedded) };
+      if (held.failed || reading.cancelled) return { blocked: blocked.length, reask: null };
+      return { blocked: blocked.length, reask: () => (ask = reask(ask, result.visibleText, blocked)) };
+    },
+  });
+  if (standing) yield* close(standing, sent, usage);
 }
 
 /** The end of the stream: the standing blocked calls go out unchanged, then one finish with every attempt's usage. */

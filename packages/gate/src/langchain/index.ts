@@ -15,6 +15,7 @@ import { createMiddleware } from 'langchain';
 import { blockedToolResult } from '../blocked-result.ts';
 import { parseOrText, sameCall, splitCalls } from '../held-answer.ts';
 import { compileTools } from '../index.ts';
+import { reaskLoop } from '../reask-loop.ts';
 import { isPlainObject } from '../plain-object.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { JSONSchema, Verdict } from '../types.ts';
@@ -82,37 +83,55 @@ export function reboundMiddleware(options: ReboundLangChainOptions = {}) {
       let usage = first.usage_metadata;
       let messages = request.messages;
       const out: GatedCall[] = [];
-      for (let attempt = 0; ; attempt++) {
-        const calls = gateCalls(tools, answer);
-        if (attempt === 0 && calls.every((g) => g.verdict.verdict === 'pass' && g.written.kind === 'call')) return first;
-        const { going, blocked } = splitCalls(calls, { accepted, sent: (g) => out.some((o) => sameCall(wire(o), wire(g))) });
-        if (attempt > 0 && calls.length === 0) content = mergeContent(content, answer.content);
-        out.push(...going);
-        let next: unknown = null;
-        if (blocked.length > 0 && attempt < retries) {
-          const told = blocked.map((g) => {
-            const v = g.verdict as Extract<Verdict, { verdict: 'blocked' }>;
-            return new ToolMessage({ tool_call_id: g.written.call.id ?? '', name: g.written.call.name ?? '', content: JSON.stringify(blockedToolResult(v)) });
-          });
-          messages = [...messages, new AIMessage({ content: answer.content, tool_calls: blocked.map(toolCall) }), ...told];
-          next = await Promise.resolve()
-            .then(() => handler({ ...request, messages }))
-            .catch(() => null);
-        }
-        if (!AIMessage.isInstance(next)) {
-          // No retry (none left, or it failed): the calls still blocked go on as the model wrote them.
-          return new AIMessage({
-            id: first.id,
-            content,
-            tool_calls: [...out.map(toolCall), ...blocked.flatMap((g) => (g.written.kind === 'call' ? [g.written.call] : []))],
-            invalid_tool_calls: blocked.flatMap((g) => (g.written.kind === 'invalid' ? [g.written.call] : [])),
-            response_metadata: answer.response_metadata,
-            usage_metadata: usage,
-          });
-        }
-        answer = next;
-        usage = answer.usage_metadata && usage ? mergeUsageMetadata(usage, answer.usage_metadata) : (usage ?? answer.usage_metadata);
-      }
+      let blocked: GatedCall[] = [];
+      let untouched = false;
+      // The one re-ask loop (rebound-gate/host): each answer gated here, a re-ask for its blocked calls.
+      await reaskLoop<AIMessage, typeof request>({
+        retries,
+        first,
+        ask: async (next) => {
+          const message = await handler(next);
+          return AIMessage.isInstance(message) ? message : null;
+        },
+        read: (next, { first: isFirst }) => {
+          if (!isFirst) usage = next.usage_metadata && usage ? mergeUsageMetadata(usage, next.usage_metadata) : (usage ?? next.usage_metadata);
+          answer = next;
+          const calls = gateCalls(tools, answer);
+          if (isFirst && calls.every((g) => g.verdict.verdict === 'pass' && g.written.kind === 'call')) {
+            untouched = true;
+            return { blocked: 0, reask: null };
+          }
+          const split = splitCalls(calls, { accepted, sent: (g) => out.some((o) => sameCall(wire(o), wire(g))) });
+          if (!isFirst && calls.length === 0) content = mergeContent(content, answer.content);
+          out.push(...split.going);
+          blocked = split.blocked;
+          return {
+            blocked: blocked.length,
+            reask: () => {
+              const told = blocked.map((g) => {
+                const v = g.verdict as Extract<Verdict, { verdict: 'blocked' }>;
+                return new ToolMessage({
+                  tool_call_id: g.written.call.id ?? '',
+                  name: g.written.call.name ?? '',
+                  content: JSON.stringify(blockedToolResult(v)),
+                });
+              });
+              messages = [...messages, new AIMessage({ content: answer.content, tool_calls: blocked.map(toolCall) }), ...told];
+              return { ...request, messages };
+            },
+          };
+        },
+      });
+      if (untouched) return first;
+      // No retry (none left, or it failed): the calls still blocked go on as the model wrote them.
+      return new AIMessage({
+        id: first.id,
+        content,
+        tool_calls: [...out.map(toolCall), ...blocked.flatMap((g) => (g.written.kind === 'call' ? [g.written.call] : []))],
+        invalid_tool_calls: blocked.flatMap((g) => (g.written.kind === 'invalid' ? [g.written.call] : [])),
+        response_metadata: answer.response_metadata,
+        usage_metadata: usage,
+      });
     },
   });
 }

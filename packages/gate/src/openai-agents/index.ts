@@ -36,6 +36,7 @@ import type {
 import { blockedToolResult } from '../blocked-result.ts';
 import { HeldAnswer, sameCall, splitCalls } from '../held-answer.ts';
 import { compileTools } from '../index.ts';
+import { reaskLoop, reaskStream } from '../reask-loop.ts';
 import type { CompiledTools } from '../tools.ts';
 import type { JSONSchema, Verdict } from '../types.ts';
 import { type FoundCall, takeTextCalls, textCallFinder, withTextCalls } from './text-calls.ts';
@@ -146,27 +147,34 @@ export function reboundModel(model: Model, options: ReboundAgentsOptions = {}): 
     ...(model.getRetryAdvice ? { getRetryAdvice: model.getRetryAdvice.bind(model) } : {}),
     async getResponse(request: ModelRequest): Promise<ModelResponse> {
       const tools = toolsOf(request);
-      let response = await model.getResponse(request);
-      if (!tools) return response;
+      const first = await model.getResponse(request);
+      if (!tools) return first;
       const find = textCallFinder(tools, request);
       const out: AgentOutputItem[] = [];
-      for (let attempt = 0, asked = request; ; attempt++) {
-        const last = attempt >= retries || !canReaskIn(asked) || !canReask(response.output);
-        const gated = gateOutput(tools, takeTextCalls(find, response.output, { last }));
-        const { going, blocked } = settle(gated, out, attempt === 0);
-        out.push(...going);
-        // Without a retry: what went out, then the calls still blocked as the model gave them.
-        const standing = { ...response, output: [...out, ...blocked] };
-        if (blocked.length === 0 || last) return standing;
-        asked = reask(asked, gated);
-        const next = await Promise.resolve()
-          .then(() => model.getResponse(asked))
-          .catch(() => null);
-        if (!next) return standing;
-        // The turn's usage counts every request.
-        response.usage.add(next.usage);
-        response = { ...next, usage: response.usage };
-      }
+      let response = first;
+      let asked = request;
+      /** What goes out without a retry: what went out, then the calls still blocked as the model gave them. */
+      let standing = first;
+      // The one re-ask loop (rebound-gate/host): each answer gated here, a re-ask for its blocked calls.
+      await reaskLoop<ModelResponse, ModelRequest>({
+        retries,
+        first,
+        ask: (next) => model.getResponse(next),
+        read: (next, at) => {
+          // The turn's usage counts every request.
+          if (!at.first) {
+            response.usage.add(next.usage);
+            response = { ...next, usage: response.usage };
+          }
+          const last = at.last || !canReaskIn(asked) || !canReask(response.output);
+          const gated = gateOutput(tools, takeTextCalls(find, response.output, { last }));
+          const { going, blocked } = settle(gated, out, at.first);
+          out.push(...going);
+          standing = { ...response, output: [...out, ...blocked] };
+          return { blocked: blocked.length, reask: last ? null : () => (asked = reask(asked, gated)) };
+        },
+      });
+      return standing;
     },
     async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
       const tools = toolsOf(request);
@@ -179,55 +187,56 @@ export function reboundModel(model: Model, options: ReboundAgentsOptions = {}): 
       const out: DoneItem[] = [];
       /** The response_done that goes out if no retry follows. */
       let standing: StreamEventResponseCompleted | undefined;
-      for (let attempt = 0, asked = request; ; attempt++) {
-        // Known once the answer is complete: whether it may be re-asked.
-        let last = attempt >= retries || !canReaskIn(asked);
-        // The text as the gateway shows it (HeldAnswer): the first attempt's as it comes but from where it
-        // may be a call written into it, a re-ask's at its end and only if it answers without a call.
-        const held = new HeldAnswer<FoundCall>({
-          first: attempt === 0,
-          last,
-          extract: find !== null,
-          accepted: (f) => f.accepted,
-          sent: (f) => out.some((o) => isCall(o) && sameCall(o, f.item)),
-          textCalls: (text) => find?.(text, { last }) ?? null,
-        });
-        let done: StreamEventResponseCompleted | undefined;
-        try {
-          for await (const event of model.getStreamedResponse(asked)) {
-            if (event.type === 'output_text_delta') {
-              const shown = held.pushText(event.delta);
-              if (shown) yield { ...event, delta: shown };
-            } else if (event.type === 'response_done') done = event;
-            else if (attempt === 0 || event.type !== 'response_started') yield event;
+      let asked = request;
+      // The one re-ask loop (rebound-gate/host): each answer's stream read here, a re-ask for its blocked calls.
+      yield* reaskStream<AsyncIterable<StreamEvent>, ModelRequest, StreamEvent>({
+        retries,
+        first: model.getStreamedResponse(request),
+        ask: (next) => model.getStreamedResponse(next),
+        async *read(events, at) {
+          // Known once the answer is complete: whether it may be re-asked.
+          let last = at.last || !canReaskIn(asked);
+          // The text as the gateway shows it (HeldAnswer): the first attempt's as it comes but from where it
+          // may be a call written into it, a re-ask's at its end and only if it answers without a call.
+          const held = new HeldAnswer<FoundCall>({
+            first: at.first,
+            last,
+            extract: find !== null,
+            accepted: (f) => f.accepted,
+            sent: (f) => out.some((o) => isCall(o) && sameCall(o, f.item)),
+            textCalls: (text) => find?.(text, { last }) ?? null,
+          });
+          let done: StreamEventResponseCompleted | undefined;
+          try {
+            for await (const event of events) {
+              if (event.type === 'output_text_delta') {
+                const shown = held.pushText(event.delta);
+                if (shown) yield { ...event, delta: shown };
+              } else if (event.type === 'response_done') done = event;
+              else if (at.first || event.type !== 'response_started') yield event;
+            }
+          } catch (err) {
+            // The first answer broke: the SDK sees it break. A re-ask that broke: the answer as it stood.
+            if (!standing) throw err;
           }
-        } catch (err) {
-          // The first answer broke: the SDK sees it break. A re-ask that broke: the answer as it stood.
-          if (!standing) throw err;
-        }
-        if (!done) {
           // No final response: the SDK says so itself ("Model did not produce a final response!"), or the answer as it stood.
-          if (standing) yield standing;
-          return;
-        }
-        usage = usage ? addUsage(usage, done.response.usage) : done.response.usage;
-        last ||= !canReask(done.response.output);
-        let gated = gateOutput(tools, done.response.output);
-        for (const item of gated.output) {
-          if (item.type === 'function_call') held.take({ item, accepted: !gated.blocked.some((b) => b.callId === item.callId) });
-        }
-        const end = held.end();
-        if (end.show) yield { type: 'output_text_delta', delta: end.show };
-        if (end.found.length) gated = gateOutput(tools, withTextCalls(done.response.output, { calls: end.found, visibleText: end.visibleText }));
-        const { going, blocked } = settle(gated, out, attempt === 0);
-        out.push(...going);
-        standing = { ...done, response: { ...done.response, usage, output: [...out, ...blocked] } };
-        if (blocked.length === 0 || last) {
-          yield standing;
-          return;
-        }
-        asked = reask(asked, gated);
-      }
+          if (!done) return { blocked: 0, reask: null };
+          usage = usage ? addUsage(usage, done.response.usage) : done.response.usage;
+          last ||= !canReask(done.response.output);
+          let gated = gateOutput(tools, done.response.output);
+          for (const item of gated.output) {
+            if (item.type === 'function_call') held.take({ item, accepted: !gated.blocked.some((b) => b.callId === item.callId) });
+          }
+          const end = held.end();
+          if (end.show) yield { type: 'output_text_delta', delta: end.show };
+          if (end.found.length) gated = gateOutput(tools, withTextCalls(done.response.output, { calls: end.found, visibleText: end.visibleText }));
+          const { going, blocked } = settle(gated, out, at.first);
+          out.push(...going);
+          standing = { ...done, response: { ...done.response, usage, output: [...out, ...blocked] } };
+          return { blocked: blocked.length, reask: last ? null : () => (asked = reask(asked, gated)) };
+        },
+      });
+      if (standing) yield standing;
     },
   };
 }
