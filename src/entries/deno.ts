@@ -1,9 +1,12 @@
 // Deno glue for the Supabase Edge Function (supabase/functions/rebound/index.ts), also runnable with
 // plain `deno run` for tests. Supabase routes /functions/v1/<name>/… to the function as /<name>/…,
-// so the app is mounted under that prefix.
+// so the app is mounted under that prefix. Plain Deno on loopback without Supabase auth is local mode:
+// it keeps nothing (sessions in memory), so its local access token is made per process and printed in
+// the chat URL at start (src/http/auth/local-token.ts).
 import { Hono } from 'hono';
 import { isLoopbackHost } from '../http/auth/env.ts';
 import { createApp } from '../http/app.ts';
+import { randomSecret } from '../http/random-secret.ts';
 import { edgeDeps } from './edge.ts';
 
 // Typed here rather than through Deno's lib so that tsc (Node types) checks this file too.
@@ -23,16 +26,16 @@ export function serveFunction(basePath: `/${string}`): void {
   const env = Deno.env.toObject();
   // Present on Supabase (hosted and `supabase functions serve`): keeps the worker alive for the activity flush.
   const edgeRuntime = (globalThis as { EdgeRuntime?: EdgeRuntimeGlobal }).EdgeRuntime;
-  const app = createApp(
-    edgeDeps(env, {
-      name: edgeRuntime ? 'Supabase Edge Functions' : 'Deno',
-      // A Supabase function is always reachable from the internet; plain Deno knows its bind address.
-      local: !edgeRuntime && isLoopbackHost(env.HOST ?? '127.0.0.1'),
-      waitUntil: edgeRuntime ? (promise) => edgeRuntime.waitUntil(promise) : undefined,
-      // No timer outlives a request on Supabase: the next request that touches a waiting turn or its session expires it.
-      approvalExpiry: { kind: 'request' },
-    }),
-  );
+  const localToken = randomSecret();
+  const deps = edgeDeps(env, {
+    name: edgeRuntime ? 'Supabase Edge Functions' : 'Deno',
+    // A Supabase function is always reachable from the internet; plain Deno knows its bind address.
+    local: !edgeRuntime && isLoopbackHost(env.HOST ?? '127.0.0.1') && { token: () => localToken, where: 'printed at start, in the chat URL' },
+    waitUntil: edgeRuntime ? (promise) => edgeRuntime.waitUntil(promise) : undefined,
+    // No timer outlives a request on Supabase: the next request that touches a waiting turn or its session expires it.
+    approvalExpiry: { kind: 'request' },
+  });
+  const app = createApp(deps);
   const root = new Hono().route(basePath, app);
   // The edge runtime decides the listener itself; plain Deno listens where PORT/HOST say (loopback by default).
   const listen = edgeRuntime
@@ -40,7 +43,11 @@ export function serveFunction(basePath: `/${string}`): void {
     : {
         port: Number(env.PORT ?? 8000),
         hostname: env.HOST ?? '127.0.0.1',
-        onListen: (a: { hostname: string; port: number }) => console.log(`rebound (deno) listening on http://${a.hostname}:${a.port}${basePath}`),
+        onListen: (a: { hostname: string; port: number }) => {
+          console.log(`rebound (deno) listening on http://${a.hostname}:${a.port}${basePath}`);
+          // Local mode: the token rides in the chat URL, which the page keeps (the only place it is written).
+          if (deps.auth.local) console.log(`  chat: http://${a.hostname}:${a.port}${basePath}/?token=${localToken}`);
+        },
       };
   Deno.serve(listen, root.fetch);
 }

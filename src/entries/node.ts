@@ -1,13 +1,14 @@
 // `npm start`: the local server. The embedded PGlite database (same migrations as Supabase) under
-// DATA_DIR, the demo model unless OPENAI_API_KEY is set, no auth unless Supabase auth is
-// configured (allowed only on loopback).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// DATA_DIR, the demo model unless OPENAI_API_KEY is set, Supabase auth where it is configured, else
+// (on loopback only) the local access token kept in DATA_DIR/local-token and printed in the chat URL.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createApp } from '../http/app.ts';
 import { authFromEnv, isLoopbackHost } from '../http/auth/env.ts';
-import { randomSecret } from '../http/random-secret.ts';
+import { LOCAL_TOKEN_MIN_CHARS } from '../http/auth/local-token.ts';
+import { keptSecret } from './kept-secret.ts';
 import { openLocalDeps } from './local.ts';
 
 async function main() {
@@ -21,14 +22,20 @@ async function main() {
     }
     throw err;
   }
-  const auth = authFromEnv(process.env, { local: isLoopbackHost(config.host) });
+  const dataDir = process.env.DATA_DIR || '.data/pglite';
+  mkdirSync(dataDir, { recursive: true });
+  const tokenFile = join(dataDir, 'local-token');
+  const auth = authFromEnv(process.env, {
+    local: isLoopbackHost(config.host) && {
+      token: () => keptSecret(tokenFile, { minChars: LOCAL_TOKEN_MIN_CHARS }),
+      where: "kept in the file local-token of the server's data folder: DATA_DIR, default .data/pglite",
+    },
+  });
   // Off loopback without Supabase auth, GATEWAY_KEYS alone may guard the gateway (the rest answers 503).
   if (auth.mode === 'refuse' && config.gateway.keys.length === 0) {
     console.error(`Refusing to start on ${config.host} without authentication (or GATEWAY_KEYS for the gateway alone). ${auth.description}`);
     process.exit(1);
   }
-  const dataDir = process.env.DATA_DIR || '.data/pglite';
-  mkdirSync(dataDir, { recursive: true });
   if (!config.turnTokenSecret) config = { ...config, turnTokenSecret: localTurnSecret(dataDir) };
   const local = await openLocalDeps(config, { dataDir, auth: auth.auth });
   const { model } = local.deps;
@@ -50,7 +57,10 @@ async function main() {
     if (config.mcp.servers.length)
       console.log(`  MCP servers: ${config.mcp.servers.map((s) => `${s.name} (${new URL(s.url).origin})`).join(', ')}; GET /v1/tools lists their tools`);
     if (local.interrupted.length > 0) console.log(`  closed ${local.interrupted.length} turn(s) left running by an earlier process as interrupted`);
-    console.log(`  chat: http://${host}:${info.port}/   dashboard: http://${host}:${info.port}/dashboard`);
+    // The local token rides in the URLs, as Jupyter's does: the page keeps it and takes it out of the address bar.
+    const query = auth.localToken ? `?token=${auth.localToken}` : '';
+    if (auth.localToken) console.log(`  local access token: in ${tokenFile} (API clients send it as their bearer key)`);
+    console.log(`  chat: http://${host}:${info.port}/${query}   dashboard: http://${host}:${info.port}/dashboard${query}`);
   });
   const stop = () =>
     server.close(async () => {
@@ -67,25 +77,7 @@ async function main() {
  * interrupted turn gets its replay, ending in done{interrupted}, instead of a 403.
  */
 function localTurnSecret(dataDir: string): string {
-  const file = join(dataDir, 'rebound-turn-token-secret');
-  const read = () => {
-    try {
-      const kept = readFileSync(file, 'utf8').trim();
-      return kept.length >= 32 ? kept : null;
-    } catch {
-      return null;
-    }
-  };
-  const kept = read();
-  if (kept) return kept;
-  try {
-    writeFileSync(file, randomSecret(), { mode: 0o600, flag: 'wx' });
-  } catch {
-    /* another process made it first: read theirs */
-  }
-  const made = read();
-  if (!made) throw new Error(`could not keep a turn token secret in ${file}: set TURN_TOKEN_SECRET instead`);
-  return made;
+  return keptSecret(join(dataDir, 'rebound-turn-token-secret'), { minChars: 32, instead: 'set TURN_TOKEN_SECRET instead' });
 }
 
 await main();

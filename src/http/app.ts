@@ -2,7 +2,6 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppDeps } from './deps.ts';
-import { noAuth } from './deps.ts';
 import { ApiError, errorResponse, onApiError } from './errors.ts';
 import { cut, quote } from '../quote.ts';
 import { TurnTokens } from './turn-token.ts';
@@ -41,10 +40,11 @@ export function createApp(given: AppDeps): Hono {
   // A Durable Object's alarm expires them there: it calls this service.
   if (deps.approvalExpiry?.kind === 'alarm') deps.approvalExpiry.service(turns);
 
-  // Local mode (no auth): the network position is the only credential, so only loopback names (against
-  // DNS rebinding) and only POSTs from our own pages or CORS_ORIGINS (against CSRF). With auth, both are
+  // Local mode (no Supabase auth): its credential is the local token (auth/local-token.ts), and besides
+  // it only loopback names (against DNS rebinding) and only POSTs from our own pages or CORS_ORIGINS
+  // (against CSRF), as when the network position was the only credential. With Supabase auth both are
   // moot: deployments have their own hostnames, and a bearer token is never attached by the browser.
-  if (deps.auth === noAuth) {
+  if (deps.auth.local) {
     app.use('*', hostGuard({ allowedHosts: deps.config.allowedHosts }), originGuard({ allowedOrigins: deps.config.corsOrigins }));
   }
   if (deps.config.corsOrigins.length > 0) {

@@ -22,10 +22,18 @@ export interface Principal {
 /** Verifies the caller of a POST route. Throws `AuthError` (src/auth-error.ts) for a missing or bad credential. */
 export interface Authenticator {
   authenticate(request: Request): Promise<Principal>;
+  /**
+   * Local mode: one anonymous local user (null user id), no Supabase auth. createApp then also keeps
+   * the Host and Origin guards (src/http/middleware/).
+   */
+  readonly local?: boolean;
 }
 
-/** Local mode: everybody is the same anonymous local user. Only for servers bound to loopback. */
-export const noAuth: Authenticator = { authenticate: async () => ({ userId: null }) };
+/**
+ * Everybody is the same anonymous local user, with no credential: for tests that drive the app in
+ * process, never an entry's choice (local mode takes the local token, src/http/auth/local-token.ts).
+ */
+export const noAuth: Authenticator = { local: true, authenticate: async () => ({ userId: null }) };
 
 export interface AppDeps {
   config: Config;

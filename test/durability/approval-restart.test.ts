@@ -46,7 +46,7 @@ async function start(dataDir: string, vars: Record<string, string> = {}) {
 async function pausedTurn(server: RuntimeServer): Promise<{ turnId: string; streamUrl: string; asked: SseEvent }> {
   const created = await fetch(`${server.baseUrl}/v1/turns`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...server.localAuth },
     body: JSON.stringify({ message: 'write the plan' }),
   });
   expect(created.status).toBe(201);
@@ -66,7 +66,7 @@ describe('approval across a restart', () => {
     server = await start(dataDir);
     const decided = await fetch(`${server.baseUrl}/v1/turns/${turnId}/approvals/${asked.data.approvalId}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...server.localAuth },
       body: JSON.stringify({ approved: true }),
     });
     expect(decided.status).toBe(202);
@@ -137,7 +137,7 @@ describe('approval across a restart', () => {
     expect(model.requests.length - before).toBe(1);
     const late = await fetch(`${server.baseUrl}/v1/turns/${turnId}/approvals/${asked.data.approvalId}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...server.localAuth },
       body: JSON.stringify({ approved: true }),
     });
     expect(late.status).toBe(409);

@@ -42,6 +42,8 @@ const VARS = {
 let model: ScriptedServer;
 let dataDir: string;
 const servers: RuntimeServer[] = [];
+/** The local token's header: every server here runs in local mode on one data folder, so one token throughout. */
+let auth: Record<string, string> = {};
 
 beforeAll(async () => {
   model = await startScriptedOpenAI(script);
@@ -57,12 +59,13 @@ afterAll(async () => {
 async function start() {
   const server = await startNode({ ...VARS, OPENAI_BASE_URL: model.url }, { dataDir: join(dataDir, 'pglite') });
   servers.push(server);
+  auth = server.localAuth;
   return server;
 }
 
 /** POSTs /v1/chat and reads the stream only until `until` is seen; the response is left open. */
 async function chatUntil(baseUrl: string, body: unknown, until: (e: SseEvent) => boolean): Promise<SseEvent[]> {
-  const res = await fetch(`${baseUrl}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${baseUrl}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
   expect(res.status).toBe(200);
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   const events: SseEvent[] = [];
@@ -90,12 +93,12 @@ const range = () => {
   return `from=${new Date(now - 3_600_000).toISOString()}&to=${new Date(now + 3_600_000).toISOString()}&bucket=hour`;
 };
 async function dashboard(baseUrl: string): Promise<{ totals: Record<string, number>; categories: Array<{ category: string; count: number }> }> {
-  const res = await fetch(`${baseUrl}/v1/dashboard?${range()}`);
+  const res = await fetch(`${baseUrl}/v1/dashboard?${range()}`, { headers: auth });
   expect(res.status).toBe(200);
   return (await res.json()) as never;
 }
 async function history(baseUrl: string, sessionId: string): Promise<Array<{ role: string; content: string | null; tool_calls?: unknown[] }>> {
-  const res = await fetch(`${baseUrl}/v1/sessions/${sessionId}/messages`);
+  const res = await fetch(`${baseUrl}/v1/sessions/${sessionId}/messages`, { headers: auth });
   expect(res.status).toBe(200);
   return ((await res.json()) as { messages: never }).messages;
 }

@@ -66,7 +66,7 @@ describe('resume after a crash', () => {
     let server = await start();
     const created = await fetch(`${server.baseUrl}/v1/turns`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...server.localAuth },
       body: JSON.stringify({ message: 'think about it' }),
     });
     expect(created.status).toBe(201);

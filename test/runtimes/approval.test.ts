@@ -84,7 +84,7 @@ async function start(name: RuntimeName, vars: Record<string, string> = {}): Prom
 
 const headers = (server: RuntimeServer): Record<string, string> => ({
   'content-type': 'application/json',
-  ...(server.name === 'node' ? {} : { authorization: `Bearer ${token}` }),
+  ...(server.name === 'node' ? server.localAuth : { authorization: `Bearer ${token}` }),
 });
 /** A path the app returned (a streamUrl, relative to where the app is mounted: /rebound on Deno) on the server's origin. */
 const at = (server: RuntimeServer, path: string) => new URL(server.baseUrl).origin + path;

@@ -2,7 +2,7 @@
 // serving the Supabase entry, and Node. A runtime that cannot start throws with its log: the suite
 // must fail loudly, never skip.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../support/ports.ts';
@@ -23,7 +23,16 @@ export interface RuntimeServer {
   pgid?: number;
   /** kill -9 of the whole process group: a crash (a restart test starts another server on the same storage). */
   kill(): Promise<void>;
+  /**
+   * What a client of this server sends to be let in where it runs in local mode (no Supabase auth):
+   * its local access token as the bearer (issue 35), read where its user finds it: Node's
+   * DATA_DIR/local-token, the chat URL plain Deno prints. Empty otherwise (auth configured; wrangler dev).
+   */
+  localAuth: Record<string, string>;
 }
+
+/** The Authorization header of a local token, or nothing. */
+const bearerOf = (token: string | undefined): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
 
 interface Spawned {
   child: ChildProcess;
@@ -170,6 +179,7 @@ export async function startWorkerd(vars: Record<string, string>, options: Worker
       await spawned.kill();
       rmSync(dir, { recursive: true, force: true });
     },
+    localAuth: {},
   };
 }
 
@@ -195,7 +205,9 @@ export async function startDeno(vars: Record<string, string>): Promise<RuntimeSe
   );
   const baseUrl = `http://127.0.0.1:${port}/rebound`;
   await waitHealthy('deno', baseUrl, spawned, 120_000);
-  return { name: 'deno', baseUrl, log: spawned.log, stop: spawned.stop, kill: spawned.kill };
+  // Local mode prints its chat URL with the token, before it serves.
+  const token = /\/\?token=([0-9a-f]+)/.exec(spawned.log())?.[1];
+  return { name: 'deno', baseUrl, log: spawned.log, stop: spawned.stop, kill: spawned.kill, localAuth: bearerOf(token) };
 }
 
 export interface NodeOptions {
@@ -207,12 +219,13 @@ export async function startNode(vars: Record<string, string>, options: NodeOptio
   const port = await freePort();
   // A fresh embedded database per run, never the developer's .data/.
   const dir = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'rebound-node-'));
+  const dataDir = options.dataDir ?? join(dir!, 'pglite');
   const spawned = spawnLogged(bin('tsx'), ['--conditions=rebound-source', join(root, 'src', 'entries', 'node.ts')], {
     ...baseEnv(),
     ...vars,
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATA_DIR: options.dataDir ?? join(dir!, 'pglite'),
+    DATA_DIR: dataDir,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
@@ -220,7 +233,10 @@ export async function startNode(vars: Record<string, string>, options: NodeOptio
     if (dir) rmSync(dir, { recursive: true, force: true });
   };
   await waitHealthy('node', baseUrl, { ...spawned, stop }, 120_000); // tsx compiles the app on start: past 60 s when the 2 cores are shared (seen in a full run)
-  return { name: 'node', baseUrl, log: spawned.log, stop, kill: spawned.kill };
+  // Local mode keeps its token in the data folder (made there at first start); with auth configured there is none.
+  const tokenFile = join(dataDir, 'local-token');
+  const token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined;
+  return { name: 'node', baseUrl, log: spawned.log, stop, kill: spawned.kill, localAuth: bearerOf(token) };
 }
 
 export const starters: Record<RuntimeName, (vars: Record<string, string>) => Promise<RuntimeServer>> = {

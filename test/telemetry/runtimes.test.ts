@@ -65,7 +65,11 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
     const message = `TRACE ${name} please`;
     const transcript = await readSse(
       `${server.baseUrl}/v1/chat`,
-      { method: 'POST', headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${callerSpan}-01` }, body: JSON.stringify({ message }) },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...server.localAuth, traceparent: `00-${traceId}-${callerSpan}-01` },
+        body: JSON.stringify({ message }),
+      },
       { timeoutMs: 30_000 },
     );
     expect(transcript.events.at(-1)?.event, server.log()).toBe('done');
@@ -108,7 +112,7 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
     const callerSpan = hex(16, RUNTIMES.indexOf(name) * 5 + 4);
     const stream = await openStream(`${server.baseUrl}/v1/chat`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${callerSpan}-01` },
+      headers: { 'content-type': 'application/json', ...server.localAuth, traceparent: `00-${traceId}-${callerSpan}-01` },
       body: JSON.stringify({ message: `WAIT ${name}` }),
     });
     const asked = await stream.until((e) => e.event === 'approval_required', 30_000);
@@ -118,7 +122,7 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
     expect(paused).toMatchObject({ parentSpanId: callerSpan, attributes: { 'rebound.turn.reason': 'awaiting_approval', 'rebound.turn.awaiting_approval': 1 } });
     const decided = await fetch(`${server.baseUrl}/v1/turns/${turnId}/approvals/${asked.data.approvalId}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...server.localAuth },
       body: JSON.stringify({ approved: false, reason: 'no' }),
     });
     expect(decided.status, server.log()).toBe(202);

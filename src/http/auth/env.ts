@@ -1,12 +1,14 @@
 // Which authenticator a runtime gets, from its env. The rule: verify Supabase JWTs whenever any
-// Supabase auth setting is present; run open only where the runtime can vouch that nobody but the
-// local machine can reach it; otherwise refuse every authenticated route with a 503 that names the
-// missing settings — an edge deployment that forgot its secrets must not serve the open internet.
+// Supabase auth setting is present; where the entry is local (a loopback bind address), take its local
+// access token (local-token.ts), never nothing: a proxy on the machine makes every stranger loopback;
+// otherwise refuse every authenticated route with a 503 that names the missing settings — an edge
+// deployment that forgot its secrets must not serve the open internet.
 import type { JSONWebKeySet } from 'jose';
 import { ConfigError } from '../../config.ts';
 import { noAuth, type Authenticator } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { createJwtAuthenticator } from './jwt.ts';
+import { localTokenAuth, type LocalAccess } from './local-token.ts';
 
 export type AuthMode = 'jwt' | 'local' | 'refuse';
 
@@ -15,14 +17,17 @@ export interface AuthChoice {
   mode: AuthMode;
   /** One line for the startup log: what is verified, or why nothing is. */
   description: string;
+  /** Local mode's token, for the start banner's chat URL (mode 'local' only). */
+  localToken?: string;
 }
 
 export interface AuthEnvOptions {
   /**
-   * Whether the caller is known to be local. A boolean for servers that know their bind address
-   * (the Node entry), a per-request test for runtimes that do not (wrangler dev).
+   * Whether the caller is known to be local. For servers that know their bind address (Node, plain
+   * Deno): false off loopback, or on loopback the local token's source; a per-request test for
+   * runtimes that do not (wrangler dev).
    */
-  local: boolean | ((request: Request) => boolean);
+  local: false | LocalAccess | ((request: Request) => boolean);
   /** Overrides for tests (JWKS refetch cooldown). */
   jwksCooldownMs?: number;
 }
@@ -64,8 +69,14 @@ export function authFromEnv(env: Record<string, string | undefined>, options: Au
   }
 
   const { local } = options;
-  if (local === true) {
-    return { auth: noAuth, mode: 'local', description: 'auth: NONE — no Supabase auth configured; allowed only because the server is bound to loopback' };
+  if (typeof local === 'object') {
+    const localToken = local.token();
+    return {
+      auth: localTokenAuth(localToken, local.where),
+      mode: 'local',
+      description: `auth: local access token (no Supabase auth configured, bound to loopback): every /v1 route takes it as the bearer; it is ${local.where}`,
+      localToken,
+    };
   }
   const refuse: Authenticator = {
     async authenticate() {

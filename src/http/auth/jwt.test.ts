@@ -217,8 +217,16 @@ describe('createJwtAuthenticator', () => {
 });
 
 describe('authFromEnv', () => {
+  /** A loopback server's local access, whose token must not even be made when JWT auth is configured. */
+  const unusedLocal = {
+    token: (): string => {
+      throw new Error('the local token was asked for although JWT auth is configured');
+    },
+    where: 'nowhere',
+  };
+
   it('uses JWT auth derived from SUPABASE_URL (JWKS + issuer)', async () => {
-    const choice = authFromEnv({ SUPABASE_URL: `${baseUrl}/` }, { local: true });
+    const choice = authFromEnv({ SUPABASE_URL: `${baseUrl}/` }, { local: unusedLocal });
     expect(choice.mode).toBe('jwt');
     expect(choice.description).toContain(`${baseUrl}/auth/v1/.well-known/jwks.json`);
     await expect(choice.auth.authenticate(req(await token(es)))).resolves.toEqual(USER_123);
@@ -251,7 +259,7 @@ describe('authFromEnv', () => {
   });
 
   it('uses the HS256 secret when only SUPABASE_JWT_SECRET is set, even on a local server', async () => {
-    const choice = authFromEnv({ SUPABASE_JWT_SECRET: SECRET }, { local: true });
+    const choice = authFromEnv({ SUPABASE_JWT_SECRET: SECRET }, { local: unusedLocal });
     expect(choice.mode).toBe('jwt');
     await expect(choice.auth.authenticate(req(await token('hs256')))).resolves.toEqual(USER_123);
     await expect(choice.auth.authenticate(req())).rejects.toBeInstanceOf(AuthError);
@@ -269,10 +277,15 @@ describe('authFromEnv', () => {
     expect(wrongIss.message).toMatch(/issuer/);
   });
 
-  it('runs open only on a local server', async () => {
-    const choice = authFromEnv({ SUPABASE_JWT_SECRET: '' }, { local: true });
+  it('takes the local token on a local server without auth settings, never nothing (issue 35)', async () => {
+    const token = 'a-local-token-of-at-least-32-characters';
+    const choice = authFromEnv({ SUPABASE_JWT_SECRET: '' }, { local: { token: () => token, where: 'in the test' } });
     expect(choice.mode).toBe('local');
-    await expect(choice.auth.authenticate(req())).resolves.toEqual({ userId: null });
+    expect(choice.localToken).toBe(token);
+    await expect(choice.auth.authenticate(req(token))).resolves.toEqual({ userId: null });
+    const missing = await rejection(choice.auth.authenticate(req()));
+    expect(missing).toBeInstanceOf(AuthError);
+    expect(missing.message).toMatch(/local access token/);
   });
 
   it('refuses with a 503 config error on a non-local server without auth settings', async () => {

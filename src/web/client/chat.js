@@ -29,6 +29,22 @@ const TOKEN_KEY = 'rebound.token';
 // After Stop, how long to wait for done{aborted} on the stream before closing it anyway.
 const STOP_FALLBACK_MS = 5000;
 
+adoptUrlToken();
+
+/**
+ * Local mode's chat URL carries the server's local access token (`/?token=…`, printed at start, as
+ * Jupyter's does): keep it where authHeaders reads it, for this visit and the next, and take it out of
+ * the address bar, the history entry and anything copied from there.
+ */
+function adoptUrlToken() {
+  const url = new URL(location.href);
+  const token = url.searchParams.get('token');
+  if (!token) return;
+  localStorage.setItem(TOKEN_KEY, token);
+  url.searchParams.delete('token');
+  history.replaceState(history.state, '', url.pathname + url.search + url.hash);
+}
+
 /** @type {Turn | null} */
 let current = null;
 
