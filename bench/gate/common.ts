@@ -50,6 +50,8 @@ export interface DestructiveGuesses {
 export interface CorpusReport extends Figures {
   corpus: string;
   baselines: Record<string, Figures>;
+  /** Lines a corpus module prints under its table (figures that fit no column). */
+  lines?: string[];
 }
 
 export interface CorpusModule {
@@ -135,6 +137,7 @@ export function printReport(report: CorpusReport): void {
     ['scorer', ...keys, 'p50 µs', 'p99 µs'],
     scorers.map(([name, f]) => [name, ...keys.map((k) => pct(f[k])), num(f.p50us), num(f.p99us)]),
   );
+  for (const line of report.lines ?? []) console.log(line);
   if (typeof report.judgedRepairs === 'number') {
     console.log(`repairPrecision judged ${report.judgedRepairs} repairs (possible_answer calls whose untouched arguments match a gold entry)`);
     if (Array.isArray(report.judgedWrong)) console.log(`judged wrong (${report.judgedWrong.length}): ${report.judgedWrong.join(' ') || '—'}`);

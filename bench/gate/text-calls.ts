@@ -10,6 +10,7 @@ type Call = { name: string; arguments: Record<string, unknown> };
 
 /** A case of the text-calls corpus (../shared/bench/README.md § 2), as far as the scoring reads it. */
 interface Case {
+  id?: string;
   tools: ToolSpec[];
   text: string;
   expect: { calls: GoldCall[] };
@@ -68,13 +69,49 @@ function score(cases: Case[], results: Call[][], us: number[]): Figures {
   };
 }
 
-export async function run(raw: unknown[], _opts: { corpusPath: string }): Promise<CorpusReport> {
+/** A `"name": "<tool>"` (or tool / function) in the text naming a tool of the toolset: what a nudge would be about. */
+function namesATool(c: Case): boolean {
+  const names = new Set(c.tools.map((t) => t.name));
+  for (const m of c.text.matchAll(/"(?:name|tool|tool_name|function)"\s*:\s*"([^"\\]{1,128})"/g)) if (names.has(m[1]!)) return true;
+  return false;
+}
+
+/** Issue 29's figures: what is left as text, what would be changed, where a nudge would fire. */
+function leftAsText(cases: Case[], verbose: boolean): { figures: Record<string, unknown>; lines: string[] } {
+  const left: string[] = [];
+  let changed = 0;
+  let nudgePositives = 0;
+  let nudgeNegatives = 0;
+  let negatives = 0;
+  for (const c of cases) {
+    const r = extractTextCalls(c.text, c.tools);
+    const positive = c.expect.calls.length > 0;
+    if (!positive) negatives++;
+    if (r.calls.length > 0) continue;
+    if (positive) left.push(c.id ?? '?');
+    else if (r.visibleText !== c.text) changed++;
+    if (namesATool(c)) positive ? nudgePositives++ : nudgeNegatives++;
+  }
+  const lines = [
+    `positives left as text: ${left.length}${verbose && left.length > 0 ? ` (${left.join(' ')})` : ''}; negatives whose text came back changed: ${changed}`,
+    `a nudge would fire on ${nudgePositives} positives left as text and on ${nudgeNegatives} of ${negatives} negatives`,
+  ];
+  return {
+    figures: { positivesLeftAsText: left.length, negativesTextChanged: changed, nudgeOnPositives: nudgePositives, nudgeOnNegatives: nudgeNegatives },
+    lines,
+  };
+}
+
+export async function run(raw: unknown[], opts: { corpusPath: string; verbose?: boolean }): Promise<CorpusReport> {
   const cases = raw as Case[];
   const gate = timeEach(cases, (c) => extractTextCalls(c.text, c.tools).calls);
   const naive = timeEach(cases, (c) => naiveExtract(c.text));
+  const issue29 = leftAsText(cases, opts.verbose === true);
   return {
     corpus: 'text-calls',
     ...score(cases, gate.results, gate.us),
+    ...issue29.figures,
+    lines: issue29.lines,
     baselines: { naive: score(cases, naive.results, naive.us) },
   };
 }
