@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MAX_TEXT_CALL_CHARS } from './limits.ts';
 import { TextHold } from './text-hold.ts';
 
 // The rule, written as the two patterns it is defined by (see text-hold.ts), applied to the whole text
@@ -120,5 +121,22 @@ describe('TextHold', () => {
     for (let i = 0; i < 10_000; i++) shown += hold.push('\n \t');
     expect(shown).toBe('Intro.');
     expect(hold.push('Next.')).toBe(`${'\n \t'.repeat(10_000)}Next.`);
+  });
+
+  it('holds nothing past MAX_TEXT_CALL_CHARS, which is never searched for calls (issue 29)', () => {
+    const hold = new TextHold();
+    let shown = hold.push('Here it is:\n```\n');
+    const chunk = 'x'.repeat(64 * 1024);
+    let held = 0;
+    while (hold.full.length < MAX_TEXT_CALL_CHARS + 3 * chunk.length) {
+      shown += hold.push(chunk);
+      held = Math.max(held, hold.full.length - shown.length);
+    }
+    // Held up to the bound (a call may still be taken out below it), then released with the delta that crosses it.
+    expect(held).toBeLessThanOrEqual(MAX_TEXT_CALL_CHARS);
+    expect(held).toBeGreaterThan(MAX_TEXT_CALL_CHARS - 2 * chunk.length);
+    expect(shown).toBe(hold.full);
+    expect(hold.push('{"name": "x"}')).toBe('{"name": "x"}');
+    expect(hold.release()).toBe('');
   });
 });

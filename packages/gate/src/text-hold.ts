@@ -10,6 +10,10 @@
 // came before, so a long reply (or a long run of blank lines) costs time linear in its length. What is
 // shown does not depend on how the text was cut into deltas: after every delta it is the longest
 // prefix of the text so far in which neither a trigger nor a possible trigger starts.
+// A text longer than MAX_TEXT_CALL_CHARS is never searched for calls (text-calls.ts), so nothing is
+// held past that bound: the delta that crosses it releases what was held, and the rest passes as it
+// comes (issue 29: a ``` opener had held 24 MB until the answer ended).
+import { MAX_TEXT_CALL_CHARS } from './limits.ts';
 
 const FIXED_TRIGGERS = ['```', '<tool_call', '<|', '{"'];
 /** Characters of the text before a delta that a fixed trigger or a held tag can still start in. */
@@ -29,6 +33,8 @@ export class TextHold {
   /** The text from `emitted` to the end, while not holding. */
   private pending = '';
   private holding = false;
+  /** Past MAX_TEXT_CALL_CHARS: no call will be taken out of this text, everything passes. */
+  private unbounded = false;
   /** The last CARRY characters of the text. */
   private carry = '';
   // State of the text so far, as the patterns above need it (indexes into the whole text):
@@ -50,6 +56,19 @@ export class TextHold {
     this.joined = undefined;
     const base = this.length;
     this.length += delta.length;
+    if (this.unbounded) {
+      this.emitted = this.length;
+      return delta;
+    }
+    if (this.length > MAX_TEXT_CALL_CHARS) {
+      // Never searched: what was held goes out now, with this delta.
+      const out = this.full.slice(this.emitted);
+      this.unbounded = true;
+      this.holding = false;
+      this.pending = '';
+      this.emitted = this.length;
+      return out;
+    }
     if (this.holding) return '';
 
     // The earliest fixed trigger that ends in this delta (it may start in the carried characters).
