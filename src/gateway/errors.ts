@@ -28,6 +28,8 @@ export class GatewayError extends Error {
     readonly code: string,
     message: string,
     readonly param: string | null = null,
+    /** Headers of the refusal, such as a 429's Retry-After. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'GatewayError';

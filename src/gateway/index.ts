@@ -23,6 +23,7 @@ import { callUpstream } from './upstream.ts';
 export { ChatCompletionsBody, GATEWAY_COUNTS, toGatewayRequest, type GatewayRequest } from './request.ts';
 export { GatewayError, openAIError, type OpenAIErrorBody } from './errors.ts';
 export { listModels } from './models.ts';
+export { gatewayLimits, type GatewayLimits } from './limits.ts';
 export type { GatewayResponse } from './gateway-response.ts';
 export type { Settled } from './stream.ts';
 
@@ -36,6 +37,8 @@ export interface GatewayDeps {
   userId: string | null;
   /** The client's request: its abort stops the upstream request. */
   signal: AbortSignal;
+  /** Each upstream attempt's usage as the upstream reported it, once its answer is read: what the limits count (limits.ts). */
+  onUsage?: (usage: unknown) => void;
   /** Once the answer is complete (or the client left): the place to flush the activity writer. */
   onSettled?: (result: Settled) => void;
   log?: (line: string) => void;
@@ -105,6 +108,7 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
     retries: deps.retries,
     record: (calls: GatedCall[], attempt: number, said: AttemptSaid) => {
       recordAttempt(deps.activity, ctx, { attempt, calls, ...said, ms: performance.now() - (askedAt.get(attempt) ?? performance.now()) });
+      deps.onUsage?.(said.usage);
       if (!trace) return;
       for (const call of calls) trace.gated(call.proposed, call.verdict, attempt);
       attempts.get(attempt)?.end({});

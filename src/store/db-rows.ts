@@ -3,7 +3,7 @@
 // goes in through encodeText and comes out through decodeText (text-codec.ts: NUL and lone surrogates).
 import { decodeDeep, decodeText, encodeDeep } from './text-codec.ts';
 import type { ChatMessage } from '../vocabulary.ts';
-import type { ApprovalRecord, Memory, NewApproval, PausedTurn, TurnRecord } from './types.ts';
+import type { ApprovalRecord, Memory, MeterReading, NewApproval, PausedTurn, TurnRecord } from './types.ts';
 import type { TurnEventRow } from './turn-events.ts';
 
 export const iso = (v: string | Date): string => (v instanceof Date ? v : new Date(v)).toISOString();
@@ -159,3 +159,15 @@ export const toResumed = (r: ResumedDbRow): { turn: TurnRecord; paused: PausedTu
   turn: toTurn(r),
   paused: { state: decodeDeep(typeof r.paused_state === 'string' ? JSON.parse(r.paused_state) : r.paused_state), lastSeq: r.paused_seq ?? 0 },
 });
+
+/** A row of agent_gateway_meter (bigint amount: a number from PGlite and PostgREST's JSON, a string from other drivers). */
+export interface MeterDbRow {
+  allowed: boolean;
+  amount: number | string;
+  retry_after_s: number;
+}
+
+export function toMeterReading(row: MeterDbRow | undefined, what: string): MeterReading {
+  if (!row) throw new Error(`${what}: no row returned`);
+  return { allowed: row.allowed, amount: Number(row.amount), retryAfterS: row.retry_after_s };
+}

@@ -7,6 +7,9 @@ import {
   type PausedTurn,
   type Memory,
   type MemoryStore,
+  type MeterKind,
+  type MeterReading,
+  type MeterStore,
   type Scope,
   type SessionRecord,
   type SessionStore,
@@ -346,6 +349,28 @@ class MemoryMemories implements MemoryStore {
   }
 }
 
+/** agent_gateway_meter's counters on this process's clock: one window per subject and kind, the past ones dropped. */
+class MemoryMeters implements MeterStore {
+  private windows = new Map<string, { start: number; amount: number }>();
+
+  async add({ subject, kind, add, limit }: { subject: string; kind: MeterKind; add: number; limit: number | null }): Promise<MeterReading> {
+    const now = Date.now();
+    const length = kind === 'requests' ? 60_000 : 86_400_000;
+    // UTC windows: the epoch is a UTC midnight, so a multiple of the length is a minute's or a day's start.
+    const start = now - (now % length);
+    const retryAfterS = Math.max(1, Math.ceil((start + length - now) / 1000));
+    const key = `${kind}\n${subject}`;
+    const current = this.windows.get(key);
+    if (!current || current.start < start) {
+      this.windows.set(key, { start, amount: add });
+      return { allowed: true, amount: add, retryAfterS };
+    }
+    if (limit !== null && current.amount >= limit) return { allowed: false, amount: current.amount, retryAfterS };
+    current.amount += add;
+    return { allowed: true, amount: current.amount, retryAfterS };
+  }
+}
+
 /** Workspaces are keyed by user and session; `seed` pre-fills every new workspace (the demo project). */
 export function createMemoryStorage(seed: Record<string, string> = {}): Storage {
   const workspaces = new Map<string, Map<string, WorkspaceFile>>();
@@ -358,6 +383,7 @@ export function createMemoryStorage(seed: Record<string, string> = {}): Storage 
     sessions,
     approvals: new MemoryApprovals(sessions),
     turnEvents,
+    meters: new MemoryMeters(),
     workspace(scope) {
       let files = workspaces.get(key(scope));
       if (!files) {

@@ -11,6 +11,9 @@ import {
   type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
+  type MeterKind,
+  type MeterReading,
+  type MeterStore,
   type Scope,
   type SessionRecord,
   type SessionStore,
@@ -35,6 +38,8 @@ import {
   toTurnEventRow,
   turnEventDbRow,
   type MemoryDbRow,
+  type MeterDbRow,
+  toMeterReading,
   type MessageRow,
   type TurnDbRow,
   type TurnEventDbRow,
@@ -347,11 +352,22 @@ class PgliteMemories implements MemoryStore {
   }
 }
 
+/** The gateway's limits through agent_gateway_meter (migration 20261127000300), shared with the Supabase store. */
+class PgliteMeters implements MeterStore {
+  constructor(private db: Queryable) {}
+
+  async add({ subject, kind, add, limit }: { subject: string; kind: MeterKind; add: number; limit: number | null }): Promise<MeterReading> {
+    const { rows } = await this.db.query<MeterDbRow>('select * from public.agent_gateway_meter($1, $2, $3, $4)', [encodeText(subject), kind, add, limit]);
+    return toMeterReading(rows[0], 'agent_gateway_meter');
+  }
+}
+
 export function createPgliteStorage(db: PgliteLike, options: PgliteStorageOptions = {}): Storage {
   return {
     sessions: new PgliteSessions(db, options.seed ?? {}),
     approvals: new PgliteApprovals(db),
     turnEvents: new PgliteTurnEvents(db),
+    meters: new PgliteMeters(db),
     workspace: (scope) => new PgliteWorkspace(db, scope),
     memory: (scope) => new PgliteMemories(db, scope),
   };

@@ -17,6 +17,8 @@ import {
   toTurnEventRow,
   turnEventDbRow,
   type MemoryDbRow,
+  type MeterDbRow,
+  toMeterReading,
   type MessageRow,
   type TurnDbRow,
   type TurnEventDbRow,
@@ -32,6 +34,9 @@ import {
   type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
+  type MeterKind,
+  type MeterReading,
+  type MeterStore,
   type Scope,
   type SessionRecord,
   type SessionStore,
@@ -424,12 +429,26 @@ class SupabaseMemories implements MemoryStore {
   }
 }
 
+/** The gateway's limits through agent_gateway_meter (migration 20261127000300), shared with the PGlite store. */
+class SupabaseMeters implements MeterStore {
+  constructor(private db: DataClient) {}
+
+  async add({ subject, kind, add, limit }: { subject: string; kind: MeterKind; add: number; limit: number | null }): Promise<MeterReading> {
+    const rows = rowsOf(
+      await this.db.rpc('agent_gateway_meter', { p_subject: encodeText(subject), p_kind: kind, p_add: add, p_limit: limit }),
+      'agent_gateway_meter',
+    ) as MeterDbRow[];
+    return toMeterReading(rows[0], 'agent_gateway_meter');
+  }
+}
+
 /** `client` must hold the service-role key (createServerClient in src/activity/sinks/supabase.ts). */
 export function createSupabaseStorage(client: DataClient, options: SupabaseStorageOptions = {}): Storage {
   return {
     sessions: new SupabaseSessions(client, options.seed ?? {}),
     approvals: new SupabaseApprovals(client),
     turnEvents: new SupabaseTurnEvents(client),
+    meters: new SupabaseMeters(client),
     workspace: (scope) => new SupabaseWorkspace(client, scope),
     memory: (scope) => new SupabaseMemories(client, scope),
   };

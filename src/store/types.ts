@@ -192,6 +192,31 @@ export interface ApprovalStore {
   stranded(options?: { limit?: number }): Promise<string[]>;
 }
 
+/** What the gateway's limits count (src/gateway/limits.ts): requests in a UTC minute, tokens in a UTC day. */
+export type MeterKind = 'requests' | 'tokens';
+
+export interface MeterReading {
+  /** Whether the amount was added (the count was under the limit, or there is none). */
+  allowed: boolean;
+  /** The count in the current window: after adding, or as it stands when refused. */
+  amount: number;
+  /** Seconds until the current window ends, at least 1: what a refusal's Retry-After says. */
+  retryAfterS: number;
+}
+
+/**
+ * Counters of the gateway's limits, per caller (subject), in fixed windows of the store's clock: a UTC
+ * minute for requests, a UTC day for tokens. One conditional statement (SQL function
+ * agent_gateway_meter, migration 20261127000300), so the limits hold across isolates.
+ */
+export interface MeterStore {
+  /**
+   * Adds `add` to the subject's count of `kind` in the current window, only while that count is under
+   * `limit` (null: always). Of N racing calls with room for M, exactly M are allowed.
+   */
+  add(input: { subject: string; kind: MeterKind; add: number; limit: number | null }): Promise<MeterReading>;
+}
+
 /** Everything persistent, opened for one scope. */
 export interface Storage {
   sessions: SessionStore;
@@ -199,6 +224,8 @@ export interface Storage {
   approvals: ApprovalStore;
   /** Each turn's event log (src/store/turn-events.ts), for readers on other instances. */
   turnEvents: TurnEventStore;
+  /** The gateway's limits (GATEWAY_RPM, GATEWAY_TOKENS_PER_DAY). */
+  meters: MeterStore;
   workspace(scope: Scope): WorkspaceStore;
   memory(scope: Scope): MemoryStore;
 }

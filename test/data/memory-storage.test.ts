@@ -2,7 +2,16 @@
 // reference the SQL stores are held to, so it has to pass it too.
 import { describe, it } from 'vitest';
 import { createMemoryStorage } from '../../src/store/memory.ts';
-import { checkApprovals, checkLosslessText, checkRequestStop, checkSeed, checkStorageContract, checkTurnEvents, SEED } from './storage-contract.ts';
+import {
+  checkApprovals,
+  checkLosslessText,
+  checkMeters,
+  checkRequestStop,
+  checkSeed,
+  checkStorageContract,
+  checkTurnEvents,
+  SEED,
+} from './storage-contract.ts';
 
 describe('in-memory storage', () => {
   it('has the storage contract semantics', async () => {
@@ -34,5 +43,10 @@ describe('in-memory storage', () => {
   it('pauses a turn for approval, decides once before expiry, expires and resumes once', async () => {
     await checkApprovals(createMemoryStorage(), { a: 'user-a', b: 'user-b' });
     await checkApprovals(createMemoryStorage(), { a: null, b: 'user-b' });
+  });
+
+  it("counts the gateway's limits: up to the limit of racing requests, per subject and kind, tokens after the answer", async () => {
+    const storage = createMemoryStorage();
+    await checkMeters([storage, storage]);
   });
 });

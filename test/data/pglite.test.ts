@@ -15,6 +15,7 @@ import {
   checkApprovals,
   checkCloseInterrupted,
   checkLosslessText,
+  checkMeters,
   checkRequestStop,
   checkSeed,
   checkStorageContract,
@@ -50,12 +51,20 @@ describe('migrations on PGlite', () => {
       `select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`,
     );
     expect(rows).toEqual(
-      ['agent_activity', 'agent_approvals', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turn_events', 'agent_turns', 'workspace_files'].map(
-        (relname) => ({
-          relname,
-          relrowsecurity: true,
-        }),
-      ),
+      [
+        'agent_activity',
+        'agent_approvals',
+        'agent_gateway_usage',
+        'agent_memories',
+        'agent_messages',
+        'agent_sessions',
+        'agent_turn_events',
+        'agent_turns',
+        'workspace_files',
+      ].map((relname) => ({
+        relname,
+        relrowsecurity: true,
+      })),
     );
   });
 
@@ -106,6 +115,23 @@ describe('PGlite storage', () => {
   it('pauses a turn for approval, decides once before expiry, expires and resumes once', async () => {
     await checkApprovals(createPgliteStorage(db), { a: 'user-a', b: 'user-b' });
     await checkApprovals(createPgliteStorage(db), { a: null, b: 'user-b' });
+  });
+
+  it("counts the gateway's limits: up to the limit of racing requests, per subject and kind, tokens after the answer", async () => {
+    await checkMeters([createPgliteStorage(db), createPgliteStorage(db)]);
+  });
+
+  it("starts a caller's count again in the next window and drops its past windows", async () => {
+    const { meters } = createPgliteStorage(db);
+    const add = () => meters.add({ subject: 'user:window', kind: 'requests', add: 1, limit: 2 });
+    await add();
+    await add();
+    expect((await add()).allowed).toBe(false);
+    // As if the minute had passed: the row's window is moved a minute back.
+    await db.query(`update agent_gateway_usage set window_start = window_start - interval '1 minute' where subject = 'user:window'`);
+    expect(await add()).toMatchObject({ allowed: true, amount: 1 });
+    const { rows } = await db.query<{ amount: number }>(`select amount from agent_gateway_usage where subject = 'user:window'`);
+    expect(rows).toEqual([{ amount: 1 }]);
   });
 
   it('closes turns a killed process left running: once, by age, as outcome interrupted', async () => {

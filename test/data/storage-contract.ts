@@ -521,3 +521,52 @@ export async function checkApprovals(storage: Storage, users: { a: string | null
   expect(await approvals.get(bId)).toMatchObject({ turnId: other.id, sessionId: theirs, userId: users.b });
   expect((await approvals.pendingForSession(sessionId)).map((r) => r.id)).toEqual([open]);
 }
+
+/**
+ * The gateway's limits (MeterStore): a count added only while under the limit, racing callers admitted
+ * exactly up to it, per subject and kind, tokens added past the limit when there is none, Retry-After
+ * within the window. `stores` are two instances on the same data where there can be (two isolates).
+ */
+export async function checkMeters(stores: [Storage, Storage]): Promise<void> {
+  const [one, two] = stores;
+  await awayFromWindowEdge();
+  const subject = `user:${crypto.randomUUID()}`;
+  const requests = (s: Storage, who = subject) => s.meters.add({ subject: who, kind: 'requests', add: 1, limit: 5 });
+  // Twelve racing requests, half on each instance, against a limit of 5: exactly five pass.
+  const raced = await Promise.all(Array.from({ length: 12 }, (_, i) => requests(i % 2 ? one : two)));
+  expect(raced.filter((r) => r.allowed)).toHaveLength(5);
+  expect(
+    raced
+      .filter((r) => r.allowed)
+      .map((r) => r.amount)
+      .sort(),
+  ).toEqual([1, 2, 3, 4, 5]);
+  for (const refused of raced.filter((r) => !r.allowed)) {
+    expect(refused.amount).toBe(5);
+    expect(refused.retryAfterS).toBeGreaterThanOrEqual(1);
+    expect(refused.retryAfterS).toBeLessThanOrEqual(60);
+  }
+  expect((await requests(one)).allowed).toBe(false);
+  // Another subject, and another kind of the same subject, count apart; a subject is any text.
+  expect(await requests(two, 'key:0123abcd')).toMatchObject({ allowed: true, amount: 1 });
+  const odd = `user:${NASTY_STRINGS.join('')}`;
+  expect(await requests(one, odd)).toMatchObject({ allowed: true, amount: 1 });
+  expect(await requests(two, odd)).toMatchObject({ allowed: true, amount: 2 });
+
+  // Tokens: checked (add 0) before a request, counted after it without a limit, so the last request may pass it.
+  const check = (s: Storage) => s.meters.add({ subject, kind: 'tokens', add: 0, limit: 100 });
+  expect(await check(one)).toMatchObject({ allowed: true, amount: 0 });
+  expect(await two.meters.add({ subject, kind: 'tokens', add: 60, limit: null })).toMatchObject({ allowed: true, amount: 60 });
+  expect(await check(two)).toMatchObject({ allowed: true, amount: 60 });
+  expect(await one.meters.add({ subject, kind: 'tokens', add: 70, limit: null })).toMatchObject({ allowed: true, amount: 130 });
+  const over = await check(two);
+  expect(over).toMatchObject({ allowed: false, amount: 130 });
+  expect(over.retryAfterS).toBeGreaterThanOrEqual(1);
+  expect(over.retryAfterS).toBeLessThanOrEqual(86_400);
+}
+
+/** Waits past the next UTC minute when it is less than 5 s away, so that a test's counts fall in one window. */
+export async function awayFromWindowEdge(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}

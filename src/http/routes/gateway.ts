@@ -8,6 +8,7 @@ import {
   ChatCompletionsBody,
   GATEWAY_COUNTS,
   GatewayError,
+  gatewayLimits,
   listModels,
   openAIError,
   runGateway,
@@ -41,6 +42,7 @@ export function gatewayRoutes(deps: AppDeps) {
     serverKey: config.openai.apiKey,
     users: config.gateway.users,
   });
+  const limits = gatewayLimits(config.gateway.limits, deps.storage.meters, { missing: deps.storageMissing });
   /** The upstream as this caller reaches it: with the server's key, or its own (GATEWAY_FORWARD_CLIENT_KEY). */
   const upstreamFor = (caller: GatewayCaller) => {
     if (!caller.upstreamKey) {
@@ -59,6 +61,7 @@ export function gatewayRoutes(deps: AppDeps) {
     const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS });
     const request = toGatewayRequest(body, { models: config.gateway.models, only: config.gateway.modelsOnly });
     const waitUntil = waitUntilFor(c, deps);
+    await limits?.admit(caller.subject);
     // On the edge the request's spans go out as it settles (or fails), within waitUntil; elsewhere the batch processor sends them.
     const flushTraces = () => {
       if (deps.tracing && waitUntil) waitUntil(deps.tracing.flush());
@@ -71,6 +74,13 @@ export function gatewayRoutes(deps: AppDeps) {
       activity: deps.activity,
       userId: caller.userId,
       signal: c.req.raw.signal,
+      // Each attempt's tokens against GATEWAY_TOKENS_PER_DAY; charge never throws, and on the edge it runs on within waitUntil.
+      onUsage:
+        limits &&
+        ((usage) => {
+          const charged = limits.charge(caller.subject, usage);
+          waitUntil?.(charged);
+        }),
       tracing: deps.tracing,
       carrier: deps.tracing && carrierOf(c.req.raw.headers),
       onSettled: () => {
@@ -120,7 +130,7 @@ function toResponse(result: GatewayResponse): Response {
 }
 
 function json(c: Context, error: GatewayError): Response {
-  return c.json(error.body(), error.status as 400);
+  return c.json(error.body(), error.status as 400, error.headers);
 }
 
 /** Rebound's own errors in the shape an OpenAI client reads: the gateway's as they are, the others as toApiError maps them. */
