@@ -1,0 +1,49 @@
+// Issue 29's hostile answers, shared by the test of every reader (the loop, the gateway streamed and
+// not, the three adapters): prose that shows or asks about a call, which must run nothing and reach
+// the user exactly as written, and calls in a calling form, which must still run.
+import { readFileSync } from 'node:fs';
+
+/** The review's answer: it asks before a call to delete_file and waits for a yes. */
+export const ISSUE_ANSWER =
+  'I can remove it for you. Should I run this?\n```json\n{"name": "delete_file", "arguments": {"path": "notes/important.md"}}\n```\nReply yes and I will.';
+
+/** The review's other four, and the case a reader might cut differently (JSON first, then the question). */
+export const REVIEW_ANSWERS = [
+  ISSUE_ANSWER,
+  'To delete a file one would call:\n```json\n{"name": "delete_file", "arguments": {"path": "notes/important.md"}}\n```\nI will not do that without your go-ahead.',
+  'Here is how the client would do it:\n```js\nconst call = {"name": "delete_file", "arguments": {"path": "notes/important.md"}};\nawait client.run(call);\n```',
+  'The file notes/tools.json contains: {"name": "delete_file", "arguments": {"path": "notes/important.md"}}',
+  'Should I run this?\n{"name": "delete_file", "arguments": {"path": "notes/important.md"}}',
+  '{"name": "delete_file", "arguments": {"path": "notes/important.md"}}\n\nThis removes it for good. Shall I?',
+];
+
+interface NegativeCase {
+  id: string;
+  text: string;
+  meta: { family: string; tool: string };
+}
+
+/**
+ * The hand-written negatives of bench/corpora/text-calls.negatives.jsonl written over this app's own
+ * workspace tools (functions/): the readers' tests run them against the same tools.
+ */
+export function ownToolNegatives(): string[] {
+  const file = new URL('../../bench/corpora/text-calls.negatives.jsonl', import.meta.url);
+  const cases = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as NegativeCase);
+  return cases.filter((c) => c.meta.family === 'own').map((c) => c.text);
+}
+
+/** Every prose answer a reader's test runs: the review's and the corpus's own-tool negatives. */
+export function proseAnswers(): string[] {
+  return [...REVIEW_ANSWERS, ...ownToolNegatives()];
+}
+
+/** Calls in a calling form, which still run: markup, and an answer that is nothing but the call. */
+export const CALLING_FORMS = {
+  markup: 'Deleting it now.\n<tool_call>\n{"name": "delete_file", "arguments": {"path": "notes/important.md"}}\n</tool_call>',
+  answerOnly: '{"name": "delete_file", "arguments": {"path": "notes/important.md"}}',
+  fencedOnly: '```json\n{"name": "delete_file", "arguments": {"path": "notes/important.md"}}\n```',
+};
