@@ -107,7 +107,7 @@ describe('kill -9 mid-turn, then a restart on the same data', () => {
   it('keeps what was committed, closes the zombie as interrupted, and the session goes on', { timeout: 240_000 }, async () => {
     // 1. One complete turn (a tool call, then an answer): committed data.
     let server = await start();
-    const first = await chat(server.baseUrl, { message: 'FIRST: list the files' });
+    const first = await chat(server.baseUrl, { message: 'FIRST: list the files' }, { headers: auth });
     expect(first.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
     const sessionId = first.events[0]!.data.sessionId as string;
     // The activity flush runs after `done`; the crash must come after it has landed.
@@ -138,7 +138,7 @@ describe('kill -9 mid-turn, then a restart on the same data', () => {
     expect(totals).toMatchObject({ turns: 2, calls: 1, interrupted: 1, interruptedRate: 0.5 });
 
     // 4. The session goes on, and the model reads what happened.
-    const next = await chat(server.baseUrl, { message: 'AFTER: where were we?', sessionId });
+    const next = await chat(server.baseUrl, { message: 'AFTER: where were we?', sessionId }, { headers: auth });
     expect(next.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
     const sent = model.requests.at(-1)!.messages.map((m) => [m.role, m.content]);
     expect(sent).toContainEqual(['user', 'STALL: think about it']);
