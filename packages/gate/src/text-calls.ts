@@ -109,7 +109,7 @@ const TEMPLATE_TOKEN = /^<\|[a-z_]{1,24}\|>(?:assistant|user)?/;
 const FENCE_OPENER = /```[\w+-]*[ \t]*\n/y;
 const LINE_START_JSON = /(^|\n)[ \t]*(?=[{[])/g;
 const AFTER_COLON_JSON = /[:=][ \t]*(?=\{)/g;
-const FENCE_ANYWHERE = /(^|\n)[ \t]*```[\w+-]*[ \t]*\n/g;
+const FENCE_ANYWHERE = /```[\w+-]*[ \t]*\n/g;
 /** The longest lead-in a call taken from prose may have. */
 const MAX_LEAD = 400;
 /**
@@ -454,7 +454,7 @@ function lastCallRegion(x: Extraction): Region | undefined {
   const { text } = x;
   const ends = (end: number) => x.skipDebris(end) === text.length;
   for (const m of text.matchAll(FENCE_ANYWHERE)) {
-    const at = m.index! + m[0].indexOf('`');
+    const at = m.index!;
     const fenced = x.fencedRun(at);
     if (fenced && ends(fenced.end)) return { start: at, end: text.length, calls: fenced.calls };
   }
