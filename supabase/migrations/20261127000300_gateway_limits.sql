@@ -10,6 +10,8 @@ create table public.agent_gateway_usage (
   kind text not null check (kind in ('requests', 'tokens')),
   window_start timestamptz not null,
   amount bigint not null default 0 check (amount >= 0),
+  -- Whether the last agent_gateway_meter call on the row added its amount (it was under the limit).
+  last_allowed boolean not null default true,
   primary key (subject, kind, window_start)
 );
 
@@ -21,8 +23,9 @@ create policy agent_gateway_usage_service on public.agent_gateway_usage
 
 -- Adds p_add to the caller's count in the current window, only while that count is under p_limit (null:
 -- always). Returns whether it added, the count (after adding, or as it stands), and the seconds until the
--- window ends (what Retry-After says). Concurrent callers serialise on the row: of N racing requests with
--- room for M, exactly M are allowed.
+-- window ends (what Retry-After says). Every call updates the row, so concurrent callers serialise on its
+-- lock and each reads the count as the one before it left it: of N racing requests with room for M,
+-- exactly M are allowed.
 create function public.agent_gateway_meter(p_subject text, p_kind text, p_add bigint, p_limit bigint default null)
 returns table (allowed boolean, amount bigint, retry_after_s integer)
 language sql volatile security invoker
@@ -39,19 +42,13 @@ past as (
 added as (
   insert into public.agent_gateway_usage as u (subject, kind, window_start, amount)
   select p_subject, p_kind, win.start, p_add from win
-  on conflict (subject, kind, window_start) do update set amount = u.amount + excluded.amount
-  where p_limit is null or u.amount < p_limit
-  returning u.amount
+  on conflict (subject, kind, window_start) do update set
+    amount = u.amount + case when p_limit is null or u.amount < p_limit then excluded.amount else 0 end,
+    last_allowed = p_limit is null or u.amount < p_limit
+  returning u.amount, u.last_allowed
 )
-select
-  exists (select 1 from added),
-  coalesce(
-    (select a.amount from added a),
-    (select u.amount from public.agent_gateway_usage u where u.subject = p_subject and u.kind = p_kind and u.window_start = win.start),
-    0
-  ),
-  greatest(1, ceil(extract(epoch from (win.start + win.length - now()))))::integer
-from win
+select a.last_allowed, a.amount, greatest(1, ceil(extract(epoch from (win.start + win.length - now()))))::integer
+from added a, win
 $$;
 
 revoke all on function public.agent_gateway_meter(text, text, bigint, bigint) from public, anon, authenticated;

@@ -10,23 +10,29 @@ import { createActivityWriter } from '../../src/activity/writer.ts';
 import { createSupabaseDashboard } from '../../src/dashboard/supabase.ts';
 import { readMigrations } from '../../src/entries/sql-files.ts';
 import { createSupabaseStorage } from '../../src/store/supabase.ts';
-import { anonKey, serviceKey, userToken } from '../support/jwt.ts';
+import { anonKey, serviceKey, TEST_JWT_SECRET, userToken } from '../support/jwt.ts';
 import { migrate, startPostgres, type PostgresCluster } from '../support/postgres.ts';
 import { edgeClient, restRootFetch, startPostgrest, supabaseClient, type PostgrestServer } from '../support/postgrest.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews, rounded } from './dashboard-checks.ts';
 import { approvalInserts, EXPECTED_APPROVALS_ALL, EXPECTED_APPROVALS_USER_A } from './fixture-approvals.ts';
 import { activityRows, turnRows, USER_A, USER_B } from './fixture.ts';
 import {
+  awayFromWindowEdge,
   checkApprovals,
   checkCloseInterrupted,
   checkLosslessText,
+  checkMeters,
   checkRequestStop,
   checkSeed,
   checkStorageContract,
   checkTurnEvents,
   SEED,
 } from './storage-contract.ts';
+import { checkApprovalDesk } from './approval-contract.ts';
 import { packEvents } from '../../src/store/turn-events.ts';
+import { createJwtAuthenticator } from '../../src/http/auth/jwt.ts';
+import { startApp } from '../support/app-server.ts';
+import { startScriptedOpenAI } from '../support/scripted-openai.ts';
 import { checkLosslessActivity, checkPoisonRow, type ActivityDb } from './activity-checks.ts';
 
 let pg: PostgresCluster;
@@ -68,9 +74,17 @@ describe('migrations on PostgreSQL 17', () => {
   it('created every table with RLS and recorded every version', async () => {
     const tables = await pg.sql`select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`;
     expect(tables.map((t) => [t.relname, t.relrowsecurity])).toEqual(
-      ['agent_activity', 'agent_approvals', 'agent_memories', 'agent_messages', 'agent_sessions', 'agent_turn_events', 'agent_turns', 'workspace_files'].map(
-        (t) => [t, true],
-      ),
+      [
+        'agent_activity',
+        'agent_approvals',
+        'agent_gateway_usage',
+        'agent_memories',
+        'agent_messages',
+        'agent_sessions',
+        'agent_turn_events',
+        'agent_turns',
+        'workspace_files',
+      ].map((t) => [t, true]),
     );
     const versions = await pg.sql`select version from supabase_migrations.schema_migrations order by version`;
     expect(versions).toHaveLength(readMigrations().length);
@@ -213,6 +227,10 @@ describe('Supabase storage (service role through PostgREST)', () => {
     expect((await service.from('agent_approvals').select('status').eq('id', id).single()).data?.status).toBe('pending');
   });
 
+  it('the approval desk decides once, refuses what does not wait (410 past expiry, even once ended), matches and decides a useChat batch whole, expires and goes on once (approval-contract.ts)', async () => {
+    await checkApprovalDesk(createSupabaseStorage(service), { a: USER_A, b: USER_B });
+  });
+
   it('closes turns a killed process left running: once, by age, as outcome interrupted, even when callers race', async () => {
     const { closed } = await checkCloseInterrupted(createSupabaseStorage(service), crypto.randomUUID());
     const rows = await pg.sql`select outcome, status, finished_at from agent_turns where id = any(${closed})`;
@@ -220,6 +238,48 @@ describe('Supabase storage (service role through PostgREST)', () => {
     expect(rows.every((r) => r.finished_at instanceof Date)).toBe(true);
     // Only the server closes turns: a user's token may not call it.
     expect((await userA.rpc('agent_close_interrupted', { p_before: new Date().toISOString(), p_note: 'x' })).error?.code).toBe('42501');
+  });
+
+  it("counts the gateway's limits on two clients as on two isolates; no user or anon may read the counts or call the function", async () => {
+    await checkMeters([createSupabaseStorage(service), createSupabaseStorage(edgeClient(rest.url, keys.service))]);
+    const args = { p_subject: `user:${USER_A}`, p_kind: 'requests', p_add: -1000, p_limit: null };
+    expect((await userA.rpc('agent_gateway_meter', args)).error?.code).toBe('42501');
+    expect((await anon.rpc('agent_gateway_meter', args)).error?.code).toBe('42501');
+    for (const client of [userA, anon]) {
+      const read = await client.from('agent_gateway_usage').select('*');
+      expect(read.error?.code).toBe('42501');
+      expect((await client.from('agent_gateway_usage').delete().neq('subject', '')).error?.code).toBe('42501');
+    }
+    expect(Number((await pg.sql`select count(*) as n from public.agent_gateway_usage`)[0]?.n)).toBeGreaterThan(0);
+  });
+
+  it('a user past GATEWAY_RPM gets 429 with Retry-After from two apps on this project, the upstream asked once', async () => {
+    const upstream = await startScriptedOpenAI(() => ({ text: 'ok' }));
+    const env = { OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: upstream.url, GATEWAY_USERS: 'authenticated', GATEWAY_RPM: '1' };
+    const apps = await Promise.all(
+      [0, 1].map(() =>
+        startApp(env, { auth: createJwtAuthenticator({ secret: TEST_JWT_SECRET }), storage: createSupabaseStorage(edgeClient(rest.url, keys.service)) }),
+      ),
+    );
+    try {
+      const token = await userToken(crypto.randomUUID());
+      await awayFromWindowEdge();
+      const ask = (i: number) =>
+        fetch(`${apps[i]!.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      expect((await ask(0)).status).toBe(200);
+      const refused = await ask(1);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+      expect(upstream.requests).toHaveLength(1);
+    } finally {
+      await Promise.all(apps.map((a) => a.close()));
+      await upstream.close();
+    }
   });
 
   it("a user reads their own session history through RLS, not another user's", async () => {
