@@ -46,7 +46,10 @@ export function serveFunction(basePath: `/${string}`): void {
         onListen: (a: { hostname: string; port: number }) => {
           console.log(`rebound (deno) listening on http://${a.hostname}:${a.port}${basePath}`);
           // Local mode: the token rides in the chat URL, which the page keeps (the only place it is written).
-          if (deps.auth.local) console.log(`  chat: http://${a.hostname}:${a.port}${basePath}/?token=${localToken}`);
+          if (deps.auth.local)
+            console.log(
+              `  chat: http://${a.hostname}:${a.port}${basePath}?token=${localToken}   dashboard: http://${a.hostname}:${a.port}${basePath}/dashboard?token=${localToken}`,
+            );
         },
       };
   Deno.serve(listen, root.fetch);

@@ -206,7 +206,7 @@ export async function startDeno(vars: Record<string, string>): Promise<RuntimeSe
   const baseUrl = `http://127.0.0.1:${port}/rebound`;
   await waitHealthy('deno', baseUrl, spawned, 120_000);
   // Local mode prints its chat URL with the token, before it serves.
-  const token = /\/\?token=([0-9a-f]+)/.exec(spawned.log())?.[1];
+  const token = /chat: \S+\?token=([0-9a-f]+)/.exec(spawned.log())?.[1];
   return { name: 'deno', baseUrl, log: spawned.log, stop: spawned.stop, kill: spawned.kill, localAuth: bearerOf(token) };
 }
 

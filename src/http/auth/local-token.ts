@@ -3,7 +3,7 @@
 // loopback: nginx's proxy_pass, by default, connects from 127.0.0.1 and rewrites Host to the
 // upstream's own address. So local mode takes a secret only the local user has, as Jupyter does: a
 // token made at first start (npm start keeps it in DATA_DIR/local-token; plain Deno, which keeps
-// nothing, makes one per process), printed in the start banner's chat URL (`/?token=…`), which the
+// nothing, makes one per process), printed in the start banner's chat URL (`…?token=…`), which the
 // chat page moves into localStorage and sends as its bearer; API clients send it as their key.
 // docs/deploy.md § Before you expose it.
 import { AuthError } from '../../auth-error.ts';
@@ -24,7 +24,7 @@ export const LOCAL_TOKEN_MIN_CHARS = 32;
 /** Local mode: every caller with the token is the same anonymous local user; without it, 401. */
 export function localTokenAuth(token: string, where: string): Authenticator {
   if (token.length < LOCAL_TOKEN_MIN_CHARS) throw new Error(`a local access token needs ${LOCAL_TOKEN_MIN_CHARS} characters or more (it is ${where})`);
-  const how = `send "Authorization: Bearer <local token>" (the token is ${where}), or open the chat URL printed at start (…/?token=…)`;
+  const how = `send "Authorization: Bearer <local token>" (the token is ${where}), or open the chat URL printed at start (…?token=…)`;
   return {
     local: true,
     async authenticate(request) {
