@@ -46,6 +46,21 @@ describe('loadConfig', () => {
   it('splits CORS origins', () => {
     expect(loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins).toEqual(['https://a.example', 'https://b.example']);
   });
+
+  it('refuses CORS_ORIGINS entries that would not say what they do: "*", "null", and what is not an origin', () => {
+    expect(() => loadConfig({ CORS_ORIGINS: '*' })).toThrow(
+      /^Invalid configuration:\n {2}CORS_ORIGINS="\*": a wildcard is not accepted: list the origins allowed to call \/v1\/\* from a browser/,
+    );
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://a.example,null' })).toThrow(
+      /^Invalid configuration:\n {2}CORS_ORIGINS="https:\/\/a.example,null": "null" is the origin of sandboxed iframes and file: pages, which any site can open, so it is never allowed/,
+    );
+    for (const bad of ['https://a.example/', 'https://a.example/app', 'a.example', 'HTTPS://A.example', 'ftp://a.example']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad })).toThrow(
+        /is not an origin: write scheme:\/\/host\[:port\] in lower case, without a path or trailing slash/,
+      );
+    }
+    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173,https://[::1]:8443' }).corsOrigins).toEqual(['http://localhost:5173', 'https://[::1]:8443']);
+  });
 });
 
 describe('MCP_SERVERS', () => {

@@ -1,6 +1,7 @@
 // Configuration from environment variables, validated once at start. Every runtime passes its own
 // env record (process.env, Worker bindings, Deno.env.toObject()), so nothing here touches a platform.
 import { isHttpUrl } from './http-url.ts';
+import { keyProblems } from './config-keys.ts';
 import * as z from 'zod';
 import { parseTracingEnv, type TracingConfig } from './otel-config.ts';
 
@@ -37,7 +38,15 @@ const EnvSchema = z.object({
   TOOL_TIMEOUT_MS: int(10, 600_000).default(30_000),
   MODEL_RETRIES: int(0, 10).default(2),
   MODEL_TIMEOUT_MS: int(100, 600_000).default(60_000),
-  CORS_ORIGINS: z.string().default(''),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .superRefine((v, ctx) => {
+      for (const origin of splitList(v)) {
+        const problem = corsOriginProblem(origin);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }
+    }),
   ALLOWED_HOSTS: hostList.default([]),
   TURN_TOKEN_SECRET: z.string().min(16).optional(),
   TURN_TOKEN_TTL_S: int(5, 86_400).optional(),
@@ -100,6 +109,24 @@ function gatewayUsers(value: string): GatewayUser[] | null {
   if (names.length === 1 && names[0] === 'none') return [];
   if (names.length === 0 || names.some((n) => n !== 'authenticated' && n !== 'anonymous') || !names.includes('authenticated')) return null;
   return [...new Set(names as GatewayUser[])];
+}
+
+/**
+ * Why an entry of CORS_ORIGINS is not one (null when it is): CORS compares origins exactly, so anything
+ * else would silently match nothing, or, for "null", match every sandboxed or file: page
+ * (docs/configuration.md § CORS).
+ */
+function corsOriginProblem(origin: string): string | null {
+  if (origin === '*') return 'a wildcard is not accepted: list the origins allowed to call /v1/* from a browser, comma-separated, such as https://app.example';
+  if (origin === 'null')
+    return '"null" is the origin of sandboxed iframes and file: pages, which any site can open, so it is never allowed: serve the page over http(s) and list that origin';
+  try {
+    const url = new URL(origin);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin) return null;
+  } catch {
+    /* not a URL: said below */
+  }
+  return `${JSON.stringify(origin)} is not an origin: write scheme://host[:port] in lower case, without a path or trailing slash, such as https://app.example`;
 }
 
 function splitList(v: string): string[] {
@@ -277,9 +304,10 @@ export function loadConfig(env: Env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in EnvSchema.shape && v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(cleaned);
   const mcp = parseMcpServers(env.MCP_SERVERS);
-  if (!parsed.success || mcp.problems.length > 0) {
+  const keys = keyProblems(env);
+  if (!parsed.success || mcp.problems.length > 0 || keys.length > 0) {
     const lines = (parsed.error?.issues ?? []).map((i) => `  ${i.path.join('.')}=${JSON.stringify(cleaned[String(i.path[0])])}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${[...lines, ...mcp.problems.map((p) => `  ${p}`)].join('\n')}`);
+    throw new ConfigError(`Invalid configuration:\n${[...lines, ...mcp.problems.map((p) => `  ${p}`), ...keys.map((p) => `  ${p}`)].join('\n')}`);
   }
   const e = parsed.data;
   // A stream URL must outlive the turn it opens, so a reconnect late in the turn is still authorised.
@@ -314,9 +342,7 @@ export function loadConfig(env: Env): Config {
     maxReadersPerTurn: e.MAX_READERS_PER_TURN,
     toolTimeoutMs: e.TOOL_TIMEOUT_MS,
     modelRetries: e.MODEL_RETRIES,
-    corsOrigins: e.CORS_ORIGINS.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    corsOrigins: splitList(e.CORS_ORIGINS),
     allowedHosts: e.ALLOWED_HOSTS,
     turnTokenSecret: e.TURN_TOKEN_SECRET,
     turnTokenTtlS: e.TURN_TOKEN_TTL_S ?? Math.max(300, minTtlS),

@@ -332,8 +332,13 @@ const rows: Row[] = [
   },
   {
     name: 'a token with its expiry edited',
-    path: (f) => stream(f.pending.turnId, `${Number(f.pending.token.split('.')[0]) + 3600}.${f.pending.token.split('.')[1]}`),
+    path: (f) => stream(f.pending.turnId, `${Number(f.pending.token.split('.')[0]) + 30}.${f.pending.token.split('.')[1]}`),
     ...err(403, 'forbidden', /not valid for this turn/),
+  },
+  {
+    name: 'a token whose expiry lies further ahead than the server issues (exp 999999999999)',
+    path: (f) => stream(f.pending.turnId, `999999999999.${f.pending.token.split('.')[1]}`),
+    ...err(403, 'forbidden', /expires later than this server issues any: it was not issued here/),
   },
   {
     name: 'a finished turn with a Last-Event-ID at its end: 204, nothing runs again',

@@ -25,7 +25,11 @@ const BASE = ['vocabulary', 'gate', 'base'];
 const layers: Layer[] = [
   { name: 'gate', holds: ['packages/gate/'], may: [] },
   { name: 'vocabulary', holds: ['src/vocabulary.ts'], may: ['gate'] },
-  { name: 'base', holds: ['src/config.ts', 'src/otel-config.ts', 'src/delay.ts', 'src/auth-error.ts', 'src/quote.ts', 'src/http-url.ts'], may: [] },
+  {
+    name: 'base',
+    holds: ['src/config.ts', 'src/config-keys.ts', 'src/otel-config.ts', 'src/delay.ts', 'src/auth-error.ts', 'src/quote.ts', 'src/http-url.ts'],
+    may: [],
+  },
   // Tracing hooks and the lazily loaded SDK: low, so that loop/, turns/, gateway/ and http/ can all call them.
   { name: 'telemetry', holds: ['src/telemetry/'], may: BASE },
   { name: 'store', holds: ['src/store/'], may: BASE },

@@ -71,7 +71,11 @@ describe('src/entries/worker.ts with the TURNS binding', () => {
 
   it('a turn object on a deployment with auth but no storage settings refuses the turn routes (503) and holds nothing', async () => {
     const { state, set: alarms } = objectState();
-    const object = new TurnObject(state, { REBOUND_JWT_SECRET: 'worker-entry-test-jwt-secret-of-32-chars', KEEPALIVE_MS: '1000' });
+    const object = new TurnObject(state, {
+      REBOUND_JWT_SECRET: 'worker-entry-test-jwt-secret-of-32-chars',
+      REBOUND_JWT_ISSUER: 'https://project.example/auth/v1',
+      KEEPALIVE_MS: '1000',
+    });
     const res = await object.fetch(chat('https://rebound.example.workers.dev'));
     expect(res.status).toBe(503);
     const body = (await res.json()) as { error: { code: string; message: string } };

@@ -5,10 +5,13 @@
 // deployment that forgot its secrets must not serve the open internet.
 import type { JSONWebKeySet } from 'jose';
 import { ConfigError } from '../../config.ts';
+import { authSources, isLoopbackHost } from '../../config-keys.ts';
 import { noAuth, type Authenticator } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { createJwtAuthenticator } from './jwt.ts';
 import { localTokenAuth, type LocalAccess } from './local-token.ts';
+
+export { isLoopbackHost };
 
 export type AuthMode = 'jwt' | 'local' | 'refuse';
 
@@ -45,22 +48,14 @@ const MISSING =
   'Unauthenticated access is only allowed on a server bound to loopback.';
 
 export function authFromEnv(env: Record<string, string | undefined>, options: AuthEnvOptions): AuthChoice {
-  const get = (k: string) => (env[k]?.trim() ? env[k].trim() : undefined);
-  // Supabase reserves the SUPABASE_ prefix for the secrets it sets itself (its CLI skips such names in
-  // .env files), so the settings a deployer sets there are REBOUND_*; the SUPABASE_* spellings are read
-  // too, for Workers and Node, where any name can be set.
-  const setting = (name: string) => get(`REBOUND_${name}`) ?? get(`SUPABASE_${name}`);
-  const supabaseUrl = get('SUPABASE_URL')?.replace(/\/+$/, '');
-  const secret = setting('JWT_SECRET');
+  // One reading of the settings, the one loadConfig checked (src/config-keys.ts): a token source without an issuer never gets here.
+  const sources = authSources(env);
+  const secret = sources.secret?.value;
+  const jwksUrl = sources.jwksUrl?.value;
+  const issuer = sources.issuer?.value;
   // SUPABASE_JWKS: the key set itself, which Supabase sets in every Edge Function (a deployer may set it,
   // or a URL to it, on a Worker). Checked first, so a token costs no fetch; the URL serves newer kids.
-  const jwksSetting = get('SUPABASE_JWKS');
-  const jwksIsUrl = jwksSetting !== undefined && /^https?:\/\//i.test(jwksSetting);
-  const jwks = jwksSetting !== undefined && !jwksIsUrl ? parseJwks(jwksSetting) : undefined;
-  const jwksUrl = setting('JWKS_URL') ?? (jwksIsUrl ? jwksSetting : undefined) ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined);
-  // The issuer setting exists for `supabase functions serve`, where SUPABASE_URL is the internal
-  // http://kong:8000 while tokens carry the public http://127.0.0.1:54321/auth/v1.
-  const issuer = setting('JWT_ISSUER') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1` : undefined);
+  const jwks = sources.jwks ? parseJwks(sources.jwks.value) : undefined;
 
   if (secret || jwksUrl || jwks) {
     const auth = createJwtAuthenticator({ secret, jwksUrl, jwks, issuer, jwksCooldownMs: options.jwksCooldownMs });
@@ -110,9 +105,4 @@ function parseJwks(text: string): JSONWebKeySet {
 /** True when the request was addressed to a loopback host: only `wrangler dev` can see that, since the edge routes by public hostname. */
 export function isLoopbackRequest(request: Request): boolean {
   return isLoopbackHost(new URL(request.url).hostname);
-}
-
-/** A bind address or hostname that only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }

@@ -4,6 +4,7 @@
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  customFetch,
   decodeProtectedHeader,
   errors,
   type JSONWebKeySet,
@@ -14,6 +15,7 @@ import {
 import { AuthError } from '../../auth-error.ts';
 import type { Authenticator, Principal } from '../deps.ts';
 import { ApiError } from '../errors.ts';
+import { JwksUnavailableError, jwksBackoffFetch, type JwksBackoffOptions } from './jwks-backoff.ts';
 
 export interface JwtAuthOptions {
   /** The project's legacy JWT secret (HS256), used as raw UTF-8 bytes as GoTrue does. */
@@ -32,6 +34,10 @@ export interface JwtAuthOptions {
   jwksCooldownMs?: number;
   /** How long a fetched JWKS is trusted before it is refetched anyway. */
   jwksMaxAgeMs?: number;
+  /** How long a JWKS fetch may take before it counts as failed (5 s). */
+  jwksTimeoutMs?: number;
+  /** After a failed JWKS fetch, how long loads fail at once without a connection (jwks-backoff.ts): 5 s, doubling to 30 s. */
+  jwksBackoff?: Pick<JwksBackoffOptions, 'firstMs' | 'maxMs'>;
 }
 
 /** The JWKS could not be fetched: a server-side outage, not the caller's fault, so a 503, not a 401. */
@@ -55,7 +61,8 @@ export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
     ? createRemoteJWKSet(new URL(jwksUrl), {
         cooldownDuration: options.jwksCooldownMs ?? 30_000,
         cacheMaxAge: options.jwksMaxAgeMs ?? 600_000,
-        timeoutDuration: 5_000,
+        timeoutDuration: options.jwksTimeoutMs ?? 5_000,
+        [customFetch]: jwksBackoffFetch(options.jwksBackoff ?? { firstMs: 5_000, maxMs: 30_000 }).fetch,
       })
     : undefined;
   const local = options.jwks ? createLocalJWKSet(options.jwks) : undefined;
@@ -143,6 +150,8 @@ function explain(err: unknown, ctx: { audience: string; issuer?: string; alg?: s
     return new AuthError('No key in the project JWKS matches this token (unknown kid): token from another project or a revoked key', { cause: err });
   if (err instanceof errors.JOSEAlgNotAllowed) return new AuthError(`Algorithm ${ctx.alg ?? '?'} is not accepted`, { cause: err });
   if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) return new AuthError(`Malformed token: ${err.message}`, { cause: err });
+  if (err instanceof JwksUnavailableError)
+    return new AuthUnavailableError(`Could not load the project JWKS to verify the token: ${err.message}`, { cause: err });
   if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || err instanceof TypeError) {
     return new AuthUnavailableError(`Could not load the project JWKS to verify the token: ${(err as Error).message}`, { cause: err });
   }
