@@ -15,6 +15,7 @@ import { startScriptedOpenAI, type ScriptedServer } from '../support/scripted-op
 import { startSupabaseGateway, TEST_PUBLISHABLE_KEY, TEST_SECRET_KEY, type SupabaseGateway } from '../support/supabase-gateway.ts';
 import { startDeno, type RuntimeServer } from './servers.ts';
 import { readSse } from './sse-client.ts';
+import { awayFromWindowEdge } from '../data/storage-contract.ts';
 
 const ALICE = 'a11ce000-0000-4000-8000-00000000d0e0';
 const ANSWER = 'Stored in Postgres through the gateway.';
@@ -27,6 +28,7 @@ let first: RuntimeServer;
 let second: RuntimeServer;
 let bare: RuntimeServer;
 let token: string;
+let anonymousToken: string;
 
 beforeAll(async () => {
   [pg, model] = await Promise.all([startPostgres(), startScriptedOpenAI(() => ({ text: ANSWER, delayMs: 10 }))]);
@@ -35,6 +37,7 @@ beforeAll(async () => {
   rest = await startPostgrest({ dbUri: pg.authenticatorUrl, jwtSecret: keys.postgrestJwks });
   gateway = await startSupabaseGateway({ restUrl: rest.url, secretKey: TEST_SECRET_KEY, publishableKey: TEST_PUBLISHABLE_KEY, jwks: keys.jwks });
   token = await keys.userToken(ALICE, `${gateway.url}/auth/v1`);
+  anonymousToken = await keys.userToken(crypto.randomUUID(), `${gateway.url}/auth/v1`, { is_anonymous: true });
   const common = {
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: 'sk-scripted',
@@ -49,7 +52,12 @@ beforeAll(async () => {
     SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: TEST_PUBLISHABLE_KEY }),
   };
   // The JWKS alone turns auth on; with no URL or key, there is no storage to use.
-  [first, second, bare] = await Promise.all([startDeno(project), startDeno(project), startDeno({ ...common, REBOUND_JWT_ISSUER: `${gateway.url}/auth/v1` })]);
+  // The second admits anonymous sign-ins to the gateway, one request a minute each; the first, as deployed by default, no user.
+  [first, second, bare] = await Promise.all([
+    startDeno(project),
+    startDeno({ ...project, GATEWAY_USERS: 'authenticated,anonymous', GATEWAY_RPM: '1' }),
+    startDeno({ ...common, REBOUND_JWT_ISSUER: `${gateway.url}/auth/v1` }),
+  ]);
 }, 180_000);
 
 afterAll(async () => {
@@ -94,6 +102,33 @@ describe('Deno (the Supabase entry) on the new API keys, through the gateway sta
     expect(gateway.requests.filter((r) => r.status >= 400)).toEqual([]);
     const kinds = new Set(gateway.requests.map((r) => `${r.key}${r.userToken ? ' + user token' : ''}`));
     expect(kinds).toEqual(new Set(['secret', 'publishable + user token']));
+  }, 20_000);
+
+  it("the gateway refuses the project's users by default, an anonymous sign-in's token too; where GATEWAY_USERS names it, a second request in the minute is a 429 counted in Postgres", async () => {
+    const asked = model.requests.length;
+    const ask = (server: RuntimeServer, bearer: string) =>
+      fetch(`${server.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'scripted-model', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    for (const bearer of [anonymousToken, token]) {
+      for (const res of [await ask(first, bearer), await fetch(`${first.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${bearer}` } })]) {
+        expect(res.status).toBe(403);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('gateway_user_not_allowed');
+      }
+    }
+    expect(model.requests.length).toBe(asked);
+
+    await awayFromWindowEdge();
+    const admitted = await ask(second, anonymousToken);
+    expect(admitted.status, await admitted.clone().text()).toBe(200);
+    const limited = await ask(second, anonymousToken);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(model.requests.length).toBe(asked + 1);
+    const [row] = await pg.sql`select amount from agent_gateway_usage where kind = 'requests' and subject like 'user:%'`;
+    expect(Number(row?.amount)).toBe(1);
   }, 20_000);
 
   it('with auth but no storage settings: the turn routes answer 503 saying what is missing; /v1/tools still answers', async () => {

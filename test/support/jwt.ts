@@ -26,9 +26,9 @@ export async function signingKeys(secret = TEST_JWT_SECRET) {
   return {
     jwks,
     postgrestJwks: JSON.stringify({ keys: [jwk, oct] }),
-    /** A user's access token, as Supabase Auth issues it under `issuer` (SUPABASE_URL/auth/v1). */
-    userToken: (sub: string, issuer: string) =>
-      new SignJWT({ role: 'authenticated', aud: 'authenticated', iss: issuer, sub })
+    /** A user's access token, as Supabase Auth issues it under `issuer` (SUPABASE_URL/auth/v1); `claims` adds to it (`is_anonymous: true`: an anonymous sign-in's). */
+    userToken: (sub: string, issuer: string, claims: Record<string, unknown> = {}) =>
+      new SignJWT({ role: 'authenticated', aud: 'authenticated', iss: issuer, sub, ...claims })
         .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid })
         .setIssuedAt()
         .setExpirationTime('1h')
