@@ -146,3 +146,11 @@ export interface LoggedEvent {
   seq: number;
   event: TurnEvent;
 }
+
+/**
+ * The end of a switch over a union, every member handled: a member added later fails to compile here
+ * (its value is not `never`), and a value the types did not foresee (data from outside) throws, naming it.
+ */
+export function assertNever(value: never, what = 'value'): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
+}

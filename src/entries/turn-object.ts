@@ -18,7 +18,7 @@
 //
 // The same alarm expires calls that wait for a person (docs/approval.md § Expiry on each runtime): when a turn pauses here, the
 // object stores its next expiresAt (its storage outlives eviction) and keeps the alarm at or before it;
-// the alarm, in this instance or a new one, calls TurnService.expireApprovals for that turn, and the
+// the alarm, in this instance or a new one, calls the approval desk's expire (TurnService.approvals) for that turn, and the
 // continuation runs here like any turn (also for a turn whose every call was decided but which an
 // object that died right after the decision never went on with).
 import type { Hono } from 'hono';
@@ -95,7 +95,7 @@ export class TurnObject {
       await this.state.storage.delete(EXPIRY_KEY);
       this.build();
       const waitUntil = (promise: Promise<unknown>) => this.keepAliveUntil(promise);
-      await this.turns!.expireApprovals(this.holdsMemory ? {} : { turnId: due.turnId }, { waitUntil });
+      await this.turns!.approvals.expire(this.holdsMemory ? {} : { turnId: due.turnId }, { waitUntil });
       // Still waiting (the database's clock a little behind, or another call of it due later): armed again.
       await this.noteExpiry(due.turnId);
     }

@@ -35,9 +35,7 @@ export function createApp(given: AppDeps): Hono {
   const tokens = new TurnTokens(secret, deps.config.turnTokenTtlS);
   const signer = new ApprovalSigner(secret, deps.config.approval.timeoutMs);
   const turns = turnService(deps);
-  // One process owns its storage (`npm start`): approvals expire by its timer, and at start-up.
-  if (deps.singleInstance) turns.watchApprovals();
-  // A Durable Object's alarm expires them there: it calls this service.
+  // A Durable Object's alarm expires waiting calls there: it calls this service's approval desk.
   if (deps.approvalExpiry?.kind === 'alarm') deps.approvalExpiry.service(turns);
 
   // Local mode (no Supabase auth): its credential is the local token (auth/local-token.ts), and besides
@@ -108,7 +106,8 @@ function turnService(deps: AppDeps): TurnService {
     maxReaders: config.maxReadersPerTurn,
     alone: deps.singleInstance,
     tracing: deps.tracing,
-    approvalExpiry: deps.approvalExpiry,
+    // One process owns its storage (`npm start`): waits expire by its timer, and at start-up.
+    approvalClock: deps.singleInstance ? { kind: 'timer' } : deps.approvalExpiry,
   });
 }
 

@@ -74,7 +74,7 @@ export interface AppDeps {
    * What expires calls that wait for a person where no timer outlives a request (docs/approval.md § Expiry on each runtime;
    * absent, Node's timer when singleInstance, else only a late decision): 'request' (Supabase, Deno: the
    * next request that touches the turn or its session), or a Durable Object's alarm, told of each turn
-   * that pauses there and handed the app's TurnService to call expireApprovals with.
+   * that pauses there and handed the app's TurnService to call its approval desk's expire with.
    */
   approvalExpiry?: { kind: 'request' } | { kind: 'alarm'; paused(turnId: string): void; service(turns: TurnService): void };
 }

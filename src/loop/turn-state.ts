@@ -2,12 +2,13 @@
 // the iteration, the token usage and call counts, the gate's path index and the loop breaker (which
 // also decides the tools still offered). It does no I/O; runTurn (turn.ts) reads as a sequence of
 // steps that ask it and tell it what happened.
-import { buildPathIndex, type GateContext, type ToolSpec } from 'rebound-gate';
+import type { GateContext, ToolSpec } from 'rebound-gate';
 import type { ModelRequest } from '../model/types.ts';
 import type { ChatMessage, DoneReason, SummaryReason, Usage } from '../vocabulary.ts';
 import { type CallOutcome, categoryOf } from '../calls/call-outcome.ts';
 import { LoopBreaker, type LoopBreakerMemory } from './loop-breaker.ts';
 import { isNarratedAction } from './nudges.ts';
+import { workspaceContext } from './workspace-gate.ts';
 import { type RepeatedFailure, summaryRequest } from './summary.ts';
 
 export interface TurnResult {
@@ -62,7 +63,8 @@ export class TurnState {
   private readonly persisted: ChatMessage[];
   /** Where the turn begins in `prompt`: the index of the user's message. */
   private readonly turnStart: number;
-  private readonly needsPaths: boolean;
+  /** The turn's tools as the gate reads them. */
+  private readonly tools: readonly ToolSpec[];
   private gate: GateContext | null = null;
   private narrationNudged = false;
   /** The failures the model repeated, by tool and kind, for the no-progress summary. */
@@ -72,7 +74,7 @@ export class TurnState {
 
   constructor(options: TurnStateOptions | { snapshot: TurnStateSnapshot; tools: ToolSpec[] }) {
     this.breaker = new LoopBreaker(options.tools);
-    this.needsPaths = options.tools.some((t) => t.pathParams?.length);
+    this.tools = options.tools;
     if ('snapshot' in options) {
       const s = structuredClone(options.snapshot);
       this.prompt = s.prompt;
@@ -148,8 +150,8 @@ export class TurnState {
 
   /** What the gate consults: the workspace's path index when a tool names paths, built on first need. */
   async gateContext(listPaths: () => Promise<string[]>): Promise<GateContext> {
-    if (this.needsPaths && !this.gate) this.gate = { paths: buildPathIndex(await listPaths()) };
-    return this.gate ?? {};
+    this.gate ??= await workspaceContext(this.tools, listPaths);
+    return this.gate;
   }
 
   /** Counts a call by its outcome. A tool that ran may have changed the workspace: the path index is rebuilt before the next gate. */

@@ -5,29 +5,30 @@
 // model or the user can act on; every turn ends with exactly one `done`. Its mutable state is a
 // TurnState (turn-state.ts); the steps below read and tell it.
 import type { ActivityWriter } from '../activity/types.ts';
-import { quote } from '../quote.ts';
 import { gate, type GateContext, type ProposedCall, type ToolSpec, type Verdict } from 'rebound-gate';
 import { bound, MAX_NAME } from 'rebound-gate/internal';
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { ApprovalRecord, MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
 import type { CallTrace, TurnTrace } from '../telemetry/index.ts';
 import type { Tool } from '../tools/types.ts';
-import type { ChatMessage, DoneReason, Emit, SummaryReason } from '../vocabulary.ts';
+import type { ChatMessage, DoneReason, Emit } from '../vocabulary.ts';
 import { activityRow } from '../calls/activity-row.ts';
 import { costShares, isWasted, type ModelCallCost } from '../calls/wasted.ts';
 import { categoryOf, toolMessage, toolResultEvent, type CallOutcome } from '../calls/call-outcome.ts';
-import type { Execution, PassedVerdict } from '../calls/types.ts';
-import { type ApprovalNames, argumentsHash, needsApproval, newApprovalId } from '../tools/approval.ts';
+import type { Execution } from '../calls/types.ts';
 import type { Batch, PausedLoop, WaitingCall } from './paused.ts';
-import { previewDiffs } from './preview.ts';
+import { answered, ask, DEFAULT_APPROVAL_TIMEOUT_MS, pause, type ApprovalPolicy, type TurnResume } from './pause.ts';
 import { traceEnd } from './call-trace.ts';
 import { turnRow } from './turn-row.ts';
+import { flushActivity, save } from './turn-end.ts';
+import { abortAfter, BudgetExceeded } from './abort-after.ts';
 import { CompletionAborted, streamCompletion, type Completion } from './completion.ts';
+import { forcedSummary } from './forced-summary.ts';
 import { executeTool } from './execute.ts';
 import { NARRATION_NUDGE, continuationNudge, nextActionOf } from './nudges.ts';
 import { DEFAULT_SYSTEM_PROMPT } from './prompt.ts';
-import { fallbackSummary } from './summary.ts';
 import { TurnState, type TurnResult } from './turn-state.ts';
+import { gateSpec } from './workspace-gate.ts';
 
 /** The claimed turn: who asked what, in which session. */
 export type TurnInput = Pick<TurnRecord, 'id' | 'sessionId' | 'userId' | 'message'>;
@@ -56,7 +57,7 @@ export interface TurnDeps {
    * Which calls wait for a person (docs/approval.md § Which calls): APPROVAL_TOOLS as a test of names (tools' own
    * needsApproval applies too) and APPROVAL_TIMEOUT_MS. Absent: no call waits.
    */
-  approval?: { names: ApprovalNames; timeoutMs: number };
+  approval?: ApprovalPolicy;
   /** Keeps the platform alive for the activity flush after the turn (waitUntil). */
   waitUntil?: (promise: Promise<unknown>) => void;
   log?: (line: string) => void;
@@ -75,15 +76,6 @@ export interface OpenedTools {
   tools: Tool[];
   activity: ActivityWriter;
   close(): Promise<void>;
-}
-
-/** A turn paused for approval, going on: its stored state and the decisions on its waiting calls. */
-export interface TurnResume {
-  paused: PausedLoop;
-  /** The turn's approvals as the store has them (decided, or still pending when the turn was stopped). */
-  decisions: ApprovalRecord[];
-  /** The seq of the last event the turn logged before it paused: the events go on from there. */
-  lastSeq: number;
 }
 
 /**
@@ -129,7 +121,10 @@ async function runOpened(
     const played = await play(turn, deps, { history, emit: sink, signal, resume });
     runningMs += performance.now() - t0;
     if ('paused' in played) {
-      await pause(turn, deps, { paused: { ...played.paused, startedAt: started.toISOString(), elapsedMs: runningMs }, sink, position });
+      const paused = { ...played.paused, startedAt: started.toISOString(), elapsedMs: runningMs };
+      const timeoutMs = deps.approval?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+      await pause(turn.id, { paused, sink, lastSeq: position() }, { approvals: deps.storage.approvals, timeoutMs, trace: deps.trace });
+      flushActivity(deps, log);
       return 'paused';
     }
     result = played;
@@ -151,80 +146,6 @@ async function runOpened(
 /** Where the turn's log lines go: `deps.log`, else stderr. */
 const logOf = (deps: TurnDeps): ((line: string) => void) => deps.log ?? ((line) => console.error(line));
 
-/** The activity flush outlives the turn (or its pause) where the platform allows it. */
-function flushActivity(deps: TurnDeps, log: (line: string) => void): void {
-  const flushed = deps.activity.flush().then((report) => {
-    if (report.dropped > 0) log(`rebound: ${report.dropped} activity rows could not be written (${quote(report.lastError ?? 'unknown error')})`);
-  });
-  deps.waitUntil?.(flushed);
-}
-
-/**
- * Pauses the turn: its state and approvals stored in one step (the turn becomes awaiting_approval), then
- * `approval_required` for each waiting call, so a decision never finds its approval missing. Throws when
- * the turn could not pause (it is no longer running): runOpened ends it as an error.
- */
-async function pause(turn: TurnInput, deps: TurnDeps, { paused, sink, position }: { paused: PausedLoop; sink: Emit; position: () => number }): Promise<void> {
-  const { waiting } = paused.batch;
-  const expiresAt = new Date(Date.now() + (deps.approval?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS)).toISOString();
-  for (const w of waiting) w.expiresAt = expiresAt;
-  const approvals = waiting.map((w) => ({
-    id: w.approvalId,
-    toolCallId: w.call.id,
-    toolName: w.verdict.call.name,
-    arguments: w.verdict.call.args,
-    argsHash: w.argsHash,
-    expiresAt,
-  }));
-  // Traced: the span's context goes with the state, so the continuation's span links to this one wherever it runs.
-  const carrier = deps.trace?.carrier;
-  const state = carrier?.traceparent ? { ...paused, trace: carrier } : paused;
-  const stored = await deps.storage.approvals.pause({ turnId: turn.id, paused: { state, lastSeq: position() + waiting.length }, approvals });
-  if (!stored) throw new Error('the turn is no longer running, so it could not pause for approval');
-  for (const w of waiting) {
-    sink({
-      event: 'approval_required',
-      data: {
-        approvalId: w.approvalId,
-        toolCallId: w.call.id,
-        name: w.verdict.call.name,
-        arguments: w.verdict.call.args,
-        ...(w.diffs ? { diffs: w.diffs } : {}),
-        expiresAt,
-      },
-    });
-  }
-  deps.trace?.end({ reason: 'awaiting_approval', iterations: paused.state.iteration, usage: paused.state.usage, waiting: waiting.length });
-  flushActivity(deps, logOf(deps));
-}
-
-/** A decision the continuation applies, on the turn's span: which, and how long the person took. */
-function traceDecision(trace: TurnTrace | undefined, waiting: WaitingCall, record: ApprovalRecord | undefined): void {
-  if (!trace) return;
-  const decided = record && record.status !== 'pending' && record.decidedAt ? Date.parse(record.decidedAt) - Date.parse(record.createdAt) : undefined;
-  trace.approval({
-    approvalId: waiting.approvalId,
-    toolCallId: waiting.call.id,
-    toolName: waiting.verdict.call.name,
-    decision: !record || record.status === 'pending' ? 'requested' : record.status,
-    ...(decided !== undefined && decided >= 0 ? { waitMs: decided } : {}),
-  });
-}
-
-/** APPROVAL_TIMEOUT_MS's default, for deps that name no approval policy. */
-const DEFAULT_APPROVAL_TIMEOUT_MS = 900_000;
-
-/** Appends what the turn added to the session and marks the turn finished; a failure is told, not thrown. */
-async function save(turn: TurnInput, result: TurnResult, { storage, sink, log }: { storage: Storage; sink: Emit; log: (line: string) => void }): Promise<void> {
-  try {
-    if (result.messages.length > 0) await storage.sessions.appendMessages(turn.sessionId, turn.id, result.messages);
-    await storage.sessions.finishTurn(turn.id);
-  } catch (err) {
-    log(`rebound: could not persist turn ${turn.id}: ${quote(err instanceof Error ? err.message : err)}`);
-    sink({ event: 'agent_error', data: { message: 'This turn could not be saved to the session history.', retryable: false } });
-  }
-}
-
 /** What every step of a turn reads besides its state. */
 interface Run {
   turn: TurnInput;
@@ -241,8 +162,6 @@ interface Run {
   memory: MemoryStore;
 }
 
-class BudgetExceeded extends Error {}
-
 /** What a turn's loop comes to: its end, or a pause with the batch whose calls wait. */
 type Played = TurnResult | { paused: Omit<PausedLoop, 'startedAt' | 'elapsedMs'> };
 
@@ -252,7 +171,7 @@ async function play(
   deps: TurnDeps,
   { history, emit, signal, resume }: { history: ChatMessage[]; emit: Emit; signal: AbortSignal; resume?: TurnResume },
 ): Promise<Played> {
-  const specs: ToolSpec[] = deps.tools.map(({ run: _run, needsApproval: _needs, ...spec }) => spec);
+  const specs: ToolSpec[] = deps.tools.map(gateSpec);
   const state = resume
     ? new TurnState({ snapshot: resume.paused.state, tools: specs })
     : new TurnState({ systemPrompt: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, history, message: turn.message, tools: specs });
@@ -365,10 +284,14 @@ async function endBatch(run: Run, batch: Batch, decisions?: Map<string, Approval
   if (batch.waiting.length > 0) {
     if (!decisions && !signal.aborted) return { paused: batch };
     for (const waiting of batch.waiting) {
-      const record = decisions?.get(waiting.approvalId);
-      traceDecision(deps.trace, waiting, record);
       const span = deps.trace?.call(waiting.call);
-      settle(run, batch, await decided(run, waiting, record, span), span);
+      const outcome = await answered(waiting, decisions?.get(waiting.approvalId), {
+        turnId: run.turn.id,
+        trace: deps.trace,
+        log: logOf(deps),
+        execute: (approved) => execute(run, approved.call.name, approved.call.args, span),
+      });
+      settle(run, batch, outcome, span);
     }
     batch.waiting = [];
   }
@@ -417,40 +340,22 @@ function record({ deps, state }: Run, batch: Batch): void {
 }
 
 /**
- * A waiting call's outcome from its approval: run with the approved arguments (bound to the call by their
- * hash: a record that does not match this call is taken as a denial), or not run, saying why.
+ * Runs a call that passed (or a person approved) with the turn's tool: its execution, and the loop
+ * breaker's escalation when it failed. A tool gone since (its server did not list it when the turn went
+ * on) is a failure the model can act on.
  */
-async function decided(run: Run, waiting: WaitingCall, record: ApprovalRecord | undefined, trace?: CallTrace): Promise<CallOutcome> {
-  const { call, verdict, durationMs } = waiting;
-  const denied = (approval: 'denied' | 'requested', reason: string | null): CallOutcome => ({
-    kind: 'denied',
-    call,
-    verdict,
-    approval,
-    reason,
-    escalation: null,
-    durationMs,
-  });
-  if (!record || record.status === 'pending') return denied('requested', null);
-  if (record.status === 'denied') return denied('denied', record.reason);
-  if (record.status === 'expired') return { kind: 'expired', call, verdict, approval: 'expired', reason: null, escalation: null, durationMs };
-  if (record.toolCallId !== call.id || record.turnId !== run.turn.id || record.argsHash !== (await argumentsHash(record.arguments))) {
-    logOf(run.deps)(`rebound: turn ${run.turn.id}: approval ${record.id} does not match call ${quote(call.id)}; not run`);
-    return denied('denied', 'The approval did not match this call.');
-  }
-  const approved: PassedVerdict = { ...verdict, call: { ...verdict.call, args: record.arguments } };
-  const t0 = performance.now();
-  const tool = run.tools.get(approved.call.name);
+async function execute(run: Run, name: string, args: Record<string, unknown>, trace?: CallTrace) {
+  const tool = run.tools.get(name);
   const execution: Execution = tool
-    ? await executeTool(tool, approved.call.args, toolContext(run, tool, trace), { timeoutMs: run.deps.limits.toolTimeoutMs, signal: run.budget })
+    ? await executeTool(tool, args, toolContext(run, tool, trace), { timeoutMs: run.deps.limits.toolTimeoutMs, signal: run.budget })
     : {
         ok: false,
-        error: `${approved.call.name} is not available any more (its server did not list it when the turn went on)`,
+        error: `${name} is not available any more (its server did not list it when the turn went on)`,
         hint: 'Continue without it, or tell the user.',
         timedOut: false,
       };
-  const escalation = execution.ok ? null : run.state.breaker.failed({ tool: approved.call.name, category: 'execution_error', args: approved.call.args });
-  return { kind: 'executed', call, verdict: approved, execution, escalation, approval: 'approved', durationMs: durationMs + performance.now() - t0 };
+  const escalation = execution.ok ? null : run.state.breaker.failed({ tool: name, category: 'execution_error', args });
+  return { execution, escalation };
 }
 
 /** What a tool of the turn runs with. */
@@ -490,63 +395,11 @@ async function handleCall(
   }
   const tool = tools.get(verdict.call.name)!;
   const ctx = toolContext(run, tool, trace);
-  if (deps.approval && (await needsApproval(tool, verdict.call.args, { names: deps.approval.names, context: { scope: ctx.scope } }))) {
-    const diffs = await previewDiffs(tool, verdict.call.args, ctx, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget });
-    const waiting: WaitingCall = {
-      call,
-      verdict,
-      approvalId: newApprovalId(),
-      argsHash: await argumentsHash(verdict.call.args),
-      expiresAt: '', // set when the turn pauses
-      ...(diffs ? { diffs } : {}),
-      durationMs: performance.now() - t0,
-    };
-    return { kind: 'waiting', waiting };
-  }
-  const execution = await executeTool(tool, verdict.call.args, ctx, { timeoutMs: deps.limits.toolTimeoutMs, signal: budget });
-  const escalation = execution.ok ? null : breaker.failed({ tool: tool.name, category: 'execution_error', args: verdict.call.args });
+  const options = { policy: deps.approval, timeoutMs: deps.limits.toolTimeoutMs, signal: budget, startedAt: t0 };
+  const waiting = await ask({ call, verdict, tool, ctx }, options);
+  if (waiting) return { kind: 'waiting', waiting };
+  const { execution, escalation } = await execute(run, tool.name, verdict.call.args, trace);
   return { kind: 'executed', call, verdict, execution, escalation, durationMs: performance.now() - t0 };
-}
-
-/** A budget ran out: one last call with no tools allowed writes the summary, or a fixed text says what is known. */
-async function forcedSummary({ state, deps, emit, signal }: Run, reason: SummaryReason): Promise<DoneReason> {
-  emit({ event: 'forced_summary', data: { reason } });
-  deps.trace?.event('rebound.forced_summary', { 'rebound.summary.reason': reason, 'rebound.turn.iterations': state.iteration });
-  const timeout = abortAfter(deps.limits.summaryTimeoutMs ?? 20_000, signal, () => new BudgetExceeded('summary timeout'));
-  let text = '';
-  try {
-    const request = state.summaryRequest(reason, timeout.signal);
-    text = (await streamCompletion(deps.model, request, { retries: 0, emit, addUsage: (u) => state.addUsage(u), trace: deps.trace })).text;
-  } catch (err) {
-    if (signal.aborted) {
-      if (err instanceof CompletionAborted && err.shownText.trim()) state.add({ role: 'assistant', content: err.shownText });
-      return 'aborted';
-    }
-  } finally {
-    timeout.dispose();
-  }
-  if (!text.trim()) {
-    text = fallbackSummary(reason, state.stats, state.repeatedFailures());
-    emit({ event: 'text_delta', data: { text } });
-  }
-  state.add({ role: 'assistant', content: text });
-  return reason;
-}
-
-/** A signal that aborts after `ms`, or with `parent` (the stop). `dispose` clears the timer and the listener. */
-function abortAfter(ms: number, parent: AbortSignal, reason: () => Error): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(reason()), ms);
-  const onAbort = () => controller.abort(parent.reason);
-  if (parent.aborted) onAbort();
-  else parent.addEventListener('abort', onAbort, { once: true });
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      clearTimeout(timer);
-      parent.removeEventListener('abort', onAbort);
-    },
-  };
 }
 
 function describeModelError(err: unknown): string {

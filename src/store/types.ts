@@ -187,7 +187,7 @@ export interface ApprovalStore {
   /**
    * Turns still awaiting_approval though none of their approvals is pending (at most `limit`, default
    * 100, oldest claim first): the process that recorded their last decision or expiry died before going
-   * on. The expiry sweep resumes them (TurnService.expireApprovals).
+   * on. The expiry sweep resumes them (ApprovalDesk.expire, src/turns/approvals.ts).
    */
   stranded(options?: { limit?: number }): Promise<string[]>;
 }

@@ -1,8 +1,10 @@
 // The one owner of a turn's lifecycle, whatever drives it (POST /v1/chat, POST /v1/turns and its
 // stream, the useChat routes, a decision on a call that waits for a person): open or reuse the session,
 // create the turn (closing the turns a killed process left running), claim and start it through the
-// placement, read its log from any event id, stop it; decide on its waiting calls, expire them, and
-// continue the turn in the same log once nothing waits (docs/approval.md § The decision). Its inputs are plain: the
+// placement, read its log from any event id, stop it, and continue a turn paused for a person in the
+// same log once nothing of it waits. The person's answers are taken at its approval desk
+// (approvals.ts, `approvals`), which goes on through continueTurn; when waits expire is the clock's
+// (approval-clock.ts, docs/approval.md § Expiry on each runtime). Its inputs are plain: the
 // storage, the turn's agent and limits, the placement, the disconnect policy; per call, the platform's
 // waitUntil. It knows nothing of HTTP (no Hono Context, no status codes): the routes validate, call it,
 // and frame what it returns.
@@ -12,10 +14,9 @@ import { unpackEvents } from '../store/turn-events.ts';
 import type { Storage, TurnRecord } from '../store/types.ts';
 import type { TraceCarrier, Tracing } from '../telemetry/index.ts';
 import type { LoggedEvent } from '../vocabulary.ts';
-import type { ApprovalRecord } from '../store/types.ts';
 import { readPaused } from '../loop/paused.ts';
-import { APPROVAL_ID, argumentsHash } from '../tools/approval.ts';
-import { buildPathIndex, gate, type ToolSpec } from 'rebound-gate';
+import { approvalClock, type ApprovalClock, type ApprovalClockKind } from './approval-clock.ts';
+import { ApprovalDesk } from './approvals.ts';
 import { followPersisted } from './follow-persisted.ts';
 import type { LiveTurn } from './live-turns.ts';
 import type { TurnLog } from './turn-log.ts';
@@ -24,10 +25,6 @@ import { TurnReaders } from './readers.ts';
 import { startTurn, type TurnAgent } from './start-turn.ts';
 
 const DEFAULT_MAX_READERS = 32;
-/** How far past an approval's expiry the timer fires: the store's clock decides, and may be a little behind. */
-const EXPIRY_SLACK_MS = 50;
-/** The longest a decision with edited arguments waits for an MCP server's listing to gate them. */
-const EDIT_LIST_TIMEOUT_MS = 5_000;
 
 export interface TurnServiceOptions {
   storage: Storage;
@@ -45,13 +42,8 @@ export interface TurnServiceOptions {
   alone?: boolean;
   /** OpenTelemetry traces (src/telemetry/): each turn's invoke_agent span starts here. */
   tracing?: Tracing;
-  /**
-   * What expires waiting calls where no timer outlives a request (docs/approval.md § Expiry on each runtime; Node's is
-   * watchApprovals): 'request' (Supabase, Deno), the next request that touches a turn (find) or its
-   * session (openSession, resumable) expires what of it is due first; or an alarm (a Durable Object's),
-   * told of each turn that pauses here (`paused`), which then calls expireApprovals.
-   */
-  approvalExpiry?: { kind: 'request' } | { kind: 'alarm'; paused(turnId: string): void };
+  /** What expires waiting calls here (approval-clock.ts): Node's timer, a Durable Object's alarm, the next request; absent, none. */
+  approvalClock?: ApprovalClockKind;
 }
 
 /** Per call: keeps the platform alive for the turn (ctx.waitUntil is per request on Workers). */
@@ -69,44 +61,26 @@ export interface TurnReader {
   left(): void;
 }
 
-/** A person's decision on a call that waits (POST /v1/turns/:turnId/approvals/:approvalId). */
-export interface DecisionInput {
-  turn: TurnRecord;
-  approvalId: string;
-  /** Who decides: only the turn's user may. */
-  userId: string | null;
-  approved: boolean;
-  reason?: string;
-  /** Edited arguments, approved instead of the call's own: they pass the gate again. */
-  arguments?: Record<string, unknown>;
-}
-
-/** What a decision came to; the route frames each as a status. */
-export type DecisionResult =
-  /** Recorded; the turn goes on once nothing else of it waits (`continued`: it went on now). */
-  | { kind: 'accepted'; approval: ApprovalRecord; continued: boolean }
-  /** No such approval of this turn (a forged id, another turn's). */
-  | { kind: 'not_found' }
-  /** The turn is another user's. */
-  | { kind: 'forbidden' }
-  /** Decided already (`approval`), or the turn has ended. */
-  | { kind: 'conflict'; reason: 'decided' | 'ended'; approval?: ApprovalRecord }
-  /** Past its expiry: the call was (or is now) expired. */
-  | { kind: 'expired'; approval: ApprovalRecord }
-  /** The edited arguments did not pass the gate: nothing recorded; `message` is the gate's. */
-  | { kind: 'invalid_arguments'; message: string };
-
 /** What a chat's resume finds: nothing running, a session of another user, or the running turn. */
 export type Resumable = { kind: 'none' } | { kind: 'forbidden' } | { kind: 'running'; turn: TurnRecord };
 
 export class TurnService {
   /** Who reads each turn running here (readers.ts), by its log: a continuation after a pause here shares it. */
   private readonly readers = new WeakMap<TurnLog, TurnReaders>();
-  /** The expiry timer (watchApprovals): when it fires, or undefined when none is armed. */
-  private expiry: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
-  private watching = false;
+  /** Where a person's answers are taken: decisions, what waits, expiry (approvals.ts). */
+  readonly approvals: ApprovalDesk;
+  private readonly clock: ApprovalClock;
 
-  constructor(private readonly options: TurnServiceOptions) {}
+  constructor(private readonly options: TurnServiceOptions) {
+    const { storage, agent } = options;
+    this.approvals = new ApprovalDesk({
+      storage,
+      tools: agent.tools,
+      toolSource: agent.toolSource,
+      continueTurn: (turnId, goOn) => this.continueTurn(turnId, goOn),
+    });
+    this.clock = approvalClock(options.approvalClock, this.approvals);
+  }
 
   private get sessions() {
     return this.options.storage.sessions;
@@ -120,7 +94,7 @@ export class TurnService {
   async openSession(userId: string | null, sessionId?: string, options: StartOptions = {}): Promise<string> {
     const id = await this.sessions.ensureSession(userId, sessionId);
     await this.closeStale(id);
-    if (sessionId !== undefined) await this.expireOnRequest({ sessionId: id }, options);
+    if (sessionId !== undefined) await this.clock.touched({ sessionId: id }, options);
     return id;
   }
 
@@ -147,22 +121,17 @@ export class TurnService {
     if (session.userId !== userId) return { kind: 'forbidden' };
     // A turn left running by a killed process would otherwise be followed until the sweep of a later turn.
     await this.closeStale(sessionId);
-    await this.expireOnRequest({ sessionId }, options);
+    await this.clock.touched({ sessionId }, options);
     const turn = await this.sessions.runningTurn(sessionId);
     return turn ? { kind: 'running', turn } : { kind: 'none' };
   }
 
-  /** The turn, its waits past their expiry expired first where requests are the clock (approvalExpiry 'request'). */
+  /** The turn, its waits past their expiry expired first where requests are the clock. */
   async find(turnId: string, options: StartOptions = {}): Promise<TurnRecord | null> {
     const turn = await this.sessions.getTurn(turnId);
-    if (turn?.status !== 'awaiting_approval' || this.options.approvalExpiry?.kind !== 'request') return turn;
-    await this.expireApprovals({ turnId }, options);
+    if (turn?.status !== 'awaiting_approval' || !this.clock.onRequest) return turn;
+    await this.clock.touched({ turnId }, options);
     return await this.sessions.getTurn(turnId);
-  }
-
-  /** Where requests are the clock: what of this turn or session waits past its expiry is expired, and its turn goes on. */
-  private async expireOnRequest(scope: { sessionId: string }, options: StartOptions): Promise<void> {
-    if (this.options.approvalExpiry?.kind === 'request') await this.expireApprovals(scope, options);
   }
 
   /** Claims a pending turn and starts it through the placement; null when it was claimed already. */
@@ -293,81 +262,6 @@ export class TurnService {
     return going !== null;
   }
 
-  /** The session's calls that wait for a person (not decided, whether or not past expiry), oldest first. */
-  pendingApprovals(sessionId: string): Promise<ApprovalRecord[]> {
-    return this.options.storage.approvals.pendingForSession(sessionId);
-  }
-
-  /**
-   * A person's decision on one waiting call of a turn, checked against what the server bound the id to
-   * (the turn, its user, the call; a forged or another turn's id is unknown), then recorded once; the
-   * turn goes on when nothing else of it waits. Edited arguments pass the gate against the call's tool
-   * first; the call then runs with what the gate made of them.
-   */
-  async decide(input: DecisionInput, options: StartOptions = {}): Promise<DecisionResult> {
-    const { turn, approvalId } = input;
-    const { approvals } = this.options.storage;
-    if (turn.userId !== input.userId) return { kind: 'forbidden' };
-    const record = APPROVAL_ID.test(approvalId) ? await approvals.get(approvalId) : null;
-    if (!record || record.turnId !== turn.id || record.userId !== turn.userId) return { kind: 'not_found' };
-    // Expired first: the turn went on without it, and may have ended since (410, not 409).
-    if (record.status === 'expired') return { kind: 'expired', approval: record };
-    const status = (await this.sessions.getTurn(turn.id))?.status;
-    // Ended, or stopped while the call waited (a pending call of a turn that is not paused any more).
-    if (status === 'finished' || (status !== 'awaiting_approval' && record.status === 'pending'))
-      return { kind: 'conflict', reason: 'ended', approval: record };
-    if (record.status !== 'pending') return { kind: 'conflict', reason: 'decided', approval: record };
-    let edit: { arguments: Record<string, unknown>; argsHash: string } | undefined;
-    if (input.approved && input.arguments) {
-      const gated = await this.gateEdit(record, input.arguments);
-      if (!gated.ok) return { kind: 'invalid_arguments', message: gated.message };
-      edit = { arguments: gated.args, argsHash: await argumentsHash(gated.args) };
-    }
-    const decided = await approvals.decide({ id: approvalId, status: input.approved ? 'approved' : 'denied', reason: input.reason ?? null, edit });
-    if (!decided) {
-      // Lost a race, or past its expiry by the store's clock: say which, and let an expired call end its wait.
-      const now = await approvals.get(approvalId);
-      if (now?.status === 'pending' || now?.status === 'expired') {
-        await this.expireApprovals({ turnId: turn.id }, options);
-        return { kind: 'expired', approval: (await approvals.get(approvalId)) ?? now };
-      }
-      return { kind: 'conflict', reason: 'decided', ...(now ? { approval: now } : {}) };
-    }
-    const continued = (await this.continueTurn(turn.id, options)) !== null;
-    return { kind: 'accepted', approval: decided, continued };
-  }
-
-  /**
-   * Pending approvals past their expiry become expired (one turn's, one session's, or any: at most 100),
-   * and each turn with nothing left waiting goes on, as does a turn stranded with nothing waiting (every
-   * call decided or expired, but the process died before going on: otherwise it would wait for ever, a
-   * later decision refused). The hook for every runtime's clock: on Node a timer and start-up
-   * (watchApprovals); a Durable Object's alarm, or the next request that touches the turn or its session,
-   * can call it the same way. Going on claims the turn (continueTurn), so racing sweeps and decisions
-   * continue it once. Never throws: a failure is logged, the next call tries again.
-   */
-  async expireApprovals(scope: { turnId?: string; sessionId?: string } = {}, options: StartOptions = {}): Promise<ApprovalRecord[]> {
-    try {
-      const expired = await this.options.storage.approvals.expire(scope);
-      const turnIds = new Set([...expired.map((a) => a.turnId), ...(await this.stranded(scope))]);
-      for (const turnId of turnIds) await this.continueTurn(turnId, options);
-      return expired;
-    } catch (err) {
-      console.error('rebound: could not expire approvals', err);
-      return [];
-    }
-  }
-
-  /**
-   * The turns of the scope that may be paused with nothing waiting: one turn's or one session's paused
-   * turn (continueTurn's claim finds whether anything still waits), or any (the store's stranded turns).
-   */
-  private async stranded(scope: { turnId?: string; sessionId?: string }): Promise<string[]> {
-    if (scope.turnId === undefined && scope.sessionId === undefined) return this.options.storage.approvals.stranded();
-    const turn = scope.turnId !== undefined ? await this.sessions.getTurn(scope.turnId) : await this.sessions.runningTurn(scope.sessionId!);
-    return turn?.status === 'awaiting_approval' ? [turn.id] : [];
-  }
-
   /**
    * Goes on with a turn paused for approval once none of its calls waits (or at once, `force`: a stop),
    * in the same log, through the placement: the stored state and the decisions handed to the loop.
@@ -420,80 +314,11 @@ export class TurnService {
     return stored;
   }
 
-  /**
-   * Node (one process, `alone`): expires what is due now (start-up: waits that ran out while the server
-   * was down), then keeps one timer armed at the next expiry the store has (none while nothing waits),
-   * re-armed after each sweep and each pause. Unref'd: it never keeps the process alive.
-   */
-  watchApprovals(): void {
-    this.watching = true;
-    void this.sweep();
-  }
-
-  private async sweep(): Promise<void> {
-    this.expiry = undefined;
-    await this.expireApprovals();
-    await this.armExpiry();
-  }
-
-  private async armExpiry(): Promise<void> {
-    if (!this.watching) return;
-    let next: string | null;
-    try {
-      next = await this.options.storage.approvals.nextExpiry();
-    } catch (err) {
-      console.error('rebound: could not read the next approval expiry', err);
-      return;
-    }
-    if (next === null) return;
-    const at = Date.parse(next);
-    if (this.expiry && this.expiry.at <= at) return;
-    if (this.expiry) clearTimeout(this.expiry.timer);
-    // A little past the instant: the store compares with its own clock.
-    const timer = setTimeout(() => void this.sweep(), Math.max(0, at - Date.now()) + EXPIRY_SLACK_MS);
-    (timer as { unref?: () => void }).unref?.();
-    this.expiry = { at, timer };
-  }
-
-  /** A turn paused here: its expiry may come before the armed one (Node's timer), or the alarm is told. */
+  /** A turn started or gone on with here: once it has paused, the clock is told. */
   private paused(live: LiveTurn): void {
-    const { approvalExpiry } = this.options;
-    const alarm = approvalExpiry?.kind === 'alarm' ? approvalExpiry : undefined;
-    if (!this.watching && !alarm) return;
-    void live.settled.then(async () => {
-      if (!live.paused) return;
-      alarm?.paused(live.log.turnId);
-      await this.armExpiry();
+    void live.settled.then(() => {
+      if (live.paused) this.clock.paused(live.log.turnId);
     });
-  }
-
-  /**
-   * The edited arguments through the gate, against the call's tool (the app's own, or its MCP server's
-   * listing) and, for a tool that names paths, the turn's workspace.
-   */
-  private async gateEdit(
-    record: ApprovalRecord,
-    args: Record<string, unknown>,
-  ): Promise<{ ok: true; args: Record<string, unknown> } | { ok: false; message: string }> {
-    const { agent } = this.options;
-    const strip = ({ run: _run, needsApproval: _needs, ...spec }: (typeof agent.tools)[number]): ToolSpec => spec;
-    let spec = agent.tools.find((t) => t.name === record.toolName);
-    if (!spec && agent.toolSource) {
-      const set = await agent.toolSource.open({ signal: AbortSignal.timeout(EDIT_LIST_TIMEOUT_MS) });
-      spec = set.tools.find((t) => t.name === record.toolName);
-      await set.close();
-    }
-    if (!spec)
-      return {
-        ok: false,
-        message: `The tool "${record.toolName}" is not available now, so edited arguments cannot be checked. Approve the call as it is, or deny it.`,
-      };
-    // Paths are checked against the turn's workspace as the loop checks the model's (a path one letter off is repaired).
-    const workspace = this.options.storage.workspace({ userId: record.userId, sessionId: record.sessionId, turnId: record.turnId });
-    const context = spec.pathParams?.length ? { paths: buildPathIndex((await workspace.list()).map((f) => f.path)) } : {};
-    const verdict = gate({ id: record.toolCallId, name: record.toolName, arguments: JSON.stringify(args) }, [strip(spec)], context);
-    if (verdict.verdict === 'blocked') return { ok: false, message: `The edited arguments do not pass the gate: ${verdict.message}` };
-    return { ok: true, args: verdict.call.args };
   }
 
   private start(turn: TurnRecord, { waitUntil, carrier }: StartOptions): LiveTurn {

@@ -3,7 +3,8 @@
 // the storage, a stop asked on another instance reaches the producer through the turn's row, which it
 // polls (watchForStop).
 import type { ActivityWriter } from '../activity/types.ts';
-import { runTurn, type TurnLimits, type TurnResume } from '../loop/turn.ts';
+import type { TurnResume } from '../loop/pause.ts';
+import { runTurn, type TurnLimits } from '../loop/turn.ts';
 import type { ApprovalNames } from '../tools/approval.ts';
 import type { ModelClient } from '../model/types.ts';
 import type { SessionStore, Storage, TurnRecord } from '../store/types.ts';

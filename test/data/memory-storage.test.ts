@@ -12,6 +12,7 @@ import {
   checkTurnEvents,
   SEED,
 } from './storage-contract.ts';
+import { checkApprovalDesk } from './approval-contract.ts';
 
 describe('in-memory storage', () => {
   it('has the storage contract semantics', async () => {
@@ -43,6 +44,11 @@ describe('in-memory storage', () => {
   it('pauses a turn for approval, decides once before expiry, expires and resumes once', async () => {
     await checkApprovals(createMemoryStorage(), { a: 'user-a', b: 'user-b' });
     await checkApprovals(createMemoryStorage(), { a: null, b: 'user-b' });
+  });
+
+  it('the approval desk decides once, refuses what does not wait (410 past expiry, even once ended), matches and decides a useChat batch whole, expires and goes on once (approval-contract.ts)', async () => {
+    await checkApprovalDesk(createMemoryStorage(), { a: 'user-a', b: 'user-b' });
+    await checkApprovalDesk(createMemoryStorage(), { a: null, b: 'user-b' });
   });
 
   it("counts the gateway's limits: up to the limit of racing requests, per subject and kind, tokens after the answer", async () => {

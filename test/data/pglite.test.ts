@@ -22,6 +22,7 @@ import {
   checkTurnEvents,
   SEED,
 } from './storage-contract.ts';
+import { checkApprovalDesk } from './approval-contract.ts';
 
 let db: PGlite;
 
@@ -115,6 +116,11 @@ describe('PGlite storage', () => {
   it('pauses a turn for approval, decides once before expiry, expires and resumes once', async () => {
     await checkApprovals(createPgliteStorage(db), { a: 'user-a', b: 'user-b' });
     await checkApprovals(createPgliteStorage(db), { a: null, b: 'user-b' });
+  });
+
+  it('the approval desk decides once, refuses what does not wait (410 past expiry, even once ended), matches and decides a useChat batch whole, expires and goes on once (approval-contract.ts)', async () => {
+    await checkApprovalDesk(createPgliteStorage(db), { a: 'user-a', b: 'user-b' });
+    await checkApprovalDesk(createPgliteStorage(db), { a: null, b: 'user-b' });
   });
 
   it("counts the gateway's limits: up to the limit of racing requests, per subject and kind, tokens after the answer", async () => {

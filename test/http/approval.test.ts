@@ -365,7 +365,13 @@ describe('a turn left paused with nothing waiting (its process died after the de
     // A decision now is refused: it was decided (that is the hole the hooks close).
     expect((await decide(second.app, turnId, asked.data.approvalId, { approved: false })).status).toBe(409);
     const [a, b] = services;
-    await Promise.all([a!.expireApprovals(), b!.expireApprovals(), a!.expireApprovals({ turnId }), b!.expireApprovals({ sessionId }), b!.expireApprovals()]);
+    await Promise.all([
+      a!.approvals.expire(),
+      b!.approvals.expire(),
+      a!.approvals.expire({ turnId }),
+      b!.approvals.expire({ sessionId }),
+      b!.approvals.expire(),
+    ]);
     await stream.until(isEvent('done'));
     expect(shape(stream.events)).toEqual(['turn_start', 'tool_call', 'tool_result', 'tool_call', 'approval_required', 'tool_result', 'text_delta', 'done']);
     expect(stream.events.map((e) => Number(e.id))).toEqual(stream.events.map((_, i) => i + 1));

@@ -19,7 +19,9 @@ import { uiMessageStreamFormat } from '../ui-stream/mapper.ts';
 import { turnStartOptions, waitUntilFor } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../auth/middleware.ts';
 import type { TurnRecord } from '../../store/types.ts';
-import type { DecisionResult, TurnReader, TurnService } from '../../turns/service.ts';
+import type { Refusal } from '../../turns/approvals.ts';
+import type { TurnReader, TurnService } from '../../turns/service.ts';
+import { assertNever } from '../../vocabulary.ts';
 
 const TurnRequest = (maxChars: number) =>
   z.object({
@@ -162,7 +164,7 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
     const turn = await findTurn(c, c.req.param('id'));
     const approvalId = c.req.param('approvalId');
     const body = await readJson(c, Decision);
-    const result = await turns.decide(
+    const result = await turns.approvals.decide(
       { turn, approvalId, userId: c.get('principal').userId, approved: body.approved, reason: body.reason, arguments: body.arguments },
       { waitUntil: waitUntilFor(c, deps) },
     );
@@ -174,32 +176,47 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
   return app;
 }
 
-/** A decision the turn service did not take, as the API's error: the same statuses wherever a decision comes from (this route, /v1/ui/chat). */
-export function decisionError(result: Exclude<DecisionResult, { kind: 'accepted' }>, { turnId, approvalId }: { turnId: string; approvalId: string }): ApiError {
-  switch (result.kind) {
+/**
+ * A decision the approval desk did not take, as the API's error: the same statuses wherever a decision
+ * comes from (this route, /v1/ui/chat's batch: `chat` names where its approval ids are looked up).
+ */
+export function decisionError(refusal: Refusal, { turnId, approvalId, chat }: { turnId?: string; approvalId?: string; chat?: boolean }): ApiError {
+  switch (refusal.kind) {
     case 'forbidden':
       return new ApiError(403, 'forbidden', 'This turn belongs to another user.');
     case 'not_found':
-      return new ApiError(
-        404,
-        'not_found',
-        `No approval ${quote(approvalId)} of turn ${turnId}. Use the approvalId of an approval_required event of this turn's stream.`,
-      );
+      return chat
+        ? new ApiError(
+            404,
+            'not_found',
+            `No call of this chat waits for approval ${quote(refusal.approvalId, 80)}. Answer the tool-approval-request this chat's stream sent (GET /v1/ui/chat/{id}/stream resumes to it).`,
+          )
+        : new ApiError(
+            404,
+            'not_found',
+            `No approval ${quote(approvalId ?? refusal.approvalId)} of turn ${turnId}. Use the approvalId of an approval_required event of this turn's stream.`,
+          );
     case 'conflict':
       return new ApiError(
         409,
         'conflict',
-        result.reason === 'ended'
+        refusal.reason === 'ended'
           ? 'This turn has ended: no call of it waits for a decision any more.'
-          : `This call was already ${result.approval?.status ?? 'decided'}${result.approval?.decidedAt ? ` at ${result.approval.decidedAt}` : ''}: a decision is final.`,
+          : `${refusal.approval ? `The approval ${quote(refusal.approval.id)}` : 'This call'} was already ${refusal.approval?.status ?? 'decided'}${refusal.approval?.decidedAt ? ` at ${refusal.approval.decidedAt}` : ''}: a decision is final.`,
       );
     case 'expired':
       return new ApiError(
         410,
         'expired',
-        `This approval expired at ${result.approval.expiresAt} (APPROVAL_TIMEOUT_MS): the call did not run, and the model was told it was not approved.`,
+        `The approval ${quote(refusal.approval.id)} expired at ${refusal.approval.expiresAt} (APPROVAL_TIMEOUT_MS): the call did not run, and the model was told it was not approved.`,
       );
     case 'invalid_arguments':
-      return new ApiError(400, 'invalid_arguments', `${result.message} Nothing was decided: send arguments the tool accepts, or approve the call as it is.`);
+      return new ApiError(400, 'invalid_arguments', `${refusal.message} Nothing was decided: send arguments the tool accepts, or approve the call as it is.`);
+    case 'mismatch':
+      return new ApiError(403, 'forbidden', refusal.message);
+    case 'invalid_batch':
+      return new ApiError(400, 'invalid_request', `Invalid request: ${refusal.message}`);
+    default:
+      return assertNever(refusal, 'refusal');
   }
 }

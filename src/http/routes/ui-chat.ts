@@ -9,10 +9,10 @@
 // stream at the pause with `tool-approval-request` (ui-stream/approval-pause.ts), and a reload resumes
 // to it. useChat's addToolApprovalResponse (sendAutomaticallyWhen:
 // lastAssistantMessageIsCompleteWithApprovalResponses) then posts the conversation whose last message is
-// the assistant's with `approval-responded` parts. Nothing in them is trusted: each must name an approval
-// that waits in THIS user's chat, for the same call, tool and arguments (and carry this server's
-// signature when it has one); the decision goes through the turn service as POST
-// /v1/turns/:turnId/approvals/:approvalId's does, and the response streams the rest of the turn.
+// the assistant's with `approval-responded` parts. Nothing in them is trusted: the approval desk
+// (turns/approvals.ts) matches the batch against what waits in THIS user's chat, each part for the
+// same call, tool and arguments (and carrying this server's signature when it has one: checked here),
+// decides it whole or not at all, and the response streams the rest of the turn.
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../deps.ts';
@@ -26,7 +26,8 @@ import { turnStartOptions, waitUntilFor } from '../wait-until.ts';
 import { authenticate, type AuthEnv } from '../auth/middleware.ts';
 import { quote } from '../../quote.ts';
 import type { ApprovalRecord, TurnRecord } from '../../store/types.ts';
-import { APPROVAL_ID, argumentsHash } from '../../tools/approval.ts';
+import { argumentsHash } from '../../tools/approval.ts';
+import type { Answer, MatchedBatch } from '../../turns/approvals.ts';
 import type { TurnReader, TurnService } from '../../turns/service.ts';
 import { pausedUiStream } from '../ui-stream/approval-pause.ts';
 import type { ApprovalSigner } from '../ui-stream/approval-signature.ts';
@@ -80,12 +81,6 @@ const ApprovalResponsePart = z.object({
 });
 type ApprovalResponse = z.infer<typeof ApprovalResponsePart>;
 
-/** Approval responses matched to the calls that wait, all of one turn. */
-interface Matched {
-  turn: TurnRecord;
-  matched: Array<{ approval: ApprovalRecord; response: ApprovalResponse }>;
-}
-
 export interface UiChatOptions {
   tokens: TurnTokens;
   turns: TurnService;
@@ -115,11 +110,14 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
     // SessionForbiddenError: a 403 (toApiError). As on every turn creation, stale turns are closed, this chat's first.
     const sessionId = await turns.openSession(userId, await chatSessionId(userId, body.id), { waitUntil: waitUntilFor(c, deps) });
     if (responses) {
-      const matched = await matchResponses({ sessionId, responses });
+      const batch = await matchResponses(sessionId, responses);
       // A Worker (handoff.ts): the checks are made here, so errors wake no object, and the decision is
       // taken in the turn's object, where the continuation runs and outlives this client.
-      if (wantsHandle(c)) return c.body(null, 200, { [FORWARD_HEADER]: matched.turn.id });
-      const { turn, answered } = await decideResponses(c, { userId, ...matched });
+      if (wantsHandle(c)) return c.body(null, 200, { [FORWARD_HEADER]: batch.turn.id });
+      const decided = await turns.approvals.decideBatch(batch, userId, turnStartOptions(c, deps));
+      if (decided.kind !== 'accepted') throw decisionError(decided, { chat: true });
+      const { turn } = batch;
+      const answered = new Set(batch.answers.map((a) => a.approval.id));
       const reader = await turns.reader(turn, 0);
       if (!reader) throw new ApiError(409, 'conflict', `Turn ${turn.id} has nothing more to stream.`);
       return stream(c, reader, turn, answered);
@@ -153,71 +151,17 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
     return reader ? stream(c, reader, found.turn) : c.body(null, 204);
   });
 
-  /**
-   * Matches each response against the calls that wait in this chat (never the client's account of them):
-   * all of one turn, and every call of it that waits, since the turn goes on only once each has a
-   * decision (lastAssistantMessageIsCompleteWithApprovalResponses sends exactly that).
-   */
-  async function matchResponses({ sessionId, responses }: { sessionId: string; responses: ApprovalResponse[] }): Promise<Matched> {
-    const pending = new Map((await turns.pendingApprovals(sessionId)).map((a) => [a.id, a]));
-    const matched: Array<{ approval: ApprovalRecord; response: ApprovalResponse }> = [];
-    for (const response of distinctResponses(responses)) {
-      const approval = pending.get(response.approval.id);
-      if (!approval) throw await notWaiting(response.approval.id, sessionId);
-      await checkResponse(response, approval, signer);
-      matched.push({ approval, response });
-    }
-    const turnId = matched[0]!.approval.turnId;
-    if (matched.some((m) => m.approval.turnId !== turnId))
-      throw new ApiError(400, 'invalid_request', 'Invalid request: the approval responses belong to different turns. Answer the calls of the last turn only.');
-    const unanswered = [...pending.values()].filter((a) => a.turnId === turnId && !matched.some((m) => m.approval.id === a.id));
-    if (unanswered.length > 0) {
-      throw new ApiError(
-        400,
-        'invalid_request',
-        `Invalid request: ${unanswered.length} more ${unanswered.length === 1 ? 'call' : 'calls'} of this turn ${unanswered.length === 1 ? 'waits' : 'wait'} for a decision (${unanswered
-          .slice(0, 5)
-          .map((a) => quote(a.toolName, 60))
-          .join(', ')}). Answer every approval of the turn before sending (sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses does).`,
-      );
-    }
-    const turn = await turns.find(turnId);
-    if (!turn) throw new ApiError(404, 'not_found', `No turn ${turnId}.`);
-    return { turn, matched };
-  }
-
-  /** The matched responses decided through the turn service, as POST /v1/turns/:turnId/approvals/:approvalId decides. */
-  async function decideResponses(
-    c: Context,
-    { userId, turn, matched }: Matched & { userId: string | null },
-  ): Promise<{ turn: TurnRecord; answered: Set<string> }> {
-    const turnId = turn.id;
-    for (const { approval, response } of matched) {
-      const result = await turns.decide(
-        { turn, approvalId: approval.id, userId, approved: response.approval.approved, reason: response.approval.reason },
-        turnStartOptions(c, deps),
-      );
-      if (result.kind !== 'accepted') throw decisionError(result, { turnId, approvalId: approval.id });
-    }
-    return { turn, answered: new Set(matched.map((m) => m.approval.id)) };
-  }
-
-  /** Why an approval id is not one that waits in this chat: decided or expired already here (409, 410), else unknown (404). */
-  async function notWaiting(approvalId: string, sessionId: string): Promise<ApiError> {
-    const record = APPROVAL_ID.test(approvalId) ? await deps.storage.approvals.get(approvalId) : null;
-    if (record?.sessionId === sessionId && record.status === 'expired')
-      return new ApiError(410, 'expired', `The approval ${quote(approvalId)} expired at ${record.expiresAt}: the call did not run, and the model was told.`);
-    if (record?.sessionId === sessionId)
-      return new ApiError(
-        409,
-        'conflict',
-        `The approval ${quote(approvalId)} was already ${record.status}: a decision is final (a response sent twice is refused).`,
-      );
-    return new ApiError(
-      404,
-      'not_found',
-      `No call of this chat waits for approval ${quote(approvalId, 80)}. Answer the tool-approval-request this chat's stream sent (GET /v1/ui/chat/{id}/stream resumes to it).`,
-    );
+  /** The responses matched at the approval desk against the calls that wait in this chat (never the client's account of them), all checked before any is decided. */
+  async function matchResponses(sessionId: string, responses: ApprovalResponse[]): Promise<MatchedBatch> {
+    const answers: Array<Answer<ApprovalResponse>> = responses.map((r) => ({
+      approvalId: r.approval.id,
+      approved: r.approval.approved,
+      ...(r.approval.reason !== undefined ? { reason: r.approval.reason } : {}),
+      said: r,
+    }));
+    const matched = await turns.approvals.match({ sessionId, answers }, (approval, response) => mismatch(response, approval, signer));
+    if (matched.kind !== 'matched') throw decisionError(matched, { chat: true });
+    return matched.batch;
   }
 
   return app;
@@ -252,30 +196,11 @@ function approvalResponses(body: UiChatBody): ApprovalResponse[] | null {
 }
 
 /**
- * The responses, each approval once: a repeat with the same decision counts once; the same approval
- * answered two ways is refused before anything is decided (a batch is decided whole or not at all).
+ * Why a response does not apply to the call that waits (null: it does): it must name the same call id,
+ * tool and arguments (by their hash, as the server bound them), and, when it carries a signature, be
+ * this server's for that approval.
  */
-function distinctResponses(responses: ApprovalResponse[]): ApprovalResponse[] {
-  const byId = new Map<string, ApprovalResponse>();
-  for (const response of responses) {
-    const { id, approved, reason } = response.approval;
-    const first = byId.get(id);
-    if (!first) byId.set(id, response);
-    else if (first.approval.approved !== approved || (first.approval.reason ?? '') !== (reason ?? ''))
-      throw new ApiError(
-        400,
-        'invalid_request',
-        `Invalid request: the message answers approval ${quote(id, 80)} twice, differently. Nothing was decided: answer each approval once.`,
-      );
-  }
-  return [...byId.values()];
-}
-
-/**
- * A response applies to exactly the call that waits: the same call id, tool and arguments (by their
- * hash, as the server bound them), and, when it carries a signature, this server's for that approval.
- */
-async function checkResponse(response: ApprovalResponse, approval: ApprovalRecord, signer: ApprovalSigner): Promise<void> {
+async function mismatch(response: ApprovalResponse, approval: ApprovalRecord, signer: ApprovalSigner): Promise<string | null> {
   const toolName = response.type === 'dynamic-tool' ? response.toolName : response.type.startsWith('tool-') ? response.type.slice(5) : undefined;
   const input = response.input;
   // Arguments nested too deep to hash (canonicalJson's RangeError) match nothing the server issued.
@@ -283,11 +208,7 @@ async function checkResponse(response: ApprovalResponse, approval: ApprovalRecor
     input !== null && typeof input === 'object' && !Array.isArray(input) ? await argumentsHash(input as Record<string, unknown>).catch(() => null) : null;
   const signature = response.approval.signature;
   if (response.toolCallId !== approval.toolCallId || toolName !== approval.toolName || argsHash !== approval.argsHash) {
-    throw new ApiError(
-      403,
-      'forbidden',
-      `The response to approval ${quote(approval.id)} does not match the call that waits (its call id, tool or arguments differ): a decision applies to exactly that call.`,
-    );
+    return `The response to approval ${quote(approval.id)} does not match the call that waits (its call id, tool or arguments differ): a decision applies to exactly that call.`;
   }
   if (
     signature !== undefined &&
@@ -299,8 +220,9 @@ async function checkResponse(response: ApprovalResponse, approval: ApprovalRecor
       expiresAt: approval.expiresAt,
     }))
   ) {
-    throw new ApiError(403, 'forbidden', `The signature of approval ${quote(approval.id)} is not this server's for that call: the response was refused.`);
+    return `The signature of approval ${quote(approval.id)} is not this server's for that call: the response was refused.`;
   }
+  return null;
 }
 
 /**

@@ -54,9 +54,9 @@ export function pausingReader(reader: TurnReader, { pendingIds, signer, control 
  */
 export function pausedUiStream(
   reader: TurnReader,
-  { turn, turns, signer, answered }: { turn: TurnRecord; turns: Pick<TurnService, 'pendingApprovals'>; signer: ApprovalSigner; answered?: Set<string> },
+  { turn, turns, signer, answered }: { turn: TurnRecord; turns: Pick<TurnService, 'approvals'>; signer: ApprovalSigner; answered?: Set<string> },
 ): { reader: TurnReader; format: StreamFormat } {
   const control: UiStreamControl = { signatures: new Map(), pauseSeq: null, ...(answered ? { answered } : {}) };
-  const pendingIds = async () => (await turns.pendingApprovals(turn.sessionId)).filter((a) => a.turnId === turn.id).map((a) => a.id);
+  const pendingIds = async () => (await turns.approvals.pending(turn.sessionId)).filter((a) => a.turnId === turn.id).map((a) => a.id);
   return { reader: pausingReader(reader, { pendingIds, signer, control }), format: uiMessageStreamFormat(control) };
 }
