@@ -19,6 +19,7 @@ import { gatewayStream, type AttemptsRun, type OpenStream, type Settled } from '
 import type { ChatEndpoint } from '../model/chat-post.ts';
 import type { GatewayResponse } from './gateway-response.ts';
 import { callUpstream } from './upstream.ts';
+import type { ClientCodec } from './codecs/protocol.ts';
 
 export { ChatCompletionsBody, GATEWAY_COUNTS, toGatewayRequest, type GatewayRequest } from './request.ts';
 export { GatewayError, openAIError, type OpenAIErrorBody } from './errors.ts';
@@ -26,6 +27,10 @@ export { listModels } from './models.ts';
 export { gatewayLimits, type GatewayLimits } from './limits.ts';
 export type { GatewayResponse } from './gateway-response.ts';
 export type { Settled } from './stream.ts';
+export { type ClientCodec, messagesCodec, type Protocol, responsesCodec } from './codecs/protocol.ts';
+export { MESSAGES_COUNTS, MessagesBody, messagesToChat } from './codecs/messages-in.ts';
+export { anthropicError } from './codecs/messages-out.ts';
+export { RESPONSES_COUNTS, ResponsesBody, responsesToChat } from './codecs/responses-in.ts';
 
 export interface GatewayDeps {
   upstream: ChatEndpoint;
@@ -45,9 +50,19 @@ export interface GatewayDeps {
   /** Traces on: the request is a `chat {model}` span (a child of the caller's, from `carrier`), each upstream attempt a child of it. */
   tracing?: Tracing;
   carrier?: TraceCarrier;
+  /** The client's protocol when it is not Chat Completions (codecs/protocol.ts): the answer is written in it. */
+  codec?: ClientCodec;
 }
 
 export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Promise<GatewayResponse> {
+  const { codec } = deps;
+  if (!codec) return runCore(request, deps);
+  // The core writes Chat Completions; the codec writes the client's protocol, whole or as the stream goes.
+  const result = await runCore(request, { ...deps, openStream: (run) => deps.openStream((out, signal) => run(codec.channel(out), signal)) });
+  return result.kind === 'json' && typeof result.body === 'string' ? codec.translate({ ...result, kind: 'json', body: result.body }) : result;
+}
+
+async function runCore(request: GatewayRequest, deps: GatewayDeps): Promise<GatewayResponse> {
   const requestId = crypto.randomUUID();
   const abort = new AbortController();
   const onClientAbort = () => abort.abort(new Error('client disconnected'));

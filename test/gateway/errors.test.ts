@@ -92,13 +92,11 @@ describe('requests the gateway cannot serve', () => {
     expect(noMessages.body.error.message).toMatch(/messages is required/);
   });
 
-  it('the Responses API and the legacy completions: 400 naming the endpoint to use', async () => {
+  it('the legacy completions: 400 naming the endpoint to use', async () => {
     gw = await startGateway(() => ({ text: 'never asked' }));
-    for (const path of ['responses', 'completions']) {
-      const res = await fetch(`${gw.baseURL}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/POST \/v1\/chat\/completions/);
-    }
+    const res = await fetch(`${gw.baseURL}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/POST \/v1\/chat\/completions/);
   });
 
   it('without an upstream key: 503 that names the settings', async () => {

@@ -6,7 +6,8 @@
 // (a server bound to loopback, behind the host guard), nobody on an edge deployment without auth
 // settings (503, unless it has gateway keys).
 //
-// The credential is the usual `Authorization: Bearer …`. With GATEWAY_FORWARD_CLIENT_KEY (off by
+// The credential is the usual `Authorization: Bearer …`, or `x-api-key: …` as Anthropic's clients send
+// it (POST /v1/messages). With GATEWAY_FORWARD_CLIENT_KEY (off by
 // default) that header is the client's own upstream key, passed on instead of OPENAI_API_KEY, and the
 // gateway credential, where one is needed, moves to `X-Rebound-Authorization: Bearer …`.
 //
@@ -56,7 +57,9 @@ export function gatewayAuth(options: GatewayAuthOptions) {
 }
 
 async function authenticateGateway(request: Request, options: GatewayAuthOptions): Promise<GatewayCaller> {
-  const authorization = request.headers.get('authorization');
+  // Anthropic's clients send their key as x-api-key: the same credential as a bearer token.
+  const apiKey = request.headers.get('x-api-key');
+  const authorization = request.headers.get('authorization') ?? (apiKey ? `Bearer ${apiKey}` : null);
   const separate = request.headers.get(GATEWAY_AUTH_HEADER);
   let upstreamKey = options.serverKey;
   if (options.forwardClientKey) {

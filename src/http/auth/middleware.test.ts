@@ -81,12 +81,22 @@ describe('on every /v1 route of createApp', () => {
   const app = createApp({ config, model: createModel(config), storage: createMemoryStorage(), activity: new MemoryActivityWriter(), tools: [], auth });
   const UUID = '00000000-0000-4000-8000-000000000000';
   // Routes with a scheme of their own, or nothing to guard: the stream GET takes its token, and the
-  // unsupported gateway endpoints answer a 400 to anyone.
-  const open = ['GET /v1/turns/:id/stream', 'POST /v1/responses', 'POST /v1/completions'];
+  // unsupported gateway endpoint answers a 400 to anyone.
+  const open = ['GET /v1/turns/:id/stream', 'POST /v1/completions'];
   const routes = [...new Set(app.routes.filter((r) => r.method !== 'ALL' && r.path.startsWith('/v1/')).map((r) => `${r.method} ${r.path}`))];
 
   it('finds the routes', () => {
-    expect(routes).toEqual(expect.arrayContaining(['POST /v1/turns', 'POST /v1/chat', 'POST /v1/chat/completions', 'GET /v1/dashboard', ...open]));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'POST /v1/turns',
+        'POST /v1/chat',
+        'POST /v1/chat/completions',
+        'POST /v1/messages',
+        'POST /v1/responses',
+        'GET /v1/dashboard',
+        ...open,
+      ]),
+    );
   });
 
   it('refuses a request without credentials before reading its body, except on the open routes', async () => {
@@ -102,7 +112,7 @@ describe('on every /v1 route of createApp', () => {
   it('leaves the open routes and unknown routes to their own answers', async () => {
     const before = auth.calls;
     expect((await app.request(`/v1/turns/${UUID}/stream?token=x`)).status).toBe(404);
-    expect((await app.request('/v1/responses', watchedBody().init)).status).toBe(400);
+    expect((await app.request('/v1/completions', watchedBody().init)).status).toBe(400);
     expect((await app.request('/v1/turns')).status).toBe(404);
     expect((await app.request('/v1/nothing', watchedBody().init)).status).toBe(404);
     expect(auth.calls).toBe(before);

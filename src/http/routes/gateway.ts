@@ -1,8 +1,10 @@
 // POST /v1/chat/completions: Rebound as an OpenAI-compatible gateway (src/gateway). Every answer is
 // an OpenAI-shaped response or error, since the callers are OpenAI clients: the openai SDK, the AI
-// SDK, LangChain, Aider. GET /v1/models lists the upstream's models under the names a client can send
-// (src/gateway/models.ts). The Responses API and the legacy completions endpoint get a 400 that says
-// what to call instead.
+// SDK, LangChain, Aider. POST /v1/messages (Anthropic's Messages API: Claude Code) and POST
+// /v1/responses (the Responses API: Codex, the Agents SDK) are the same core behind a codec
+// (src/gateway/codecs), their errors in their own shape; POST /v1/messages/count_tokens is answered
+// with an estimate. GET /v1/models lists the upstream's models under the names a client can send
+// (src/gateway/models.ts). The legacy completions endpoint gets a 400 that says what to call instead.
 import { Hono, type Context } from 'hono';
 import {
   ChatCompletionsBody,
@@ -13,7 +15,18 @@ import {
   openAIError,
   runGateway,
   toGatewayRequest,
+  type ClientCodec,
+  type GatewayRequest,
   type GatewayResponse,
+  MESSAGES_COUNTS,
+  MessagesBody,
+  messagesCodec,
+  messagesToChat,
+  anthropicError,
+  RESPONSES_COUNTS,
+  ResponsesBody,
+  responsesCodec,
+  responsesToChat,
 } from '../../gateway/index.ts';
 import { readJson } from '../body.ts';
 import { quote } from '../../quote.ts';
@@ -55,11 +68,10 @@ export function gatewayRoutes(deps: AppDeps) {
     return { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs };
   };
 
-  app.post('/v1/chat/completions', authenticated, async (c) => {
+  /** One request through the gateway core, answered in the client's protocol (`codec`; none: Chat Completions). */
+  const serve = async (c: Context<GatewayAuthEnv>, request: GatewayRequest, codec?: ClientCodec) => {
     const caller = c.get('caller');
     const upstream = upstreamFor(caller);
-    const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS });
-    const request = toGatewayRequest(body, { models: config.gateway.models, only: config.gateway.modelsOnly });
     const waitUntil = waitUntilFor(c, deps);
     await limits?.admit(caller.subject);
     // On the edge the request's spans go out as it settles (or fails), within waitUntil; elsewhere the batch processor sends them.
@@ -91,8 +103,29 @@ export function gatewayRoutes(deps: AppDeps) {
         });
         waitUntil?.(flushed);
       },
+      codec,
     }).finally(flushTraces);
     return toResponse(result);
+  };
+  const requestOptions = { models: config.gateway.models, only: config.gateway.modelsOnly };
+
+  app.post('/v1/chat/completions', authenticated, async (c) => {
+    const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS });
+    return serve(c, toGatewayRequest(body, requestOptions));
+  });
+
+  // Anthropic's Messages API (Claude Code) and the Responses API (Codex, the Agents SDK): codecs around the same core.
+  app.post('/v1/messages', authenticated, async (c) => {
+    const body = await readJson(c, MessagesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
+    return serve(c, toGatewayRequest(messagesToChat(body) as ChatCompletionsBody, requestOptions), messagesCodec(body));
+  });
+  app.post('/v1/messages/count_tokens', authenticated, async (c) => {
+    const body = await readJson(c, MessagesBody.omit({ max_tokens: true }), { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
+    return c.json({ input_tokens: estimateTokens(body) });
+  });
+  app.post('/v1/responses', authenticated, async (c) => {
+    const body = await readJson(c, ResponsesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: RESPONSES_COUNTS });
+    return serve(c, toGatewayRequest(responsesToChat(body) as ChatCompletionsBody, requestOptions), responsesCodec(body));
   });
 
   // What OpenWebUI and other clients ask before they chat.
@@ -100,16 +133,6 @@ export function gatewayRoutes(deps: AppDeps) {
     toResponse(await listModels(upstreamFor(c.get('caller')), { models: config.gateway.models, only: config.gateway.modelsOnly, signal: c.req.raw.signal })),
   );
 
-  app.post('/v1/responses', (c) =>
-    json(
-      c,
-      new GatewayError(
-        400,
-        'unsupported_endpoint',
-        'The Responses API is not supported by the gateway: use the Chat Completions API, POST /v1/chat/completions (openai SDK: client.chat.completions.create; AI SDK: @ai-sdk/openai-compatible).',
-      ),
-    ),
-  );
   app.post('/v1/completions', (c) =>
     json(
       c,
@@ -133,12 +156,27 @@ function json(c: Context, error: GatewayError): Response {
   return c.json(error.body(), error.status as 400, error.headers);
 }
 
-/** Rebound's own errors in the shape an OpenAI client reads: the gateway's as they are, the others as toApiError maps them. */
+/** Rebound's own errors in the shape an OpenAI client reads (an Anthropic client's on /v1/messages): the gateway's as they are, the others as toApiError maps them. */
 function errorResponse(c: Context, err: unknown): Response {
+  if (c.req.path.startsWith('/v1/messages')) {
+    const status = err instanceof GatewayError ? err.status : toApiError(err).status;
+    const body = err instanceof GatewayError ? err.body() : openAIError({ status, code: toApiError(err).code, message: toApiError(err).message });
+    return c.json(anthropicError(status, body), status as 400);
+  }
   if (err instanceof GatewayError) return json(c, err);
   const api = toApiError(err);
   if (api.code === 'internal' && api.cause === err) console.error('rebound gateway: unhandled error', err);
   // OpenAI's code for a refused credential, which its SDKs and the AI SDK recognise.
   const code = api.code === 'unauthorized' ? 'invalid_api_key' : api.code;
   return c.json(openAIError({ status: api.status, code, message: api.message }), api.status);
+}
+
+/**
+ * count_tokens through a gateway that cannot ask the upstream's tokenizer: an estimate, about four
+ * characters a token over the system prompt, the messages and the tools as JSON (Claude Code asks it to
+ * decide when to compact; an upper estimate compacts early rather than late).
+ */
+function estimateTokens(body: Pick<MessagesBody, 'system' | 'messages' | 'tools'>): number {
+  const chars = JSON.stringify(body.system ?? '').length + JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? []).length;
+  return Math.ceil(chars / 4);
 }

@@ -1,0 +1,154 @@
+// The gateway core's answer (Chat Completions) as Anthropic's Messages API answers (docs/gateway-messages.md):
+// - a whole `chat.completion` becomes one `message` (text block, then one `tool_use` block per call,
+//   same ids, the arguments as the `input` object), finish_reason as stop_reason, usage as input/output tokens;
+// - a stream becomes Anthropic's events, as they come out of the core: `message_start`, per block
+//   `content_block_start` / `_delta` (`text_delta`, `input_json_delta` with the call's whole, gated
+//   arguments) / `_stop`, then `message_delta` (stop_reason, usage, and `rebound: {attempts, verdict}`,
+//   the verdict on the stream's last data event before `message_stop`) and `message_stop`;
+// - an error in Anthropic's shape `{type: "error", error: {type, message}}`.
+import { isPlainObject } from 'rebound-gate/internal';
+import type { OpenAIErrorBody } from '../errors.ts';
+import type { StreamChannel } from '../stream.ts';
+import { chatEvents, sseEvent } from './sse-text.ts';
+
+type Json = Record<string, unknown>;
+
+const STOP: Record<string, string> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', function_call: 'tool_use', content_filter: 'refusal' };
+
+/** Anthropic's stop_reason for a chat finish_reason. */
+export function stopReason(finish: unknown): string {
+  return (typeof finish === 'string' && STOP[finish]) || 'end_turn';
+}
+
+/** A call's arguments as the `input` object (arguments that are no JSON object, a call still blocked as written: `{}`). */
+function inputOf(args: unknown): Json {
+  try {
+    const v: unknown = JSON.parse(String(args ?? ''));
+    return isPlainObject(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function usageOf(u: unknown): { input_tokens: number; output_tokens: number } {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const usage = isPlainObject(u) ? u : {};
+  return { input_tokens: n(usage.prompt_tokens), output_tokens: n(usage.completion_tokens) };
+}
+
+const messageId = (chatId: unknown) =>
+  `msg_${typeof chatId === 'string' && chatId ? chatId.replace(/^chatcmpl-/, '') : crypto.randomUUID().replaceAll('-', '')}`;
+
+/** A whole chat.completion as a Messages `message`; `model` is the name the client asked for. */
+export function completionToMessage(completion: Json, model: string): Json {
+  const choice = (Array.isArray(completion.choices) ? completion.choices : []).find(isPlainObject) ?? {};
+  const message = isPlainObject(choice.message) ? choice.message : {};
+  const content: Json[] = [];
+  if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content });
+  for (const tc of Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : []) {
+    const fn = isPlainObject(tc.function) ? tc.function : {};
+    content.push({ type: 'tool_use', id: String(tc.id ?? ''), name: String(fn.name ?? ''), input: inputOf(fn.arguments) });
+  }
+  return {
+    id: messageId(completion.id),
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopReason(choice.finish_reason),
+    stop_sequence: null,
+    usage: usageOf(completion.usage),
+  };
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  529: 'overloaded_error',
+};
+
+/** An OpenAI-shaped error (the gateway's own, or a chat upstream's) as Anthropic's. */
+export function anthropicError(status: number, body: OpenAIErrorBody | Json): Json {
+  const error = isPlainObject(body.error) ? body.error : {};
+  const message = typeof error.message === 'string' ? error.message : `The request failed with status ${status}.`;
+  return { type: 'error', error: { type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message } };
+}
+
+/**
+ * The channel the core writes its Chat Completions stream to, writing Anthropic's events to `out`
+ * instead: text and calls as blocks in the order they come, the finish and usage held for
+ * `message_delta`, `[DONE]` as `message_stop`.
+ */
+export function messagesChannel(out: StreamChannel, model: string): StreamChannel {
+  let started = false;
+  /** The open block: its index and kind. */
+  let open: { index: number; kind: 'text' } | null = null;
+  let blocks = 0;
+  let stop = 'end_turn';
+  let usage = { input_tokens: 0, output_tokens: 0 };
+  let rebound: unknown;
+  const start = (chunk: Json) => {
+    if (started) return;
+    started = true;
+    const message = { id: messageId(chunk.id), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage };
+    out.write(sseEvent('message_start', { type: 'message_start', message }));
+  };
+  const close = () => {
+    if (!open) return;
+    out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: open.index }));
+    open = null;
+  };
+  return {
+    drained: () => out.drained(),
+    write(text) {
+      for (const event of chatEvents(text)) {
+        if (event.kind === 'other') continue;
+        if (event.kind === 'done') {
+          start({});
+          close();
+          out.write(
+            sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage, ...(rebound ? { rebound } : {}) }),
+          );
+          out.write(sseEvent('message_stop', { type: 'message_stop' }));
+          continue;
+        }
+        const { chunk } = event;
+        if (chunk.error !== undefined && chunk.error !== null) {
+          // The upstream reported an error mid-stream: Anthropic's error event, and the stream ends there.
+          const error = isPlainObject(chunk.error) ? chunk.error : { message: String(chunk.error) };
+          out.write(sseEvent('error', anthropicError(500, { error })));
+          continue;
+        }
+        start(chunk);
+        if (chunk.usage) usage = usageOf(chunk.usage);
+        if (chunk.rebound) rebound = chunk.rebound;
+        const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
+        if (!choice) continue;
+        const delta = isPlainObject(choice.delta) ? choice.delta : {};
+        if (typeof delta.content === 'string' && delta.content !== '') {
+          if (!open) {
+            open = { index: blocks++, kind: 'text' };
+            out.write(sseEvent('content_block_start', { type: 'content_block_start', index: open.index, content_block: { type: 'text', text: '' } }));
+          }
+          out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index: open.index, delta: { type: 'text_delta', text: delta.content } }));
+        }
+        // The core sends each call whole, once gated: one block, its arguments in one delta.
+        for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {
+          close();
+          const fn = isPlainObject(tc.function) ? tc.function : {};
+          const index = blocks++;
+          const block = { type: 'tool_use', id: String(tc.id ?? ''), name: String(fn.name ?? ''), input: {} };
+          out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
+          const json = JSON.stringify(inputOf(fn.arguments));
+          out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } }));
+          out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
+        }
+        if (choice.finish_reason) stop = stopReason(choice.finish_reason);
+      }
+    },
+  };
+}

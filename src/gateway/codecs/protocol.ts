@@ -1,0 +1,76 @@
+// The protocols the gateway speaks besides Chat Completions, as codecs around its one core
+// (runGateway): a request is translated into the core's Chat Completions request (messages-in.ts,
+// responses-in.ts), the core gates and re-asks, and its answer is written in the client's protocol:
+// a whole answer translated once (its status, headers and x-rebound-verdict kept), a stream through
+// a channel that turns the core's chunks into the protocol's events as they are written
+// (messages-out.ts, responses-out.ts). docs/gateway-messages.md, docs/gateway-responses.md.
+import { isPlainObject } from 'rebound-gate/internal';
+import type { GatewayResponse } from '../gateway-response.ts';
+import type { StreamChannel } from '../stream.ts';
+import type { MessagesBody } from './messages-in.ts';
+import { anthropicError, completionToMessage, messagesChannel } from './messages-out.ts';
+import { freeformTools, type ResponsesBody } from './responses-in.ts';
+import { completionToResponse, type ResponseEcho, responsesChannel } from './responses-out.ts';
+
+/** The protocol a request came in, as the activity rows and spans name it. */
+export type Protocol = 'chat' | 'messages' | 'responses';
+
+export interface ClientCodec {
+  protocol: Protocol;
+  /** The channel the core's stream is written to: the client's events go to `out`. */
+  channel(out: StreamChannel): StreamChannel;
+  /** A whole answer (or an error) in the client's protocol. */
+  translate(result: JsonAnswer): GatewayResponse;
+}
+
+type Json = Record<string, unknown>;
+
+/** A whole answer: a JSON body. */
+export type JsonAnswer = GatewayResponse & { kind: 'json'; body: string };
+
+function parsed(body: string): Json | null {
+  try {
+    const v: unknown = JSON.parse(body);
+    return isPlainObject(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The JSON body of a whole answer, translated by `ok` (2xx) or `error`; a body that is not JSON is passed on. */
+function translated(result: JsonAnswer, ok: (json: Json) => Json, error: (status: number, json: Json) => Json): GatewayResponse {
+  const json = parsed(result.body);
+  if (!json) return result;
+  const body = result.status >= 200 && result.status < 300 ? ok(json) : error(result.status, json);
+  return { ...result, headers: { ...result.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+export function messagesCodec(body: MessagesBody): ClientCodec {
+  return {
+    protocol: 'messages',
+    channel: (out) => messagesChannel(out, body.model),
+    translate: (result) => translated(result, (json) => completionToMessage(json, body.model), anthropicError),
+  };
+}
+
+export function responsesCodec(body: ResponsesBody): ClientCodec {
+  const echo: ResponseEcho = {
+    model: body.model,
+    freeform: freeformTools(body),
+    instructions: body.instructions,
+    tools: body.tools,
+    tool_choice: body.tool_choice,
+    parallel_tool_calls: body.parallel_tool_calls,
+  };
+  return {
+    protocol: 'responses',
+    channel: (out) => responsesChannel(out, echo),
+    // Errors stay OpenAI's shape, which the Responses API shares.
+    translate: (result) =>
+      translated(
+        result,
+        (json) => completionToResponse(json, echo),
+        (_status, json) => json,
+      ),
+  };
+}

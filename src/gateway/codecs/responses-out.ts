@@ -1,0 +1,215 @@
+// The gateway core's answer (Chat Completions) as the Responses API answers (docs/gateway-responses.md):
+// - a whole `chat.completion` becomes one `response` object: a `message` item with the text, then a
+//   `function_call` item per call (call_id the call's id), or a `custom_tool_call` with the text of the
+//   `input` parameter for a freeform tool; usage as input/output/total tokens;
+// - a stream becomes the Responses events, each with its `sequence_number`: `response.created`,
+//   `response.in_progress`, per item `response.output_item.added`, the text's `content_part.added` /
+//   `output_text.delta` / `output_text.done` / `content_part.done`, a call's
+//   `function_call_arguments.delta` / `.done` (or `custom_tool_call_input.delta` / `.done`), then
+//   `response.output_item.done`, and `response.completed` with the whole response and
+//   `rebound: {attempts, verdict}` (the verdict on the stream's last event);
+// - an error: the OpenAI shape the gateway already answers (`{error: {message, type, param, code}}`).
+import { isPlainObject } from 'rebound-gate/internal';
+import type { StreamChannel } from '../stream.ts';
+import { FREEFORM_PARAM } from './responses-in.ts';
+import { chatEvents, sseEvent } from './sse-text.ts';
+
+type Json = Record<string, unknown>;
+
+const hex = () => crypto.randomUUID().replaceAll('-', '');
+
+/** The request's fields a response echoes. */
+export interface ResponseEcho {
+  model: string;
+  /** Freeform tools by name: their calls are custom_tool_call items. */
+  freeform: Set<string>;
+  instructions?: string | null;
+  tools?: unknown[] | null;
+  tool_choice?: unknown;
+  parallel_tool_calls?: boolean | null;
+}
+
+function usageOf(u: unknown): Json {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const usage = isPlainObject(u) ? u : {};
+  const input = n(usage.prompt_tokens);
+  const output = n(usage.completion_tokens);
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: input + output,
+  };
+}
+
+function responseShell(id: string, echo: ResponseEcho, status: string): Json {
+  return {
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    error: null,
+    incomplete_details: null,
+    instructions: echo.instructions ?? null,
+    model: echo.model,
+    output: [],
+    parallel_tool_calls: echo.parallel_tool_calls ?? true,
+    tool_choice: echo.tool_choice ?? 'auto',
+    tools: echo.tools ?? [],
+    usage: null,
+  };
+}
+
+/** One call as its output item: a function_call, or a custom_tool_call for a freeform tool. */
+function callItem(tc: Json, echo: ResponseEcho, status: string): Json {
+  const fn = isPlainObject(tc.function) ? tc.function : {};
+  const name = String(fn.name ?? '');
+  const args = String(fn.arguments ?? '');
+  const callId = String(tc.id ?? '');
+  if (echo.freeform.has(name)) return { id: `ctc_${hex()}`, type: 'custom_tool_call', status, call_id: callId, name, input: freeformInput(args) };
+  return { id: `fc_${hex()}`, type: 'function_call', status, call_id: callId, name, arguments: args };
+}
+
+/** The freeform text of a call made through its one string parameter (as written when it is not that). */
+function freeformInput(args: string): string {
+  try {
+    const v: unknown = JSON.parse(args);
+    if (isPlainObject(v) && typeof v[FREEFORM_PARAM] === 'string') return v[FREEFORM_PARAM];
+  } catch {
+    // as written
+  }
+  return args;
+}
+
+const messageItem = (text: string, status: string, id = `msg_${hex()}`): Json => ({
+  id,
+  type: 'message',
+  status,
+  role: 'assistant',
+  content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+});
+
+/** A whole chat.completion as a `response`. */
+export function completionToResponse(completion: Json, echo: ResponseEcho): Json {
+  const choice = (Array.isArray(completion.choices) ? completion.choices : []).find(isPlainObject) ?? {};
+  const message = isPlainObject(choice.message) ? choice.message : {};
+  const output: Json[] = [];
+  if (typeof message.content === 'string' && message.content !== '') output.push(messageItem(message.content, 'completed'));
+  for (const tc of Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : []) output.push(callItem(tc, echo, 'completed'));
+  const length = choice.finish_reason === 'length';
+  return {
+    ...responseShell(`resp_${hex()}`, echo, length ? 'incomplete' : 'completed'),
+    ...(length ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
+    output,
+    usage: usageOf(completion.usage),
+  };
+}
+
+/**
+ * The channel the core writes its Chat Completions stream to, writing the Responses events to `out`
+ * instead: the text as one message item, each call as its own item in the order they come, the
+ * usage and verdict held for `response.completed`.
+ */
+export function responsesChannel(out: StreamChannel, echo: ResponseEcho): StreamChannel {
+  const id = `resp_${hex()}`;
+  let seq = 0;
+  let started = false;
+  const output: Json[] = [];
+  /** The open message item: its index and the text so far. */
+  let text: { index: number; id: string; text: string } | null = null;
+  let usage: unknown = null;
+  let rebound: unknown;
+  let length = false;
+  const emit = (type: string, fields: Json) => out.write(sseEvent(type, { type, sequence_number: seq++, ...fields }));
+  const start = () => {
+    if (started) return;
+    started = true;
+    emit('response.created', { response: responseShell(id, echo, 'in_progress') });
+    emit('response.in_progress', { response: responseShell(id, echo, 'in_progress') });
+  };
+  const closeText = () => {
+    if (!text) return;
+    const { index, id: itemId, text: whole } = text;
+    const part = { type: 'output_text', text: whole, annotations: [], logprobs: [] };
+    emit('response.output_text.done', { item_id: itemId, output_index: index, content_index: 0, text: whole, logprobs: [] });
+    emit('response.content_part.done', { item_id: itemId, output_index: index, content_index: 0, part });
+    const item = messageItem(whole, 'completed', itemId);
+    output[index] = item;
+    emit('response.output_item.done', { output_index: index, item });
+    text = null;
+  };
+  return {
+    drained: () => out.drained(),
+    write(written) {
+      for (const event of chatEvents(written)) {
+        if (event.kind === 'other') continue;
+        start();
+        if (event.kind === 'done') {
+          closeText();
+          const response = {
+            ...responseShell(id, echo, length ? 'incomplete' : 'completed'),
+            ...(length ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
+            output,
+            usage: usageOf(usage),
+          };
+          emit(length ? 'response.incomplete' : 'response.completed', { response, ...(rebound ? { rebound } : {}) });
+          continue;
+        }
+        const { chunk } = event;
+        if (chunk.error !== undefined && chunk.error !== null) {
+          const error = isPlainObject(chunk.error) ? chunk.error : { message: String(chunk.error) };
+          emit('error', {
+            code: typeof error.code === 'string' ? error.code : 'upstream_error',
+            message: String(error.message ?? 'The upstream failed.'),
+            param: null,
+          });
+          continue;
+        }
+        if (chunk.usage) usage = chunk.usage;
+        if (chunk.rebound) rebound = chunk.rebound;
+        const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
+        if (!choice) continue;
+        const delta = isPlainObject(choice.delta) ? choice.delta : {};
+        if (typeof delta.content === 'string' && delta.content !== '') {
+          if (!text) {
+            text = { index: output.length, id: `msg_${hex()}`, text: '' };
+            const item = { ...messageItem('', 'in_progress', text.id), content: [] };
+            output.push(item);
+            emit('response.output_item.added', { output_index: text.index, item });
+            emit('response.content_part.added', {
+              item_id: text.id,
+              output_index: text.index,
+              content_index: 0,
+              part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+            });
+          }
+          text.text += delta.content;
+          emit('response.output_text.delta', { item_id: text.id, output_index: text.index, content_index: 0, delta: delta.content, logprobs: [] });
+        }
+        // The core sends each call whole, once gated: one item, its arguments in one delta.
+        for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {
+          closeText();
+          const done = callItem(tc, echo, 'completed');
+          const index = output.length;
+          const custom = done.type === 'custom_tool_call';
+          const body = custom ? String(done.input) : String(done.arguments);
+          output.push(done);
+          emit('response.output_item.added', {
+            output_index: index,
+            item: { ...done, status: 'in_progress', ...(custom ? { input: '' } : { arguments: '' }) },
+          });
+          if (custom) {
+            emit('response.custom_tool_call_input.delta', { item_id: done.id, output_index: index, delta: body });
+            emit('response.custom_tool_call_input.done', { item_id: done.id, output_index: index, input: body });
+          } else {
+            emit('response.function_call_arguments.delta', { item_id: done.id, output_index: index, delta: body });
+            emit('response.function_call_arguments.done', { item_id: done.id, output_index: index, name: done.name, arguments: body });
+          }
+          emit('response.output_item.done', { output_index: index, item: done });
+        }
+        if (choice.finish_reason === 'length') length = true;
+      }
+    },
+  };
+}

@@ -1,0 +1,40 @@
+// The Chat Completions events the gateway core writes, read back by a protocol codec (messages-out.ts,
+// responses-out.ts): each `write` of the core (Delivery) is whole events, `data: …` with an optional
+// `event:` line, ending in a blank line; `data: [DONE]` ends the answer. And the one way the codecs
+// frame their own events.
+
+export type ChatEvent = { kind: 'chunk'; chunk: Record<string, unknown> } | { kind: 'done' } | { kind: 'other'; data: string };
+
+/** The events in one write of the core: its chunks parsed, [DONE], anything else as it came. */
+export function chatEvents(text: string): ChatEvent[] {
+  const out: ChatEvent[] = [];
+  for (const block of text.split('\n\n')) {
+    if (block.trim() === '') continue;
+    const data = block
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+      .join('\n');
+    if (data.trim() === '[DONE]') {
+      out.push({ kind: 'done' });
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      value = undefined;
+    }
+    out.push(
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { kind: 'chunk', chunk: value as Record<string, unknown> }
+        : { kind: 'other', data },
+    );
+  }
+  return out;
+}
+
+/** One named SSE event, as Anthropic's and OpenAI's Responses streams frame theirs. */
+export function sseEvent(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
