@@ -20,6 +20,7 @@ import { startWorkerd, type RuntimeServer } from './servers.ts';
 import { readSse, type SseEvent, type SseTranscript } from './sse-client.ts';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { NodeChat, partsOf, readReply, textOf, toolParts, transport, userMessage } from '../ui-chat/client.ts';
+import { awayFromWindowEdge } from '../data/storage-contract.ts';
 
 const ALICE = 'a11ce000-0000-4000-8000-000000000001';
 const MALLORY = 'ba11ad00-0000-4000-8000-000000000002';
@@ -56,6 +57,7 @@ beforeAll(async () => {
   gateway = await startSupabaseGateway({ restUrl: rest.url, secretKey: TEST_SECRET_KEY, publishableKey: TEST_PUBLISHABLE_KEY, jwks: keys.jwks });
   tokens.alice = await keys.userToken(ALICE, `${gateway.url}/auth/v1`);
   tokens.mallory = await keys.userToken(MALLORY, `${gateway.url}/auth/v1`);
+  tokens.anonymous = await keys.userToken(crypto.randomUUID(), `${gateway.url}/auth/v1`, { is_anonymous: true });
   worker = await startWorkerd(
     {
       OPENAI_BASE_URL: model.url,
@@ -65,6 +67,9 @@ beforeAll(async () => {
       KEEPALIVE_MS: '200',
       MODEL_RETRIES: '0',
       APPROVAL_TOOLS: 'write_file',
+      // The gateway serves signed-in users, not anonymous sign-ins, one request a minute each.
+      GATEWAY_USERS: 'authenticated',
+      GATEWAY_RPM: '1',
       // Only the new-style settings; no TURN_TOKEN_SECRET: the Worker and the turn objects must still
       // accept each other's tokens, keyed from the secret key.
       SUPABASE_URL: gateway.url,
@@ -91,6 +96,31 @@ async function createTurn(message: string, user: 'alice' | 'mallory' = 'alice') 
   const created = (await res.json()) as { turnId: string; sessionId: string; streamUrl: string };
   return { ...created, streamUrl: `${worker.baseUrl}${created.streamUrl}` };
 }
+
+describe('the gateway on the Worker', () => {
+  it("refuses an anonymous sign-in's token unless GATEWAY_USERS names it; a user past GATEWAY_RPM gets 429 with Retry-After, counted in Postgres", async () => {
+    const ask = (bearer: string) =>
+      fetch(`${worker.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'scripted-model', messages: [{ role: 'user', content: 'GATEWAY hi' }] }),
+      });
+    const asked = () => model.requests.filter((r) => turnMessage(r) === 'GATEWAY hi').length;
+    const anonymous = await ask(tokens.anonymous!);
+    expect(anonymous.status).toBe(403);
+    expect(((await anonymous.json()) as { error: { message: string } }).error.message).toMatch(/GATEWAY_USERS=authenticated,anonymous/);
+    expect(asked()).toBe(0);
+    await awayFromWindowEdge();
+    const served = await ask(tokens.mallory!);
+    expect(served.status, await served.clone().text()).toBe(200);
+    const limited = await ask(tokens.mallory!);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(asked()).toBe(1);
+    const rows = await pg.sql`select amount from agent_gateway_usage where subject = ${`user:${MALLORY}`} and kind = 'requests'`;
+    expect(rows.map((r) => Number(r.amount))).toEqual([1]);
+  }, 20_000);
+});
 
 function readTurn(url: string, options: { lastEventId?: string; keep?: number } = {}): Promise<SseTranscript> {
   const keep = options.keep;
