@@ -7,7 +7,7 @@ import {
   type PausedTurn,
   type Memory,
   type MemoryStore,
-  type MeterKind,
+  type MeterAdd,
   type MeterReading,
   type MeterStore,
   type Scope,
@@ -353,7 +353,7 @@ class MemoryMemories implements MemoryStore {
 class MemoryMeters implements MeterStore {
   private windows = new Map<string, { start: number; amount: number }>();
 
-  async add({ subject, kind, add, limit }: { subject: string; kind: MeterKind; add: number; limit: number | null }): Promise<MeterReading> {
+  async add({ subject, kind, add, limit }: MeterAdd): Promise<MeterReading> {
     const now = Date.now();
     const length = kind === 'requests' ? 60_000 : 86_400_000;
     // UTC windows: the epoch is a UTC midnight, so a multiple of the length is a minute's or a day's start.

@@ -11,7 +11,7 @@ import {
   type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
-  type MeterKind,
+  type MeterAdd,
   type MeterReading,
   type MeterStore,
   type Scope,
@@ -356,7 +356,7 @@ class PgliteMemories implements MemoryStore {
 class PgliteMeters implements MeterStore {
   constructor(private db: Queryable) {}
 
-  async add({ subject, kind, add, limit }: { subject: string; kind: MeterKind; add: number; limit: number | null }): Promise<MeterReading> {
+  async add({ subject, kind, add, limit }: MeterAdd): Promise<MeterReading> {
     const { rows } = await this.db.query<MeterDbRow>('select * from public.agent_gateway_meter($1, $2, $3, $4)', [encodeText(subject), kind, add, limit]);
     return toMeterReading(rows[0], 'agent_gateway_meter');
   }

@@ -34,7 +34,7 @@ import {
   type CloseInterruptedOptions,
   type Memory,
   type MemoryStore,
-  type MeterKind,
+  type MeterAdd,
   type MeterReading,
   type MeterStore,
   type Scope,
@@ -433,7 +433,7 @@ class SupabaseMemories implements MemoryStore {
 class SupabaseMeters implements MeterStore {
   constructor(private db: DataClient) {}
 
-  async add({ subject, kind, add, limit }: { subject: string; kind: MeterKind; add: number; limit: number | null }): Promise<MeterReading> {
+  async add({ subject, kind, add, limit }: MeterAdd): Promise<MeterReading> {
     const rows = rowsOf(
       await this.db.rpc('agent_gateway_meter', { p_subject: encodeText(subject), p_kind: kind, p_add: add, p_limit: limit }),
       'agent_gateway_meter',

@@ -214,7 +214,15 @@ export interface MeterStore {
    * Adds `add` to the subject's count of `kind` in the current window, only while that count is under
    * `limit` (null: always). Of N racing calls with room for M, exactly M are allowed.
    */
-  add(input: { subject: string; kind: MeterKind; add: number; limit: number | null }): Promise<MeterReading>;
+  add(input: MeterAdd): Promise<MeterReading>;
+}
+
+/** What MeterStore.add counts: `add` more of `kind` for `subject`, while its count is under `limit` (null: always). */
+export interface MeterAdd {
+  subject: string;
+  kind: MeterKind;
+  add: number;
+  limit: number | null;
 }
 
 /** Everything persistent, opened for one scope. */
