@@ -161,6 +161,14 @@ function families(tree: string[]): Family[] {
     { name: 'many calls', layer: 'text-calls', make: (n) => text(fill(`<tool_call>${validCall}</tool_call>\n`, n)) },
     { name: 'example cues', layer: 'text-calls', make: (n) => text(fill(`for example, such as: ${validCall}\n`, n)) },
     { name: 'python literals', layer: 'text-calls', make: (n) => text(framed('\n{"x": [', 'True, None, ', 'False]}', n)) },
+    // Issue 29's rule: markup after sentences and template tokens (the look back), a run then debris (the
+    // answer-only and lead-in ends), fences and code spans (the quoted mask), lead-ins before a last call.
+    { name: 'markup after sentences', layer: 'text-calls', make: (n) => text(fill('Ok. <tool_call>{"name": "nope"} ', n)) },
+    { name: 'template tokens before markup', layer: 'text-calls', make: (n) => text(fill('a|> <tool_call>', n)) },
+    { name: 'a run, then debris', layer: 'text-calls', make: (n) => text(`${fill('\n{}', n / 2)}${fill('<|im_end|>', n / 2)}x`) },
+    { name: 'debris, then a call', layer: 'text-calls', make: (n) => text(framed('', '<|im_end|> ', validCall, n)) },
+    { name: 'code spans and fences', layer: 'text-calls', make: (n) => text(fill('`a` ```\n> {"b"\n', n)) },
+    { name: 'lead-in, a call last', layer: 'text-calls', make: (n) => text(framed('', 'Let me read: ', validCall, n)) },
     {
       name: 'deep nesting',
       layer: 'text-calls',

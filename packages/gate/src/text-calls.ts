@@ -274,7 +274,9 @@ class Extraction {
       // A sentence ended before it ("Checking. <tool_call>…"); not a colon ("it looks like: <tool_call>…").
       else if ((c === 0x2e || c === 0x21) && i < at) return true;
       else if (c === 0x3e /* > */ && t[i - 2] === '|') {
-        const lt = t.lastIndexOf('<|', i - 2);
+        // A template token `<|…|>`: back to its `<|`, looking no further than the floor.
+        let lt = i - 3;
+        while (lt >= floor && !(t[lt] === '<' && t[lt + 1] === '|')) lt--;
         if (lt < floor) return false;
         i = lt;
       } else if (t.startsWith('assistant', i - 9) && t[i - 10] === '>') i -= 9;
@@ -452,7 +454,13 @@ function leadThenCall(x: Extraction): Region | undefined {
 /** The run of calls (or fenced block of them) that ends the text, if one does. */
 function lastCallRegion(x: Extraction): Region | undefined {
   const { text } = x;
-  const ends = (end: number) => x.skipDebris(end) === text.length;
+  // Many candidates share one run's end: where its debris ends is found once.
+  const debrisEnd = new Map<number, number>();
+  const ends = (end: number) => {
+    let to = debrisEnd.get(end);
+    if (to === undefined) debrisEnd.set(end, (to = x.skipDebris(end)));
+    return to === text.length;
+  };
   for (const m of text.matchAll(FENCE_ANYWHERE)) {
     const at = m.index!;
     const fenced = x.fencedRun(at);
