@@ -6,18 +6,7 @@
 // and their browser one sets fetch options workerd refuses. Context is passed explicitly (a span's
 // parent is named, never taken from an ambient context manager), so no AsyncLocalStorage is needed on
 // any runtime, and nothing here touches a global: each app has its own provider.
-import {
-  type Attributes,
-  type Context,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  createNoopMeter,
-  defaultTextMapGetter,
-  defaultTextMapSetter,
-  trace,
-} from '@opentelemetry/api';
+import { type Attributes, type Context, ROOT_CONTEXT, type Span, createNoopMeter, defaultTextMapGetter, defaultTextMapSetter, trace } from '@opentelemetry/api';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { ExporterMetrics, OTLPExporterBase, createOtlpNetworkExportDelegate } from '@opentelemetry/otlp-exporter-base';
 import { JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
@@ -79,16 +68,6 @@ export function createEngine(config: TracingConfig, log: (line: string) => void)
     stats: () => ({ dropped: drops.count }),
   };
 }
-
-/** What spans.ts needs of the engine. */
-export interface SpanFactory {
-  tracer: ReturnType<TracerProvider['getTracer']>;
-  parentOf(carrier: TraceCarrier | undefined): Context;
-  headersOf(span: Span): Record<string, string>;
-  captureContent: boolean;
-}
-
-export { type Attributes, SpanKind, SpanStatusCode, trace };
 
 function otlpExporter(config: TracingConfig): SpanExporter {
   const json = config.protocol === 'http/json';

@@ -14,8 +14,16 @@
 // Content (messages, arguments, results, the gate's messages) only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT.
 import type { Verdict } from 'rebound-gate';
 import type { ChatMessage } from '../vocabulary.ts';
-import { type Attributes, type SpanFactory, SpanKind, SpanStatusCode, trace } from './engine.ts';
+import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { CallEnd, CallTrace, ChatEnd, ChatStart, ChatTrace, GatewayStart, GatewayTrace, TraceCarrier, TurnStart, TurnTrace } from './index.ts';
+
+/** What the spans need of the engine (engine.ts makes it): they import nothing else of it. */
+export interface SpanFactory {
+  tracer: Tracer;
+  parentOf(carrier: TraceCarrier | undefined): Context;
+  headersOf(span: Span): Record<string, string>;
+  captureContent: boolean;
+}
 
 export const AGENT_NAME = 'rebound';
 /** The most characters of content one attribute holds (messages, arguments, results). */
@@ -24,8 +32,6 @@ export const MAX_CONTENT_CHARS = 16_000;
 export const MAX_GATE_EVENTS = 8;
 /** The longest name in a span name or attribute (a hallucinated tool name can be long). */
 const MAX_NAME = 128;
-
-type Span = ReturnType<SpanFactory['tracer']['startSpan']>;
 
 export function turnSpans(f: SpanFactory, start: TurnStart): TurnTrace {
   const provider = start.demo ? 'rebound.demo' : 'openai';
