@@ -9,6 +9,7 @@ import type * as z from 'zod';
 import { cut } from '../quote.ts';
 import { ApiError } from './errors.ts';
 import { type JsonBounds, scanJson } from './json-scan.ts';
+import { assertNever } from '../vocabulary.ts';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -92,6 +93,8 @@ function scanError(scan: Exclude<ReturnType<typeof scanJson>, { ok: true }>): Ap
         'invalid_request',
         `Invalid request: ${scan.path.replaceAll('.*', '[]')} has more than ${scan.max.toLocaleString('en')} items, the most this route reads (docs/configuration.md § Limits). Send at most ${scan.max.toLocaleString('en')}.`,
       );
+    default:
+      return assertNever(scan, 'JSON scan result');
   }
 }
 

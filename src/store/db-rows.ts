@@ -5,6 +5,7 @@ import { decodeDeep, decodeText, encodeDeep } from './text-codec.ts';
 import type { ChatMessage } from '../vocabulary.ts';
 import type { ApprovalRecord, Memory, MeterReading, NewApproval, PausedTurn, TurnRecord } from './types.ts';
 import type { TurnEventRow } from './turn-events.ts';
+import { assertNever } from '../vocabulary.ts';
 
 export const iso = (v: string | Date): string => (v instanceof Date ? v : new Date(v)).toISOString();
 
@@ -72,6 +73,8 @@ export function rowMessage(stored: MessageRow): ChatMessage {
         ? { role: 'assistant', content: r.content, tool_calls: calls }
         : { role: 'assistant', content: r.content };
     }
+    default:
+      return assertNever(r.role, 'message role');
   }
 }
 

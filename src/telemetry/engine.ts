@@ -26,6 +26,7 @@ import type { TracingConfig } from '../otel-config.ts';
 import type { TraceCarrier, Tracing } from './index.ts';
 import { gatewaySpans, turnSpans } from './spans.ts';
 import { fetchTransport } from './transport.ts';
+import { assertNever } from '../vocabulary.ts';
 
 export const TRACER_NAME = 'rebound';
 
@@ -143,8 +144,10 @@ function samplerOf({ sampler, samplerRatio }: TracingConfig): Sampler {
       return new ParentBasedSampler({ root: new AlwaysOffSampler() });
     case 'parentbased_traceidratio':
       return new ParentBasedSampler({ root: ratio });
-    default:
+    case 'parentbased_always_on':
       return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    default:
+      return assertNever(sampler, 'sampler');
   }
 }
 

@@ -9,6 +9,7 @@
 //   session expires what of it is due first;
 // - none (absent): only a late decision finds an expired call.
 import type { ApprovalDesk, GoOnOptions } from './approvals.ts';
+import { assertNever } from '../vocabulary.ts';
 
 /** How far past an approval's expiry the timer fires: the store's clock decides, and may be a little behind. */
 const EXPIRY_SLACK_MS = 50;
@@ -43,6 +44,8 @@ export function approvalClock(kind: ApprovalClockKind | undefined, desk: Desk): 
           await desk.expire(scope, options);
         },
       };
+    default:
+      return assertNever(kind, 'approval clock');
   }
 }
 

@@ -23,6 +23,7 @@
 import type { Frame } from '../sse.ts';
 import type { TurnEvent } from '../../vocabulary.ts';
 import { UI_MESSAGE_STREAM_HEADERS, type StartMetadata, type UiChunk, type VerdictData } from './chunks.ts';
+import { assertNever } from '../../vocabulary.ts';
 
 type ToolResult = Extract<TurnEvent, { event: 'tool_result' }>['data'];
 type ApprovalRequired = Extract<TurnEvent, { event: 'approval_required' }>['data'];
@@ -93,6 +94,9 @@ export class UiMessageStreamMapper {
         else out.push({ type: 'finish', messageMetadata: metadata });
         break;
       }
+      default:
+        // A new event type must be mapped here, or useChat clients would never see it.
+        return assertNever(event, 'turn event');
     }
     return out;
   }
