@@ -101,6 +101,28 @@ describe('gateway limits', () => {
     expect((refused as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toMatch(/^\d+$/);
   });
 
+  it("holds on every protocol the gateway speaks, with Retry-After in each one's error shape: Messages (Anthropic), Responses", async () => {
+    await awayFromWindowEdge();
+    const [one] = await start({ GATEWAY_RPM: '1' });
+    const frank = await userToken(`frank-${crypto.randomUUID()}`);
+    const post = (path: string, body: unknown) =>
+      fetch(`${one.url}/v1/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${frank}` },
+        body: JSON.stringify(body),
+      });
+    const messages = { model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] };
+    expect((await post('messages', messages)).status).toBe(200);
+    const refused = await post('messages', messages);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    const responses = await post('responses', { model: 'm', input: 'hi' });
+    expect(responses.status).toBe(429);
+    expect(Number(responses.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(upstream!.requests).toHaveLength(1);
+  });
+
   it("GATEWAY_TOKENS_PER_DAY: the upstream's usage is counted, streamed or not; the request that crosses the limit is served, the next one is a 429 until 00:00 UTC", async () => {
     const [one, two] = await start({ GATEWAY_TOKENS_PER_DAY: '200' });
     const dave = await userToken(`dave-${crypto.randomUUID()}`);

@@ -161,7 +161,7 @@ function errorResponse(c: Context, err: unknown): Response {
   if (c.req.path.startsWith('/v1/messages')) {
     const status = err instanceof GatewayError ? err.status : toApiError(err).status;
     const body = err instanceof GatewayError ? err.body() : openAIError({ status, code: toApiError(err).code, message: toApiError(err).message });
-    return c.json(anthropicError(status, body), status as 400);
+    return c.json(anthropicError(status, body), status as 400, err instanceof GatewayError ? err.headers : {});
   }
   if (err instanceof GatewayError) return json(c, err);
   const api = toApiError(err);
