@@ -130,6 +130,9 @@ describe('MCP_SERVERS', () => {
       modelsOnly: false,
       users: [],
       limits: { requestsPerMinute: null, tokensPerDay: null },
+      messagesUpstream: 'chat',
+      responsesUpstream: 'chat',
+      anthropic: { baseURL: 'https://api.anthropic.com' },
     });
     const c = loadConfig({
       GATEWAY_RETRIES: '0',
@@ -139,6 +142,10 @@ describe('MCP_SERVERS', () => {
       GATEWAY_USERS: 'authenticated',
       GATEWAY_RPM: '60',
       GATEWAY_TOKENS_PER_DAY: '1000000',
+      MESSAGES_UPSTREAM: 'anthropic',
+      RESPONSES_UPSTREAM: 'responses',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:8082',
+      ANTHROPIC_API_KEY: 'sk-ant-test',
     });
     expect(c.gateway).toEqual({
       retries: 0,
@@ -148,7 +155,11 @@ describe('MCP_SERVERS', () => {
       modelsOnly: false,
       users: ['authenticated'],
       limits: { requestsPerMinute: 60, tokensPerDay: 1_000_000 },
+      messagesUpstream: 'anthropic',
+      responsesUpstream: 'responses',
+      anthropic: { baseURL: 'http://127.0.0.1:8082', apiKey: 'sk-ant-test' },
     });
+    expect(() => loadConfig({ MESSAGES_UPSTREAM: 'openai' })).toThrow(/MESSAGES_UPSTREAM="openai": use "chat" .* or "anthropic"/);
   });
 
   it('reads GATEWAY_USERS: none by default, anonymous sign-ins only when named beside authenticated', () => {

@@ -66,6 +66,16 @@ const EnvSchema = z.object({
       'write client=upstream pairs or bare model names, comma-separated ("*=upstream" for every other model)',
     ),
   GATEWAY_MODELS_ONLY: flag.default(false),
+  MESSAGES_UPSTREAM: z
+    .enum(['chat', 'anthropic'], { error: 'use "chat" (translate to OPENAI_BASE_URL\'s Chat Completions) or "anthropic" (forward to ANTHROPIC_BASE_URL)' })
+    .default('chat'),
+  RESPONSES_UPSTREAM: z
+    .enum(['chat', 'responses'], {
+      error: 'use "chat" (translate to OPENAI_BASE_URL\'s Chat Completions) or "responses" (forward to OPENAI_BASE_URL/responses)',
+    })
+    .default('chat'),
+  ANTHROPIC_BASE_URL: z.url({ error: 'must be a URL such as https://api.anthropic.com' }).optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
   GATEWAY_USERS: z
     .string()
     .default('none')
@@ -223,6 +233,12 @@ export interface GatewayConfig {
   users: GatewayUser[];
   /** Per caller (each gateway key, each user, the local user): GATEWAY_RPM and GATEWAY_TOKENS_PER_DAY; null is no limit. */
   limits: { requestsPerMinute: number | null; tokensPerDay: number | null };
+  /** Where POST /v1/messages goes (MESSAGES_UPSTREAM): translated to the chat upstream (default) or forwarded to Anthropic's API. */
+  messagesUpstream: 'chat' | 'anthropic';
+  /** Where POST /v1/responses goes (RESPONSES_UPSTREAM): translated to the chat upstream (default) or forwarded to OPENAI_BASE_URL/responses. */
+  responsesUpstream: 'chat' | 'responses';
+  /** MESSAGES_UPSTREAM=anthropic: ANTHROPIC_BASE_URL (default https://api.anthropic.com) and ANTHROPIC_API_KEY. */
+  anthropic: { baseURL: string; apiKey?: string };
 }
 
 /** A kind of Supabase user GATEWAY_USERS can admit: signed-in users, and anonymous sign-ins (is_anonymous) on top. */
@@ -356,6 +372,9 @@ export function loadConfig(env: Env): Config {
       modelsOnly: e.GATEWAY_MODELS_ONLY,
       users: gatewayUsers(e.GATEWAY_USERS) ?? [],
       limits: { requestsPerMinute: e.GATEWAY_RPM ?? null, tokensPerDay: e.GATEWAY_TOKENS_PER_DAY ?? null },
+      messagesUpstream: e.MESSAGES_UPSTREAM,
+      responsesUpstream: e.RESPONSES_UPSTREAM,
+      anthropic: { baseURL: e.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com', ...(e.ANTHROPIC_API_KEY ? { apiKey: e.ANTHROPIC_API_KEY } : {}) },
     },
     mcp: { servers: mcp.servers, toolsTtlMs: e.MCP_TOOLS_TTL_S * 1000, listTimeoutMs: e.MCP_LIST_TIMEOUT_MS },
     approval: { tools: approvalTools(e.APPROVAL_TOOLS, e.DEMO_MODEL || !e.OPENAI_API_KEY), timeoutMs: e.APPROVAL_TIMEOUT_MS },

@@ -18,10 +18,11 @@ import type { GatedCall } from './gated-call.ts';
 import { gatewayStream, type AttemptsRun, type OpenStream, type Settled } from './stream.ts';
 import type { ChatEndpoint } from '../model/chat-post.ts';
 import type { GatewayResponse } from './gateway-response.ts';
-import { callUpstream } from './upstream.ts';
+import { callUpstream, type UpstreamResult } from './upstream.ts';
 import type { ClientCodec } from './codecs/protocol.ts';
 
-export { ChatCompletionsBody, GATEWAY_COUNTS, toGatewayRequest, type GatewayRequest } from './request.ts';
+export { ChatCompletionsBody, GATEWAY_COUNTS, toGatewayRequest, type GatewayRequest, upstreamModel } from './request.ts';
+export { upstreamResult } from './upstream.ts';
 export { GatewayError, openAIError, type OpenAIErrorBody } from './errors.ts';
 export { listModels } from './models.ts';
 export { gatewayLimits, type GatewayLimits } from './limits.ts';
@@ -29,6 +30,9 @@ export type { GatewayResponse } from './gateway-response.ts';
 export type { Settled } from './stream.ts';
 export { type ClientCodec, messagesCodec, type Protocol, responsesCodec } from './codecs/protocol.ts';
 export { MESSAGES_COUNTS, MessagesBody, messagesToChat } from './codecs/messages-in.ts';
+export { anthropicCall } from './codecs/anthropic-upstream.ts';
+export { responsesCall } from './codecs/responses-upstream.ts';
+export { freeformTools } from './codecs/responses-in.ts';
 export { anthropicError } from './codecs/messages-out.ts';
 export { RESPONSES_COUNTS, ResponsesBody, responsesToChat } from './codecs/responses-in.ts';
 
@@ -52,7 +56,12 @@ export interface GatewayDeps {
   carrier?: TraceCarrier;
   /** The client's protocol when it is not Chat Completions (codecs/protocol.ts): the answer is written in it. */
   codec?: ClientCodec;
+  /** A native upstream (codecs/anthropic-upstream.ts, responses-upstream.ts) instead of `upstream`'s Chat Completions: it takes the core's body and answers as Chat Completions. */
+  call?: UpstreamCall;
 }
+
+/** One upstream attempt: the core's Chat Completions body in, the answer as Chat Completions out. */
+export type UpstreamCall = (body: Record<string, unknown>, request: { signal: AbortSignal; headers?: Record<string, string> }) => Promise<UpstreamResult>;
 
 export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Promise<GatewayResponse> {
   const { codec } = deps;
@@ -92,7 +101,8 @@ async function runCore(request: GatewayRequest, deps: GatewayDeps): Promise<Gate
     askedAt.set(asked, performance.now());
     const span = trace?.attempt(asked);
     if (span) attempts.set(asked, span);
-    return callUpstream(deps.upstream, body, { signal: abort.signal, headers: span?.headers });
+    const request = { signal: abort.signal, headers: span?.headers };
+    return deps.call ? deps.call(body, request) : callUpstream(deps.upstream, body, request);
   };
   const endTrace = (status: number, verdict: string, error: unknown) => {
     for (const span of attempts.values()) span.end({ error });

@@ -34,7 +34,7 @@ export async function listUpstreamModels(options: ChatEndpoint, signal: AbortSig
   return upstreamResult(options, await getModels(options, signal));
 }
 
-async function upstreamResult(options: ChatEndpoint, posted: ChatPost): Promise<UpstreamResult> {
+export async function upstreamResult(options: ChatEndpoint, posted: ChatPost): Promise<UpstreamResult> {
   if (posted.kind === 'timeout') {
     return failure(
       504,

@@ -1,6 +1,7 @@
 // The requests to an OpenAI-compatible server: the one POST to its /chat/completions, shared by the
-// model adapter (openai.ts) and the gateway (src/gateway/upstream.ts), and the gateway's GET of its
-// /models (src/gateway/models.ts). Plain
+// model adapter (openai.ts) and the gateway (src/gateway/upstream.ts), the gateway's GET of its
+// /models (src/gateway/models.ts) and its native upstreams' POSTs (postJson: /responses, Anthropic's
+// /v1/messages). Plain
 // fetch, not the openai SDK: all the adapter used of it was this request, a headers timeout and an error
 // mapping, and the SDK was ~29 KB of the Worker's gzipped bundle. Failures are data: the response
 // whatever its status, or why none came (no headers in time, unreachable); only the caller's own abort
@@ -40,6 +41,21 @@ export interface SerializedChatBody {
 export function postChatJson(endpoint: ChatEndpoint, body: SerializedChatBody, signal: AbortSignal): Promise<ChatPost> {
   const headers = { ...body.headers, 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
   return send(endpoint, { path: '/chat/completions', method: 'POST', headers, body: body.json }, signal);
+}
+
+/**
+ * POST {baseURL}{path} with a JSON body, as postChat (the gateway's native upstreams: /responses, and
+ * Anthropic's /v1/messages, whose key travels in `headers` as x-api-key with `apiKey` undefined).
+ */
+export function postJson(
+  endpoint: ChatEndpoint,
+  path: string,
+  body: Record<string, unknown>,
+  { signal, headers }: { signal: AbortSignal; headers?: Record<string, string> },
+): Promise<ChatPost> {
+  const stream = body.stream === true;
+  const sent = { ...headers, 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+  return send(endpoint, { path, method: 'POST', headers: sent, body: jsonText(body) }, signal);
 }
 
 /** GET {baseURL}/models: the upstream's model list, with the same key, timeout and failures as postChat. */

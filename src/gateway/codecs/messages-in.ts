@@ -53,8 +53,12 @@ type Json = Record<string, unknown>;
 /** A custom tool (gated); any other type is one of Anthropic's own (server tools, versioned client tools). */
 export const isCustomTool = (tool: { type?: string | null }): boolean => tool.type === undefined || tool.type === null || tool.type === 'custom';
 
-/** The Chat Completions body for the core and a chat upstream. */
-export function messagesToChat(body: MessagesBody): Json {
+/**
+ * The Chat Completions body for the core and a chat upstream. `native`: the upstream is sent the
+ * client's own body (MESSAGES_UPSTREAM=anthropic), this one only names the tools to gate: a block a
+ * chat upstream cannot take is left out rather than refused.
+ */
+export function messagesToChat(body: MessagesBody, { native = false } = {}): Json {
   const messages: Json[] = [];
   const system = textOf(body.system ?? '');
   if (system) messages.push({ role: 'system', content: system });
@@ -74,7 +78,14 @@ export function messagesToChat(body: MessagesBody): Json {
       const text = typeof b.content === 'string' ? b.content : textOf(Array.isArray(b.content) ? (b.content as Json[]) : []);
       messages.push({ role: 'tool', tool_call_id: String(b.tool_use_id ?? ''), content: b.is_error === true ? `Error: ${text}` : text });
     }
-    const parts = blocks.flatMap((b, j) => userPart(b, `messages[${i}].content[${j}]`));
+    const parts = blocks.flatMap((b, j) => {
+      try {
+        return userPart(b, `messages[${i}].content[${j}]`);
+      } catch (err) {
+        if (native) return [];
+        throw err;
+      }
+    });
     if (parts.length === 0) continue;
     messages.push({ role: 'user', content: parts.every((p) => p.type === 'text') ? parts.map((p) => p.text).join('') : parts });
   }

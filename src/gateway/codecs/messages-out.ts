@@ -43,7 +43,8 @@ const messageId = (chatId: unknown) =>
 export function completionToMessage(completion: Json, model: string): Json {
   const choice = (Array.isArray(completion.choices) ? completion.choices : []).find(isPlainObject) ?? {};
   const message = isPlainObject(choice.message) ? choice.message : {};
-  const content: Json[] = [];
+  // The blocks a native upstream sent that the core does not read (thinking, server tools), unchanged, first.
+  const content: Json[] = Array.isArray(message.rebound_blocks) ? message.rebound_blocks.filter(isPlainObject) : [];
   if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content });
   for (const tc of Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : []) {
     const fn = isPlainObject(tc.function) ? tc.function : {};
@@ -59,6 +60,24 @@ export function completionToMessage(completion: Json, model: string): Json {
     stop_sequence: null,
     usage: usageOf(completion.usage),
   };
+}
+
+/**
+ * A block a native upstream sent whole (messages-out's passthrough), as Anthropic streams it: thinking
+ * with its thinking_delta and signature_delta, a server tool's input as one input_json_delta, any other
+ * block whole in its start.
+ */
+function writeBlock(out: StreamChannel, index: number, block: Json): void {
+  const delta = (d: Json) => out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: d }));
+  if (block.type === 'thinking') {
+    out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+    delta({ type: 'thinking_delta', thinking: String(block.thinking ?? '') });
+    if (typeof block.signature === 'string') delta({ type: 'signature_delta', signature: block.signature });
+  } else if (block.type === 'server_tool_use' || block.type === 'mcp_tool_use') {
+    out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } }));
+    delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) });
+  } else out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
+  out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -129,6 +148,10 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
         const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
         if (!choice) continue;
         const delta = isPlainObject(choice.delta) ? choice.delta : {};
+        if (isPlainObject(delta.rebound_block)) {
+          close();
+          writeBlock(out, blocks++, delta.rebound_block);
+        }
         if (typeof delta.content === 'string' && delta.content !== '') {
           if (!open) {
             open = { index: blocks++, kind: 'text' };

@@ -44,9 +44,13 @@ export function freeformTools(body: ResponsesBody): Set<string> {
   return new Set((body.tools ?? []).flatMap((t) => (t.type === 'custom' && typeof t.name === 'string' ? [t.name] : [])));
 }
 
-/** The Chat Completions body for the core and a chat upstream; throws a 400 for stored state. */
-export function responsesToChat(body: ResponsesBody): Json {
-  if (body.previous_response_id || (body.conversation !== undefined && body.conversation !== null)) {
+/**
+ * The Chat Completions body for the core and a chat upstream; throws a 400 for stored state and for
+ * items a chat upstream cannot hold. `native`: the upstream is sent the client's own body
+ * (RESPONSES_UPSTREAM=responses), this one only names the tools to gate: nothing is refused.
+ */
+export function responsesToChat(body: ResponsesBody, { native = false } = {}): Json {
+  if ((!native && body.previous_response_id) || (body.conversation !== undefined && body.conversation !== null)) {
     const param = body.previous_response_id ? 'previous_response_id' : 'conversation';
     throw new GatewayError(
       400,
@@ -58,7 +62,13 @@ export function responsesToChat(body: ResponsesBody): Json {
   const messages: Json[] = [];
   if (body.instructions) messages.push({ role: 'system', content: body.instructions });
   const items = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : body.input;
-  for (const [i, item] of items.entries()) addItem(messages, item, `input[${i}]`);
+  for (const [i, item] of items.entries()) {
+    try {
+      addItem(messages, item, `input[${i}]`);
+    } catch (err) {
+      if (!native) throw err;
+    }
+  }
   const tools = (body.tools ?? []).flatMap((t, i): Json[] => {
     if (t.type === 'function') {
       if (!t.name) throw new GatewayError(400, 'invalid_request', `tools[${i}] is a function tool without a name.`, `tools[${i}].name`);

@@ -94,7 +94,8 @@ const messageItem = (text: string, status: string, id = `msg_${hex()}`): Json =>
 export function completionToResponse(completion: Json, echo: ResponseEcho): Json {
   const choice = (Array.isArray(completion.choices) ? completion.choices : []).find(isPlainObject) ?? {};
   const message = isPlainObject(choice.message) ? choice.message : {};
-  const output: Json[] = [];
+  // The items a native upstream sent that the core does not read (reasoning, hosted tool calls), unchanged, first.
+  const output: Json[] = Array.isArray(message.rebound_items) ? message.rebound_items.filter(isPlainObject) : [];
   if (typeof message.content === 'string' && message.content !== '') output.push(messageItem(message.content, 'completed'));
   for (const tc of Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : []) output.push(callItem(tc, echo, 'completed'));
   const length = choice.finish_reason === 'length';
@@ -171,6 +172,13 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
         const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
         if (!choice) continue;
         const delta = isPlainObject(choice.delta) ? choice.delta : {};
+        if (isPlainObject(delta.rebound_item)) {
+          closeText();
+          const item = delta.rebound_item;
+          const index = output.push(item) - 1;
+          emit('response.output_item.added', { output_index: index, item });
+          emit('response.output_item.done', { output_index: index, item });
+        }
         if (typeof delta.content === 'string' && delta.content !== '') {
           if (!text) {
             text = { index: output.length, id: `msg_${hex()}`, text: '' };

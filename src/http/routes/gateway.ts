@@ -27,7 +27,20 @@ import {
   ResponsesBody,
   responsesCodec,
   responsesToChat,
+  anthropicCall,
+  responsesCall,
+  freeformTools,
+  upstreamModel,
+  upstreamResult,
+  type UpstreamCall,
 } from '../../gateway/index.ts';
+import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
+
+/** A native upstream for one request: where it is (for the spans) and the call the core makes. */
+interface Native {
+  endpoint: ChatEndpoint;
+  call: UpstreamCall;
+}
 import { readJson } from '../body.ts';
 import { quote } from '../../quote.ts';
 import type { AppDeps } from '../deps.ts';
@@ -68,10 +81,13 @@ export function gatewayRoutes(deps: AppDeps) {
     return { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs };
   };
 
-  /** One request through the gateway core, answered in the client's protocol (`codec`; none: Chat Completions). */
-  const serve = async (c: Context<GatewayAuthEnv>, request: GatewayRequest, codec?: ClientCodec) => {
+  /**
+   * One request through the gateway core, answered in the client's protocol (`codec`; none: Chat
+   * Completions), asked of the chat upstream or of a native one (`native`: its endpoint and call).
+   */
+  const serve = async (c: Context<GatewayAuthEnv>, request: GatewayRequest, codec?: ClientCodec, native?: Native) => {
     const caller = c.get('caller');
-    const upstream = upstreamFor(caller);
+    const upstream = native?.endpoint ?? upstreamFor(caller);
     const waitUntil = waitUntilFor(c, deps);
     await limits?.admit(caller.subject);
     // On the edge the request's spans go out as it settles (or fails), within waitUntil; elsewhere the batch processor sends them.
@@ -104,6 +120,7 @@ export function gatewayRoutes(deps: AppDeps) {
         waitUntil?.(flushed);
       },
       codec,
+      ...(native ? { call: native.call } : {}),
     }).finally(flushTraces);
     return toResponse(result);
   };
@@ -115,17 +132,55 @@ export function gatewayRoutes(deps: AppDeps) {
   });
 
   // Anthropic's Messages API (Claude Code) and the Responses API (Codex, the Agents SDK): codecs around the same core.
+  // MESSAGES_UPSTREAM=anthropic: Anthropic's API with ANTHROPIC_API_KEY (or, GATEWAY_FORWARD_CLIENT_KEY, the client's key).
+  const anthropicFor = (c: Context<GatewayAuthEnv>) => {
+    const apiKey = config.gateway.forwardClientKey ? c.get('caller').upstreamKey : config.gateway.anthropic.apiKey;
+    if (!apiKey) {
+      throw new GatewayError(
+        503,
+        'gateway_not_configured',
+        "MESSAGES_UPSTREAM=anthropic and the gateway has no Anthropic key: set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another server than Anthropic's), or MESSAGES_UPSTREAM=chat to translate to OPENAI_BASE_URL.",
+      );
+    }
+    const headers: Record<string, string> = {};
+    for (const name of ['anthropic-version', 'anthropic-beta']) {
+      const value = c.req.header(name);
+      if (value) headers[name] = value;
+    }
+    return { baseURL: config.gateway.anthropic.baseURL, apiKey, timeoutMs: config.openai.timeoutMs, headers };
+  };
+
   app.post('/v1/messages', authenticated, async (c) => {
     const body = await readJson(c, MessagesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
-    return serve(c, toGatewayRequest(messagesToChat(body) as ChatCompletionsBody, requestOptions), messagesCodec(body));
+    const native = config.gateway.messagesUpstream === 'anthropic';
+    const chat = messagesToChat(body, { native });
+    const request = toGatewayRequest(chat as ChatCompletionsBody, requestOptions);
+    if (!native) return serve(c, request, messagesCodec(body));
+    const anthropic = anthropicFor(c);
+    const call = anthropicCall(anthropic, body, (chat.messages as unknown[]).length);
+    return serve(c, request, messagesCodec(body), { endpoint: { ...anthropic, apiKey: undefined }, call });
   });
   app.post('/v1/messages/count_tokens', authenticated, async (c) => {
     const body = await readJson(c, MessagesBody.omit({ max_tokens: true }), { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
-    return c.json({ input_tokens: estimateTokens(body) });
+    if (config.gateway.messagesUpstream !== 'anthropic') return c.json({ input_tokens: estimateTokens(body) });
+    // Anthropic counts its own tokens: passed through.
+    const anthropic = anthropicFor(c);
+    const headers = { ...anthropic.headers, 'x-api-key': anthropic.apiKey, 'anthropic-version': anthropic.headers['anthropic-version'] ?? '2023-06-01' };
+    const endpoint = { ...anthropic, apiKey: undefined };
+    const sent = { ...body, model: upstreamModel(body.model, config.gateway.models) };
+    const result = await upstreamResult(endpoint, await postJson(endpoint, '/v1/messages/count_tokens', sent, { signal: c.req.raw.signal, headers }));
+    if (!result.ok) return c.json(anthropicError(result.status, result.body), result.status as 400);
+    return new Response(result.response.body, { status: result.response.status, headers: { 'content-type': 'application/json' } });
   });
   app.post('/v1/responses', authenticated, async (c) => {
     const body = await readJson(c, ResponsesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: RESPONSES_COUNTS });
-    return serve(c, toGatewayRequest(responsesToChat(body) as ChatCompletionsBody, requestOptions), responsesCodec(body));
+    const native = config.gateway.responsesUpstream === 'responses';
+    const chat = responsesToChat(body, { native });
+    const request = toGatewayRequest(chat as ChatCompletionsBody, requestOptions);
+    if (!native) return serve(c, request, responsesCodec(body));
+    const endpoint = upstreamFor(c.get('caller'));
+    const call = responsesCall(endpoint, body, (chat.messages as unknown[]).length, freeformTools(body));
+    return serve(c, request, responsesCodec(body), { endpoint, call });
   });
 
   // What OpenWebUI and other clients ask before they chat.

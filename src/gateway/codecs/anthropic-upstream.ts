@@ -1,0 +1,195 @@
+// MESSAGES_UPSTREAM=anthropic: POST /v1/messages forwarded to ANTHROPIC_BASE_URL as the client sent it
+// (its thinking config, server tools, cache_control and all, with the model mapped), with
+// ANTHROPIC_API_KEY as x-api-key and the client's anthropic-version and anthropic-beta. The core reads
+// the answer as Chat Completions: text as content, tool_use blocks as tool_calls (same ids, input_json
+// deltas as argument deltas), stop_reason as finish_reason, usage as prompt/completion tokens; every
+// other block (thinking, redacted_thinking, server_tool_use, web_search_tool_result, …) rides through
+// whole as `rebound_block`, which messages-out.ts writes back unchanged. A re-ask is the client's body
+// with the core's retry messages after it, as Anthropic blocks (the blocked tool_use blocks, then a user
+// turn of tool_result blocks with the gate's message, is_error).
+import { isPlainObject } from 'rebound-gate/internal';
+import type { ChatEndpoint } from '../../model/chat-post.ts';
+import type { SseMessage } from '../../model/sse-decode.ts';
+import type { UpstreamResult } from '../upstream.ts';
+import { callNative, chatChunk, type NativeTranslation } from './native-stream.ts';
+
+type Json = Record<string, unknown>;
+
+export interface AnthropicUpstream {
+  baseURL: string;
+  apiKey: string;
+  timeoutMs: number;
+  /** The client's anthropic-version and anthropic-beta, passed on. */
+  headers: Record<string, string>;
+}
+
+const FINISH: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+  pause_turn: 'stop',
+};
+const finishOf = (stop: unknown) => (typeof stop === 'string' && FINISH[stop]) || 'stop';
+
+/**
+ * The core's upstream call for one Messages request: `original` is the client's body, `asked` how many
+ * messages the core's first chat body had (what comes after them in a re-ask is the core's own).
+ */
+export function anthropicCall(upstream: AnthropicUpstream, original: Json, asked: number) {
+  const endpoint: ChatEndpoint = { baseURL: upstream.baseURL, apiKey: undefined, timeoutMs: upstream.timeoutMs };
+  return (chat: Json, request: { signal: AbortSignal; headers?: Record<string, string> }): Promise<UpstreamResult> => {
+    const added = (Array.isArray(chat.messages) ? chat.messages : []).slice(asked).filter(isPlainObject);
+    const messages = [...(original.messages as unknown[]), ...toAnthropic(added)];
+    const body = { ...original, model: chat.model, messages };
+    const headers = {
+      ...request.headers,
+      ...upstream.headers,
+      'x-api-key': upstream.apiKey,
+      'anthropic-version': upstream.headers['anthropic-version'] ?? '2023-06-01',
+    };
+    return callNative(endpoint, '/v1/messages', body, { signal: request.signal, headers }, anthropicTranslation);
+  };
+}
+
+/** The core's retry messages (an assistant turn with tool_calls, tool results) as Anthropic messages. */
+function toAnthropic(messages: Json[]): Json[] {
+  const out: Json[] = [];
+  for (const m of messages) {
+    if (m.role === 'assistant') {
+      const text = typeof m.content === 'string' && m.content.trim() !== '' ? [{ type: 'text', text: m.content }] : [];
+      const calls = (Array.isArray(m.tool_calls) ? m.tool_calls.filter(isPlainObject) : []).map((tc) => {
+        const fn = isPlainObject(tc.function) ? tc.function : {};
+        return { type: 'tool_use', id: String(tc.id), name: String(fn.name), input: objectOf(fn.arguments) };
+      });
+      out.push({ role: 'assistant', content: [...text, ...calls] });
+    } else if (m.role === 'tool') {
+      const result = { type: 'tool_result', tool_use_id: String(m.tool_call_id), content: String(m.content ?? ''), is_error: true };
+      const last = out.at(-1);
+      if (last?.role === 'user' && Array.isArray(last.content)) last.content.push(result);
+      else out.push({ role: 'user', content: [result] });
+    }
+  }
+  return out;
+}
+
+function objectOf(args: unknown): Json {
+  try {
+    const v: unknown = JSON.parse(String(args ?? ''));
+    return isPlainObject(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function usageOf(input: unknown, output: unknown): Json {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return { prompt_tokens: n(input), completion_tokens: n(output), total_tokens: n(input) + n(output) };
+}
+
+/** Anthropic's answer, whole or streamed, as the core reads Chat Completions. */
+function anthropicTranslation(): NativeTranslation {
+  let id = '';
+  let model = '';
+  let inputTokens: unknown = 0;
+  let calls = 0;
+  /** The open blocks by index: a tool_use's call index, or another block being put together whole. */
+  const blocks = new Map<number, { kind: 'text' } | { kind: 'call'; call: number } | { kind: 'other'; block: Json; json: string }>();
+  return {
+    whole(json) {
+      if (json.type !== 'message' || !Array.isArray(json.content)) return null;
+      const content = json.content.filter(isPlainObject);
+      const text = content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('');
+      const toolCalls = content
+        .filter((b) => b.type === 'tool_use')
+        .map((b) => ({ id: String(b.id), type: 'function', function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
+      const other = content.filter((b) => b.type !== 'text' && b.type !== 'tool_use');
+      const usage = isPlainObject(json.usage) ? json.usage : {};
+      const message: Json = {
+        role: 'assistant',
+        content: text === '' ? null : text,
+        ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+        ...(other.length ? { rebound_blocks: other } : {}),
+      };
+      return {
+        id: String(json.id ?? ''),
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: String(json.model ?? ''),
+        choices: [{ index: 0, message, finish_reason: finishOf(json.stop_reason), logprobs: null }],
+        usage: usageOf(usage.input_tokens, usage.output_tokens),
+      };
+    },
+    event(message: SseMessage) {
+      let e: Json;
+      try {
+        const v: unknown = JSON.parse(message.data);
+        if (!isPlainObject(v)) return [];
+        e = v;
+      } catch {
+        return [];
+      }
+      const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(id, model, delta, finish, usage);
+      switch (e.type) {
+        case 'message_start': {
+          const m = isPlainObject(e.message) ? e.message : {};
+          id = String(m.id ?? '');
+          model = String(m.model ?? '');
+          inputTokens = isPlainObject(m.usage) ? m.usage.input_tokens : 0;
+          return [chunk({ role: 'assistant', content: '' })];
+        }
+        case 'content_block_start': {
+          const index = Number(e.index);
+          const block = isPlainObject(e.content_block) ? e.content_block : {};
+          if (block.type === 'text') {
+            blocks.set(index, { kind: 'text' });
+            return typeof block.text === 'string' && block.text ? [chunk({ content: block.text })] : [];
+          }
+          if (block.type === 'tool_use') {
+            const call = calls++;
+            blocks.set(index, { kind: 'call', call });
+            return [chunk({ tool_calls: [{ index: call, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] })];
+          }
+          blocks.set(index, { kind: 'other', block: { ...block }, json: '' });
+          return [];
+        }
+        case 'content_block_delta': {
+          const open = blocks.get(Number(e.index));
+          const d = isPlainObject(e.delta) ? e.delta : {};
+          if (open?.kind === 'text' && d.type === 'text_delta') return [chunk({ content: String(d.text ?? '') })];
+          if (open?.kind === 'call' && d.type === 'input_json_delta')
+            return [chunk({ tool_calls: [{ index: open.call, function: { arguments: String(d.partial_json ?? '') } }] })];
+          if (open?.kind === 'other') {
+            // Put the block together whole: thinking and its signature, a server tool's input.
+            if (d.type === 'thinking_delta') open.block.thinking = String(open.block.thinking ?? '') + String(d.thinking ?? '');
+            else if (d.type === 'signature_delta') open.block.signature = String(d.signature ?? '');
+            else if (d.type === 'input_json_delta') open.json += String(d.partial_json ?? '');
+            else if (d.type === 'citations_delta') open.block.citations = [...(Array.isArray(open.block.citations) ? open.block.citations : []), d.citation];
+          }
+          return [];
+        }
+        case 'content_block_stop': {
+          const index = Number(e.index);
+          const open = blocks.get(index);
+          blocks.delete(index);
+          if (open?.kind !== 'other') return [];
+          if (open.json) open.block.input = objectOf(open.json);
+          return [chunk({ rebound_block: open.block })];
+        }
+        case 'message_delta': {
+          const d = isPlainObject(e.delta) ? e.delta : {};
+          const usage = isPlainObject(e.usage) ? e.usage : {};
+          return [chunk({}, finishOf(d.stop_reason), usageOf(usage.input_tokens ?? inputTokens, usage.output_tokens))];
+        }
+        case 'message_stop':
+          return [null];
+        case 'error':
+          return [{ error: isPlainObject(e.error) ? e.error : { message: 'The upstream failed.' } }];
+        default:
+          // ping, and events this gateway does not know: nothing for the core.
+          return [];
+      }
+    },
+  };
+}

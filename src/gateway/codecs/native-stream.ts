@@ -1,0 +1,84 @@
+// What the native upstreams (anthropic-upstream.ts, responses-upstream.ts) share: an upstream's SSE body
+// turned into the Chat Completions stream the gateway core reads, event by event, as a pull stream (the
+// upstream is read only as fast as the core reads, and cancelled with it), and a JSON body turned into a
+// chat.completion; the call, its errors as the chat upstream's (upstream.ts).
+import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
+import { type SseMessage, sseBatches } from '../../model/sse-decode.ts';
+import { readBounded } from '../../model/chat-post.ts';
+import { MAX_COMPLETION_BYTES, upstreamResult, type UpstreamResult } from '../upstream.ts';
+
+type Json = Record<string, unknown>;
+
+/** How a native answer becomes the core's: each SSE event to chat chunks (null: [DONE]), a whole body to a chat.completion. */
+export interface NativeTranslation {
+  event(message: SseMessage): Array<Json | null>;
+  /** A whole answer; null: not one this translation reads (passed on as it came). */
+  whole(json: Json): Json | null;
+}
+
+/** The call of a native upstream: POST `path` with `body`, the answer as the core reads it (chat-shaped). */
+export async function callNative(
+  endpoint: ChatEndpoint,
+  path: string,
+  body: Json,
+  request: { signal: AbortSignal; headers?: Record<string, string> },
+  translation: () => NativeTranslation,
+): Promise<UpstreamResult> {
+  const result = await upstreamResult(endpoint, await postJson(endpoint, path, body, request));
+  if (!result.ok) return result;
+  const { response } = result;
+  const t = translation();
+  if (/event-stream/i.test(response.headers.get('content-type') ?? '') && response.body) {
+    return { ok: true, response: new Response(chatStream(response.body, t), { status: 200, headers: { 'content-type': 'text/event-stream' } }) };
+  }
+  const { text, whole } = await readBounded(response, MAX_COMPLETION_BYTES);
+  let json: unknown;
+  try {
+    json = whole ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  const chat = typeof json === 'object' && json !== null && !Array.isArray(json) ? t.whole(json as Json) : null;
+  const out = chat ? JSON.stringify(chat) : text;
+  return { ok: true, response: new Response(out, { status: response.status, headers: { 'content-type': 'application/json' } }) };
+}
+
+/** The upstream's events as chat chunks, read as the core pulls them. */
+function chatStream(body: ReadableStream<Uint8Array>, t: NativeTranslation): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const batches = sseBatches(body)[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const next = await batches.next();
+        if (next.done) {
+          controller.close();
+          return;
+        }
+        let text = '';
+        for (const message of next.value) {
+          for (const chunk of t.event(message)) text += chunk === null ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(chunk)}\n\n`;
+        }
+        if (text) {
+          controller.enqueue(encoder.encode(text));
+          return;
+        }
+      }
+    },
+    async cancel() {
+      await batches.return?.();
+    },
+  });
+}
+
+/** A chat chunk of the answer `id`: one choice with this delta (and finish_reason), or the usage with no choice. */
+export function chatChunk(id: string, model: string, delta: Json | null, finish: string | null = null, usage?: Json): Json {
+  return {
+    id,
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: delta ? [{ index: 0, delta, logprobs: null, finish_reason: finish }] : [],
+    ...(usage ? { usage } : {}),
+  };
+}

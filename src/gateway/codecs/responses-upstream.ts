@@ -1,0 +1,179 @@
+// RESPONSES_UPSTREAM=responses: POST /v1/responses forwarded to OPENAI_BASE_URL/responses as the client
+// sent it (previous_response_id, reasoning, hosted tools and all, with the model mapped), with the
+// gateway's upstream key. The core reads the answer as Chat Completions: output_text as content,
+// function_call items as tool_calls (call_id as the id, argument deltas as they come), a custom_tool_call
+// as a call whose one string parameter `input` holds its text (responses-in.ts), the status as
+// finish_reason, usage as prompt/completion tokens; every other item (reasoning, web_search_call, …)
+// rides through whole as `rebound_item`, which responses-out.ts writes back unchanged. A re-ask is the
+// client's body with the core's retry messages after its input, as items (the blocked calls, then a
+// function_call_output / custom_tool_call_output with the gate's message for each).
+import { isPlainObject } from 'rebound-gate/internal';
+import type { ChatEndpoint } from '../../model/chat-post.ts';
+import type { SseMessage } from '../../model/sse-decode.ts';
+import type { UpstreamResult } from '../upstream.ts';
+import { callNative, chatChunk, type NativeTranslation } from './native-stream.ts';
+import { FREEFORM_PARAM } from './responses-in.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * The core's upstream call for one Responses request: `original` is the client's body, `asked` how many
+ * messages the core's first chat body had, `freeform` the request's custom tools by name.
+ */
+export function responsesCall(endpoint: ChatEndpoint, original: Json, asked: number, freeform: Set<string>) {
+  return (chat: Json, request: { signal: AbortSignal; headers?: Record<string, string> }): Promise<UpstreamResult> => {
+    const added = (Array.isArray(chat.messages) ? chat.messages : []).slice(asked).filter(isPlainObject);
+    const input = typeof original.input === 'string' ? [{ type: 'message', role: 'user', content: original.input }] : (original.input as unknown[]);
+    const body = added.length ? { ...original, model: chat.model, input: [...input, ...toItems(added, freeform)] } : { ...original, model: chat.model };
+    return callNative(endpoint, '/responses', body, request, responsesTranslation);
+  };
+}
+
+/** The core's retry messages as input items. */
+function toItems(messages: Json[], freeform: Set<string>): Json[] {
+  const names = new Map<string, string>();
+  return messages.flatMap((m): Json[] => {
+    if (m.role === 'assistant') {
+      const text = typeof m.content === 'string' && m.content.trim() !== '' ? [{ type: 'message', role: 'assistant', content: m.content }] : [];
+      const calls = (Array.isArray(m.tool_calls) ? m.tool_calls.filter(isPlainObject) : []).map((tc): Json => {
+        const fn = isPlainObject(tc.function) ? tc.function : {};
+        const name = String(fn.name);
+        names.set(String(tc.id), name);
+        if (freeform.has(name)) return { type: 'custom_tool_call', call_id: String(tc.id), name, input: freeformText(fn.arguments) };
+        return { type: 'function_call', call_id: String(tc.id), name, arguments: String(fn.arguments ?? '') };
+      });
+      return [...text, ...calls];
+    }
+    if (m.role === 'tool') {
+      const callId = String(m.tool_call_id);
+      const type = freeform.has(names.get(callId) ?? '') ? 'custom_tool_call_output' : 'function_call_output';
+      return [{ type, call_id: callId, output: String(m.content ?? '') }];
+    }
+    return [];
+  });
+}
+
+function freeformText(args: unknown): string {
+  try {
+    const v: unknown = JSON.parse(String(args ?? ''));
+    if (isPlainObject(v) && typeof v[FREEFORM_PARAM] === 'string') return v[FREEFORM_PARAM];
+  } catch {
+    // as written
+  }
+  return String(args ?? '');
+}
+
+function usageOf(u: unknown): Json {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const usage = isPlainObject(u) ? u : {};
+  return { prompt_tokens: n(usage.input_tokens), completion_tokens: n(usage.output_tokens), total_tokens: n(usage.input_tokens) + n(usage.output_tokens) };
+}
+
+/** A call item as the core's tool call (a custom one through its `input` parameter). */
+function toolCallOf(item: Json): Json {
+  const args = item.type === 'custom_tool_call' ? JSON.stringify({ [FREEFORM_PARAM]: String(item.input ?? '') }) : String(item.arguments ?? '');
+  return { id: String(item.call_id), type: 'function', function: { name: String(item.name), arguments: args } };
+}
+
+const isCallItem = (item: Json) => item.type === 'function_call' || item.type === 'custom_tool_call';
+
+/** The Responses answer, whole or streamed, as the core reads Chat Completions. */
+function responsesTranslation(): NativeTranslation {
+  let id = '';
+  let model = '';
+  let calls = 0;
+  /** The call items by output_index: their index among the calls, and a custom call's input so far. */
+  const open = new Map<number, { call: number; custom: boolean; input: string }>();
+  const finishOf = (response: Json) => (response.status === 'incomplete' ? 'length' : calls > 0 ? 'tool_calls' : 'stop');
+  return {
+    whole(json) {
+      if (json.object !== 'response' || !Array.isArray(json.output)) return null;
+      const output = json.output.filter(isPlainObject);
+      const text = output
+        .filter((i) => i.type === 'message')
+        .flatMap((i) => (Array.isArray(i.content) ? i.content.filter(isPlainObject) : []))
+        .flatMap((p) => (p.type === 'output_text' && typeof p.text === 'string' ? [p.text] : []))
+        .join('');
+      const toolCalls = output.filter(isCallItem).map(toolCallOf);
+      const other = output.filter((i) => i.type !== 'message' && !isCallItem(i));
+      const message: Json = {
+        role: 'assistant',
+        content: text === '' ? null : text,
+        ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+        ...(other.length ? { rebound_items: other } : {}),
+      };
+      calls = toolCalls.length;
+      return {
+        id: String(json.id ?? ''),
+        object: 'chat.completion',
+        created: Number(json.created_at ?? Math.floor(Date.now() / 1000)),
+        model: String(json.model ?? ''),
+        choices: [{ index: 0, message, finish_reason: finishOf(json), logprobs: null }],
+        usage: usageOf(json.usage),
+      };
+    },
+    event(message: SseMessage) {
+      let e: Json;
+      try {
+        const v: unknown = JSON.parse(message.data);
+        if (!isPlainObject(v)) return [];
+        e = v;
+      } catch {
+        return [];
+      }
+      const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(id, model, delta, finish, usage);
+      const item = isPlainObject(e.item) ? e.item : {};
+      const index = Number(e.output_index);
+      switch (e.type) {
+        case 'response.created': {
+          const r = isPlainObject(e.response) ? e.response : {};
+          id = String(r.id ?? '');
+          model = String(r.model ?? '');
+          return [chunk({ role: 'assistant', content: '' })];
+        }
+        case 'response.output_item.added': {
+          if (!isCallItem(item)) return [];
+          const call = calls++;
+          const custom = item.type === 'custom_tool_call';
+          open.set(index, { call, custom, input: '' });
+          const start = { index: call, id: String(item.call_id), type: 'function', function: { name: String(item.name), arguments: '' } };
+          const args = !custom && typeof item.arguments === 'string' ? item.arguments : '';
+          return [chunk({ tool_calls: [{ ...start, function: { ...start.function, arguments: args } }] })];
+        }
+        case 'response.output_text.delta':
+          return [chunk({ content: String(e.delta ?? '') })];
+        case 'response.function_call_arguments.delta': {
+          const c = open.get(index);
+          return c ? [chunk({ tool_calls: [{ index: c.call, function: { arguments: String(e.delta ?? '') } }] })] : [];
+        }
+        case 'response.custom_tool_call_input.delta': {
+          const c = open.get(index);
+          if (c) c.input += String(e.delta ?? '');
+          return [];
+        }
+        case 'response.output_item.done': {
+          const c = open.get(index);
+          if (c?.custom) {
+            const input = typeof item.input === 'string' ? item.input : c.input;
+            return [chunk({ tool_calls: [{ index: c.call, function: { arguments: JSON.stringify({ [FREEFORM_PARAM]: input }) } }] })];
+          }
+          if (c || item.type === 'message') return [];
+          return [chunk({ rebound_item: item })];
+        }
+        case 'response.completed':
+        case 'response.incomplete': {
+          const r = isPlainObject(e.response) ? e.response : {};
+          return [chunk({}, finishOf(r), usageOf(r.usage)), null];
+        }
+        case 'response.failed': {
+          const r = isPlainObject(e.response) ? e.response : {};
+          return [{ error: isPlainObject(r.error) ? r.error : { message: 'The upstream failed the response.' } }];
+        }
+        case 'error':
+          return [{ error: { message: String(e.message ?? 'The upstream failed.'), code: e.code ?? null } }];
+        default:
+          return [];
+      }
+    },
+  };
+}

@@ -1,0 +1,232 @@
+// Scripted native upstreams on loopback, the LLM stand-ins for the gateway's native modes: Anthropic's
+// Messages API (POST /v1/messages, MESSAGES_UPSTREAM=anthropic) and the Responses API (POST /responses,
+// RESPONSES_UPSTREAM=responses). Each streams as the real API does: Anthropic's message_start, a
+// thinking block (thinking_delta, signature_delta), ping, text and tool_use blocks (input_json_delta in
+// pieces, the first one empty), message_delta with stop_reason and usage, message_stop; the Responses
+// events with sequence_number from 0 (response.created, response.in_progress, a reasoning item, the
+// message item with its content part and output_text deltas, function_call / custom_tool_call items with
+// their argument / input deltas and .done events, output_item.done, response.completed with the whole
+// response), or one JSON body when the request does not stream. They record every request and its
+// headers, and fail on demand.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface NativeCall {
+  id: string;
+  name: string;
+  /** The arguments' JSON text as the model writes it (a custom tool's: its input text). */
+  arguments: string;
+  /** Responses only: a freeform (custom) tool's call. */
+  custom?: boolean;
+}
+
+export type NativeReply =
+  | {
+      text?: string;
+      calls?: NativeCall[];
+      /** A thinking block (Anthropic) or a reasoning item (Responses) before the answer. */
+      thinking?: string;
+      /** Characters per argument delta (default 7). */
+      argChunk?: number;
+    }
+  | { status: number; message?: string };
+
+export type NativeBody = Record<string, unknown> & { stream?: boolean; model?: string };
+export type NativeScript = (body: NativeBody, index: number) => NativeReply;
+
+export interface NativeServer {
+  /** The base URL: ANTHROPIC_BASE_URL (it answers /v1/messages) or OPENAI_BASE_URL (it answers /responses). */
+  url: string;
+  requests: NativeBody[];
+  headers: IncomingMessage['headers'][];
+  close(): Promise<void>;
+}
+
+const sse = (res: ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+const pieces = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+const hex = () => crypto.randomUUID().replaceAll('-', '').slice(0, 24);
+
+async function serve(
+  path: string,
+  script: NativeScript,
+  answer: (res: ServerResponse, reply: Exclude<NativeReply, { status: number }>, body: NativeBody) => void,
+): Promise<NativeServer> {
+  const requests: NativeBody[] = [];
+  const headers: IncomingMessage['headers'][] = [];
+  const server = createServer(async (req, res) => {
+    if (req.method !== 'POST' || !req.url?.endsWith(path)) {
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not found' } }));
+      return;
+    }
+    let text = '';
+    for await (const chunk of req) text += chunk;
+    const body = JSON.parse(text) as NativeBody;
+    const index = requests.push(body) - 1;
+    headers[index] = req.headers;
+    const reply = script(body, index);
+    if ('status' in reply) {
+      const error =
+        path === '/v1/messages'
+          ? { type: 'error', error: { type: 'api_error', message: reply.message ?? 'scripted failure' } }
+          : { error: { message: reply.message ?? 'scripted failure', type: 'server_error', param: null, code: null } };
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(error));
+      return;
+    }
+    answer(res, reply, body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    headers,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Anthropic's Messages API: POST {url}/v1/messages. */
+export function startScriptedAnthropic(script: NativeScript): Promise<NativeServer> {
+  return serve('/v1/messages', script, (res, reply, body) => {
+    const id = `msg_${hex()}`;
+    const model = String(body.model);
+    const blocks: Array<Record<string, unknown>> = [];
+    if (reply.thinking) blocks.push({ type: 'thinking', thinking: reply.thinking, signature: `sig_${hex()}` });
+    if (reply.text) blocks.push({ type: 'text', text: reply.text });
+    for (const c of reply.calls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.arguments) });
+    const stop = reply.calls?.length ? 'tool_use' : 'end_turn';
+    const usage = { input_tokens: 100, output_tokens: 20 };
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stop, stop_sequence: null, usage }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const start = {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+    };
+    sse(res, 'message_start', { type: 'message_start', message: start });
+    let index = 0;
+    if (reply.thinking) {
+      sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      for (const p of pieces(reply.thinking, 12))
+        sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: p } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: blocks[0]!.signature } });
+      sse(res, 'content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
+    sse(res, 'ping', { type: 'ping' });
+    if (reply.text) {
+      sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const word of reply.text.split(/(?<= )/))
+        sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: word } });
+      sse(res, 'content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
+    for (const c of reply.calls ?? []) {
+      sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: '' } });
+      for (const p of pieces(c.arguments, reply.argChunk ?? 7))
+        sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: p } });
+      sse(res, 'content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
+    sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } });
+    sse(res, 'message_stop', { type: 'message_stop' });
+    res.end();
+  });
+}
+
+/** The Responses API: POST {url}/responses. */
+export function startScriptedResponses(script: NativeScript): Promise<NativeServer> {
+  return serve('/responses', script, (res, reply, body) => {
+    const id = `resp_${hex()}`;
+    const model = String(body.model);
+    const output: Array<Record<string, unknown>> = [];
+    if (reply.thinking)
+      output.push({ id: `rs_${hex()}`, type: 'reasoning', summary: [{ type: 'summary_text', text: reply.thinking }], encrypted_content: `enc_${hex()}` });
+    if (reply.text)
+      output.push({
+        id: `msg_${hex()}`,
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: reply.text, annotations: [], logprobs: [] }],
+      });
+    for (const c of reply.calls ?? []) {
+      output.push(
+        c.custom
+          ? { id: `ctc_${hex()}`, type: 'custom_tool_call', status: 'completed', call_id: c.id, name: c.name, input: c.arguments }
+          : { id: `fc_${hex()}`, type: 'function_call', status: 'completed', call_id: c.id, name: c.name, arguments: c.arguments },
+      );
+    }
+    const usage = {
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 20,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 120,
+    };
+    const response = (status: string, out: unknown[], u: unknown) => ({
+      id,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      status,
+      error: null,
+      incomplete_details: null,
+      model,
+      output: out,
+      parallel_tool_calls: true,
+      tool_choice: 'auto',
+      tools: body.tools ?? [],
+      usage: u,
+    });
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response('completed', output, usage)));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    let seq = 0;
+    const emit = (type: string, fields: Record<string, unknown>) => sse(res, type, { type, sequence_number: seq++, ...fields });
+    emit('response.created', { response: response('in_progress', [], null) });
+    emit('response.in_progress', { response: response('in_progress', [], null) });
+    for (const [i, item] of output.entries()) {
+      if (item.type === 'reasoning') {
+        emit('response.output_item.added', { output_index: i, item: { ...item, summary: [] } });
+        emit('response.output_item.done', { output_index: i, item });
+      } else if (item.type === 'message') {
+        const text = String(reply.text);
+        emit('response.output_item.added', { output_index: i, item: { ...item, status: 'in_progress', content: [] } });
+        const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+        emit('response.content_part.added', { item_id: item.id, output_index: i, content_index: 0, part });
+        for (const word of text.split(/(?<= )/))
+          emit('response.output_text.delta', { item_id: item.id, output_index: i, content_index: 0, delta: word, logprobs: [] });
+        emit('response.output_text.done', { item_id: item.id, output_index: i, content_index: 0, text, logprobs: [] });
+        emit('response.content_part.done', { item_id: item.id, output_index: i, content_index: 0, part: { ...part, text } });
+        emit('response.output_item.done', { output_index: i, item });
+      } else if (item.type === 'function_call') {
+        const args = String(item.arguments);
+        emit('response.output_item.added', { output_index: i, item: { ...item, status: 'in_progress', arguments: '' } });
+        for (const p of pieces(args, reply.argChunk ?? 7)) emit('response.function_call_arguments.delta', { item_id: item.id, output_index: i, delta: p });
+        emit('response.function_call_arguments.done', { item_id: item.id, output_index: i, name: item.name, arguments: args });
+        emit('response.output_item.done', { output_index: i, item });
+      } else {
+        const input = String(item.input);
+        emit('response.output_item.added', { output_index: i, item: { ...item, status: 'in_progress', input: '' } });
+        for (const p of pieces(input, reply.argChunk ?? 7)) emit('response.custom_tool_call_input.delta', { item_id: item.id, output_index: i, delta: p });
+        emit('response.custom_tool_call_input.done', { item_id: item.id, output_index: i, input });
+        emit('response.output_item.done', { output_index: i, item });
+      }
+    }
+    emit('response.completed', { response: response('completed', output, usage) });
+    res.end();
+  });
+}
