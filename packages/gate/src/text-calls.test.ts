@@ -94,6 +94,9 @@ describe('a call shown in prose is not a call (issue 29)', () => {
       `A Hermes call looks like this:\n\`\`\`\n<tool_call>\n${del}\n</tool_call>\n\`\`\``,
       `> <tool_call>\n> ${del}\n> </tool_call>`,
       `The template wraps it: <tool_call>${del}</tool_call> and the server parses it.`,
+      `A call to it, e.g. <tool_call>${del}</tool_call>`,
+      `Plan:\n1. <tool_call>${del}</tool_call>\n2. Report.`,
+      `| 1 | <tool_call>${del}</tool_call> |`,
     ]) {
       expect(extractTextCalls(text, workspace), text).toEqual({ calls: [], visibleText: text });
     }

@@ -105,6 +105,7 @@ const TAG_OPENERS =
 const FUNCTION_TAG = /<function=([\w.:/-]{1,128})>/g;
 const CLOSERS = ['</tool_call>', '</function_call>', '</functioncall>', '</function>', '<|im_end|>', '<|eot_id|>', '<|eom_id|>'];
 /** A chat-template token (`<|im_start|>`, `<|eot_id|>`), maybe with a role after it: debris around an answer-only call. */
+const HAS_LETTER = /\p{L}/u;
 const TEMPLATE_TOKEN = /^<\|[a-z_]{1,24}\|>(?:assistant|user)?/;
 const FENCE_OPENER = /```[\w+-]*[ \t]*\n/y;
 const LINE_START_JSON = /(^|\n)[ \t]*(?=[{[])/g;
@@ -271,8 +272,9 @@ class Extraction {
       if (c === 0x20 || c === 0x09 || c === 0x0d) i--;
       // A call taken before it on the line was markup that opened the line itself.
       else if (this.taken(i - 1)) return true;
-      // A sentence ended before it ("Checking. <tool_call>…"); not a colon ("it looks like: <tool_call>…").
-      else if ((c === 0x2e || c === 0x21) && i < at) return true;
+      // A sentence ended before it ("Checking. <tool_call>…"): a word's `.` or `!`, and a sentence that
+      // neither asks, hedges nor shows an example ("e.g. <tool_call>", "Step 1. <tool_call>" are not).
+      else if ((c === 0x2e || c === 0x21) && i < at) return HAS_LETTER.test(t[i - 2] ?? '') && !NOT_A_CALL_CUE.test(t.slice(this.lineStart(i - 1, floor), i));
       else if (c === 0x3e /* > */ && t[i - 2] === '|') {
         // A template token `<|…|>`: back to its `<|`, looking no further than the floor.
         let lt = i - 3;
@@ -283,6 +285,13 @@ class Extraction {
       else return false;
     }
     return i === 0;
+  }
+
+  /** Where the line holding `i` starts, looking back no further than `floor`. */
+  lineStart(i: number, floor: number): number {
+    let k = i;
+    while (k > floor && this.text.charCodeAt(k - 1) !== 0x0a) k--;
+    return k;
   }
 
   /** The region a run of calls right after `from` makes, starting at `regionStart`; undefined when it is not one. */
