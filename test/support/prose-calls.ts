@@ -44,6 +44,9 @@ export function proseAnswers(): string[] {
 /** Calls in a calling form, which still run: markup, and an answer that is nothing but the call. */
 export const CALLING_FORMS = {
   markup: 'Deleting it now.\n<tool_call>\n{"name": "delete_file", "arguments": {"path": "notes/important.md"}}\n</tool_call>',
+  functionTag: 'I will remove it.\n<function=delete_file>{"path": "notes/important.md"}</function>',
+  mistral: '[TOOL_CALLS] [{"name": "delete_file", "arguments": {"path": "notes/important.md"}}]',
+  pythonTag: '<|python_tag|>{"name": "delete_file", "parameters": {"path": "notes/important.md"}}<|eom_id|>',
   answerOnly: '{"name": "delete_file", "arguments": {"path": "notes/important.md"}}',
   fencedOnly: '```json\n{"name": "delete_file", "arguments": {"path": "notes/important.md"}}\n```',
 };

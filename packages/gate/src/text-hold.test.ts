@@ -5,8 +5,9 @@ import { TextHold } from './text-hold.ts';
 
 // The rule, written as the two patterns it is defined by (see text-hold.ts), applied to the whole text
 // so far. The class must show exactly this much after every delta, however the text is cut.
-const TRIGGER = /(?:^|\n)[ \t]*(?:\{|\[[ \t\r\n]*\{)|```|<tool_call|<\||\{"/;
-const PARTIAL = /(?:`{1,2}|<(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l)?)?)?)?)?)?)?)?|\{|(?:^|\n)[ \t]*\[?[ \t\r\n]*)$/;
+const TRIGGER = /(?:^|\n)[ \t]*(?:\{|\[[ \t\r\n]*\{)|```|<tool_call|<function=|\[TOOL_CALLS\]|<\||\{"/;
+const PARTIAL =
+  /(?:`{1,2}|<(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l)?)?)?)?)?)?)?|f(?:u(?:n(?:c(?:t(?:i(?:o(?:n)?)?)?)?)?)?)?)?|\[(?:T(?:O(?:O(?:L(?:_(?:C(?:A(?:L(?:L(?:S)?)?)?)?)?)?)?)?)?)?|\{|(?:^|\n)[ \t]*\[?[ \t\r\n]*)$/;
 function shownBy(text: string): number {
   const trigger = TRIGGER.exec(text);
   if (trigger) return trigger.index;
@@ -34,7 +35,10 @@ function cut(text: string, points: number[]): string[] {
 }
 
 // Text made of the characters the patterns care about, so that triggers and near-misses are common.
-const pieces = ['\n', ' ', '\t', '\r', '[', '{', '"', '`', '<', '|', 'tool_call', '<tool_cal', 'a', 'Hi. ', '{"', '```', '\n  [\n {', 'é', '😀'];
+const pieces = [
+  ...['\n', ' ', '\t', '\r', '[', '{', '"', '`', '<', '|', 'tool_call', '<tool_cal', 'a', 'Hi. ', '{"', '```', '\n  [\n {', 'é', '😀'],
+  ...['<function=', '<func', 'tion=', '[TOOL_CALLS]', '[TOOL_', 'CALLS]', 'T'],
+];
 const textArb = fc.oneof(
   fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((p) => p.join('')),
   fc.string({ unit: 'grapheme', maxLength: 40 }),

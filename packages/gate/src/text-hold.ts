@@ -1,11 +1,13 @@
 // Text deltas go to the client as they arrive, except from the point where the text may be a tool
-// call written into the reply (a ```json fence, <tool_call>, a JSON object at the start of a line).
+// call written into the reply (a ```json fence, <tool_call>, <function=…>, [TOOL_CALLS], a JSON object
+// at the start of a line).
 // From there it is held until the completion ends, so that an extracted call is not also shown.
 //
 // A trigger is the first match in the whole text of
-//   /(?:^|\n)[ \t]*(?:\{|\[[ \t\r\n]*\{)|```|<tool_call|<\||\{"/
-// and a tail that may still become one is held back until the next delta decides it:
-//   /(?:`{1,2}|<(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l)?)?)?)?)?)?)?)?|\{|(?:^|\n)[ \t]*\[?[ \t\r\n]*)$/
+//   /(?:^|\n)[ \t]*(?:\{|\[[ \t\r\n]*\{)|```|<tool_call|<function=|\[TOOL_CALLS\]|<\||\{"/
+// and a tail that may still become one is held back until the next delta decides it: `, ``, {, a line
+// opening with blanks and maybe `[`, or a proper prefix of `<tool_call`, `<function=` or `[TOOL_CALLS]`
+// (text-hold.test.ts writes it as one regex).
 // Both are found by one pass over each delta with a few numbers of state, never by rescanning what
 // came before, so a long reply (or a long run of blank lines) costs time linear in its length. What is
 // shown does not depend on how the text was cut into deltas: after every delta it is the longest
@@ -15,10 +17,11 @@
 // comes (issue 29: a ``` opener had held 24 MB until the answer ended).
 import { MAX_TEXT_CALL_CHARS } from './limits.ts';
 
-const FIXED_TRIGGERS = ['```', '<tool_call', '<|', '{"'];
+/** Markup openers (text-calls.ts): a proper prefix of one at the end of the text is held. */
+const TAGS = ['<tool_call', '<function=', '[TOOL_CALLS]'];
+const FIXED_TRIGGERS = ['```', '<|', '{"', ...TAGS];
 /** Characters of the text before a delta that a fixed trigger or a held tag can still start in. */
-const CARRY = 9;
-const TAG = '<tool_call';
+const CARRY = Math.max(...FIXED_TRIGGERS.map((t) => t.length)) - 1;
 
 const isBlank = (c: string) => c === ' ' || c === '\t';
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
@@ -169,12 +172,14 @@ export class TextHold {
     if (this.wsStart === 0) tail = 0;
     if (this.wsFirstNewline >= 0) tail = Math.min(tail, this.wsFirstNewline);
     if (this.bracketLine >= 0) tail = Math.min(tail, this.bracketLine);
-    // `{1,2} | <, <t, … <tool_cal | {
+    // `{1,2} | { | a proper prefix of a tag (each holds its first character once only)
     const c = this.carry;
     if (c.endsWith('``')) tail = Math.min(tail, n - 2);
     else if (c.endsWith('`') || c.endsWith('{')) tail = Math.min(tail, n - 1);
-    const lt = c.lastIndexOf('<');
-    if (lt >= 0 && TAG.startsWith(c.slice(lt))) tail = Math.min(tail, n - (c.length - lt));
+    for (const tag of TAGS) {
+      const at = c.lastIndexOf(tag[0]!);
+      if (at >= 0 && tag.startsWith(c.slice(at))) tail = Math.min(tail, n - (c.length - at));
+    }
     return tail;
   }
 }
