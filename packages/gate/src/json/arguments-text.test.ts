@@ -80,6 +80,16 @@ describe('parseArgumentsText', () => {
     expect(value('{\n "total": 52, // a deck\n "n": 13 /* hearts */\n}').value).toEqual({ total: 52, n: 13 });
   });
 
+  it('escapes raw newlines and tabs inside a string (a file body written as is), losslessly, and records it', () => {
+    const body = 'def f():\n\treturn "x"\n';
+    const parsed = parseArgumentsText(`{"path": "a.py", "content": "${body.replaceAll('"', '\\"')}"}`);
+    expect(parsed).toEqual({
+      ok: true,
+      value: { path: 'a.py', content: body },
+      repairs: [{ kind: 'json_syntax', path: '$', from: 'raw control characters in a string', to: 'escaped', category: 'malformed_json' }],
+    });
+  });
+
   it('blocks an object cut off mid-way instead of closing it', () => {
     const r = parseArgumentsText('{"path": "src/app.ts", "content": {"lines": [1, 2');
     expect(r).toMatchObject({ ok: false, reason: 'truncated' });

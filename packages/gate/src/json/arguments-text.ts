@@ -2,7 +2,8 @@
 //
 // Only readings that cannot change what the model meant are accepted: a code fence around the JSON,
 // trailing commas, single-quoted strings, Python's True/False/None, `//` and `/* */` comments, a JSON
-// string holding the JSON. The reader (loose-json.ts, shared with calls written into the text) reads
+// string holding the JSON, raw control characters inside a string (a newline or tab written as itself
+// in a file body: read as its escape, which is lossless). The reader (loose-json.ts, shared with calls written into the text) reads
 // values out of the text rather than rewriting it, so no string's content is ever touched.
 // Everything else is refused, and two things in particular are never "fixed": text that stops before
 // its brackets close (the model ran out of tokens; closing it would execute half a call) and `...`
@@ -20,7 +21,7 @@ export type ParsedArguments =
   | { ok: false; reason: 'truncated' | 'elided' | 'syntax' | 'too_large' | 'too_deep'; message: string };
 
 /** What a call's arguments may be written in: JSON plus single quotes and comments. */
-const ARGUMENTS: Dialect = { singleQuotes: true, comments: true };
+const ARGUMENTS: Dialect = { singleQuotes: true, comments: true, rawControls: true };
 
 function repair(from: string, to: string): Repair {
   return { kind: 'json_syntax', path: '$', from, to, category: 'malformed_json' };
@@ -67,6 +68,7 @@ export function parseArgumentsText(raw: string, overrides?: Partial<GateLimits>)
   if (slips.singleQuotes) repairs.push(repair("'single quotes'", '"double quotes"'));
   if (slips.comment) repairs.push(repair('comments', 'removed'));
   if (slips.pyLiteral) repairs.push(repair('True/False/None', 'true/false/null'));
+  if (slips.rawControl) repairs.push(repair('raw control characters in a string', 'escaped'));
   return unwrapJsonString(value, repairs, limits);
 }
 

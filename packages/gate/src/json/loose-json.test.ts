@@ -124,10 +124,20 @@ describe('one reader for model JSON', () => {
   it('records which slips it met', () => {
     const reader = new LooseReader(`{'a': [True,], /* c */ "b": null}`, { singleQuotes: true, comments: true });
     expect(reader.readDocument()).toEqual({ a: [true], b: null });
-    expect(reader.slips).toEqual({ trailingComma: true, singleQuotes: true, comment: true, pyLiteral: true });
+    expect(reader.slips).toEqual({ trailingComma: true, singleQuotes: true, comment: true, pyLiteral: true, rawControl: false });
     const strict = new LooseReader(`{"a": [true], "b": null}`, { singleQuotes: true, comments: true });
     strict.readDocument();
-    expect(strict.slips).toEqual({ trailingComma: false, singleQuotes: false, comment: false, pyLiteral: false });
+    expect(strict.slips).toEqual({ trailingComma: false, singleQuotes: false, comment: false, pyLiteral: false, rawControl: false });
+  });
+
+  it('reads raw control characters inside a string as their escapes only where the dialect allows it', () => {
+    const text = '{"content": "a\n\tb\u0001"}';
+    const lenient = new LooseReader(text, { singleQuotes: false, comments: false, rawControls: true });
+    expect(lenient.readDocument()).toEqual({ content: 'a\n\tb\u0001' });
+    expect(lenient.slips.rawControl).toBe(true);
+    expect(new LooseReader(text, { singleQuotes: false, comments: false }).readDocument()).toBe(FAIL);
+    // A bad escape stays refused.
+    expect(new LooseReader('{"a": "x\n\\q"}', { singleQuotes: false, comments: false, rawControls: true }).readDocument()).toBe(FAIL);
   });
 
   it('refuses what its dialect does not have, and says where', () => {

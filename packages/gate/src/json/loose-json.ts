@@ -17,6 +17,8 @@ export const FAIL: unique symbol = Symbol('not JSON');
 export interface Dialect {
   singleQuotes: boolean;
   comments: boolean;
+  /** A raw control character inside a string (a newline or tab a model wrote into "content": "…") is read as its escape: lossless. */
+  rawControls?: boolean;
 }
 
 /** The slips a reading met (to be recorded as repairs). */
@@ -25,9 +27,19 @@ export interface Slips {
   singleQuotes: boolean;
   comment: boolean;
   pyLiteral: boolean;
+  /** Raw control characters inside strings, read as their escapes. */
+  rawControl: boolean;
 }
 
 const QUOTE = 0x22;
+/** A control character JSON allows only escaped (U+0000 to U+001F). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters looked for
+const CONTROL = /[\u0000-\u001f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters looked for
+const CONTROL_ALL = /[\u0000-\u001f]/g;
+const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+/** The escape JSON writes for a control character. */
+const escapeControl = (c: string): string => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 const SQUOTE = 0x27;
 const BACKSLASH = 0x5c;
 const SLASH = 0x2f;
@@ -148,7 +160,7 @@ const LITERALS: [string, unknown, boolean][] = [
 export class LooseReader {
   pos = 0;
   failAt = -1;
-  readonly slips: Slips = { trailingComma: false, singleQuotes: false, comment: false, pyLiteral: false };
+  readonly slips: Slips = { trailingComma: false, singleQuotes: false, comment: false, pyLiteral: false, rawControl: false };
 
   constructor(
     readonly text: string,
@@ -260,11 +272,7 @@ export class LooseReader {
       if (end < 0) return this.fail(i);
       this.slips.singleQuotes = true;
       this.pos = end + 1;
-      try {
-        return JSON.parse(requote(t.slice(i + 1, end))) as string;
-      } catch {
-        return this.fail(i); // a control character or a bad escape
-      }
+      return this.parseString(requote(t.slice(i + 1, end)), i);
     }
     let plain = true; // no escape and no control character: the characters are the value
     for (let j = i + 1; j < t.length; j++) {
@@ -275,14 +283,26 @@ export class LooseReader {
       } else if (c === QUOTE) {
         this.pos = j + 1;
         if (plain) return t.slice(i + 1, j);
-        try {
-          return JSON.parse(t.slice(i, j + 1)) as string;
-        } catch {
-          return this.fail(i);
-        }
+        return this.parseString(t.slice(i, j + 1), i);
       } else if (c < 0x20) plain = false;
     }
     return this.fail(i);
+  }
+
+  /** A double-quoted string literal's value; its raw control characters escaped first where the dialect allows (a bad escape still fails). */
+  private parseString(literal: string, at: number): string | typeof FAIL {
+    try {
+      return JSON.parse(literal) as string;
+    } catch {
+      if (!this.dialect.rawControls || !CONTROL.test(literal)) return this.fail(at);
+    }
+    try {
+      const value = JSON.parse(literal.replace(CONTROL_ALL, escapeControl)) as string;
+      this.slips.rawControl = true;
+      return value;
+    } catch {
+      return this.fail(at);
+    }
   }
 
   /** JSON's number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)? */
