@@ -1,13 +1,15 @@
 // Keys are what they claim to be, on the Node entry and the Deno entry (issue 35, findings 3 and 4 and
 // the JWKS finding): a publishable key where the secret key goes, and the Supabase CLI's published JWT
 // secret with a project that is not local, each refuse the start with one line naming the variable;
-// on a running server, a stream token signed with the right secret but an expiry of 999999999999 is
-// refused, and a JWKS whose connection is refused answers 503 auth_unavailable, not 500.
+// on a running server (those two and workerd), a stream token signed with the right secret but an
+// expiry of 999999999999 is refused, and a JWKS whose connection is refused answers 503
+// auth_unavailable, not 500.
 import { createHmac } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, starters, type RuntimeName, type RuntimeServer } from './servers.ts';
 
+/** The entries that refuse to start: a Worker has no start to refuse (its first request builds the app). */
 const RUNTIMES: RuntimeName[] = ['node', 'deno'];
 const JWT_SECRET = 'runtime-keys-suite-jwt-secret-at-least-32-characters';
 const TURN_SECRET = 'runtime-keys-suite-turn-token-secret-0123456789';
@@ -58,7 +60,7 @@ describe.each(RUNTIMES)('%s refuses to start', (name) => {
   }, 180_000);
 });
 
-describe.each(RUNTIMES)('%s running with auth', (name) => {
+describe.each(['node', 'workerd', 'deno'] as const)('%s running with auth', (name) => {
   let server: RuntimeServer;
   let userToken: string;
   let es256Token: string;
