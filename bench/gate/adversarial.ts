@@ -179,6 +179,7 @@ function families(tree: string[]): Family[] {
     { name: 'blank lines', layer: 'text-hold', make: (n) => deltas(framed('Hi.', '\n \t', '', n)) },
     { name: '[ then blank lines', layer: 'text-hold', make: (n) => deltas(framed('Hi.\n[', ' \n', '', n)) },
     { name: 'partial tags', layer: 'text-hold', make: (n) => deltas(fill('<tool_ca x ', n)) },
+    { name: 'partial markup openers', layer: 'text-hold', make: (n) => deltas(fill('[TOOL_CALL x <functio y ', n)) },
     { name: 'backticks and braces', layer: 'text-hold', make: (n) => deltas(fill('``x{y <', n)) },
     { name: 'after a trigger', layer: 'text-hold', make: (n) => deltas(framed('{"', 'a', '', n)) },
   ];
