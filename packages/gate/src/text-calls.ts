@@ -104,8 +104,8 @@ const TAG_OPENERS =
   /<tool_call>|<function_call>|<functioncall>|<\|im_start\|>(?:assistant)?|<\|start_header_id\|>|<\|end_header_id\|>|<\|python_tag\|>|\[TOOL_CALLS\]|<\?xml/g;
 const FUNCTION_TAG = /<function=([\w.:/-]{1,128})>/g;
 const CLOSERS = ['</tool_call>', '</function_call>', '</functioncall>', '</function>', '<|im_end|>', '<|eot_id|>', '<|eom_id|>'];
-/** A chat-template token (`<|im_start|>`, `<|eot_id|>`), maybe with a role after it: debris around an answer-only call. */
 const HAS_LETTER = /\p{L}/u;
+/** A chat-template token (`<|im_start|>`, `<|eot_id|>`), maybe with a role after it: debris around an answer-only call. */
 const TEMPLATE_TOKEN = /^<\|[a-z_]{1,24}\|>(?:assistant|user)?/;
 const FENCE_OPENER = /```[\w+-]*[ \t]*\n/y;
 const LINE_START_JSON = /(^|\n)[ \t]*(?=[{[])/g;
