@@ -1,0 +1,100 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireDataLock, describeRefusal, LOCK_FILE, type LockHolder } from './data-lock.ts';
+import { describeOpenFailure } from './open-failure.ts';
+import { catalogIndexIn } from '../store/pglite-damage.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rebound-lock-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const lockOf = () => JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as LockHolder;
+const write = (h: LockHolder) => writeFileSync(join(dir, LOCK_FILE), JSON.stringify(h));
+
+describe('acquireDataLock', () => {
+  it('takes a free folder, refuses a second taker while held, and is free again once released', () => {
+    const first = acquireDataLock(dir, 8787, { host: 'here' });
+    if (!first.ok) throw new Error('not taken');
+    expect(lockOf()).toMatchObject({ pid: process.pid, port: 8787, host: 'here' });
+    const second = acquireDataLock(dir, 8790, { host: 'here' });
+    expect(second).toMatchObject({ ok: false, reason: 'held', holder: { pid: process.pid, port: 8787 } });
+    first.lock.release();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    expect(acquireDataLock(dir, 8790, { host: 'here' }).ok).toBe(true);
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]); // no temporary file left beside it
+  });
+
+  it('records the port it listens on, and releases only a lock that is still its own', () => {
+    const r = acquireDataLock(dir, 0, { host: 'here' });
+    if (!r.ok) throw new Error('not taken');
+    r.lock.listening(41234);
+    expect(lockOf().port).toBe(41234);
+    const other: LockHolder = { pid: 999_999, port: 1, host: 'here', startedAt: 'x' };
+    write(other); // someone else's now (it was taken over)
+    r.lock.release();
+    expect(lockOf()).toEqual(other);
+  });
+
+  it('takes over a lock whose pid is not running here; never judges one from another machine', () => {
+    write({ pid: 4242, port: 8787, host: 'here', startedAt: '2026-01-01T00:00:00Z' });
+    const r = acquireDataLock(dir, 8790, { host: 'here', running: () => false });
+    expect(r).toMatchObject({ ok: true, tookOver: { pid: 4242, port: 8787 } });
+    expect(lockOf().pid).toBe(process.pid);
+
+    rmSync(join(dir, LOCK_FILE));
+    write({ pid: 4242, port: 8787, host: 'elsewhere', startedAt: '2026-01-01T00:00:00Z' });
+    const refused = acquireDataLock(dir, 8790, { host: 'here', running: () => false });
+    expect(refused).toMatchObject({ ok: false, reason: 'held', holder: { host: 'elsewhere' } });
+    if (refused.ok) return;
+    expect(describeRefusal(dir, refused)).toContain('pid 4242 on the machine elsewhere, port 8787');
+  });
+
+  it('a lock file it cannot read is refused, naming it, and left as it is', () => {
+    writeFileSync(join(dir, LOCK_FILE), 'garbage');
+    const r = acquireDataLock(dir, 8787, { host: 'here' });
+    expect(r).toMatchObject({ ok: false, reason: 'unreadable' });
+    if (r.ok) return;
+    expect(describeRefusal(dir, r)).toMatch(/cannot read .*rebound\.lock.*delete that file/);
+    expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe('garbage');
+  });
+
+  it("the refusal names the holder's pid and port and what to do", () => {
+    write({ pid: process.pid, port: 8787, host: hostname(), startedAt: '2026-11-27T01:00:00.000Z' });
+    const r = acquireDataLock(dir, 8790);
+    if (r.ok) throw new Error('taken');
+    const text = describeRefusal('.data/pglite', r);
+    expect(text).toContain(`pid ${process.pid}, port 8787, started 2026-11-27T01:00:00.000Z`);
+    expect(text).toContain('DATA_DIR=');
+  });
+});
+
+describe('a database that does not open', () => {
+  it('damaged: says so, moves the folder aside rather than deleting it, and says what the new database lacks', () => {
+    const text = describeOpenFailure('.data/pglite', 'duplicate key value violates unique constraint "pg_proc_oid_index"', {
+      checked: true,
+      damaged: ['pg_proc_oid_index', 'pg_proc_proname_args_nsp_index'],
+    });
+    expect(text).toContain('Its catalog is damaged');
+    expect(text).toContain('pg_proc_oid_index, pg_proc_proname_args_nsp_index');
+    expect(text).toMatch(/mv \.data\/pglite \.data\/pglite\.damaged-\d{4}-\d\d-\d\d/);
+    expect(text).toContain('the sessions, turns, messages, approvals and dashboard activity of the old one are not in it');
+    expect(text).toContain('(do not delete it)');
+    expect(text).not.toMatch(/\brm\b/);
+  });
+
+  it('sound or not checkable: fix the cause first; moving aside comes last, with what it loses', () => {
+    const sound = describeOpenFailure('d', 'ENOSPC: no space left on device', { checked: true, damaged: [] });
+    expect(sound).toMatch(/catalog sound.*full disk/);
+    expect(sound).toContain('are not in it');
+    expect(describeOpenFailure('d', 'Aborted()', { checked: false, why: 'Aborted()' })).toContain('It could not be checked further (Aborted())');
+  });
+
+  it('a unique violation on a system catalog index is the damage; one on a table of ours is not', () => {
+    expect(catalogIndexIn('duplicate key value violates unique constraint "pg_proc_oid_index"')).toBe('pg_proc_oid_index');
+    expect(catalogIndexIn('duplicate key value violates unique constraint "agent_turns_pkey"')).toBeNull();
+  });
+});
