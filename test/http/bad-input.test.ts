@@ -505,7 +505,8 @@ const rows: Row[] = [
   { name: 'auth mode serves any Host (deployments have their own names)', path: '/health', headers: { host: 'rebound.example.com' }, status: 200 },
 
   // An edge deployment with auth but no storage settings: the session and turn routes refuse, whoever asks
-  // (the deployment's mistake, not the caller's); the gateway, /v1/tools and /health keep working.
+  // (the deployment's mistake, not the caller's); the gateway (its users admitted: GATEWAY_USERS), /v1/tools
+  // and /health keep working.
   { on: 'edge', name: 'no storage on a deployment', method: 'POST', path: '/v1/chat', headers: json, body: '{"message": "hi"}', ...noStorage },
   { on: 'edge', name: 'no storage on a deployment', method: 'POST', path: '/v1/turns', headers: json, body: '{"message": "hi"}', ...noStorage },
   { on: 'edge', name: 'no storage on a deployment', path: stream(UNKNOWN, 'x'), ...noStorage },
@@ -664,7 +665,12 @@ beforeAll(async () => {
   local = await startApp({ ...env, ALLOWED_HOSTS: 'dev.example.test', CORS_ORIGINS: 'https://chat.example' }, { dashboard });
   f.localHost = new URL(local.url).host;
   edge = await serveApp(
-    createApp(edgeDeps({ ...env, REBOUND_JWT_SECRET: EDGE_JWT_SECRET, REBOUND_JWT_ISSUER: 'supabase' }, { name: 'bad-input edge', local: false })),
+    createApp(
+      edgeDeps(
+        { ...env, REBOUND_JWT_SECRET: EDGE_JWT_SECRET, REBOUND_JWT_ISSUER: 'supabase', GATEWAY_USERS: 'authenticated' },
+        { name: 'bad-input edge', local: false },
+      ),
+    ),
   );
   f.edgeToken = await new SignJWT({ role: 'authenticated' })
     .setProtectedHeader({ alg: 'HS256' })
