@@ -8,9 +8,11 @@
 // `"x-rebound-code": true` carries code or a file body, and gets the gate's content checks
 // (placeholders such as `// ... rest of code`, truncation); `"x-rebound-path": true` is read too but
 // checks nothing here (the gateway has no path index). The gateway removes both before forwarding; a
-// server that is sent them directly ignores them.
+// server that is sent them directly ignores them. Without them, the coding agents' file tools get the
+// same content checks (rebound-gate's withFileParams: Claude Code's Write.content and Edit.new_string,
+// Codex's apply_patch text and a patch in a shell command, a path beside a content parameter).
 import * as z from 'zod';
-import { checkSchema, type JSONSchema, type ToolSpec, toolSpec, withoutExtensions } from 'rebound-gate';
+import { checkSchema, type JSONSchema, type ToolSpec, toolSpec, withFileParams, withoutExtensions } from 'rebound-gate';
 import { quote } from '../quote.ts';
 import { GatewayError } from './errors.ts';
 
@@ -118,7 +120,10 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
     if (!tool.function) throw unsupported(`tools[${i}].function`, `tools[${i}] has no "function": send {"type": "function", "function": {name, parameters}}.`);
     return tool.function;
   });
-  const specs = tools.map((fn) => toolSpec({ name: fn.name, description: fn.description, parameters: fn.parameters as JSONSchema | null | undefined }));
+  // The coding agents' own file tools are known by name and schema (withFileParams): nobody marks them x-rebound-code.
+  const specs = tools.map((fn) =>
+    withFileParams(toolSpec({ name: fn.name, description: fn.description, parameters: fn.parameters as JSONSchema | null | undefined })),
+  );
   const narrowed = narrow(specs, body.tool_choice);
   // Checked before anything walks a schema: past the limits no call of this request is gated (a call
   // the model meant for that tool could otherwise be "repaired" into another one).

@@ -114,4 +114,25 @@ describe('POST /v1/messages, translated to a chat upstream', () => {
     expect(counted.input_tokens).toBeGreaterThan(10);
     expect(gw!.upstream.requests).toHaveLength(0);
   });
+
+  it('Claude Code\'s Write with a body cut short ("// ... rest of the code unchanged") is blocked and re-asked; the whole file goes out', async () => {
+    const cut = 'export const a = 1;\n// ... rest of the code unchanged\n';
+    const whole = 'export const a = 1;\nexport const b = 2;\n';
+    const write = (id: string, content: string) => ({ toolCalls: [{ id, name: 'Write', arguments: JSON.stringify({ file_path: '/w/a.ts', content }) }] });
+    const client = await start((_req, i) => (i === 0 ? write('call_1', cut) : write('call_2', whole)));
+    const tools: Anthropic.Tool[] = [
+      {
+        name: 'Write',
+        description: 'Write a file',
+        input_schema: { type: 'object', properties: { file_path: { type: 'string' }, content: { type: 'string' } }, required: ['file_path', 'content'] },
+      },
+    ];
+    const message = await client.messages
+      .stream({ model: 'claude-test', max_tokens: 256, tools, messages: [{ role: 'user', content: 'Add b.' }] })
+      .finalMessage();
+    expect(message.content).toEqual([{ type: 'tool_use', id: 'call_2', name: 'Write', input: { file_path: '/w/a.ts', content: whole } }]);
+    const told = gw!.upstream.requests[1]!.messages.at(-1)!;
+    expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
+    expect(JSON.parse(told.content!).error).toMatch(/elides code/);
+  });
 });

@@ -152,4 +152,19 @@ describe('POST /v1/responses, translated to a chat upstream', () => {
       gw = undefined;
     }
   });
+
+  it("Codex's apply_patch adding a file with a placeholder is blocked and re-asked; the whole patch goes out", async () => {
+    const patch = (body: string) => `*** Begin Patch\n*** Add File: a.py\n${body}\n*** End Patch\n`;
+    const cut = patch('+def f():\n+    # ... rest of the implementation');
+    const whole = patch('+def f():\n+    return 1');
+    const client = await start((_req, i) => ({
+      toolCalls: [{ id: `call_${i}`, name: 'apply_patch', arguments: JSON.stringify({ input: i === 0 ? cut : whole }) }],
+    }));
+    const tools: OpenAI.Responses.Tool[] = [{ type: 'custom', name: 'apply_patch', description: 'Edit files with a patch' }];
+    const final = await client.responses.stream({ model: 'gpt-test', input: 'Add a.py', tools }).finalResponse();
+    expect(final.output).toEqual([expect.objectContaining({ type: 'custom_tool_call', call_id: 'call_1', input: whole })]);
+    const told = gw!.upstream.requests[1]!.messages.at(-1)!;
+    expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_0' });
+    expect(JSON.parse(told.content!).error).toMatch(/a\.py/);
+  });
 });

@@ -11,6 +11,7 @@ import { isReadOnly } from './annotations.ts';
 import { parseArgumentsText } from './json/arguments-text.ts';
 import { boundedVerdict } from './bounded.ts';
 import { checkContent } from './content/content.ts';
+import { checkPatch, patchIn } from './content/patch.ts';
 import { blockedMessage, echo } from './message.ts';
 import { checkSchema } from './schema/schema-compile.ts';
 import { checkArguments } from './schema/schema-repair.ts';
@@ -30,6 +31,7 @@ export { MAX_ARGUMENTS_CHARS, MAX_ENUM_VALUES, MAX_NESTING_DEPTH, MAX_SCHEMA_BRA
 export { buildPathIndex } from './paths/paths.ts';
 export { checkSchema, type SchemaCheck } from './schema/schema-compile.ts';
 export { CODE_KEYWORD, type CompiledTools, hasKeyword, PATH_KEYWORD, type Tool, toolSpec, withoutExtensions } from './tools.ts';
+export { withFileParams } from './file-tools.ts';
 
 // When several mistakes were repaired, the verdict's category names the one that matters most.
 const PRIORITY: Problem['category'][] = ['phantom_tool', 'malformed_json', 'missing_required', 'wrong_type', 'enum_violation', 'unknown_parameter'];
@@ -216,10 +218,24 @@ function checkPathsAndContent(tool: ToolSpec, args: Record<string, unknown>, con
   // names of one (write_file's path need not exist yet, so it is not declared as a path).
   const hintKeys = [...(tool.pathParams ?? []), ...Object.keys(args).filter((k) => /^(path|file_?path|file_?name|file)$/i.test(k))];
   const pathHint = hintKeys.map((k) => args[k]).find((v): v is string => typeof v === 'string');
-  for (const param of tool.codeParams ?? []) {
-    const value = args[param];
-    if (typeof value !== 'string') continue;
-    const found = checkContent(value, pathHint === undefined ? undefined : { path: pathHint });
+  const hint = pathHint === undefined ? undefined : { path: pathHint };
+  const checks: Array<[string, (value: unknown) => Problem[]]> = [
+    ...(tool.codeParams ?? []).map((param): [string, (value: unknown) => Problem[]] => [param, (v) => (typeof v === 'string' ? checkContent(v, hint) : [])]),
+    // A fragment's brackets need not balance: its placeholders alone count.
+    ...(tool.fragmentParams ?? []).map((param): [string, (value: unknown) => Problem[]] => [
+      param,
+      (v) => (typeof v === 'string' ? checkContent(v, hint).filter((p) => p.category === 'placeholder_content') : []),
+    ]),
+    ...(tool.patchParams ?? []).map((param): [string, (value: unknown) => Problem[]] => [
+      param,
+      (v) => {
+        const patch = patchIn(v);
+        return patch === undefined ? [] : checkPatch(patch);
+      },
+    ]),
+  ];
+  for (const [param, check] of checks) {
+    const found = check(args[param]);
     if (found.length === 0) continue;
     // Content problems are located within the content; re-anchor them at the parameter.
     const problems = found.map((p) => ({ ...p, path: `$.${param}${p.path.replace(/^\$/, '')}` }));

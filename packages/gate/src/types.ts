@@ -31,6 +31,10 @@ export interface ToolSpec {
   pathParams?: string[];
   /** Top-level parameters that carry code or a file body (checked for placeholders and truncation). */
   codeParams?: string[];
+  /** Top-level parameters that carry a piece of a file (an edit's new text): checked for placeholders only. */
+  fragmentParams?: string[];
+  /** Top-level parameters that may hold a patch in apply_patch's format (its text, or a shell command with it): its added lines are checked. */
+  patchParams?: string[];
   /**
    * MCP's hints about the tool (annotations.ts). Absent: the tool's name decides whether it is
    * destructive (`isDestructive`), which is all the gate reads of them.
