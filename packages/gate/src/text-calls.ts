@@ -467,7 +467,10 @@ function lastCallRegion(x: Extraction): Region | undefined {
   const debrisEnd = new Map<number, number>();
   const ends = (end: number) => {
     let to = debrisEnd.get(end);
-    if (to === undefined) debrisEnd.set(end, (to = x.skipDebris(end)));
+    if (to === undefined) {
+      to = x.skipDebris(end);
+      debrisEnd.set(end, to);
+    }
     return to === text.length;
   };
   for (const m of text.matchAll(FENCE_ANYWHERE)) {
