@@ -51,7 +51,10 @@ function data(repeatedFailures: number, repeatedFailureTurns: number): Dashboard
 }
 
 const tile = (html: string, label: string) =>
-  html.match(new RegExp(`<div class="tile-value">([^<]*)</div><div class="tile-label">${label}</div><div class="tile-detail">([^<]*)</div>`))?.slice(1);
+  html
+    .match(new RegExp(`<div class="tile-value">([^<]*)</div><div class="tile-label">${label}</div>(?:<div class="tile-detail">([^<]*)</div>)?`))
+    ?.slice(1)
+    .filter((part) => part !== undefined);
 
 describe('renderDashboard', () => {
   it('shows repeated failures as a tile and as a category', () => {
@@ -111,5 +114,20 @@ describe('renderDashboard', () => {
     expect(figure).toContain('delete_file');
     expect(figure).toContain('2 of 3');
     expect(figure).not.toContain('<b>x</b>');
+  });
+  it("the apps behind the gateway: the agent loop's tiles and meter are left out, not shown as zeros, and a note says so", () => {
+    const both = renderDashboard(data(2, 1));
+    const gateway = renderDashboard({ ...data(0, 0), range: { ...data(0, 0).range, source: 'gateway' } });
+    for (const label of ['avg iterations', 'approvals requested', 'forced summaries', 'repeated failures']) {
+      expect(tile(both, label), label).toBeDefined();
+      expect(tile(gateway, label), label).toBeUndefined();
+    }
+    expect(tile(both, 'tool calls')).toEqual(['10', '2 turns']);
+    expect(tile(gateway, 'tool calls')).toEqual(['10']);
+    expect(tile(gateway, 'blocked')).toEqual(['3']);
+    expect(gateway).toContain("turns, iterations, forced summaries and approvals are the agent loop's, and left out here");
+    expect(gateway).not.toContain('Forced summaries');
+    expect(both).toContain('Forced summaries');
+    expect(renderDashboard({ ...data(0, 0), range: { ...data(0, 0).range, source: 'loop' } })).not.toContain('left out here');
   });
 });

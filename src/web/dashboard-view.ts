@@ -66,26 +66,36 @@ export function renderDashboard(data: DashboardData): string {
   const fc = data.failureCost;
   const ap = data.approvals;
   const unit = data.range.bucket;
+  // Turns, iterations, repeated failures, forced summaries and approvals are the agent loop's: filtered to
+  // the apps behind the gateway they are always zero, so that view leaves them out (supabase/dashboard.sql, "source").
+  const loop = data.range.source !== 'gateway';
 
   const tiles = `<section class="tiles" aria-label="Totals">${[
-    tile('tool calls', String(t.calls), `${t.turns} turns`),
+    tile('tool calls', String(t.calls), loop ? `${t.turns} turns` : undefined),
     tile('hallucination rate', pct(t.hallucinationRate), `${t.hallucinated} calls`),
     tile('repaired', pct(t.repairRate), `${t.repaired} calls`),
     tile('blocked', String(t.blocked)),
-    tile('repeated failures', String(t.repeatedFailures), `in ${t.repeatedFailureTurns} ${t.repeatedFailureTurns === 1 ? 'turn' : 'turns'}`),
-    tile('forced summaries', pct(t.forcedSummaryRate), `of turns; ${t.noProgress} for no progress`),
+    loop && tile('repeated failures', String(t.repeatedFailures), `in ${t.repeatedFailureTurns} ${t.repeatedFailureTurns === 1 ? 'turn' : 'turns'}`),
+    loop && tile('forced summaries', pct(t.forcedSummaryRate), `of turns; ${t.noProgress} for no progress`),
     tile(
       'cost of failures',
       pct(fc.share),
       `of all tokens: ${tokens(fc.promptTokens + fc.completionTokens)} in ${fc.wastedModelCalls} wasted model calls, ${seconds(fc.ms)}`,
     ),
-    tile('avg iterations', t.avgIterations.toFixed(1), `${pct(t.abortedRate)} aborted, ${t.interrupted} interrupted`),
-    tile(
-      'approvals requested',
-      String(ap.requested),
-      `${pct(ap.approvalRate)} approved; median ${ap.medianDecisionMs === null ? '–' : seconds(ap.medianDecisionMs)} to a decision`,
-    ),
-  ].join('')}</section>`;
+    loop && tile('avg iterations', t.avgIterations.toFixed(1), `${pct(t.abortedRate)} aborted, ${t.interrupted} interrupted`),
+    loop &&
+      tile(
+        'approvals requested',
+        String(ap.requested),
+        `${pct(ap.approvalRate)} approved; median ${ap.medianDecisionMs === null ? '–' : seconds(ap.medianDecisionMs)} to a decision`,
+      ),
+  ]
+    .filter(Boolean)
+    .join('')}</section>${
+    loop
+      ? ''
+      : '<p class="muted source-note">Apps behind the gateway: turns, iterations, forced summaries and approvals are the agent loop\'s, and left out here.</p>'
+  }`;
 
   const rateOptions = {
     title: 'Hallucination rate by model',
@@ -155,11 +165,12 @@ export function renderDashboard(data: DashboardData): string {
       meter(sc.rateFirst, { label: 'Self-corrected on first retry', detail: `${sc.correctedFirstRetry} of ${sc.blocked} blocked` }),
       meter(sc.rateSecond, { label: 'Self-corrected by second retry', detail: `${sc.correctedSecondRetry} of ${sc.blocked} blocked` }),
       meter(t.repairRate, { label: 'Repaired by the gate', detail: `${t.repaired} of ${t.calls} calls` }),
-      meter(t.forcedSummaryRate, { label: 'Forced summaries', detail: `of ${t.turns} turns`, goodWhenHigh: false }),
+      loop && meter(t.forcedSummaryRate, { label: 'Forced summaries', detail: `of ${t.turns} turns`, goodWhenHigh: false }),
     ]
+      .filter((svg) => svg !== false)
       .map((svg, i) => `<div class="meter-cell">${svg}<div class="meter-label">${esc(METER_LABELS[i] ?? '')}</div></div>`)
       .join('')}</div>`,
-    note: 'After a blocked call, how often the model fixed it itself; how often the gate repaired a call; how often a turn ran out of budget.',
+    note: `After a blocked call, how often the model fixed it itself; how often the gate repaired a call${loop ? '; how often a turn ran out of budget' : ''}.`,
   });
 
   const byTool = figure({

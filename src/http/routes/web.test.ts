@@ -77,10 +77,12 @@ describe('pages and assets', () => {
 });
 
 describe('GET /v1/dashboard', () => {
-  it('is 501 without a dashboard source', async () => {
+  it('is 501 without a dashboard source, naming the settings that give it one (wrangler dev has none)', async () => {
     const res = await webRoutes(deps({})).request('/v1/dashboard');
     expect(res.status).toBe(501);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/dashboard source/);
+    const { message } = ((await res.json()) as { error: { message: string } }).error;
+    expect(message).toMatch(/dashboard source/);
+    for (const name of ['SUPABASE_URL', 'SUPABASE_SECRET_KEY', 'SUPABASE_PUBLISHABLE_KEY', '.dev.vars']) expect(message).toContain(name);
   });
 
   it('loads the range for the authenticated user', async () => {

@@ -51,7 +51,12 @@ export function webRoutes(deps: AppDeps) {
   });
 
   async function dashboardRequest(c: Context<AuthEnv>, respond: (data: DashboardData) => Response) {
-    if (!deps.dashboard) throw new ApiError(501, 'not_implemented', 'no dashboard source is configured on this server (it needs the activity database)');
+    if (!deps.dashboard)
+      throw new ApiError(
+        501,
+        'not_implemented',
+        "No dashboard source is configured on this server: the dashboard reads the activity in the project's Postgres, so set SUPABASE_URL, SUPABASE_SECRET_KEY and SUPABASE_PUBLISHABLE_KEY (for `wrangler dev`, in .dev.vars; docs/deploy.md § Environment variables). `npm start` needs none: it reads its embedded database.",
+      );
     const { userId } = c.get('principal');
     const parsed = parseDashboardQuery(c.req.query());
     if (!parsed.ok) throw new ApiError(400, 'invalid_request', parsed.message);
