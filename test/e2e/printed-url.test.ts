@@ -64,10 +64,13 @@ describe('npm start, then the printed URL', () => {
     expect(errors).toEqual([]);
   });
 
-  it('refuses a browser without the token, saying where it is', async () => {
+  it('refuses a browser without the token, saying where it is; a JWT in the URL is not taken for one', async () => {
     await page.goto(`${server.baseUrl}/`);
     await page.evaluate(() => localStorage.clear());
-    await page.reload();
+    // A link carrying someone's Supabase token: taken out of the address bar, never kept as this page's credential.
+    await page.goto(`${server.baseUrl}/?token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0.c2ln`);
+    await page.waitForURL(`${server.baseUrl}/`);
+    expect(await page.evaluate(() => localStorage.getItem('rebound.token'))).toBeNull();
     await page.locator('#demo').waitFor({ state: 'visible' }); // /health stays open
     await send('hello?');
     const notice = page.locator('.msg.assistant').last().locator('.notice.error');

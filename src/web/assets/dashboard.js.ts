@@ -12,8 +12,9 @@ const TOKEN_KEY = 'rebound.token';
 
 const params = new URLSearchParams(location.search);
 // Local mode's URL carries the server's local access token (?token=…, printed at start): kept for the
-// API calls below and later visits; load() then writes the address without it.
-if (params.get('token')) localStorage.setItem(TOKEN_KEY, params.get('token'));
+// API calls below and later visits; load() then writes the address without it. Never a JWT (dots): a
+// link carrying someone's Supabase token must not sign this page in as them.
+if (params.get('token') && !params.get('token').includes('.')) localStorage.setItem(TOKEN_KEY, params.get('token'));
 if (HOURS[params.get('range')]) rangeEl.value = params.get('range');
 if (['auto', 'hour', 'day'].includes(params.get('bucket'))) bucketEl.value = params.get('bucket');
 if (['all', 'loop', 'gateway'].includes(params.get('source'))) sourceEl.value = params.get('source');

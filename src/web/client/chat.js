@@ -34,13 +34,14 @@ adoptUrlToken();
 /**
  * Local mode's chat URL carries the server's local access token (`/?token=…`, printed at start, as
  * Jupyter's does): keep it where authHeaders reads it, for this visit and the next, and take it out of
- * the address bar, the history entry and anything copied from there.
+ * the address bar, the history entry and anything copied from there. Never a JWT (it has dots, a local
+ * token none): a link carrying someone's Supabase token must not sign this page in as them.
  */
 function adoptUrlToken() {
   const url = new URL(location.href);
   const token = url.searchParams.get('token');
-  if (!token) return;
-  localStorage.setItem(TOKEN_KEY, token);
+  if (token === null) return;
+  if (token && !token.includes('.')) localStorage.setItem(TOKEN_KEY, token);
   url.searchParams.delete('token');
   history.replaceState(history.state, '', url.pathname + url.search + url.hash);
 }
