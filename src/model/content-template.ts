@@ -38,17 +38,17 @@ export class ContentTemplate {
   match(data: string): string | undefined {
     const { prefix, middle, tail } = this;
     if (prefix === '') return undefined;
-    if (!data.startsWith(prefix)) return this.miss();
+    if (!startsAt(data, prefix, 0)) return this.miss();
     const close = stringEnd(data, prefix.length - 1);
     if (close === -1) return this.miss();
     let rest = close;
     if (middle !== null) {
-      if (!data.startsWith(middle, close)) return this.miss();
+      if (!startsAt(data, middle, close)) return this.miss();
       const open = close + middle.length - 1;
       rest = stringEnd(data, open);
       if (rest === -1 || stringValue(data.slice(open + 1, rest)) === undefined) return this.miss();
     }
-    if (data.length - rest !== tail.length || !data.endsWith(tail)) return this.miss();
+    if (data.length - rest !== tail.length || !startsAt(data, tail, rest)) return this.miss();
     this.misses = 0;
     return stringValue(data.slice(prefix.length, close));
   }
@@ -96,6 +96,15 @@ export class ContentTemplate {
     this.misses++;
     return undefined;
   }
+}
+
+/**
+ * `data` has `text` at `at`. Not String.prototype.startsWith: V8 compares character by character there,
+ * ~1 µs for a 175-character prefix (most of the loop's CPU per token, bench:stream); a slice compared
+ * with === is a memory compare, ~15× faster.
+ */
+function startsAt(data: string, text: string, at: number): boolean {
+  return data.slice(at, at + text.length) === text;
 }
 
 /** A JSON string body (the text between its quotes, no unescaped quote in it) decoded, or undefined when JSON refuses it. */
