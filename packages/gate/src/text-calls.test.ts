@@ -102,6 +102,32 @@ describe('a call shown in prose is not a call (issue 29)', () => {
     }
   });
 
+  it('a call in any form followed by text asking to confirm it stays text, markup included', () => {
+    for (const text of [
+      `<tool_call>\n${del}\n</tool_call>\nShould I go ahead?`,
+      `I can remove it.\n<|python_tag|>${del}<|eom_id|>\nReply yes and I will.`,
+      `[TOOL_CALLS] [${del}]\nLet me know if this is the right file before I run it.`,
+      '<function=delete_file>{"path": "a.md"}</function>\n\nDo you want me to go ahead?',
+      // The ask after the second call holds back the first as well: nothing of the answer runs.
+      `<tool_call>${read}</tool_call>\n<tool_call>${del}</tool_call>\nShall I?`,
+      `${del}\nConfirm?`,
+    ]) {
+      expect(extractTextCalls(text, workspace), text).toEqual({ calls: [], visibleText: text });
+    }
+  });
+
+  it('markup followed by a closer that offers more help, a look back or a statement still runs', () => {
+    for (const after of ['Let me know if you need further assistance!', 'Is there anything else I can help with?', 'Did I get it right?', 'This removes it.']) {
+      expect(extractTextCalls(`<tool_call>${del}</tool_call>\n${after}`, workspace), after).toEqual({
+        calls: [{ name: 'delete_file', arguments: { path: 'notes/important.md' } }],
+        visibleText: after,
+      });
+    }
+    // An ask far past the call (beyond the look-ahead) is about something else.
+    const far = `<tool_call>${del}</tool_call>\n${'It is gone now. '.repeat(50)}Shall I also empty the trash?`;
+    expect(extractTextCalls(far, workspace).calls).toHaveLength(1);
+  });
+
   it('an answer that is nothing but the call runs, whatever the tool', () => {
     expect(extractTextCalls(`\n${del}\n`, workspace)).toEqual({ calls: [{ name: 'delete_file', arguments: { path: 'notes/important.md' } }], visibleText: '' });
     expect(extractTextCalls(`\`\`\`json\n${del}\n\`\`\``, workspace).calls).toHaveLength(1);

@@ -13,14 +13,18 @@
 //      never taken from prose.
 // Everything else (an example, a question before or after the JSON, a quoted file or log, a list
 // item, a snippet in a larger code block) stays in the text exactly as the model wrote it, and nothing
-// runs. A JSON value only becomes a call when it names a tool of the toolset, exactly or up to case,
-// separators and a namespace (every element of an array must).
+// runs. So does a call in any of these forms, markup included, that is followed by text asking the user
+// to confirm or allow it ("<tool_call>{…}</tool_call> Should I go ahead?", "Reply yes and I will.",
+// "Let me know if this looks right."; asks-to-confirm.ts, read over a bounded stretch after each call):
+// the answer is a proposal, and none of its calls run. A JSON value only becomes a call when it names a
+// tool of the toolset, exactly or up to case, separators and a namespace (every element of an array must).
 //
 // Linear in the text: every candidate start is looked at once, the JSON under it is found and read
 // through one TextJson that remembers every bracket (text-json.ts), runs of consecutive values are
 // followed once, and every look back or around is bounded. A reply longer than MAX_TEXT_CALL_CHARS is
 // not searched at all, and nothing here throws, whatever the text.
 import { MAX_NESTING_DEPTH, MAX_TEXT_CALL_CHARS } from './limits.ts';
+import { asksToConfirm } from './asks-to-confirm.ts';
 import { isSpaceCode, nestsDeeperThan } from './json/loose-json.ts';
 import { isReadOnly } from './annotations.ts';
 import { isPlainObject } from './plain-object.ts';
@@ -367,13 +371,22 @@ export function extractTextCalls(text: string, toolset: readonly ToolSpec[]): { 
   if (text.length > MAX_TEXT_CALL_CHARS) return none;
   const x = new Extraction(text, toolResolver(toolset));
   markup(x);
-  if (x.regions.length > 0) return cut(text, x.regions);
+  if (x.regions.length > 0) return followedByAsk(text, x.regions) ? none : cut(text, x.regions);
   const only = answerOnly(x);
   if (only) return { calls: only, visibleText: '' };
   const lead = leadThenCall(x);
   const readOnly = lead && readOnlyNames(toolset);
   if (lead && readOnly && lead.calls.every((c) => readOnly.has(c.name))) return { calls: lead.calls, visibleText: text.slice(0, lead.start).trim() };
   return none;
+}
+
+/**
+ * Some call taken from markup is followed by text asking the user to confirm or allow it
+ * (asks-to-confirm.ts), read from its end up to the next call taken: each stretch once.
+ */
+function followedByAsk(text: string, regions: readonly Region[]): boolean {
+  const ordered = [...regions].sort((a, b) => a.start - b.start);
+  return ordered.some((r, i) => asksToConfirm(text, r.end, ordered[i + 1]?.start ?? text.length));
 }
 
 /** 1. Tool-call markup opening a line outside code and quotes, with the run of calls right after it (in the order of the text). */

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { asksToConfirm, MAX_CONFIRM_LOOKAHEAD } from './asks-to-confirm.ts';
+
+const asks = (text: string) => asksToConfirm(text, 0);
+
+describe('asksToConfirm', () => {
+  it('hears a question about doing it, a request for a yes, a wait for approval', () => {
+    for (const text of [
+      '\nShould I go ahead?',
+      'Shall I?',
+      'Go ahead?',
+      'Is this OK?',
+      'What do you think?',
+      '\n\nReply yes and I will.',
+      'Reply "yes" to run it.',
+      'Let me know if this looks right before I run it.',
+      'Tell me whether to proceed.',
+      'Do you want me to run this now?',
+      'Do you want me to run it now, or do something else?',
+      'Would you like me to execute this call?',
+      'Please confirm and I will go ahead.',
+      'Confirm?',
+      'Can you confirm the path first.',
+      "I'll wait for your go-ahead.",
+      'I will not do that without your approval.',
+      'This deletes it for good. Confirm and it is gone.',
+      'Done. **Shall I proceed?**',
+      'Let me know whether I should continue.',
+    ]) {
+      expect(asks(text), text).toBe(true);
+    }
+  });
+
+  it('lets a closer pass: an offer of further help, a look back, a statement, an instruction', () => {
+    for (const text of [
+      '',
+      '\nLet me know if you need further assistance!',
+      'Please let me know if you need any further assistance!',
+      "Let me know if you'd like me to explain the calculation or provide any further assistance!",
+      'Is there anything else I can help you with?',
+      'Did I get it right? I called the `estimate_population` function.',
+      'Does this help?',
+      'This will confirm your booking.',
+      'The answer is yes.',
+      'If you want to consider current traffic, you can set the "traffic" argument to True.',
+      'See https://example.com/?q=1 for the units.',
+    ]) {
+      expect(asks(text), text).toBe(false);
+    }
+  });
+
+  it('reads only from `from` to `to`, and no further than MAX_CONFIRM_LOOKAHEAD characters', () => {
+    const text = 'Deleting. Shall I?';
+    expect(asksToConfirm(text, 0, 9)).toBe(false);
+    expect(asksToConfirm(text, 9)).toBe(true);
+    const far = `${'It is done. '.repeat(Math.ceil(MAX_CONFIRM_LOOKAHEAD / 12))}Shall I?`;
+    expect(asks(far)).toBe(false);
+  });
+});
