@@ -7,7 +7,11 @@
 // the waiting turns hold (sockets, timers, requests: none per turn). A sample of the waiting turns is
 // then approved, to show they were real and go on.
 //
-//   npm run bench:approval -- [--turns 1000] [--store memory|pglite] [--json]
+//   npm run bench:approval -- [--turns 1000] [--store memory|pglite] [--log-mb 0] [--json]
+//
+// --log-mb N: each waiting turn first streams N MB of text (10 KB deltas) before the call that waits, so
+// its log is that long: what a waiting turn holds of its log (issue 32: a window, not the log; the
+// memory store keeps its own copy of every log, so measure it with --store pglite).
 import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { openStream } from '../test/support/sse-client.ts';
 import { ask, startAppProcess } from './app-process.ts';
@@ -17,6 +21,9 @@ const arg = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1
 const TURNS = Number(arg('--turns') ?? 1000);
 const STORE = arg('--store') === 'pglite' ? 'pglite' : 'memory';
 const json = args.includes('--json');
+const LOG_MB = Number(arg('--log-mb') ?? 0);
+/** What a waiting turn says before its call: LOG_MB MB in 10 KB deltas. */
+const LOG_TEXT = LOG_MB > 0 ? `${'y'.repeat(10 * 1024 - 1)} `.repeat(Math.round(LOG_MB * 102.4)) : undefined;
 const CONCURRENCY = 25;
 const SAMPLE = 20;
 
@@ -25,7 +32,10 @@ const upstream = await startScriptedOpenAI((req) => {
   if (req.messages.some((m) => m.role === 'tool')) return { text: 'Written.' };
   const message = req.messages.findLast((m) => m.role === 'user')?.content ?? '';
   return message.startsWith('wait')
-    ? { toolCalls: [{ name: 'write_file', arguments: JSON.stringify({ path: `${message.replace(/\W/g, '-')}.md`, content: 'x' }) }] }
+    ? {
+        ...(LOG_TEXT ? { text: LOG_TEXT } : {}),
+        toolCalls: [{ name: 'write_file', arguments: JSON.stringify({ path: `${message.replace(/\W/g, '-')}.md`, content: 'x' }) }],
+      }
     : { text: 'Done.' };
 });
 
@@ -121,6 +131,7 @@ const per = (a: number, b: number) => kb(b - a) / TURNS;
 const result = {
   turns: TURNS,
   store: STORE,
+  logMB: LOG_MB,
   rssKbPerWaitingTurn: per(finished.rss, paused.rss),
   heapKbPerWaitingTurn: per(finished.heapUsed, paused.heapUsed),
   rssKbPerFinishedTurn: per(start.rss, finished.rss),
@@ -139,7 +150,9 @@ else {
       .sort()
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
-  console.log(`bench:approval: ${TURNS} turns waiting for approval on one Node process (store: ${STORE}), after a full GC\n`);
+  console.log(
+    `bench:approval: ${TURNS} turns waiting for approval on one Node process (store: ${STORE}${LOG_MB ? `, a ${LOG_MB} MB log each` : ''}), after a full GC\n`,
+  );
   console.log('| after | RSS | JS heap | active handles | upstream sockets open |');
   console.log('| --- | --- | --- | --- | --- |');
   for (const [name, s] of [

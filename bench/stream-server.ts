@@ -30,6 +30,8 @@ import { noAuth, type AppDeps } from '../src/http/deps.ts';
 import { createModel } from '../src/model/index.ts';
 import { createMemoryStorage } from '../src/store/memory.ts';
 import { defaultTools } from '../functions/index.ts';
+import { LiveTurns } from '../src/turns/live-turns.ts';
+import { writeHeapSnapshot } from 'node:v8';
 import type { ActivityWriter } from '../src/activity/types.ts';
 
 const upstream = process.env.UPSTREAM_URL!;
@@ -60,6 +62,8 @@ if (store === 'pglite') {
   const activity: ActivityWriter = { recordCall: () => void rows++, recordTurn: () => void rows++, flush: async () => ({ written: rows, dropped: 0 }) };
   deps = { config, model: createModel(config), storage: createMemoryStorage(), activity, tools: defaultTools, auth: noAuth, singleInstance: true };
 }
+// bench:turn-memory lets finished turns go sooner than npm start's 60 s, to see what stays once they have gone.
+if (process.env.LIVE_TURN_RETAIN_MS) deps = { ...deps, placement: new LiveTurns({ retainMs: Number(process.env.LIVE_TURN_RETAIN_MS) }) };
 const app = createApp(deps);
 
 // The baseline: what a bare proxy does with the same upstream stream, byte for byte.
@@ -79,7 +83,7 @@ const server = serve({ fetch: outer.fetch, port: 0, hostname: '127.0.0.1' }, () 
   process.send!({ type: 'ready', port: (server.address() as AddressInfo).port, store });
 });
 
-process.on('message', async (msg: { type: string; turnId?: string }) => {
+process.on('message', async (msg: { type: string; turnId?: string; dir?: string }) => {
   if (msg.type === 'cpu') process.send!({ type: 'cpu', usage: process.cpuUsage() });
   if (msg.type === 'mem') {
     globalThis.gc?.();
@@ -96,6 +100,10 @@ process.on('message', async (msg: { type: string; turnId?: string }) => {
     // What a reader on another instance would find: the persisted log of the turn.
     const rows = await deps.storage.turnEvents.eventsAfter(msg.turnId!, 0);
     process.send!({ type: 'rows', usage: rows.length });
+  }
+  if (msg.type === 'snapshot') {
+    globalThis.gc?.();
+    process.send!({ type: 'snapshot', usage: writeHeapSnapshot(join(msg.dir!, `turn-memory-${Date.now()}.heapsnapshot`)) });
   }
   if (msg.type === 'exit') {
     await close();

@@ -374,11 +374,19 @@ export function createPgliteStorage(db: PgliteLike, options: PgliteStorageOption
 }
 
 /**
+ * PostgreSQL's page cache inside PGlite, which lives in the server's own memory (its WASM heap, which
+ * grows and never shrinks): 16 MB rather than PostgreSQL's 128 MB. One local user's tables are read
+ * through the OS's file cache anyway; the smaller cache lowers `npm start`'s idle RSS by about 100 MB and
+ * what a long turn's writes add to it (docs/benchmarks.md § Turn memory).
+ */
+export const SHARED_BUFFERS = '16MB';
+
+/**
  * Opens (creating when absent) the PGlite database in `dataDir` — a folder on Node, `idb://name` in a
  * browser, undefined for in-memory — and applies the migrations it has not seen yet.
  */
 export async function openPglite(dataDir: string | undefined, migrations: SqlFile[]): Promise<PGlite> {
-  const db = await PGlite.create(dataDir);
+  const db = await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`] });
   await applyMigrations(db, migrations, { bootstrap: true });
   return db;
 }

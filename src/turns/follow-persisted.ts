@@ -1,9 +1,42 @@
-// A reader for a turn that runs on another instance (or ran before a restart): replays the stored log
-// after a position, then polls it until `done`. The poll interval matches the writer's, so a reader
-// here is at most about two intervals behind one attached to the producer.
+// Readers of a turn's stored log. followPersisted: for a turn that runs on another instance (or ran
+// before a restart), it replays the stored log after a position, then polls it until `done`; the poll
+// interval matches the writer's, so a reader here is at most about two intervals behind one attached
+// to the producer. readThrough: for a turn running here, whose log holds only a window in memory
+// (turn-log.ts), the events older than the window from the store, then the window and what follows.
 import type { LoggedEvent } from '../vocabulary.ts';
 import { unpackEvents, type TurnEventStore } from '../store/turn-events.ts';
 import { delay } from '../delay.ts';
+import type { TurnLog } from './turn-log.ts';
+
+/** How long a reader waits for the store to show an event memory has let go of (it was stored first: only a slow replica lags). */
+const CATCH_UP_RETRY_MS = 50;
+
+/**
+ * The log after `afterSeq` until `done` (or until `signal` aborts): what memory no longer holds from
+ * the store, the rest from memory, live; a reader that lags past the window goes back to the store
+ * and rejoins. Every event memory lets go of was stored first, so nothing is skipped.
+ */
+export async function* readThrough(log: TurnLog, store: TurnEventStore, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
+  let last = Math.max(0, Math.floor(afterSeq));
+  while (!signal.aborted) {
+    if (!log.holds(last + 1)) {
+      let gained = false;
+      for (const logged of unpackEvents(await store.eventsAfter(log.turnId, last), last)) {
+        if (logged.seq !== last + 1 || log.holds(logged.seq) || signal.aborted) break;
+        last = logged.seq;
+        gained = true;
+        yield logged;
+      }
+      if (!gained && !log.holds(last + 1)) await delay(CATCH_UP_RETRY_MS, { signal });
+      continue;
+    }
+    for await (const logged of log.read(last, signal)) {
+      last = logged.seq;
+      yield logged;
+    }
+    if (log.finished && last >= log.lastSeq) return;
+  }
+}
 
 export interface FollowOptions {
   store: TurnEventStore;

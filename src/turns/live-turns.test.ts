@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LoggedEvent, TurnEvent } from '../vocabulary.ts';
 import { LiveTurns } from './live-turns.ts';
+import { createMemoryStorage } from '../store/memory.ts';
+import { unpackEvents } from '../store/turn-events.ts';
 
 const usage = { promptTokens: 0, completionTokens: 0 };
 
@@ -66,5 +68,25 @@ describe('LiveTurns', () => {
     expect(events[1]!.data).toMatchObject({ reason: 'error' });
     expect(lines[0]).toMatch(/turn t3 failed/);
     expect(() => turns.start({ turnId: 't3', produce: async () => {} })).toThrow(/already running/);
+  });
+
+  it('a turn that paused with its log stored holds none of it in memory; the store has all of it', async () => {
+    const storage = createMemoryStorage();
+    const sessionId = await storage.sessions.ensureSession('u');
+    const { id: turnId } = await storage.sessions.createTurn({ id: 'paused', sessionId, userId: 'u', message: 'm' });
+    const events = storage.turnEvents;
+    const turns = new LiveTurns({ retainMs: 10, log: () => {} });
+    const live = turns.start({
+      turnId,
+      events,
+      produce: async (emit) => {
+        for (let i = 0; i < 200; i++) emit({ event: 'text_delta', data: { text: 'x'.repeat(10_240) } });
+        return 'paused';
+      },
+    });
+    await live.settled;
+    expect(live.paused).toBe(true);
+    expect(live.log.held).toEqual({ events: 0, bytes: 0 });
+    expect(unpackEvents(await events.eventsAfter('paused', 0), 0)).toHaveLength(200);
   });
 });

@@ -75,8 +75,11 @@ export class LiveTurns {
     const existing = this.turns.get(turnId);
     if (existing && !(options.after !== undefined && existing.paused)) throw new Error(`turn ${turnId} is already running in this process`);
     const held = existing && this.logs.get(existing);
-    const log = held?.log ?? new TurnLog(turnId, options.after ?? 0);
-    const writer = held?.writer ?? (options.events ? new TurnLogWriter({ store: options.events, turnId, log: this.logLine }) : undefined);
+    // Memory holds the log's window; the store, when there is one, the rest (turn-log.ts).
+    const log = held?.log ?? new TurnLog(turnId, options.after ?? 0, { stored: options.events !== undefined });
+    const writer =
+      held?.writer ??
+      (options.events ? new TurnLogWriter({ store: options.events, turnId, log: this.logLine, stored: (seq) => log.storedUpTo(seq) }) : undefined);
     const controller = new AbortController();
     let paused = false;
     const emit = (event: TurnEvent) => {

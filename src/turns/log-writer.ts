@@ -14,6 +14,8 @@ export interface LogWriterOptions {
   intervalMs?: number;
   /** Where a failed write is reported (it is retried with the next flush). */
   log?: (line: string) => void;
+  /** Told after each write that landed: every event up to this seq is stored (the live log may let them go). */
+  stored?: (seq: number) => void;
 }
 
 export class TurnLogWriter {
@@ -21,6 +23,7 @@ export class TurnLogWriter {
   private readonly turnId: string;
   private readonly intervalMs: number;
   private readonly log: (line: string) => void;
+  private readonly stored: (seq: number) => void;
   /** Logged events not yet handed to the store, in seq order. */
   private unwritten: LoggedEvent[] = [];
   /** Rows of a failed write, tried again first. */
@@ -36,6 +39,7 @@ export class TurnLogWriter {
     this.turnId = options.turnId;
     this.intervalMs = options.intervalMs ?? 250;
     this.log = options.log ?? ((line) => console.error(line));
+    this.stored = options.stored ?? (() => {});
   }
 
   add(entry: LoggedEvent): void {
@@ -60,6 +64,7 @@ export class TurnLogWriter {
     try {
       await this.store.appendEvents(rows);
       this.rowsWritten += rows.length;
+      this.stored(rows.at(-1)!.lastSeq);
     } catch (err) {
       this.failedRows = rows;
       this.log(

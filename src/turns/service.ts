@@ -17,7 +17,7 @@ import type { LoggedEvent } from '../vocabulary.ts';
 import { readPaused } from '../loop/paused.ts';
 import { approvalClock, type ApprovalClock, type ApprovalClockKind } from './approval-clock.ts';
 import { ApprovalDesk } from './approvals.ts';
-import { followPersisted } from './follow-persisted.ts';
+import { followPersisted, readThrough } from './follow-persisted.ts';
 import type { LiveTurn } from './live-turns.ts';
 import type { TurnLog } from './turn-log.ts';
 import type { TurnPlacement } from './placement.ts';
@@ -188,12 +188,15 @@ export class TurnService {
     const { placement, alone } = this.options;
     const abortOnLeave = this.options.onDisconnect === 'abort';
     const followStored = (after: number, signal: AbortSignal) => this.followStored(live.log.turnId, after, signal);
+    // Memory holds the log's window; what it let go of is read from the store (turn-log.ts).
+    const store = this.options.storage.turnEvents;
+    const read = (after: number, signal: AbortSignal) => readThrough(live.log, store, after, signal);
     return {
       events: async function* (signal) {
         const leave = counted.join();
         try {
           if (alone) {
-            yield* live.log.read(afterSeq, signal);
+            yield* read(afterSeq, signal);
             return;
           }
           // Not the only instance (Supabase's isolates, a Worker and its turn's object): once the turn has
@@ -204,7 +207,7 @@ export class TurnService {
             if (live.paused) pausedHere.abort();
           });
           let last = afterSeq;
-          for await (const logged of live.log.read(afterSeq, AbortSignal.any([signal, pausedHere.signal]))) {
+          for await (const logged of read(afterSeq, AbortSignal.any([signal, pausedHere.signal]))) {
             last = logged.seq;
             yield logged;
           }
@@ -212,7 +215,7 @@ export class TurnService {
           // All this memory holds (to the pause, and whatever a continuation here added since), then the stored log.
           const upTo = live.log.lastSeq;
           if (last < upTo) {
-            for await (const logged of live.log.read(last, signal)) {
+            for await (const logged of read(last, signal)) {
               last = logged.seq;
               yield logged;
               if (last >= upTo) break;

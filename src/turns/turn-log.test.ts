@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LoggedEvent, TurnEvent } from '../vocabulary.ts';
 import { packEvents, unpackEvents, type TurnEventRow, type TurnEventStore } from '../store/turn-events.ts';
-import { followPersisted } from './follow-persisted.ts';
+import { followPersisted, readThrough } from './follow-persisted.ts';
 import { TurnLogWriter } from './log-writer.ts';
-import { TurnLog } from './turn-log.ts';
+import { TurnLog, WINDOW_BYTES } from './turn-log.ts';
 
 const text = (t: string): TurnEvent => ({ event: 'text_delta', data: { text: t } });
 const done: TurnEvent = { event: 'done', data: { reason: 'completed', iterations: 1, usage: { promptTokens: 1, completionTokens: 2 } } };
@@ -77,6 +77,80 @@ describe('packEvents / unpackEvents', () => {
     for (let after = 0; after <= 7; after++) {
       expect(unpackEvents(rows, after)).toEqual(events.slice(after));
     }
+  });
+});
+
+describe('TurnLog, a window over the stored log', () => {
+  /** A log whose writer stores every event (as LiveTurns wires it), and the store behind it. */
+  function storedLog() {
+    const store = new ArrayStore();
+    const log = new TurnLog('t');
+    const writer = new TurnLogWriter({ store, turnId: 't', intervalMs: 1, stored: (seq) => log.storedUpTo(seq) });
+    const append = (event: TurnEvent) => writer.add({ seq: log.append(event), event });
+    return { store, log, writer, append };
+  }
+  const kb = (n: number) => text('x'.repeat(n * 1024));
+
+  it('holds nothing once every event is stored and no reader lags: a paused or finished turn costs its record', async () => {
+    const { log, writer, append } = storedLog();
+    append(start);
+    for (let i = 0; i < 100; i++) append(kb(10));
+    // Not stored yet: all of it is held (it is nowhere else).
+    expect(log.held.events).toBe(101);
+    await writer.flush();
+    expect(log.held).toEqual({ events: 0, bytes: 0 });
+    expect(log.holds(1)).toBe(false);
+    expect(log.holds(102)).toBe(true); // the next event appended
+  });
+
+  it('keeps for a lagging reader at most the window of stored events; it reads the rest from the store, nothing skipped or doubled', async () => {
+    const { store, log, writer, append } = storedLog();
+    const signal = new AbortController().signal;
+    const lagging = readThrough(log, store, 0, signal)[Symbol.asyncIterator]();
+    const seen: number[] = [];
+    const take = async () => {
+      const next = await lagging.next();
+      if (!next.done) seen.push(next.value.seq);
+      return next;
+    };
+    append(start);
+    await take();
+    for (let i = 0; i < 200; i++) append(kb(10)); // 2 MB the reader has not taken
+    await writer.flush();
+    expect(log.held.bytes).toBeLessThanOrEqual(WINDOW_BYTES);
+    append(done);
+    await writer.flush();
+    while (!(await take()).done);
+    expect(seen).toEqual(Array.from({ length: 202 }, (_, i) => i + 1));
+    expect(log.held.events).toBe(0);
+  });
+
+  it('a reader from before the window replays from the store, then follows live', async () => {
+    const { store, log, writer, append } = storedLog();
+    append(start);
+    append(text('a'));
+    await writer.flush();
+    expect(log.held.events).toBe(0);
+    const reader = collect(readThrough(log, store, 0, new AbortController().signal));
+    await new Promise((r) => setTimeout(r, 5));
+    append(text('b'));
+    append(done);
+    await writer.flush();
+    expect((await reader).map((e) => [e.seq, e.event.event === 'text_delta' ? e.event.data.text : e.event.event])).toEqual([
+      [1, 'turn_start'],
+      [2, 'a'],
+      [3, 'b'],
+      [4, 'done'],
+    ]);
+  });
+
+  it('keeps every event when no store stands behind it', () => {
+    const log = new TurnLog('t', 0, { stored: false });
+    log.append(start);
+    log.storedUpTo(1);
+    for (let i = 0; i < 100; i++) log.append(kb(10));
+    expect(log.held.events).toBe(101);
+    expect(log.since(0)).toHaveLength(101);
   });
 });
 
