@@ -5,8 +5,8 @@
 //
 // Read sentence by sentence over at most MAX_CONFIRM_LOOKAHEAD characters after the call (a request to
 // confirm comes within the next few sentences). A sentence asks when it
-//   - asks for a yes outright (CONSENT: "shall I", "should I", "reply yes", "please confirm", "your
-//     approval", "go-ahead", …), or
+//   - asks for a yes outright (CONSENT: "shall I", "should I", "want me to <do something>" but help or
+//     explain, "reply yes", "please confirm", "your approval", "go-ahead", …), or
 //   - is a question, or says "let me know if", "tell me whether", "want me to", and
 //     either names going ahead (DOING: "go ahead", "proceed", "run it", …) or is more than a closer that
 //     offers further help or looks back (OFFERS_MORE: "Anything else?", "Let me know if you need further
@@ -20,6 +20,7 @@ export const MAX_CONFIRM_LOOKAHEAD = 600;
 const CONSENT = new RegExp(
   [
     String.raw`\b(?:shall|should|may) I\b`,
+    String.raw`\b(?:want|like) me to (?!help|explain|assist|clarify|elaborate|provide|do (?:any|some)thing else)\w`,
     String.raw`\b(?:reply|answer|respond|say|type)\W{1,4}(?:with\W{1,4})?(?:yes|y|ok|okay|go|confirm|approve|proceed)\b`,
     String.raw`\b(?:please|kindly|you|until you|unless you)(?: to)? (?:confirm|approve|agree|ok|okay|give the word|say (?:so|yes|go))\b`,
     String.raw`\b(?:your|for|need|needs|awaiting|waiting|await|until|without|pending|requires?|with) (?:explicit |your )?(?:confirmation|approval|permission|consent|go-?ahead|sign-?off|say-?so|ok|okay)\b`,
