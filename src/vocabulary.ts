@@ -114,6 +114,8 @@ export type TurnEvent =
         diffs?: FileDiff[];
         /** For a call that waited for a person: their decision, beside the gate's verdict. */
         approval?: ApprovalDecision;
+        /** The reason a person typed when they denied the call (the page shows it; the model reads it in the tool message too). */
+        reason?: string;
         durationMs: number;
       };
     }

@@ -106,7 +106,8 @@ export function toolResultEvent(outcome: CallOutcome): Extract<TurnEvent, { even
   const repairs = verdict.verdict === 'repaired' ? { repairs: verdict.repairs } : {};
   if (outcome.kind === 'denied' || outcome.kind === 'expired') {
     const approval = outcome.approval === 'requested' ? {} : { approval: outcome.approval };
-    return { event: 'tool_result', data: { ...passed, ok: false, error: unapprovedError(outcome), ...repairs, ...approval } };
+    const reason = outcome.reason ? { reason: outcome.reason } : {};
+    return { event: 'tool_result', data: { ...passed, ok: false, error: unapprovedError(outcome), ...repairs, ...approval, ...reason } };
   }
   const { execution } = outcome;
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../vocabulary.ts';
-import { DEMO_APPROVAL_PATH, DemoModel } from './demo.ts';
+import { APPROVAL_TRIGGER, DEMO_APPROVAL_PATH, DemoModel } from './demo.ts';
 import type { AssembledToolCall, ModelEvent } from './types.ts';
 
 const request = (signal: AbortSignal) => ({ messages: [{ role: 'user' as const, content: 'hello' }], tools: [], toolChoice: 'auto' as const, signal });
@@ -46,6 +46,12 @@ describe('DemoModel, asked to "demo approval"', () => {
     }
     return { text, calls: calls.map((c) => ({ name: c.name, args: JSON.parse(c.arguments) })) };
   }
+
+  it('is asked for by any message with approval, approve or approving in it, not only the exact phrase', () => {
+    for (const text of ['demo approval', 'Approval demo please', 'show me how approvals work', 'ask me to approve something', 'try approving a call'])
+      expect(APPROVAL_TRIGGER.test(text), text).toBe(true);
+    for (const text of ['hello', 'fix the slugify file', 'demo the iteration limit', 'an approximation']) expect(APPROVAL_TRIGGER.test(text), text).toBe(false);
+  });
 
   it('writes a draft, proposes to delete it, and answers what the person decided', async () => {
     expect((await step([])).calls).toEqual([{ name: 'write_file', args: { path: DEMO_APPROVAL_PATH, content: expect.stringContaining('Draft') } }]);

@@ -2,13 +2,17 @@
 // replay: each step is chosen from the tool results it actually receives in this turn, and every
 // correction comes from what the gate said: its suggestion (the first entry of `suggestions`), or,
 // where the gate guesses nothing (a tool name that is no near typo), the tools its message lists.
-// Asked to "demo approval", it writes a draft and then proposes to delete it: the one call the local
-// default config (APPROVAL_TOOLS=delete_file with the demo model) sends to a person first.
+// Asked to "demo approval" (any message with approval, approve or approving in it), it writes a draft and
+// then proposes to delete it: the one call the local default config (APPROVAL_TOOLS=delete_file with the
+// demo model) sends to a person first.
 import { delay } from '../delay.ts';
 import type { ChatMessage, ToolResultPayload } from '../vocabulary.ts';
 import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
 
 export const DEMO_MODEL_NAME = 'rebound-demo';
+
+/** What asks for the approval demo: "demo approval", "show me an approval", "approve something"; the README's table. */
+export const APPROVAL_TRIGGER = /\bapprov(?:al|als|e|ing)\b/i;
 
 type Step = { say: string; call?: { name: string; args: Record<string, unknown> } };
 interface ToolOutcome {
@@ -170,7 +174,7 @@ export class DemoModel implements ModelClient {
     const step: Step =
       request.toolChoice === 'none'
         ? { say: summary(outcomes) }
-        : /\bdemo approval\b/i.test(userText)
+        : APPROVAL_TRIGGER.test(userText)
           ? approvalStep(outcomes)
           : /\b(limit|forever|loop|keep going)\b/i.test(userText)
             ? limitStep(outcomes)

@@ -129,5 +129,8 @@ describe('renderDashboard', () => {
     expect(gateway).not.toContain('Forced summaries');
     expect(both).toContain('Forced summaries');
     expect(renderDashboard({ ...data(0, 0), range: { ...data(0, 0).range, source: 'loop' } })).not.toContain('left out here');
+    const asked = { ...data(0, 0).approvals, requested: 2, approved: 1, denied: 1 };
+    expect(renderDashboard({ ...data(0, 0), approvals: asked })).toContain('id="approvals"');
+    expect(renderDashboard({ ...data(0, 0), approvals: asked, range: { ...data(0, 0).range, source: 'gateway' } })).not.toContain('id="approvals"');
   });
 });

@@ -221,7 +221,7 @@ export function renderDashboard(data: DashboardData): string {
 
   // Only where some call was sent to a person (APPROVAL_TOOLS, needsApproval).
   const approvals =
-    ap.requested > 0
+    loop && ap.requested > 0
       ? figure({
           id: 'approvals',
           title: 'Human approval',

@@ -2,7 +2,8 @@
 // "demo approval" writes notes/draft.md and then proposes to delete it; APPROVAL_TOOLS defaults to
 // delete_file with it), in Chromium: the approval card shows the call, its arguments and the diff it
 // would make; Approve and Deny (with a reason) work from the keyboard; a reload while waiting shows the
-// card again; the result cards say approved, denied or expired, also after a reload from the history.
+// card again; the result cards say approved, denied or expired, also after a reload from the history; a
+// denied card has one badge and the person's reason; the turn's footer survives the reload.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectPageErrors, launchBrowser, screenshot, type BrowserSession } from '../support/browser.ts';
@@ -76,7 +77,17 @@ describe('approval on the chat page', () => {
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('INPUT');
     await page.keyboard.type('keep it');
     await page.keyboard.press('Enter');
-    await deletion().locator('.approval-badge.denied').waitFor();
+    /** The denied card: one badge saying so (not the gate's "passed" beside it), the person's reason, the model's text on request. */
+    const expectDeniedCard = async () => {
+      const card = deletion();
+      await card.locator('.verdict.denied').waitFor();
+      expect(await card.locator('.verdict, .approval-badge').allTextContents()).toEqual(['denied']);
+      expect(await card.locator('.decision-reason').textContent()).toBe('Your reason: keep it');
+      expect(await card.locator('p.reason').count()).toBe(0);
+      expect(await card.locator('details', { hasText: 'what the agent was told' }).getAttribute('open')).toBeNull();
+      expect(await card.locator('.verdict.failed').count()).toBe(0); // not a failure: it never ran
+    };
+    await expectDeniedCard();
     await assistant().locator('.turn-end').waitFor({ timeout: 20_000 });
     expect(
       await assistant()
@@ -84,9 +95,13 @@ describe('approval on the chat page', () => {
         .allTextContents()
         .then((t) => t.join('')),
     ).toContain('You denied the deletion ("keep it")');
-    expect(await deletion().locator('.verdict.failed').count()).toBe(0); // not a failure: it never ran
+    const footer = await assistant().locator('.turn-end').textContent();
+    expect(footer).toMatch(/^done · \d+ iterations · /);
     await page.reload();
-    await deletion().locator('.approval-badge.denied').waitFor();
+    await expectDeniedCard();
+    // The finished turn keeps its footer after the reload, drawn from the history.
+    await assistant().locator('.turn-end').waitFor();
+    expect(await assistant().locator('.turn-end').textContent()).toBe(footer);
     await screenshot(page, 'approval-denied');
   });
 
@@ -103,7 +118,9 @@ describe('approval on the chat page', () => {
 
   it('says expired when nobody decided in APPROVAL_TIMEOUT_MS', async () => {
     await askForApproval(late.url);
-    await deletion().locator('.approval-badge.expired').waitFor({ timeout: 20_000 });
+    await deletion().locator('.verdict.expired').waitFor({ timeout: 20_000 });
+    expect(await deletion().locator('.verdict, .approval-badge').allTextContents()).toEqual(['expired']);
+    expect(await deletion().locator('.decision-reason').textContent()).toBe('Nobody decided in time; it counts as denied.');
     expect(await deletion().locator('.approval').count()).toBe(0);
     await assistant().locator('.turn-end').waitFor({ timeout: 20_000 });
     expect(errors).toEqual([]);

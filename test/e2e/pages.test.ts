@@ -197,6 +197,14 @@ describe('dashboard page (fixed data)', () => {
     await asked;
     await page.waitForFunction(() => location.search.includes('source=gateway'));
     await page.waitForFunction(() => document.getElementById('view')?.getAttribute('aria-busy') === 'false');
+    // The apps behind the gateway: the agent loop's tiles are left out (not zeros), and the page says so.
+    await page.locator('.source-note').waitFor();
+    const labels = await page.locator('.tile-label').allTextContents();
+    for (const loopOnly of ['avg iterations', 'approvals requested', 'forced summaries', 'repeated failures']) expect(labels).not.toContain(loopOnly);
+    expect(labels).toEqual(expect.arrayContaining(['tool calls', 'hallucination rate', 'repaired', 'blocked', 'cost of failures']));
+    expect(await page.locator('#recovery svg.meter').count()).toBe(3);
+    expect(await page.locator('#approvals').count()).toBe(0);
+    await screenshot(page, 'harness-dashboard-gateway');
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.locator('#rates .narrow-only svg').isVisible()).toBe(true);
     expect(await page.locator('#rates .wide-only svg').isVisible()).toBe(false);

@@ -173,6 +173,8 @@ function model(request: ChatRequest): Reply {
   const lastUser = request.messages.findLastIndex((m) => m.role === 'user' && !nudge.test(m.content ?? ''));
   const message = request.messages[lastUser]?.content ?? '';
   const step = request.messages.slice(lastUser).filter((m) => m.role === 'assistant').length;
+  // An upstream that reports no token counts (its usage chunk without them).
+  if (/no usage/.test(message)) return { text: 'Nothing counted.', usage: { prompt_tokens: null, completion_tokens: null } };
   if (/payloads/.test(message)) {
     if (step === 0) {
       return {
@@ -244,6 +246,19 @@ describe('a real model (scripted upstream)', () => {
     await lastAssistant(page).locator('.answer').waitFor();
     expect(await badgeShown()).toBe(false);
     expect(await lastAssistant(page).locator('.answer > p').count()).toBe(3);
+    expect(errors).toEqual([]);
+  });
+
+  it('each turn keeps its footer after a reload; an upstream that reports no usage says so, not "0 + 0 tokens"', async () => {
+    await send(page, 'no usage here');
+    const footers = () => page.locator('.msg.assistant .turn-end').allTextContents();
+    const live = await footers();
+    expect(live.at(-2)).toBe('done · 1 iteration · 100 + 20 tokens');
+    expect(live.at(-1)).toBe('done · 1 iteration · usage not reported');
+    await page.reload();
+    await lastAssistant(page).locator('.turn-end').waitFor();
+    expect(await footers()).toEqual(live);
+    expect(await page.locator('.msg.assistant').count()).toBe(live.length);
     expect(errors).toEqual([]);
   });
 

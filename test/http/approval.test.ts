@@ -109,6 +109,7 @@ describe('a call that needs approval', () => {
     const result = stream.events.filter(isEvent('tool_result')).at(-1)!.data;
     expect(result).toMatchObject({ name: 'write_file', verdict: 'pass', category: 'valid', ok: false, approval: 'denied' });
     expect(result.error).toMatch(/denied by the user/);
+    expect(result.reason, "the person's reason, for the page's card").toBe('not now, the notes are fine');
     const told = lastToolResult(upstream.requests[1]!) as { ok: boolean; error: string; reason: string };
     expect(told).toMatchObject({ ok: false, reason: 'not now, the notes are fine' });
     expect(told.error).toMatch(/"write_file" was not executed: it was denied by the user/);

@@ -142,6 +142,9 @@ figure.code pre { margin: 0; padding: .6rem .8rem; overflow-x: auto; font-size: 
 .approval-badge.approved { color: var(--good); background: var(--good-bg); }
 .approval-badge.denied { color: var(--bad); background: var(--bad-bg); }
 .approval-badge.expired { color: var(--warn); background: var(--warn-bg); }
+.verdict.denied { color: var(--bad); background: var(--bad-bg); }
+.verdict.expired { color: var(--warn); background: var(--warn-bg); }
+.tool .decision-reason { margin: .35rem 0 0; white-space: pre-wrap; }
 .tool pre { margin: .3rem 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .82rem;
   font-family: ui-monospace, Menlo, Consolas, monospace; max-height: 14rem; overflow: auto; }
 .tool .reason { margin: .35rem 0 0; color: var(--bad); white-space: pre-wrap; }

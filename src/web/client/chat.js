@@ -7,7 +7,18 @@
 // scripts/embed-assets.mjs, whose output is checked in: the page needs no build step to be served.
 // Model output only ever reaches the DOM as text nodes or through the Markdown tree (markdown.js).
 import { addUser, autosize, form, input, newAssistant, newBtn, renderHistory, setBusy, setConn, setModel, showHint, stopBtn, transcript } from './page.js';
-import { forgetSession, forgetTurn, rememberCall, rememberedCalls, rememberedTurn, rememberTurn, saveSession, sessionId } from './resume.js';
+import {
+  forgetSession,
+  forgetTurn,
+  rememberCall,
+  rememberedCalls,
+  rememberedTurn,
+  rememberedTurnEnds,
+  rememberTurn,
+  rememberTurnEnd,
+  saveSession,
+  sessionId,
+} from './resume.js';
 import { openStream, watchConnection } from './stream.js';
 
 /** @typedef {import('../../vocabulary.ts').ChatMessage} ChatMessage */
@@ -124,12 +135,28 @@ function dropReattached(turn) {
  * @param {Turn} turn
  */
 async function dedupeReattached(turn) {
-  if (turn.historyCount === null) return;
+  if (turn.historyCount === null) return false;
   const count = await historyCount();
-  if (count === turn.historyCount) {
-    turn.userNode.remove();
-    turn.view.root.remove();
-  }
+  if (count !== turn.historyCount) return false;
+  turn.userNode.remove();
+  turn.view.root.remove();
+  return true;
+}
+
+/**
+ * The turn's place among the session's user messages shown, from 1: what the history numbers it by.
+ * @param {Turn} turn
+ */
+const ordinalOf = (turn) => [...transcript.querySelectorAll('.msg.user')].indexOf(turn.userNode) + 1;
+
+/**
+ * The footer's tokens: none reported (an upstream that sends no usage, the demo model) is said, not 0 + 0.
+ * @param {DoneData['usage']} usage
+ */
+function usageText(usage) {
+  if (!usage) return '';
+  if (usage.promptTokens === 0 && usage.completionTokens === 0) return ' · usage not reported';
+  return ` · ${usage.promptTokens} + ${usage.completionTokens} tokens`;
 }
 
 /** @type {Record<DoneData['reason'], string>} */
@@ -187,9 +214,13 @@ function follow(turn) {
   on('done', (d) => {
     if (d.reason === 'aborted')
       turn.view.notice('stopped', turn.stopping ? 'Stopped. The turn was cancelled on the server.' : 'The turn was stopped on the server.');
-    const usage = d.usage ? ` · ${d.usage.promptTokens} + ${d.usage.completionTokens} tokens` : '';
-    finishTurn(`${DONE_TEXT[d.reason] || d.reason} · ${d.iterations} iteration${d.iterations === 1 ? '' : 's'}${usage}`);
-    if (turn.reattached) dedupeReattached(turn);
+    const footer = `${DONE_TEXT[d.reason] || d.reason} · ${d.iterations} iteration${d.iterations === 1 ? '' : 's'}${usageText(d.usage)}`;
+    const ordinal = ordinalOf(turn);
+    finishTurn(footer);
+    // Kept for a reload, which draws the turn from the history; a re-attached copy the history already
+    // holds is dropped, and its footer belongs to the history's last turn.
+    if (!turn.reattached) rememberTurnEnd(localStorage, sessionId(), ordinal, footer);
+    else dedupeReattached(turn).then((dropped) => rememberTurnEnd(localStorage, sessionId(), dropped ? ordinal - 1 : ordinal, footer));
   });
 }
 
@@ -380,7 +411,7 @@ async function historyCount() {
 async function load() {
   const messages = await fetchHistory();
   if (current) return;
-  if (messages) renderHistory(messages, rememberedCalls(localStorage));
+  if (messages) renderHistory(messages, rememberedCalls(localStorage), rememberedTurnEnds(localStorage, sessionId()));
   const r = rememberedTurn();
   if (!r) return;
   if (r.sessionId && r.sessionId !== sessionId()) {

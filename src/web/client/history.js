@@ -44,7 +44,7 @@ export function historyResult({ id, name, content, remembered }) {
     if (p === null) return { id, name, ...remembered, result: content };
     return p.ok
       ? { id, name, ...remembered, result: p.result }
-      : { id, name, ...remembered, error: p.error, ...(p.suggestions ? { suggestions: p.suggestions } : {}) };
+      : { id, name, ...remembered, error: p.error, ...(p.suggestions ? { suggestions: p.suggestions } : {}), ...(p.reason ? { reason: p.reason } : {}) };
   }
   if (p === null) return { id, name, verdict: 'ran', ok: true, result: content, derived: true };
   if (p.ok) return { id, name, verdict: 'ran', ok: true, result: p.result, derived: true };

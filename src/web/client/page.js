@@ -104,19 +104,27 @@ export function setBusy(busy) {
 /**
  * The conversation as it was: each assistant message's text as Markdown, its calls as tool cards with
  * what this browser remembers of them (`remembered`, by call id), or what the tool messages say
- * (history.js).
+ * (history.js), and under each turn the footer this browser saw it end with (`ends`, by the turn's
+ * place among the user messages, from 1).
  * @param {ChatMessage[]} messages
  * @param {Record<string, Remembered>} remembered
+ * @param {Record<number, string>} [ends]
  */
-export function renderHistory(messages, remembered) {
+export function renderHistory(messages, remembered, ends = {}) {
   /** @type {ReturnType<typeof AssistantView> | null} */
   let view = null;
   /** @type {Map<string, string>} */
   const names = new Map();
+  let turns = 0;
+  const endTurn = () => {
+    view?.streaming(false);
+    if (view && ends[turns]) view.end(ends[turns]);
+  };
   for (const m of messages) {
     if (m.role === 'user') {
-      view?.streaming(false);
+      endTurn();
       view = null;
+      turns += 1;
       addUser(m.content);
     } else if (m.role === 'assistant') {
       if (!view) view = newAssistant();
@@ -133,7 +141,7 @@ export function renderHistory(messages, remembered) {
       view.toolResult(historyResult({ id: m.tool_call_id, name, content: m.content, remembered: remembered[m.tool_call_id] }));
     }
   }
-  view?.streaming(false);
+  endTurn();
   main.scrollTop = main.scrollHeight;
 }
 

@@ -2,7 +2,8 @@
 // What the page keeps in localStorage to pick up where it was after a reload: the session, the turn
 // that was running (re-attached to on load: its stream replays from the first event), and each call's
 // tool_result (`rebound.calls`), which the history does not keep (history.js derives what it can
-// without it). Storage that is full or blocked loses only this: the page still works.
+// without it), and each finished turn's footer ("done · 2 iterations", `rebound.turnEnds`), which the
+// history does not keep either. Storage that is full or blocked loses only this: the page still works.
 
 /** @typedef {import('../../vocabulary.ts').TurnEvent} TurnEvent */
 /** @typedef {Extract<TurnEvent, { event: 'tool_result' }>['data']} ToolResult */
@@ -12,6 +13,7 @@
 const SESSION_KEY = 'rebound.sessionId';
 const TURN_KEY = 'rebound.turn';
 const CALLS_KEY = 'rebound.calls';
+const TURN_ENDS_KEY = 'rebound.turnEnds';
 /** Calls remembered (the newest); each is small, but diffs are up to 400 lines. */
 const MAX_REMEMBERED = 200;
 
@@ -101,5 +103,56 @@ export function rememberCall(storage, d) {
     } catch {
       // Quota: keep fewer.
     }
+  }
+}
+
+// --- each finished turn's footer --------------------------------------------------------------
+/**
+ * The footers of the session's finished turns, by the turn's place among the session's user messages
+ * (1 for the first): the history numbers its turns the same way.
+ * @param {Storage} storage
+ * @param {string | null} session
+ * @returns {Record<number, string>}
+ */
+export function rememberedTurnEnds(storage, session) {
+  if (!session) return {};
+  /** @type {Record<number, string>} */
+  const ends = {};
+  for (const [key, text] of Object.entries(storedTurnEnds(storage))) {
+    const [s, n] = key.split('#');
+    if (s === session && typeof text === 'string') ends[Number(n)] = text;
+  }
+  return ends;
+}
+
+/**
+ * Keeps a finished turn's footer for a later reload: the newest MAX_REMEMBERED.
+ * @param {Storage} storage
+ * @param {string | null} session
+ * @param {number} ordinal the turn's user message's place in the session, from 1
+ * @param {string} text
+ */
+export function rememberTurnEnd(storage, session, ordinal, text) {
+  if (!session || ordinal < 1) return;
+  const ends = storedTurnEnds(storage);
+  const key = `${session}#${ordinal}`;
+  delete ends[key];
+  ends[key] = text;
+  const keys = Object.keys(ends).slice(-MAX_REMEMBERED);
+  try {
+    storage.setItem(TURN_ENDS_KEY, JSON.stringify(Object.fromEntries(keys.map((k) => [k, ends[k]]))));
+  } catch {
+    // Storage full or blocked: the footer shows until the next reload only.
+  }
+}
+
+/** @param {Storage} storage @returns {Record<string, unknown>} */
+function storedTurnEnds(storage) {
+  try {
+    const raw = storage.getItem(TURN_ENDS_KEY);
+    const parsed = raw === null ? null : JSON.parse(raw);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
+  } catch {
+    return {};
   }
 }

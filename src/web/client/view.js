@@ -263,18 +263,20 @@ export function AssistantView(page) {
     toolResult(d) {
       const entry = tools.get(d.id) || toolCard(d.id, d.name);
       const { card, head, verdict } = entry;
+      // A call a person denied (or let expire) never ran: its one badge says so, not the gate's "passed" beside it.
+      const refused = d.approval === 'denied' || d.approval === 'expired' ? d.approval : null;
       if (d.approval) {
         // The decision replaces the buttons; the badge says what it was.
         entry.approval?.remove();
         entry.approval = undefined;
         card.dataset.approval = d.approval;
-        head.append(el('span', `approval-badge ${d.approval}`, APPROVAL_TEXT[d.approval] || d.approval));
+        if (!refused) head.append(el('span', `approval-badge ${d.approval}`, APPROVAL_TEXT[d.approval] || d.approval));
       }
       card.dataset.verdict = d.verdict;
       card.dataset.ok = String(d.ok);
       const label = { pass: 'passed', repaired: 'repaired', blocked: 'blocked', ran: 'ran' }[d.verdict] || d.verdict;
-      verdict.className = `verdict ${d.verdict}`;
-      verdict.textContent = label;
+      verdict.className = `verdict ${refused ?? d.verdict}`;
+      verdict.textContent = refused ? APPROVAL_TEXT[refused] : label;
       if (d.derived) {
         card.dataset.history = 'derived';
         verdict.title =
@@ -310,7 +312,16 @@ export function AssistantView(page) {
             ),
           );
         }
-        if (d.error) card.append(el('p', 'reason', d.error));
+        if (refused) {
+          // The person's own words first; what the model was told, on request.
+          const why = d.reason
+            ? `Your reason: ${d.reason}`
+            : refused === 'denied'
+              ? 'Denied without a reason.'
+              : 'Nobody decided in time; it counts as denied.';
+          card.append(el('p', 'decision-reason', why));
+          if (d.error) card.append(details('what the agent was told', d.error));
+        } else if (d.error) card.append(el('p', 'reason', d.error));
         if (d.suggestions?.length) {
           card.append(listBlock('suggestions', 'Suggested to the model:', d.suggestions));
         }
