@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultTools } from '../../functions/index.ts';
 import { isNarratedAction } from '../../src/loop/nudges.ts';
-import { CALLING_FORMS, ISSUE_ANSWER, ownToolNegatives, proseAnswers, REVIEW_ANSWERS } from '../support/prose-calls.ts';
+import { CALLING_FORMS, ISSUE_ANSWER, MARKUP_THEN_ASK, ownToolNegatives, proseAnswers, REVIEW_ANSWERS } from '../support/prose-calls.ts';
 import type { ChatRequest, Script } from '../support/scripted-openai.ts';
 import { scriptedApps } from '../support/scripted-app.ts';
 import { chat, textOf } from '../support/sse-client.ts';
@@ -59,7 +59,7 @@ describe('a call in the model’s prose runs nothing in the loop (issue 29)', ()
     expect(s.app.activity.calls.map((c) => c.tool_resolved)).toEqual(['write_file', 'read_file']);
   });
 
-  it(`every prose answer (the review’s ${REVIEW_ANSWERS.length}, the corpus’s ${ownToolNegatives().length} over the own tools) runs nothing and reaches the user unchanged`, async () => {
+  it(`every prose answer (the review’s ${REVIEW_ANSWERS.length}, ${MARKUP_THEN_ASK.length} calls in markup then an ask, the corpus’s ${ownToolNegatives().length} over the own tools) runs nothing and reaches the user unchanged`, async () => {
     const answers = proseAnswers();
     const s = await session(answers);
     for (const [i, answer] of answers.entries()) {

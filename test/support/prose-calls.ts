@@ -1,6 +1,7 @@
 // Issue 29's hostile answers, shared by the test of every reader (the loop, the gateway streamed and
-// not, the three adapters): prose that shows or asks about a call, which must run nothing and reach
-// the user exactly as written, and calls in a calling form, which must still run.
+// not, the three adapters): prose that shows or asks about a call, and calls in any form (markup
+// included) followed by a request to confirm them, which must run nothing and reach the user exactly
+// as written; and calls in a calling form with nothing asking after them, which must still run.
 import { readFileSync } from 'node:fs';
 
 /** The review's answer: it asks before a call to delete_file and waits for a yes. */
@@ -15,6 +16,20 @@ export const REVIEW_ANSWERS = [
   'The file notes/tools.json contains: {"name": "delete_file", "arguments": {"path": "notes/important.md"}}',
   'Should I run this?\n{"name": "delete_file", "arguments": {"path": "notes/important.md"}}',
   '{"name": "delete_file", "arguments": {"path": "notes/important.md"}}\n\nThis removes it for good. Shall I?',
+];
+
+const DELETE = '{"name": "delete_file", "arguments": {"path": "notes/important.md"}}';
+const READ = '{"name": "read_file", "arguments": {"path": "notes/important.md"}}';
+
+/**
+ * Calls in tool-call markup followed by text asking to confirm them: a proposal, so nothing runs (the
+ * read_file before the delete_file neither). The corpus's markup_then_ask negatives hold more.
+ */
+export const MARKUP_THEN_ASK = [
+  `Checking first.\n<tool_call>\n${READ}\n</tool_call>\n<tool_call>\n${DELETE}\n</tool_call>\nThe second call removes it for good. Shall I run both?`,
+  '<|python_tag|>{"name": "delete_file", "parameters": {"path": "notes/important.md"}}<|eom_id|>\n\nThis cannot be undone. Do you want me to go ahead?',
+  `[TOOL_CALLS] [${READ}, ${DELETE}]\nReply "yes" to run both.`,
+  '<function=delete_file>{"path": "notes/important.md"}</function>\nLet me know if that is the right file before I run it.',
 ];
 
 interface NegativeCase {
@@ -36,9 +51,9 @@ export function ownToolNegatives(): string[] {
   return cases.filter((c) => c.meta.family === 'own').map((c) => c.text);
 }
 
-/** Every prose answer a reader's test runs: the review's and the corpus's own-tool negatives. */
+/** Every prose answer a reader's test runs: the review's, markup followed by an ask, and the corpus's own-tool negatives. */
 export function proseAnswers(): string[] {
-  return [...REVIEW_ANSWERS, ...ownToolNegatives()];
+  return [...REVIEW_ANSWERS, ...MARKUP_THEN_ASK, ...ownToolNegatives()];
 }
 
 /** Calls in a calling form, which still run: markup, and an answer that is nothing but the call. */
