@@ -222,8 +222,7 @@ try {
   console.log(describeGate(gate));
   const withMcp = await build(join(outdir, 'with-mcp'));
   const noMcp = await build(join(outdir, 'without-mcp'), {
-    '@modelcontextprotocol/sdk/client/index.js': NO_MCP,
-    '@modelcontextprotocol/sdk/client/streamableHttp.js': NO_MCP,
+    '@modelcontextprotocol/client': NO_MCP,
   });
   const times = await evalTimes(withMcp.bundle, withMcp.lazy, 5);
   const noMcpTimes = await evalTimes(noMcp.bundle, [], 5);

@@ -1,6 +1,6 @@
 // Builds the Cloudflare Worker (wrangler.toml runs it as its [build] command, for `wrangler dev` and
 // `wrangler deploy` alike). Our own esbuild run instead of wrangler's because wrangler cannot split a
-// bundle: the MCP client (the SDK, ~22 KB gzip) is imported with import() (src/tools/mcp/source.ts),
+// bundle: the MCP client (the SDK, ~60 KB gzip) is imported with import() (src/tools/mcp/source.ts),
 // and only a split build keeps it out of the script workerd evaluates at startup while sharing zod with
 // the app. Wrangler's one-file bundle inlines that import() behind esbuild's lazy-init wrappers, which
 // leave zod's `export *` namespaces uninitialised when the app's routes first call z.string() ("e is not
@@ -36,7 +36,7 @@ export async function buildWorker(options: WorkerBuildOptions = {}): Promise<Wor
   const outdir = options.outdir ?? join(root, 'dist', 'worker');
   const nodeEnv = JSON.stringify(options.nodeEnv ?? 'production');
   const noAjv = join(root, 'src', 'tools', 'mcp', 'no-ajv.ts');
-  const noOAuth = join(root, 'src', 'tools', 'mcp', 'no-oauth.ts');
+  const noJose = join(root, 'src', 'tools', 'mcp', 'no-jose.ts');
   const result = await build({
     absWorkingDir: root,
     entryPoints: { worker: join(root, 'src', 'entries', 'worker.ts') },
@@ -47,18 +47,18 @@ export async function buildWorker(options: WorkerBuildOptions = {}): Promise<Wor
     target: 'es2024',
     conditions: ['rebound-source', 'workerd', 'worker', 'browser'],
     define: { 'process.env.NODE_ENV': nodeEnv, 'global.process.env.NODE_ENV': nodeEnv, 'globalThis.process.env.NODE_ENV': nodeEnv },
-    // The MCP client's default JSON Schema validator (ajv) compiles with `new Function`, which workerd
-    // forbids, and weighs ~125 KB; Rebound hands the client the gate's validator instead (src/tools/mcp/validator.ts).
+    // The MCP client (@modelcontextprotocol/client) resolves its `workerd` condition, whose default JSON
+    // Schema validator is @cfworker/json-schema, bundled in it; ajv (its Node default, which compiles with
+    // `new Function`, forbidden in workerd) is not reached, and is stubbed should anything import it
+    // (src/tools/mcp/no-ajv.ts). Rebound hands the client the gate's validator anyway (src/tools/mcp/validator.ts).
     alias: { ajv: noAjv, 'ajv-formats': noAjv, ...options.aliases },
     plugins: [
       {
-        // The SDK's OAuth client, imported by its Streamable HTTP transport by a relative path (which
-        // `alias` cannot reach): Rebound never gives the transport an authProvider (src/tools/mcp/no-oauth.ts).
-        name: 'mcp-no-oauth',
+        // The MCP client's import('jose') (OAuth private_key_jwt and DPoP, never used: src/tools/mcp/no-jose.ts);
+        // the app's own jose (JWT verification) is untouched.
+        name: 'mcp-no-jose',
         setup(b) {
-          b.onResolve({ filter: /^\.\/auth\.js$/ }, (args) =>
-            /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]client[\\/]streamableHttp\.js$/.test(args.importer) ? { path: noOAuth } : undefined,
-          );
+          b.onResolve({ filter: /^jose$/ }, (args) => (/[\\/]@modelcontextprotocol[\\/]client[\\/]/.test(args.importer) ? { path: noJose } : undefined));
         },
       },
     ],

@@ -24,6 +24,8 @@ export type ToolSourceStatus =
       ok: true;
       tools: number;
       cached: boolean;
+      /** The MCP revision the server spoke when it was listed (2026-07-28, 2025-11-25, …). */
+      protocolVersion?: string;
       notOffered?: string[];
       /** Tools left out because the gate cannot read their input schema (past the schema limits of docs/configuration.md § Limits). */
       unreadable?: Array<{ tool: string; reason: string }>;

@@ -115,7 +115,11 @@ describe('server-everything through the gate', () => {
       description: 'Returns the sum of two numbers',
       parameters: { type: 'object', required: ['a', 'b'] },
     });
-    expect(body.servers).toEqual([{ server: 'everything', url: new URL(everything.url).origin, ok: true, tools: expect.any(Number), cached: false }]);
+    // server-everything is a 2025 server (the v1 SDK): it does not answer server/discover, so the client speaks 2025-11-25.
+    expect(body.servers).toEqual([
+      { server: 'everything', url: new URL(everything.url).origin, ok: true, tools: expect.any(Number), cached: false, protocolVersion: '2025-11-25' },
+    ]);
+    expect(everything.received.map((m) => m.method).slice(0, 2)).toEqual(['server/discover', 'initialize']);
     // The list is kept per isolate: a second look does not list again.
     const lists = everything.received.filter((m) => m.method === 'tools/list').length;
     const again = (await (await fetch(`${app.url}/v1/tools`)).json()) as typeof body;

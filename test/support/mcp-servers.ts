@@ -24,6 +24,11 @@ export interface Recorded {
   /** A tools/call's trace context, when the client sent one: the HTTP traceparent header and params._meta.traceparent. */
   traceparent?: string;
   metaTraceparent?: string;
+  /** A 2026-07-28 request's protocol version (params._meta["io.modelcontextprotocol/protocolVersion"]). */
+  protocolVersion?: string;
+  /** A tools/call sent again with the answers to the server's input_required. */
+  inputResponses?: unknown;
+  requestState?: unknown;
 }
 
 export interface RunningMcp {
@@ -84,7 +89,7 @@ export async function startEverything(): Promise<RunningMcp> {
 }
 
 /** Forwards everything to 127.0.0.1:targetPort, streaming responses (SSE included), and records the POSTed messages. */
-async function startRecordingProxy(targetPort: number): Promise<{ origin: string; received: Recorded[]; close(): Promise<void> }> {
+export async function startRecordingProxy(targetPort: number): Promise<{ origin: string; received: Recorded[]; close(): Promise<void> }> {
   const received: Recorded[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -124,11 +129,16 @@ function record(body: Buffer, into: Recorded[], traceparent: string | undefined)
         ? { metaTraceparent: (params._meta as { traceparent: string }).traceparent }
         : {}),
       ...(m.method === 'notifications/cancelled' ? { requestId: params.requestId } : {}),
+      ...(typeof (params._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/protocolVersion'] === 'string'
+        ? { protocolVersion: (params._meta as Record<string, string>)['io.modelcontextprotocol/protocolVersion'] }
+        : {}),
+      ...(params.inputResponses !== undefined ? { inputResponses: params.inputResponses } : {}),
+      ...(params.requestState !== undefined ? { requestState: params.requestState } : {}),
     });
   }
 }
 
-function closeServer(server: Server): Promise<void> {
+export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.closeAllConnections();
     server.close(() => resolve());

@@ -1,15 +1,26 @@
-// The only module that imports the MCP SDK. Streamable HTTP only: it is plain fetch and web streams, so
-// the same client runs on Node, workerd and Deno. Loaded with import() on the first connection
-// (source.ts), so an app without MCP_SERVERS never evaluates it; in the Worker it is a module of its own
-// (sdk.js, split out by scripts/build-worker.ts), outside the script workerd evaluates at startup. There,
-// ajv (the SDK's default output-schema validator, which compiles with `new Function`) is aliased to
-// ./no-ajv.ts (the gate's checker, validator.ts, is used instead) and the SDK's OAuth client, which a
-// transport without an authProvider never calls, to ./no-oauth.ts.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// The only module that imports the MCP client (@modelcontextprotocol/client, the v2 SDK). Streamable
+// HTTP only: it is plain fetch and web streams, so the same client runs on Node, workerd and Deno.
+// Loaded with import() on the first connection (source.ts), so an app without MCP_SERVERS never
+// evaluates it; in the Worker it is a module of its own (split out by scripts/build-worker.ts), outside
+// the script workerd evaluates at startup.
+//
+// Protocol revisions (docs/tools.md § MCP tools): the client probes with server/discover
+// (versionNegotiation 'auto') and speaks 2026-07-28 to a server that answers it (no initialize, no
+// session: each request carries its version and capabilities in _meta), and the 2025 handshake to one
+// that does not. What a server speaks is kept by the caller and handed back as `prior`, so the next
+// connection does not probe (to a 2026-07-28 server it costs no round trip at all). Tools are called in
+// manual multi-round-trip mode: a server's `input_required` (an elicitation) comes back to the caller
+// (source.ts), which puts the question to the person and calls again with the answers.
+//
+// JSON Schema: the client is given the gate's validator (validator.ts), and calls name the listed tool
+// without its outputSchema, so the SDK never compiles a schema: ajv (its Node default, which compiles
+// with `new Function`) is never constructed, and the Worker build resolves the client's `workerd`
+// export condition, whose default validator is @cfworker/json-schema (an interpreter), never ajv.
+import { Client, StreamableHTTPClientTransport, type PriorDiscovery, type Tool } from '@modelcontextprotocol/client';
 import { delay } from '../../delay.ts';
 import type { JSONSchema, ToolAnnotations } from 'rebound-gate';
-import type { McpSession, McpToolInfo, OpenSession } from './session.ts';
+import type { CallResultLike } from './result.ts';
+import type { McpCallAnswer, McpSession, McpToolInfo, McpVerdict, OpenSession } from './session.ts';
 import { gateSchemaValidator } from './validator.ts';
 
 const CLIENT_INFO = { name: 'rebound', version: '0.1.0' };
@@ -17,9 +28,14 @@ const CLIENT_INFO = { name: 'rebound', version: '0.1.0' };
 const MAX_PAGES = 20;
 const CLOSE_TIMEOUT_MS = 2_000;
 
-export const openSession: OpenSession = async (server, { signal, timeoutMs, onToolsChanged }) => {
+export const openSession: OpenSession = async (server, { signal, timeoutMs, prior, onToolsChanged }) => {
   const client = new Client(CLIENT_INFO, {
+    // A form-mode elicitation is answered by the person (the turn pauses: docs/approval.md § A server's question).
+    capabilities: { elicitation: { form: {} } },
     jsonSchemaValidator: gateSchemaValidator,
+    versionNegotiation: { mode: 'auto' },
+    inputRequired: { autoFulfill: false },
+    listMaxPages: MAX_PAGES,
     listChanged: {
       // No debounce: the refresh must run while the turn's session is still open.
       tools: {
@@ -40,29 +56,55 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
   };
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, fetch: traced });
   try {
-    await client.connect(transport, { signal, timeout: timeoutMs });
+    await client.connect(transport, { signal, timeout: timeoutMs, ...(prior ? { prior: prior as PriorDiscovery } : {}) });
   } catch (err) {
     await client.close().catch(() => {});
     throw err;
   }
+  const era = client.getProtocolEra();
+  const discover = client.getDiscoverResult();
+  const verdict: McpVerdict | undefined = era === 'modern' && discover ? { kind: 'modern', discover } : era === 'legacy' ? { kind: 'legacy' } : undefined;
   const session: McpSession = {
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    verdict,
     async listTools(options) {
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await client.listTools(cursor ? { cursor } : undefined, { signal: options.signal, timeout: options.timeoutMs });
-        tools.push(...result.tools.map(toolInfo));
-        cursor = result.nextCursor;
-        if (!cursor) break;
-      }
-      return tools;
+      // 'bypass': the list is kept by source.ts (per isolate, by its ttlMs), not by this turn's client.
+      const result = await client.listTools(undefined, { signal: options.signal, timeout: options.timeoutMs, cacheMode: 'bypass' });
+      const { ttlMs, cacheScope } = result as { ttlMs?: unknown; cacheScope?: unknown };
+      return {
+        tools: result.tools.map(toolInfo),
+        ...(typeof ttlMs === 'number' && ttlMs >= 0 ? { ttlMs } : {}),
+        ...(cacheScope === 'public' || cacheScope === 'private' ? { cacheScope } : {}),
+      };
     },
-    async callTool(name, args, options) {
+    async callTool(name, args, options): Promise<McpCallAnswer> {
       // The caller's signal carries TOOL_TIMEOUT_MS and the turn's abort; the SDK's own timeout only backs it up.
       trace = options.trace;
       try {
-        const params = { name, arguments: args, ...(options.trace ? { _meta: { ...options.trace } } : {}) };
-        return await client.callTool(params, undefined, { signal: options.signal, timeout: options.timeoutMs + 1_000 });
+        const params = {
+          name,
+          arguments: args,
+          ...(options.trace ? { _meta: { ...options.trace } } : {}),
+          ...(options.input ? { inputResponses: options.input.inputResponses } : {}),
+          ...(options.input?.requestState !== undefined ? { requestState: options.input.requestState } : {}),
+        };
+        // The tool as listed, without its outputSchema: the SDK mirrors x-mcp-header parameters from
+        // its inputSchema, and source.ts alone checks the result against the outputSchema.
+        const toolDefinition = { name, inputSchema: (options.tool?.inputSchema ?? { type: 'object' }) as Tool['inputSchema'] };
+        const result = (await client.callTool(params as Parameters<Client['callTool']>[0], {
+          signal: options.signal,
+          timeout: options.timeoutMs + 1_000,
+          allowInputRequired: true,
+          toolDefinition,
+        })) as CallResultLike & { resultType?: string; inputRequests?: Record<string, unknown>; requestState?: string };
+        if (result.resultType === 'input_required') {
+          return {
+            kind: 'input_required',
+            inputRequests: result.inputRequests ?? {},
+            ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
+          };
+        }
+        return { kind: 'result', result };
       } finally {
         trace = undefined;
       }
@@ -78,13 +120,21 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, onTo
 };
 
 /** A tool as the SDK lists it, the parts read (spelt out: Deno's check does not infer the SDK's callback types). */
-type ListedTool = { name: string; description?: string; inputSchema: object; execution?: { taskSupport?: string }; annotations?: object };
+type ListedTool = {
+  name: string;
+  description?: string;
+  inputSchema: object;
+  outputSchema?: object;
+  execution?: { taskSupport?: string };
+  annotations?: object;
+};
 
 function toolInfo(tool: ListedTool): McpToolInfo {
   return {
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema as JSONSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JSONSchema } : {}),
     taskSupport: tool.execution?.taskSupport,
     annotations: hints(tool.annotations),
   };

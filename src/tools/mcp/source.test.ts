@@ -29,21 +29,31 @@ function fakeServer(tools: McpToolInfo[]) {
     calls: [] as Array<{ name: string; args: unknown }>,
     tools,
     changed: [] as SessionOptions['onToolsChanged'][],
+    /** What the server speaks: 'modern' (2026-07-28) or 'legacy'. */
+    era: 'legacy' as 'modern' | 'legacy',
+    /** A 2026-07-28 list's ttlMs. */
+    ttlMs: undefined as number | undefined,
+    /** The prior each connection was opened with. */
+    priors: [] as Array<SessionOptions['prior']>,
   };
   const open: OpenSession = async (_server, options) => {
     if (!state.up) throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
     state.opened++;
+    state.priors.push(options.prior);
     state.changed.push(options.onToolsChanged);
+    const modern = state.era === 'modern';
     const session: McpSession = {
+      protocolVersion: modern ? '2026-07-28' : '2025-11-25',
+      verdict: modern ? { kind: 'modern', discover: { supportedVersions: ['2026-07-28'] } } : { kind: 'legacy' },
       async listTools() {
         state.lists++;
-        return state.tools;
+        return { tools: state.tools, ...(modern && state.ttlMs !== undefined ? { ttlMs: state.ttlMs, cacheScope: 'private' as const } : {}) };
       },
       async callTool(name, args) {
         if (!state.up) throw new TypeError('fetch failed');
         state.calls.push({ name, args });
-        if (name === 'echo') return { isError: true, content: [{ type: 'text', text: 'echo is broken today' }] };
-        return { content: [{ type: 'text', text: `The sum is ${(args.a as number) + (args.b as number)}.` }] };
+        if (name === 'echo') return { kind: 'result', result: { isError: true, content: [{ type: 'text', text: 'echo is broken today' }] } };
+        return { kind: 'result', result: { content: [{ type: 'text', text: `The sum is ${(args.a as number) + (args.b as number)}.` }] } };
       },
       async close() {
         state.closed++;
@@ -73,7 +83,7 @@ describe('createMcpToolSource', () => {
       ['everything__echo', { server: 'everything', tool: 'echo' }],
     ]);
     expect(set.tools[0]!.parameters).toBe(sum.inputSchema);
-    expect(set.sources).toEqual([{ server: 'everything', url: 'http://127.0.0.1:9', ok: true, tools: 2, cached: false }]);
+    expect(set.sources).toEqual([{ server: 'everything', url: 'http://127.0.0.1:9', ok: true, tools: 2, cached: false, protocolVersion: '2025-11-25' }]);
     await set.close();
   });
 
@@ -280,6 +290,8 @@ describe('createMcpToolSource', () => {
 
   it('a listing that never answers is given up on after listTimeoutMs, even when the session ignores its signal', async () => {
     const hanging: OpenSession = async () => ({
+      protocolVersion: undefined,
+      verdict: undefined,
       listTools: () => new Promise<never>(() => {}),
       callTool: () => new Promise<never>(() => {}),
       close: async () => {},
@@ -288,5 +300,42 @@ describe('createMcpToolSource', () => {
       signal: signal(),
     });
     expect(set.sources[0]).toMatchObject({ ok: false, error: 'no answer within 50 ms (MCP_LIST_TIMEOUT_MS)' });
+  });
+
+  it('a 2026-07-28 list is kept for its ttlMs when shorter than MCP_TOOLS_TTL_S; 0 lists at every turn', async () => {
+    const { state, open } = fakeServer([sum]);
+    state.era = 'modern';
+    state.ttlMs = 1_000;
+    let t = 0;
+    const source = createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open, now: () => t });
+    await (await source.open({ signal: signal() })).close();
+    t = 999;
+    expect((await source.open({ signal: signal() })).sources[0]).toMatchObject({ cached: true, protocolVersion: '2026-07-28' });
+    t = 1_000;
+    expect((await source.open({ signal: signal() })).sources[0]).toMatchObject({ cached: false });
+    expect(state.lists).toBe(2);
+    state.ttlMs = 0;
+    t = 2_000;
+    await source.open({ signal: signal() });
+    await source.open({ signal: signal() });
+    expect(state.lists).toBe(4);
+  });
+
+  it('what a server speaks is handed to the next connection: a 2026-07-28 verdict always, a 2025 one only while its list is kept', async () => {
+    const modern = fakeServer([sum]);
+    modern.state.era = 'modern';
+    const source = createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: modern.open });
+    await (await source.open({ signal: signal() })).close();
+    const set = await source.open({ signal: signal() });
+    await set.tools[0]!.run({ a: 2, b: 3 }, ctx());
+    expect(modern.state.priors).toEqual([undefined, { kind: 'modern', discover: { supportedVersions: ['2026-07-28'] } }]);
+
+    const legacy = fakeServer([sum]);
+    const kept = createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: legacy.open });
+    await (await kept.open({ signal: signal() })).close();
+    const turn = await kept.open({ signal: signal() });
+    await turn.tools[0]!.run({ a: 2, b: 3 }, ctx());
+    // Listed by probing; the call (its list kept) connects as a 2025 client straight away.
+    expect(legacy.state.priors).toEqual([undefined, { kind: 'legacy' }]);
   });
 });

@@ -1,7 +1,11 @@
 // Tools from MCP servers (MCP_SERVERS) as ordinary `Tool`s, resolved at the start of each turn.
 //
-// Tool lists are kept per isolate for MCP_TOOLS_TTL_S, so a turn usually starts without contacting any
-// server; a notifications/tools/list_changed received while a turn's session is open replaces the kept
+// Tool lists are kept per isolate for MCP_TOOLS_TTL_S, or for less when a 2026-07-28 server's list says
+// so (its ttlMs; 0 lists at every turn), so a turn usually starts without contacting any server. What a
+// server speaks (2026-07-28 or a 2025 revision) is kept too and handed to the next connection (the SDK's
+// `prior`): a call to a 2026-07-28 server whose list is kept costs one request, no handshake. A 2025
+// verdict is kept only while the list is: fetching the list again probes again, so a server that was
+// upgraded is found. A notifications/tools/list_changed received while a turn's session is open replaces the kept
 // list (or marks it stale when the new one could not be fetched). Connections are per turn: a session
 // is opened when the turn first needs the server (to list, or to call) and closed when the turn ends,
 // because workerd does not let one request's I/O serve another's. A server that cannot be listed is left
@@ -17,12 +21,12 @@ import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
 import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
 import { exposedNames, serverPrefix } from './names.ts';
-import { type CallResultLike, mapCallResult } from './result.ts';
-import { isProtocolError, type McpSession, type McpToolInfo, type OpenSession } from './session.ts';
+import { mapCallResult } from './result.ts';
+import { isProtocolError, type McpCallAnswer, type McpSession, type McpToolInfo, type McpToolList, type McpVerdict, type OpenSession } from './session.ts';
 
 export interface McpSourceOptions {
   servers: McpServerConfig[];
-  /** How long a tool list is reused (MCP_TOOLS_TTL_S); 0 lists at every turn. */
+  /** How long a tool list is reused at most (MCP_TOOLS_TTL_S; a server's ttlMs can make it shorter); 0 lists at every turn. */
   ttlMs: number;
   /** Bounds each call, and the handshake of a session a call opens (TOOL_TIMEOUT_MS). */
   timeoutMs: number;
@@ -42,6 +46,10 @@ interface Listing {
   /** Tools left out because the gate cannot read their input schema (past its schema limits), and why. */
   unreadable: Array<{ tool: string; reason: string }>;
   at: number;
+  /** How long it is reused: MCP_TOOLS_TTL_S, or the server's ttlMs when shorter. */
+  ttlMs: number;
+  /** The protocol revision the server spoke when it was listed. */
+  protocolVersion?: string;
   stale: boolean;
 }
 
@@ -64,8 +72,10 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
   const log = options.log ?? ((line) => console.warn(line));
   const open = options.openSession ?? sdkSession;
   const configured = new Set(options.servers.map((s) => s.name));
+  /** What each server speaks, as its last connection found (dropped when its listing fails). */
+  const verdicts = new Map<string, McpVerdict>();
 
-  const remember = (server: McpServerConfig, infos: McpToolInfo[]): Listing => {
+  const remember = (server: McpServerConfig, infos: McpToolInfo[], list: Omit<McpToolList, 'tools'> = {}, protocolVersion?: string): Listing => {
     const allowed = server.tools ? new Set(server.tools) : null;
     const wanted = infos.filter((t) => t.taskSupport !== 'required' && (!allowed || allowed.has(t.name)));
     // A schema past the gate's limits (packages/gate/src/schema/schema-compile.ts) is checked here, once per listing,
@@ -88,21 +98,40 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
       return name ? [{ name, description: sanitiseDescription(info.description), info }] : [];
     });
     const offered = new Set(tools.map((t) => t.info.name));
-    const listing: Listing = { tools, notOffered: (server.tools ?? []).filter((t) => !offered.has(t)), unreadable, at: now(), stale: false };
+    // A server's cacheScope does not matter here: Rebound reaches each server with one credential (MCP_SERVERS
+    // headers), so every turn is the same authorisation context.
+    const ttlMs = list.ttlMs === undefined ? options.ttlMs : Math.min(options.ttlMs, list.ttlMs);
+    const listing: Listing = {
+      tools,
+      notOffered: (server.tools ?? []).filter((t) => !offered.has(t)),
+      unreadable,
+      at: now(),
+      ttlMs,
+      ...(protocolVersion ? { protocolVersion } : {}),
+      stale: false,
+    };
     listings.set(server.name, listing);
     return listing;
   };
 
-  const fresh = (listing: Listing | undefined): listing is Listing => !!listing && !listing.stale && now() - listing.at < options.ttlMs;
+  const fresh = (listing: Listing | undefined): listing is Listing => !!listing && !listing.stale && now() - listing.at < listing.ttlMs;
 
   return {
     async open({ signal }): Promise<ToolSet> {
-      const sessions = new TurnSessions(open, options.timeoutMs, (server, tools) => {
-        if (tools) remember(server, tools);
-        else {
-          const kept = listings.get(server.name);
-          if (kept) kept.stale = true;
-        }
+      const sessions = new TurnSessions(open, options.timeoutMs, {
+        toolsChanged: (server, tools) => {
+          if (tools) remember(server, tools, {}, listings.get(server.name)?.protocolVersion);
+          else {
+            const kept = listings.get(server.name);
+            if (kept) kept.stale = true;
+          }
+        },
+        // A 2025 verdict is used only while the server's list is kept: listing again probes again.
+        prior: (server, listing) => {
+          const verdict = verdicts.get(server.name);
+          return verdict?.kind === 'legacy' && listing ? undefined : verdict;
+        },
+        spoke: (server, verdict) => (verdict ? verdicts.set(server.name, verdict) : verdicts.delete(server.name)),
       });
       const byName = new Map<string, string>();
       const results = await Promise.all(
@@ -119,13 +148,16 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
             try {
               listing = remember(
                 server,
-                await within(options.listTimeoutMs, signal, async (listSignal) => {
-                  const session = await sessions.get(server, listSignal);
-                  return session.listTools({ signal: listSignal, timeoutMs: options.listTimeoutMs });
-                }),
+                ...(await within(options.listTimeoutMs, signal, async (listSignal) => {
+                  const session = await sessions.get(server, listSignal, { listing: true });
+                  const { tools, ...list } = await session.listTools({ signal: listSignal, timeoutMs: options.listTimeoutMs });
+                  return [tools, list, session.protocolVersion] as const;
+                })),
               );
               down.delete(server.name);
             } catch (err) {
+              // The verdict may be what failed (a server that no longer speaks 2026-07-28): the next listing probes.
+              verdicts.delete(server.name);
               const error = describeError(err);
               const waitedMs = known ? Math.min(known.waitedMs * 2, DOWN_RETRY_MAX_MS) : DOWN_RETRY_FIRST_MS;
               const retryAt = now() + waitedMs;
@@ -146,7 +178,7 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
               annotations: info.annotations ?? {},
               origin: { server: server.name, tool: info.name },
               ...(server.needsApproval ? { needsApproval: true } : {}),
-              run: (args, ctx) => sessions.call(server, info.name, args, ctx.signal, ctx.traceHeaders),
+              run: (args, ctx) => sessions.call(server, info, args, ctx.signal, ctx.traceHeaders),
             };
           });
           const { notOffered, unreadable } = listing!;
@@ -157,6 +189,7 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
               ok: true,
               tools: tools.length,
               cached,
+              ...(listing!.protocolVersion ? { protocolVersion: listing!.protocolVersion } : {}),
               ...(notOffered.length ? { notOffered } : {}),
               ...(unreadable.length ? { unreadable } : {}),
             },
@@ -187,14 +220,29 @@ class TurnSessions {
   constructor(
     private readonly open: OpenSession,
     private readonly timeoutMs: number,
-    private readonly onToolsChanged: (server: McpServerConfig, tools: McpToolInfo[] | null) => void,
+    private readonly hooks: {
+      toolsChanged(server: McpServerConfig, tools: McpToolInfo[] | null): void;
+      /** What to connect with (`listing`: the session is opened to fetch the list). */
+      prior(server: McpServerConfig, listing: boolean): McpVerdict | undefined;
+      /** What the server was found to speak. */
+      spoke(server: McpServerConfig, verdict: McpVerdict | undefined): void;
+    },
   ) {}
 
-  get(server: McpServerConfig, signal: AbortSignal): Promise<McpSession> {
+  get(server: McpServerConfig, signal: AbortSignal, { listing = false } = {}): Promise<McpSession> {
     if (this.closed) return Promise.reject(new Error('the turn has ended'));
     let session = this.sessions.get(server.name);
     if (!session) {
-      session = this.open(server, { signal, timeoutMs: this.timeoutMs, onToolsChanged: (tools) => this.onToolsChanged(server, tools) });
+      const prior = this.hooks.prior(server, listing);
+      session = this.open(server, {
+        signal,
+        timeoutMs: this.timeoutMs,
+        ...(prior ? { prior } : {}),
+        onToolsChanged: (tools) => this.hooks.toolsChanged(server, tools),
+      }).then((opened) => {
+        this.hooks.spoke(server, opened.verdict);
+        return opened;
+      });
       this.sessions.set(server.name, session);
       // A failed handshake is forgotten, so the next call tries again (the server may be back).
       session.catch(() => this.forget(server, session!));
@@ -202,7 +250,8 @@ class TurnSessions {
     return session;
   }
 
-  async call(server: McpServerConfig, tool: string, args: Record<string, unknown>, signal: AbortSignal, trace?: Record<string, string>): Promise<unknown> {
+  async call(server: McpServerConfig, info: McpToolInfo, args: Record<string, unknown>, signal: AbortSignal, trace?: Record<string, string>): Promise<unknown> {
+    const tool = info.name;
     let session: McpSession;
     try {
       session = await this.get(server, signal);
@@ -211,9 +260,9 @@ class TurnSessions {
         cause: err,
       });
     }
-    let result: CallResultLike;
+    let answer: McpCallAnswer;
     try {
-      result = await session.callTool(tool, args, { signal, timeoutMs: this.timeoutMs, trace });
+      answer = await session.callTool(tool, args, { signal, timeoutMs: this.timeoutMs, trace, tool: info });
     } catch (err) {
       if (isProtocolError(err)) throw new Error(`the MCP server "${server.name}" refused the call: ${describeError(err)}`, { cause: err });
       // The connection is gone: drop the session so that the next call connects afresh.
@@ -223,7 +272,12 @@ class TurnSessions {
         cause: err,
       });
     }
-    const mapped = mapCallResult(result);
+    if (answer.kind === 'input_required') {
+      throw new Error(
+        `the MCP server "${server.name}" asked the person for input before it would run the tool, and this turn cannot ask. Continue without this tool.`,
+      );
+    }
+    const mapped = mapCallResult(answer.result);
     if (!mapped.ok) throw new Error(mapped.error);
     return mapped.value;
   }

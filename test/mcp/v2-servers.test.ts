@@ -1,0 +1,75 @@
+// MCP's current revision (2026-07-28) against servers built with the v2 SDK (@modelcontextprotocol/server,
+// test/support/mcp-v2-servers.ts): one in the SDK's default posture (it also serves 2025 clients) and one
+// that rejects them (legacy: 'reject'). Rebound lists both, runs get_sum through the gate, and speaks
+// 2026-07-28 to both: server/discover, then requests that carry their version in _meta; never initialize.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { mcpToolSource } from '../../src/tools/mcp/index.ts';
+import { type RunningV2, startV2Server } from '../support/mcp-v2-servers.ts';
+import { scriptedApps } from '../support/scripted-app.ts';
+import { lastToolResult, type Script } from '../support/scripted-openai.ts';
+import { chat, type SseEvent } from '../support/sse-client.ts';
+
+let open: RunningV2;
+let strict: RunningV2;
+
+beforeAll(async () => {
+  open = await startV2Server({ name: 'shop' });
+  strict = await startV2Server({ name: 'strict-shop', legacy: 'reject' });
+}, 30_000);
+afterAll(async () => {
+  await open?.stop();
+  await strict?.stop();
+});
+const start = scriptedApps({ MODEL_RETRIES: '0' });
+
+async function setup(script: Script) {
+  return start(script, {
+    env: {
+      MCP_SERVERS: JSON.stringify([
+        { name: 'shop', url: open.url },
+        { name: 'strict', url: strict.url },
+      ]),
+    },
+    deps: (vars) => ({ toolSource: mcpToolSource(loadConfig(vars)) }),
+  });
+}
+
+const results = (events: SseEvent[]) => events.filter((e) => e.event === 'tool_result').map((e) => e.data as Record<string, any>);
+
+describe('2026-07-28 servers built with the v2 SDK', () => {
+  it('lists both servers’ tools, repairs get_sum {"a":"2","b":3} to 5 on each, and speaks 2026-07-28 to both (no initialize)', async () => {
+    const { upstream, app } = await setup((_req, i) =>
+      i === 0
+        ? {
+            toolCalls: [
+              { id: 'c1', name: 'shop__get_sum', arguments: '{"a":"2","b":3}' },
+              { id: 'c2', name: 'strict__get_sum', arguments: '{"a":"2","b":3}' },
+            ],
+          }
+        : { text: 'Both say 5.' },
+    );
+    const listed = (await (await fetch(`${app.url}/v1/tools`)).json()) as { tools: Array<{ name: string }>; servers: Array<Record<string, unknown>> };
+    expect(listed.tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['shop__get_sum', 'shop__confirm_order', 'strict__get_sum', 'strict__confirm_order']),
+    );
+    expect(listed.servers).toEqual([
+      expect.objectContaining({ server: 'shop', ok: true, protocolVersion: '2026-07-28' }),
+      expect.objectContaining({ server: 'strict', ok: true, protocolVersion: '2026-07-28' }),
+    ]);
+
+    const res = await chat(app.url, { message: 'add 2 and 3 twice' });
+    const [a, b] = results(res.events);
+    for (const r of [a, b]) expect(r).toMatchObject({ verdict: 'repaired', ok: true, result: { sum: 5 } });
+    expect(JSON.stringify(lastToolResult(upstream.requests[1]!))).toContain('"sum":5');
+    for (const server of [open, strict]) {
+      expect(server.toolCalls('get_sum')).toEqual([expect.objectContaining({ arguments: { a: 2, b: 3 }, protocolVersion: '2026-07-28' })]);
+      const methods = server.received.map((m) => m.method);
+      expect(methods).not.toContain('initialize');
+      expect(methods[0]).toBe('server/discover');
+      // Probed once: the turn's connection took the kept verdict (ConnectOptions.prior), no second probe.
+      expect(methods.filter((m) => m === 'server/discover')).toHaveLength(1);
+      for (const m of server.received) expect(m.protocolVersion).toBe('2026-07-28');
+    }
+  }, 30_000);
+});
