@@ -38,7 +38,7 @@ describe('chat page (harness)', () => {
     const repaired = page.locator('.tool[data-verdict="repaired"]');
     await repaired.waitFor();
     expect(await repaired.locator('.repairs').textContent()).toContain('$.max_lines');
-    await page.locator('.turn-end').waitFor();
+    await turnEnd(page).waitFor();
     const answer = await page.locator('.msg.assistant').last().textContent();
     expect(answer).toContain('The bug was an off-by-one <b>in</b> the tokenizer'); // as text, not markup
     expect(await page.locator('.msg.assistant b').count()).toBe(0);
@@ -58,6 +58,8 @@ const answerOf = (page: Page) =>
     .allTextContents()
     .then((t) => t.join(''));
 const turnIdOf = (page: Page) => page.evaluate(() => (JSON.parse(localStorage.getItem('rebound.turn') ?? 'null') as { turnId: string } | null)?.turnId);
+/** The footer of the page's newest turn (the history's turns above it keep theirs). */
+const turnEnd = (page: Page) => page.locator('.msg.assistant').last().locator('.turn-end');
 const notLoadErrors = (errors: string[]) => errors.filter((e) => !e.includes('Failed to load resource'));
 
 async function sendMessage(page: Page, text: string) {
@@ -80,9 +82,9 @@ describe('connection indicator and resume (harness)', () => {
     expect(await page.locator('#conn').textContent()).toBe('reconnecting…');
     expect(await page.locator('.notice.error').count()).toBe(0); // a reconnect is not an error
     await screenshot(page, 'harness-reconnecting');
-    await page.locator('.turn-end').waitFor({ timeout: 15_000 });
+    await turnEnd(page).waitFor({ timeout: 15_000 });
     expect(await answerOf(page)).toBe('Thinking hard. Almost there, and done.');
-    expect(await page.locator('.turn-end').textContent()).toMatch(/^done · /);
+    expect(await turnEnd(page).textContent()).toMatch(/^done · /);
     expect(await page.locator('.notice').count()).toBe(0);
     expect(await page.locator('#conn').getAttribute('data-state')).toBe('idle');
     expect(await page.locator('#send').isEnabled()).toBe(true);
@@ -96,7 +98,7 @@ describe('connection indicator and resume (harness)', () => {
   it('draws an event the server repeats on resume only once', async () => {
     const { page, errors } = await open('/');
     await sendMessage(page, 'drop, then overlap');
-    await page.locator('.turn-end').waitFor({ timeout: 15_000 });
+    await turnEnd(page).waitFor({ timeout: 15_000 });
     expect(await answerOf(page)).toBe('One two three four five six.');
     expect(notLoadErrors(errors)).toEqual([]);
     await page.close();
@@ -110,9 +112,9 @@ describe('stop and reload (harness)', () => {
     await page.waitForFunction(() => (document.querySelector('.msg.assistant.streaming .answer')?.textContent ?? '').includes('word5 '));
     const turnId = await turnIdOf(page);
     await page.click('#stop');
-    await page.locator('.turn-end').waitFor();
+    await turnEnd(page).waitFor();
     expect(stub.seen.stops).toContain(turnId);
-    expect(await page.locator('.turn-end').textContent()).toMatch(/^aborted · /);
+    expect(await turnEnd(page).textContent()).toMatch(/^aborted · /);
     expect(await page.locator('.notice.stopped').textContent()).toBe('Stopped. The turn was cancelled on the server.');
     expect(await answerOf(page)).not.toContain('word199');
     expect(await page.locator('#send').isEnabled()).toBe(true);
@@ -130,7 +132,7 @@ describe('stop and reload (harness)', () => {
     await page.reload();
     await page.locator('.msg.assistant.streaming').waitFor();
     expect(await page.locator('#stop').isEnabled()).toBe(true);
-    await page.locator('.turn-end').waitFor({ timeout: 15_000 });
+    await turnEnd(page).waitFor({ timeout: 15_000 });
     const whole = Array.from({ length: 200 }, (_, i) => `word${i} `).join('');
     expect(await answerOf(page)).toBe(whole);
     expect(await page.locator('.msg.user').allTextContents()).toEqual(['Youslow']);
