@@ -72,4 +72,23 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
       for (const m of server.received) expect(m.protocolVersion).toBe('2026-07-28');
     }
   }, 30_000);
+
+  it('a result that does not match the tool’s outputSchema is an execution error the model reads, and the loop goes on', async () => {
+    const { upstream, app } = await setup((_req, i) =>
+      i === 0 ? { toolCalls: [{ id: 't1', name: 'shop__get_total', arguments: '{}' }] } : { text: 'The total could not be read.' },
+    );
+    const res = await chat(app.url, { message: 'what is the total?' });
+    expect(results(res.events)[0]).toMatchObject({
+      name: 'shop__get_total',
+      verdict: 'pass',
+      category: 'execution_error',
+      ok: false,
+      error: expect.stringContaining('does not match the output schema of "get_total"'),
+    });
+    const told = JSON.stringify(lastToolResult(upstream.requests[1]!));
+    expect(told).toMatch(/total.*number/);
+    expect(told).not.toContain('"total":"5"');
+    expect(res.events.at(-1)!.data).toMatchObject({ reason: 'completed' });
+    expect(open.toolCalls('get_total')).toHaveLength(1);
+  }, 30_000);
 });

@@ -3,7 +3,7 @@
 // served with @hono/node-server on loopback, behind the recording proxy of mcp-servers.ts). Two
 // postures: the SDK's default, which also serves 2025 clients per request (legacy: 'stateless'), and
 // one that rejects them (legacy: 'reject': -32022 to initialize). Tools: `get_sum` (an outputSchema
-// {sum}) and `confirm_order`, which asks the person "Order mug?" (elicitation through input_required,
+// {sum}), `get_total` (whose result does not match its outputSchema) and `confirm_order`, which asks the person "Order mug?" (elicitation through input_required,
 // with a requestState it checks on the way back) and answers "ordered mug" once confirmed.
 import { serve } from '@hono/node-server';
 import { acceptedContent, createMcpHandler, inputRequired, inputResponse, McpServer } from '@modelcontextprotocol/server';
@@ -37,6 +37,24 @@ export async function startV2Server(options: { legacy?: 'stateless' | 'reject'; 
         annotations: { readOnlyHint: true },
       },
       async ({ a, b }) => ({ content: [{ type: 'text', text: `The sum of ${a} and ${b} is ${a + b}.` }], structuredContent: { sum: a + b } }),
+    );
+    // A server whose own check is lax (a Standard Schema that accepts anything but advertises {total: number})
+    // and whose tool answers {total: "5"}: what Rebound's check of structuredContent is for.
+    const laxTotal = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'rebound-test',
+        validate: (value: unknown) => ({ value: value as { total: number } }),
+        jsonSchema: {
+          input: () => ({ type: 'object', properties: { total: { type: 'number' } }, required: ['total'] }),
+          output: () => ({ type: 'object', properties: { total: { type: 'number' } }, required: ['total'] }),
+        },
+      },
+    };
+    mcp.registerTool(
+      'get_total',
+      { description: 'Returns the total of the basket', inputSchema: z.object({}), outputSchema: laxTotal, annotations: { readOnlyHint: true } },
+      async () => ({ content: [{ type: 'text', text: 'The total is 5.' }], structuredContent: { total: '5' } as unknown as { total: number } }),
     );
     mcp.registerTool(
       'confirm_order',

@@ -338,4 +338,26 @@ describe('createMcpToolSource', () => {
     // Listed by probing; the call (its list kept) connects as a 2025 client straight away.
     expect(legacy.state.priors).toEqual([undefined, { kind: 'legacy' }]);
   });
+
+  it('a tool with an outputSchema: a fitting structuredContent is the value, a misfit or a missing one is an error', async () => {
+    const withOutput: McpToolInfo = { ...sum, outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] } };
+    const answers = [{ sum: 5 }, { sum: '5' }, undefined];
+    const open: OpenSession = async () => ({
+      protocolVersion: '2026-07-28',
+      verdict: undefined,
+      listTools: async () => ({ tools: [withOutput] }),
+      callTool: async () => {
+        const structuredContent = answers.shift();
+        return { kind: 'result', result: { content: [{ type: 'text', text: 'five' }], ...(structuredContent ? { structuredContent } : {}) } };
+      },
+      close: async () => {},
+    });
+    const set = await createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open }).open({
+      signal: signal(),
+    });
+    const run = () => set.tools[0]!.run({ a: 2, b: 3 }, ctx());
+    expect(await run()).toEqual({ sum: 5 });
+    await expect(run()).rejects.toThrow(/does not match the output schema of "get-sum": \$\.sum: .*number/);
+    await expect(run()).rejects.toThrow(/sent no structuredContent/);
+  });
 });

@@ -22,6 +22,7 @@ import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
 import { exposedNames, serverPrefix } from './names.ts';
 import { mapCallResult } from './result.ts';
+import { outputProblems } from './validator.ts';
 import { isProtocolError, type McpCallAnswer, type McpSession, type McpToolInfo, type McpToolList, type McpVerdict, type OpenSession } from './session.ts';
 
 export interface McpSourceOptions {
@@ -279,6 +280,19 @@ class TurnSessions {
     }
     const mapped = mapCallResult(answer.result);
     if (!mapped.ok) throw new Error(mapped.error);
+    if (info.outputSchema) {
+      // The gate's rule for arguments, applied to the result: what does not fit is not handed on as if it did.
+      const { structuredContent } = answer.result;
+      const problem =
+        structuredContent === undefined
+          ? 'it sent no structuredContent, though the tool declares an output schema'
+          : outputProblems(info.outputSchema, structuredContent);
+      if (problem !== null) {
+        throw new Error(
+          `the MCP server "${server.name}" answered with a result that does not match the output schema of "${tool}": ${problem}. The result was not used: call the tool again, or continue without it.`,
+        );
+      }
+    }
     return mapped.value;
   }
 
