@@ -105,6 +105,7 @@ describe('one server per data folder', () => {
     const first = await start(dataDir);
     const holder = holderOf(dataDir);
     expect(holder).toMatchObject({ port: portOf(first), host: hostname() });
+    expect(first.log()).toContain(`gateway: POST /v1/chat/completions → ${model.url}`);
     expect((await turn(first, 'before')).text).toBe('All done here.');
     const before = await quiet(dataDir);
 

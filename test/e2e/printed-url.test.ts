@@ -40,6 +40,8 @@ describe('npm start, then the printed URL', () => {
     const token = readFileSync(join(dataDir, 'pglite', 'local-token'), 'utf8').trim();
     const printed = /chat: (\S+)/.exec(server.log())?.[1];
     expect(printed).toBe(`${server.baseUrl}/?token=${token}`);
+    // No upstream key: the banner says what the gateway answers and what to set, not an upstream it cannot reach.
+    expect(server.log()).toContain('gateway: not configured (POST /v1/chat/completions answers 503 gateway_not_configured): set OPENAI_API_KEY');
 
     await page.goto(printed!);
     await page.locator('#demo').waitFor({ state: 'visible' });
