@@ -23,7 +23,7 @@ export function describeOpenFailure(dataDir: string, error: string, check: Catal
       check.checked
         ? "amcheck finds its catalog sound, so the cause is likely elsewhere: a full disk, the folder's permissions, or a folder made by another PGlite version."
         : `It could not be checked further (${check.why}).`,
-      `Fix what the error names and start again. If it still does not open: ${moveAside}`,
+      `Fix what the error names and start again. If it still does not open: ${moveAside[0]!.toLowerCase()}${moveAside.slice(1)}`,
     );
   }
   return lines.join('\n');

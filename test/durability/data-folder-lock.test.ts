@@ -140,6 +140,23 @@ describe('one server per data folder', () => {
     }
   });
 
+  it('a database that does not open: what happened and what to do, moving the folder aside with what that loses; nothing deleted', {
+    timeout: 120_000,
+  }, async () => {
+    const dataDir = join(dir, 'unopenable', 'pglite');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, 'PG_VERSION'), '99\n'); // a folder no PGlite of ours can open
+    const r = await runToExit({ DATA_DIR: dataDir, PORT: String(await freePort()) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`The embedded database in ${dataDir} did not open: `);
+    expect(r.stderr).toContain('Fix what the error names and start again');
+    expect(r.stderr).toContain(`move the folder aside (do not delete it): mv ${dataDir} ${dataDir}.damaged-`);
+    expect(r.stderr).toContain('the sessions, turns, messages, approvals and dashboard activity of the old one are not in it');
+    expect(r.stderr).not.toMatch(/\brm\b|\n\s+at /);
+    expect(readFileSync(join(dataDir, 'PG_VERSION'), 'utf8')).toBe('99\n');
+    expect(existsSync(join(dataDir, LOCK_FILE)), 'its lock is released on the way out').toBe(false);
+  });
+
   it('stopped and started again on its folder, the server opens it with its history', { timeout: 300_000 }, async () => {
     const dataDir = join(dir, 'restart', 'pglite');
     let server = await start(dataDir);
