@@ -28,6 +28,7 @@ import { openLocalDeps } from '../src/entries/local.ts';
 import { createApp } from '../src/http/app.ts';
 import { noAuth, type AppDeps } from '../src/http/deps.ts';
 import { createModel } from '../src/model/index.ts';
+import { nodeFetch } from '../src/entries/node-fetch.ts';
 import { createMemoryStorage } from '../src/store/memory.ts';
 import { defaultTools } from '../functions/index.ts';
 import { LiveTurns } from '../src/turns/live-turns.ts';
@@ -60,7 +61,15 @@ if (store === 'pglite') {
   // Activity rows are counted and dropped: this variant measures the stream, not a sink.
   let rows = 0;
   const activity: ActivityWriter = { recordCall: () => void rows++, recordTurn: () => void rows++, flush: async () => ({ written: rows, dropped: 0 }) };
-  deps = { config, model: createModel(config), storage: createMemoryStorage(), activity, tools: defaultTools, auth: noAuth, singleInstance: true };
+  deps = {
+    config,
+    model: createModel(config, { fetch: nodeFetch }),
+    storage: createMemoryStorage(),
+    activity,
+    tools: defaultTools,
+    auth: noAuth,
+    singleInstance: true,
+  };
 }
 // bench:turn-memory lets finished turns go sooner than npm start's 60 s, to see what stays once they have gone.
 if (process.env.LIVE_TURN_RETAIN_MS) deps = { ...deps, placement: new LiveTurns({ retainMs: Number(process.env.LIVE_TURN_RETAIN_MS) }) };

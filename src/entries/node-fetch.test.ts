@@ -1,0 +1,121 @@
+// nodeFetch against Node's fetch on the same real upstreams (the scripted server, a gzip server, a
+// closed port): what chat-post.ts and its readers see must not depend on which one the entry picked.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedOpenAI, type ScriptedServer } from '../../test/support/scripted-openai.ts';
+import { postChat, readBounded } from '../model/chat-post.ts';
+import { nodeFetch } from './node-fetch.ts';
+import { OpenAIModel } from '../model/openai.ts';
+import { ModelError, type ModelEvent } from '../model/types.ts';
+
+const words = Array.from({ length: 300 }, (_, i) => `w${i} `).join('');
+let upstream: ScriptedServer;
+let gzipUrl: string;
+let closeGzip: () => void;
+beforeAll(async () => {
+  upstream = await startScriptedOpenAI((request) => {
+    const message = request.messages.at(-1)?.content;
+    if (message === 'slow headers') return { text: 'late', headersAfterMs: 2_000 };
+    if (message === 'slow body') return { text: words, delayMs: 20 };
+    if (message === 'fail') return { status: 429, message: 'slow down' };
+    return { text: words };
+  });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('compressed answer'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  gzipUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  closeGzip = () => server.close();
+});
+afterAll(async () => {
+  await upstream.close();
+  closeGzip();
+});
+
+const signal = () => new AbortController().signal;
+const endpoint = (fetch: typeof globalThis.fetch, timeoutMs = 1_000) => ({ baseURL: upstream.url, apiKey: 'sk-test', timeoutMs, fetch });
+const ask = (content: string) => ({ model: 'm', stream: true, messages: [{ role: 'user', content }] });
+
+describe.each([
+  ['fetch', fetch],
+  ['nodeFetch', nodeFetch],
+])('%s', (_name, fetchFn) => {
+  it('streams the answer: status, content-type, and the events the model reads from it', async () => {
+    const model = new OpenAIModel({ apiKey: 'sk-test', baseURL: upstream.url, model: 'm', fetch: fetchFn });
+    const events: ModelEvent[] = [];
+    for await (const e of model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto', signal: signal() })) events.push(e);
+    const text = events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('');
+    expect(text).toBe(words);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+    const posted = await postChat(endpoint(fetchFn), ask('hi'), { signal: signal() });
+    if (posted.kind !== 'response') throw new Error(posted.kind);
+    expect(posted.response.status).toBe(200);
+    expect(posted.response.headers.get('content-type')).toBe('text/event-stream');
+    const body = await posted.response.text();
+    expect(body.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(Buffer.byteLength(body)).toBe(upstream.sentBytes.at(-1));
+  });
+
+  it('an error status with its body and headers', async () => {
+    const posted = await postChat(endpoint(fetchFn), ask('fail'), { signal: signal() });
+    if (posted.kind !== 'response') throw new Error(posted.kind);
+    expect(posted.response.status).toBe(429);
+    expect(posted.response.ok).toBe(false);
+    expect(JSON.parse((await readBounded(posted.response, 1 << 16)).text)).toMatchObject({ error: { message: 'slow down' } });
+  });
+
+  it('a closed port is unreachable, naming the cause; no headers in time is a timeout', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const refused = await postChat({ ...endpoint(fetchFn), baseURL: `http://127.0.0.1:${port}/v1` }, ask('hi'), { signal: signal() });
+    expect(refused).toMatchObject({ kind: 'unreachable', message: expect.stringContaining('ECONNREFUSED') });
+    expect(await postChat(endpoint(fetchFn, 100), ask('slow headers'), { signal: signal() })).toEqual({ kind: 'timeout' });
+  });
+
+  it("the caller's abort mid-body ends the body and the upstream's request", async () => {
+    const controller = new AbortController();
+    const posted = await postChat(endpoint(fetchFn), ask('slow body'), { signal: controller.signal });
+    if (posted.kind !== 'response') throw new Error(posted.kind);
+    const reader = posted.response.body!.getReader();
+    await reader.read();
+    const aborted = upstream.waitForAbort();
+    controller.abort(new Error('the turn stopped'));
+    await expect(async () => {
+      for (;;) if ((await reader.read()).done) break;
+    }).rejects.toThrow();
+    await aborted;
+  });
+
+  it('a gzip body is decoded (its headers as they came)', async () => {
+    const response = await fetchFn(gzipUrl, { method: 'GET', headers: { accept: 'text/plain' } });
+    expect(await response.text()).toBe('compressed answer');
+    expect(response.headers.get('content-encoding')).toBe('gzip');
+  });
+});
+
+describe('nodeFetch', () => {
+  it('a body that breaks off mid-stream fails the read (a retryable ModelError for the model)', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"index":0,"delta":{"content":"half"}}]}\n\n');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const model = new OpenAIModel({ apiKey: 'k', baseURL, model: 'm', fetch: nodeFetch });
+    const error = await (async () => {
+      try {
+        for await (const _ of model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto', signal: signal() }));
+      } catch (err) {
+        return err;
+      }
+    })();
+    server.close();
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).retryable).toBe(true);
+  });
+});
