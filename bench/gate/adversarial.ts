@@ -169,6 +169,9 @@ function families(tree: string[]): Family[] {
     { name: 'debris, then a call', layer: 'text-calls', make: (n) => text(framed('', '<|im_end|> ', validCall, n)) },
     { name: 'code spans and fences', layer: 'text-calls', make: (n) => text(fill('`a` ```\n> {"b"\n', n)) },
     { name: 'lead-in, a call last', layer: 'text-calls', make: (n) => text(framed('', 'Let me read: ', validCall, n)) },
+    // Issue 29: what follows each call taken from markup is read for an ask, up to the next call.
+    { name: 'calls, each then closers', layer: 'text-calls', make: (n) => text(fill(`<tool_call>${validCall}</tool_call>\nAnything else? Did I help?\n`, n)) },
+    { name: 'a call, then questions', layer: 'text-calls', make: (n) => text(framed(`<tool_call>${validCall}</tool_call>\n`, 'Anything else? ', '', n)) },
     {
       name: 'deep nesting',
       layer: 'text-calls',
