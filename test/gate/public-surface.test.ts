@@ -63,7 +63,7 @@ function readChangelog(text: string): Section[] {
 function addUp(sections: Section[]): Surface {
   const surface: Surface = new Map();
   const [first, ...later] = [...sections].reverse();
-  if (!first || !first.lists.some((l) => l.kind === 'surface')) throw new Error('CHANGELOG: the oldest section lists the whole Public surface');
+  if (!first?.lists.some((l) => l.kind === 'surface')) throw new Error('CHANGELOG: the oldest section lists the whole Public surface');
   for (const section of [first, ...later]) {
     for (const { kind, specifier, names } of section.lists) {
       const set = surface.get(specifier) ?? new Set<string>();

@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 
 /** Comments out, strings and template literals kept (a `//` inside a string is not a comment). */
 function withoutComments(code: string): string {
-  return code.replace(/('(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`)|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (m, str: string | undefined) => str ?? '');
+  return code.replace(/('(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`)|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (_m, str: string | undefined) => str ?? '');
 }
 
 const DECLARATION =
