@@ -71,8 +71,18 @@ export function forgetTurn(turnId) {
  * @returns {Record<string, Remembered>}
  */
 export function rememberedCalls(storage) {
+  return /** @type {Record<string, Remembered>} */ (storedObject(storage, CALLS_KEY));
+}
+
+/**
+ * The JSON object kept under `key`; anything else (nothing, not JSON, not an object) is an empty one.
+ * @param {Storage} storage
+ * @param {string} key
+ * @returns {Record<string, unknown>}
+ */
+function storedObject(storage, key) {
   try {
-    const raw = storage.getItem(CALLS_KEY);
+    const raw = storage.getItem(key);
     const parsed = raw === null ? null : JSON.parse(raw);
     return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
   } catch {
@@ -118,7 +128,7 @@ export function rememberedTurnEnds(storage, session) {
   if (!session) return {};
   /** @type {Record<number, string>} */
   const ends = {};
-  for (const [key, text] of Object.entries(storedTurnEnds(storage))) {
+  for (const [key, text] of Object.entries(storedObject(storage, TURN_ENDS_KEY))) {
     const [s, n] = key.split('#');
     if (s === session && typeof text === 'string') ends[Number(n)] = text;
   }
@@ -134,7 +144,7 @@ export function rememberedTurnEnds(storage, session) {
  */
 export function rememberTurnEnd(storage, session, ordinal, text) {
   if (!session || ordinal < 1) return;
-  const ends = storedTurnEnds(storage);
+  const ends = storedObject(storage, TURN_ENDS_KEY);
   const key = `${session}#${ordinal}`;
   delete ends[key];
   ends[key] = text;
@@ -143,16 +153,5 @@ export function rememberTurnEnd(storage, session, ordinal, text) {
     storage.setItem(TURN_ENDS_KEY, JSON.stringify(Object.fromEntries(keys.map((k) => [k, ends[k]]))));
   } catch {
     // Storage full or blocked: the footer shows until the next reload only.
-  }
-}
-
-/** @param {Storage} storage @returns {Record<string, unknown>} */
-function storedTurnEnds(storage) {
-  try {
-    const raw = storage.getItem(TURN_ENDS_KEY);
-    const parsed = raw === null ? null : JSON.parse(raw);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
-  } catch {
-    return {};
   }
 }
