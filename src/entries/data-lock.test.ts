@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireDataLock, describeRefusal, LOCK_FILE, type LockHolder } from './data-lock.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { acquireDataLock, describeRefusal, HEARTBEAT_MS, LOCK_FILE, type LockHolder, STALE_AFTER_MS } from './data-lock.ts';
 import { describeOpenFailure } from './open-failure.ts';
 import { catalogIndexIn } from '../store/pglite-damage.ts';
 
@@ -39,18 +39,44 @@ describe('acquireDataLock', () => {
     expect(lockOf()).toEqual(other);
   });
 
-  it('takes over a lock whose pid is not running here; never judges one from another machine', () => {
+  it('takes over a lock whose pid is not running here; one from another machine only once it went untouched for STALE_AFTER_MS', () => {
     write({ pid: 4242, port: 8787, host: 'here', startedAt: '2026-01-01T00:00:00Z' });
     const r = acquireDataLock(dir, 8790, { host: 'here', running: () => false });
     expect(r).toMatchObject({ ok: true, tookOver: { pid: 4242, port: 8787 } });
     expect(lockOf().pid).toBe(process.pid);
+    if (r.ok) r.lock.release();
 
-    rmSync(join(dir, LOCK_FILE));
+    rmSync(join(dir, LOCK_FILE), { force: true });
     write({ pid: 4242, port: 8787, host: 'elsewhere', startedAt: '2026-01-01T00:00:00Z' });
     const refused = acquireDataLock(dir, 8790, { host: 'here', running: () => false });
     expect(refused).toMatchObject({ ok: false, reason: 'held', holder: { host: 'elsewhere' } });
     if (refused.ok) return;
-    expect(describeRefusal(dir, refused)).toContain('pid 4242 on the machine elsewhere, port 8787');
+    expect(describeRefusal(dir, refused)).toContain(
+      `pid 4242 on the machine elsewhere (its lock is stale once untouched for ${STALE_AFTER_MS / 1000} s), port 8787`,
+    );
+    // Its pid is never asked about (it means nothing here); its age is what counts.
+    const later = Date.now() + STALE_AFTER_MS + 1_000;
+    const taken = acquireDataLock(dir, 8790, { host: 'here', running: () => true, now: later, heartbeat: false });
+    expect(taken).toMatchObject({ ok: true, tookOver: { pid: 4242, host: 'elsewhere' } });
+    if (taken.ok) taken.lock.release();
+  });
+
+  it('a holder touches its lock every HEARTBEAT_MS while it holds it, and stops once released', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    try {
+      const r = acquireDataLock(dir, 8787, { host: 'here' });
+      if (!r.ok) throw new Error('not taken');
+      const file = join(dir, LOCK_FILE);
+      const old = new Date(Date.now() - 3_600_000);
+      utimesSync(file, old, old);
+      vi.advanceTimersByTime(HEARTBEAT_MS);
+      expect(statSync(file).mtimeMs).toBeGreaterThan(old.getTime() + 3_000_000);
+      r.lock.release();
+      expect(existsSync(file)).toBe(false);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a lock file it cannot read is refused, naming it, and left as it is', () => {

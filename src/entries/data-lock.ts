@@ -5,13 +5,18 @@
 // second server on the folder refuses, naming the holder, having written nothing.
 // The lock is made whole or not at all: its content ({pid, port, host, startedAt}) is written to a file
 // of this process's own, then hard-linked to the lock's name, which fails when the name exists. A lock
-// whose process is gone (kill -9, a crash, a reboot) is stale and taken over: its pid is not running on
-// this machine. One on another machine (a shared volume) is never judged from here.
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+// whose process is gone (kill -9, a crash, a reboot) is stale and taken over: on this machine, its pid is
+// not running; written on another one (a shared volume, a container started anew with another host name),
+// whose pids mean nothing here, its holder has not touched it for STALE_AFTER_MS (a holder touches it every
+// HEARTBEAT_MS).
+import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 export const LOCK_FILE = 'rebound.lock';
+/** How often a holder touches its lock, and how long another machine's lock may go untouched before it is stale. */
+export const HEARTBEAT_MS = 10_000;
+export const STALE_AFTER_MS = 60_000;
 
 /** What the lock file says of the server that holds it. */
 export interface LockHolder {
@@ -84,21 +89,27 @@ function createWhole(file: string, content: string): boolean {
  * Takes `dataDir`'s lock for this process, listening (soon) on `port`. Refuses when a running process
  * holds it; takes over a stale one. `running` and `host` are the machine's, given for tests.
  */
-export function acquireDataLock(dataDir: string, port: number, o: { running?: (pid: number) => boolean; host?: string } = {}): LockResult {
+export function acquireDataLock(
+  dataDir: string,
+  port: number,
+  o: { running?: (pid: number) => boolean; host?: string; now?: number; heartbeat?: boolean } = {},
+): LockResult {
   const running = o.running ?? pidRunning;
   const here = o.host ?? hostname();
   const file = join(dataDir, LOCK_FILE);
+  /** Whether the lock's holder is alive: its pid here; elsewhere, a touch within STALE_AFTER_MS. */
+  const alive = (holder: LockHolder) => (holder.host === here ? running(holder.pid) : (o.now ?? Date.now()) - mtimeOf(file) < STALE_AFTER_MS);
   const mine: LockHolder = { pid: process.pid, port, host: here, startedAt: new Date().toISOString() };
   let tookOver: LockHolder | null = null;
   // A second round only after a stale lock was moved aside: then another starter may have made its own.
   for (let round = 0; round < 3; round++) {
-    if (createWhole(file, JSON.stringify(mine))) return { ok: true, lock: heldLock(file, mine), tookOver };
+    if (createWhole(file, JSON.stringify(mine))) return { ok: true, lock: heldLock(file, mine, o.heartbeat ?? true), tookOver };
     const found = readHolder(file);
     if (!found) continue; // released between the two steps: try again
     const { text, holder } = found;
     if (!holder)
       return { ok: false, reason: 'unreadable', file, detail: `it does not hold a lock's {pid, port, host, startedAt}: ${JSON.stringify(text.slice(0, 80))}` };
-    if (holder.host !== here || running(holder.pid)) return { ok: false, reason: 'held', file, holder };
+    if (alive(holder)) return { ok: false, reason: 'held', file, holder };
     // Stale. Moved aside under a name of this process's own: of two starters only one moves it; if what
     // was moved is not the stale lock read above (another starter took over in between), it goes back.
     const aside = `${file}.stale.${process.pid}`;
@@ -125,10 +136,29 @@ export function acquireDataLock(dataDir: string, port: number, o: { running?: (p
   return { ok: false, reason: 'unreadable', file, detail: 'it changed hands three times while this server started' };
 }
 
-function heldLock(file: string, holder: LockHolder): DataLock {
+/** When the lock file was last written or touched (0: gone, which the next round finds). */
+function mtimeOf(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function heldLock(file: string, holder: LockHolder, heartbeat: boolean): DataLock {
   let current = holder;
   let released = false;
   const stillMine = () => readHolder(file)?.text === JSON.stringify(current);
+  // The touch that tells another machine this holder lives; never keeps the process alive by itself.
+  const timer = heartbeat
+    ? setInterval(() => {
+        try {
+          const now = new Date();
+          if (stillMine()) utimesSync(file, now, now);
+        } catch {}
+      }, HEARTBEAT_MS)
+    : undefined;
+  timer?.unref();
   return {
     file,
     get holder() {
@@ -146,6 +176,7 @@ function heldLock(file: string, holder: LockHolder): DataLock {
     release() {
       if (released) return;
       released = true;
+      clearInterval(timer);
       try {
         if (stillMine()) unlinkSync(file);
       } catch {}
@@ -158,7 +189,7 @@ export function describeRefusal(dataDir: string, r: Extract<LockResult, { ok: fa
   switch (r.reason) {
     case 'held': {
       const { pid, port, host, startedAt } = r.holder;
-      const where = host === hostname() ? `pid ${pid}` : `pid ${pid} on the machine ${host}`;
+      const where = host === hostname() ? `pid ${pid}` : `pid ${pid} on the machine ${host} (its lock is stale once untouched for ${STALE_AFTER_MS / 1000} s)`;
       return (
         `Another Rebound server uses the data folder ${dataDir}: ${where}, port ${port}, started ${startedAt} (lock file ${r.file}). ` +
         `One folder serves one server: stop that one first, or start this one on a folder of its own (DATA_DIR=.data/other npm start). ` +

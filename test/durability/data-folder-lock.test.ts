@@ -58,10 +58,15 @@ function runToExit(env: Record<string, string>): Promise<{ code: number | null; 
   );
 }
 
-/** Every file under `folder` with its size and modification time: what "touches nothing" compares. */
+/**
+ * Every file under `folder` with its size and modification time: what "touches nothing" compares. The
+ * lock by its content: its holder touches it every HEARTBEAT_MS.
+ */
 function snapshot(folder: string): Record<string, string> {
   const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(join(folder, f)).isFile());
-  return Object.fromEntries(files.sort().map((f) => [f, `${statSync(join(folder, f)).size}@${statSync(join(folder, f)).mtimeMs}`]));
+  const state = (f: string) =>
+    f === LOCK_FILE ? readFileSync(join(folder, f), 'utf8') : `${statSync(join(folder, f)).size}@${statSync(join(folder, f)).mtimeMs}`;
+  return Object.fromEntries(files.sort().map((f) => [f, state(f)]));
 }
 
 /** The folder's snapshot once the first server has written what its turn left to write (its activity rows land in batches). */
