@@ -35,33 +35,34 @@ const { child, base } = await startAppProcess({ upstreamUrl: upstream.url, env: 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mem = () => ask<NodeJS.MemoryUsage>(child, 'mem');
 
-/** One turn of `mb` MB read whole by one reader; resolves once its stream has ended. */
-async function turn(mb: number): Promise<void> {
+/** One turn of `mb` MB read whole by one reader; resolves once its stream has ended, with the rows its log took in the store. */
+async function turn(mb: number): Promise<number> {
   const created = await fetch(`${base}/v1/turns`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ message: mb > 0 ? `big ${mb}` : 'warm up' }),
   });
-  const { streamUrl } = (await created.json()) as { streamUrl: string };
+  const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
   const whole = await (await fetch(base + streamUrl)).text();
   if (!whole.includes('event: done')) throw new Error('the reader did not get the turn to its end');
+  return ask<number>(child, 'rows', { turnId });
 }
 
 await turn(0);
 await turn(1);
 await sleep(RETAIN_MS + 500);
 const idle = await mem();
-const rows: Array<{ mb: number; rssMB: number; heapMB: number; externalMB: number; rssPerMB: number; heapPerMB: number }> = [];
+const rows: Array<{ mb: number; rssMB: number; heapMB: number; externalMB: number; rssPerMB: number; heapPerMB: number; logRows: number }> = [];
 for (const mb of SIZES) {
   const before = await mem();
-  await turn(mb);
+  const logRows = await turn(mb);
   await sleep(500);
   const after = await mem();
   const rss = (after.rss - before.rss) / MB;
   const heap = (after.heapUsed - before.heapUsed) / MB;
   // Outside the JS heap: ArrayBuffers, among them PGlite's WASM memory (which grows and never shrinks).
   const external = (after.external - before.external) / MB;
-  rows.push({ mb, rssMB: rss, heapMB: heap, externalMB: external, rssPerMB: rss / mb, heapPerMB: heap / mb });
+  rows.push({ mb, rssMB: rss, heapMB: heap, externalMB: external, rssPerMB: rss / mb, heapPerMB: heap / mb, logRows });
 }
 await sleep(RETAIN_MS + 500);
 const released = await mem();
@@ -82,6 +83,7 @@ const result = {
     externalMB: r1(t.externalMB),
     rssPerMB: r1(t.rssPerMB),
     heapPerMB: r1(t.heapPerMB),
+    logRows: t.logRows,
   })),
   afterRetainRssMB: r1(released.rss / MB),
   afterRetainHeapMB: r1(released.heapUsed / MB),
@@ -90,10 +92,10 @@ const result = {
 if (json) console.log(JSON.stringify(result));
 else {
   console.log(`bench:turn-memory (${STORE} store): idle RSS ${result.idleRssMB} MB, heap ${result.idleHeapMB} MB, external ${result.idleExternalMB} MB`);
-  console.log('  text   RSS growth   per MB   heap growth   per MB   external growth');
+  console.log('  text   RSS growth   per MB   heap growth   per MB   external growth   log rows');
   for (const t of result.turns)
     console.log(
-      `  ${String(t.mb).padStart(3)} MB ${String(t.rssMB).padStart(9)} MB ${String(t.rssPerMB).padStart(7)} ${String(t.heapMB).padStart(10)} MB ${String(t.heapPerMB).padStart(7)} ${String(t.externalMB).padStart(12)} MB`,
+      `  ${String(t.mb).padStart(3)} MB ${String(t.rssMB).padStart(9)} MB ${String(t.rssPerMB).padStart(7)} ${String(t.heapMB).padStart(10)} MB ${String(t.heapPerMB).padStart(7)} ${String(t.externalMB).padStart(12)} MB ${String(t.logRows).padStart(10)}`,
     );
   console.log(
     `  once finished turns are let go: RSS ${result.afterRetainRssMB} MB, heap ${result.afterRetainHeapMB} MB, external ${result.afterRetainExternalMB} MB`,
