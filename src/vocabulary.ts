@@ -136,6 +136,27 @@ export type TurnEvent =
         expiresAt: string;
       };
     }
+  | {
+      /**
+       * A call's MCP server asked the person a question (elicitation; docs/approval.md § A server's question):
+       * the turn pauses until POST /v1/turns/:turnId/inputs/:inputId answers it or `expiresAt` passes.
+       * `mode` form: a flat form from `requestedSchema`; url: a link to `url` for the person (never fetched by the server).
+       */
+      event: 'input_required';
+      data: {
+        inputId: string;
+        toolCallId: string;
+        /** The tool as the model called it (repaired), and the server and its own name for it. */
+        name: string;
+        server: string;
+        tool: string;
+        mode: 'form' | 'url';
+        message: string;
+        requestedSchema?: Record<string, unknown>;
+        url?: string;
+        expiresAt: string;
+      };
+    }
   | { event: 'forced_summary'; data: { reason: SummaryReason } }
   | { event: 'agent_error'; data: { message: string; retryable: boolean } }
   | { event: 'done'; data: { reason: DoneReason; iterations: number; usage: Usage } };

@@ -4,6 +4,7 @@ import { boundedResult } from '../calls/bounded-result.ts';
 import { delay } from '../delay.ts';
 import { cut } from '../quote.ts';
 import { takeDiffs } from '../tools/diffs.ts';
+import { InputRequired } from '../tools/input.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import type { FileDiff } from '../vocabulary.ts';
 import type { Execution } from '../calls/types.ts';
@@ -29,6 +30,9 @@ export async function executeTool(
       return failure(`${tool.name} did not finish within ${options.timeoutMs} ms`, 'Retry with a smaller request, or continue without this result.', true);
     }
     if (outcome === 'aborted') return failure(`${tool.name} was stopped: the turn ended`, 'No action needed.', true);
+    // Its MCP server asks the person first: handed on whole as the result (loop/turn.ts pauses the turn on
+    // it; docs/approval.md § A server's question), never serialised or bounded.
+    if (outcome instanceof InputRequired) return { ok: true, result: outcome, json: 'null' };
     // Diffs are taken only from this app's own tools: an MCP server's result is passed on as it came.
     if (tool.origin) return success(outcome, null);
     const { result, diffs } = takeDiffs(outcome);

@@ -4,9 +4,11 @@
 // store has (answered). The person's side, deciding and going on, is src/turns/approvals.ts.
 //
 // One mechanism for every kind of person's answer: the pause stores the turn's state and what it waits
-// for, announces each, and settles each on resume by its kind. Today the one kind is a call's approval;
-// a server's question to the person (MCP elicitation) is a second kind of WaitingCall (`kind`), stored,
-// announced and settled through these three functions, and decided at the same desk.
+// for, announces each, and settles each on resume by its kind. Two kinds: a call's approval, and a
+// server's question to the person (MCP elicitation: WaitingCall.input, made by `question`), stored,
+// announced (approval_required / input_required) and settled through these functions, and answered at
+// the same desk. A question's stored record holds the question as its `arguments`, and the person's
+// answer ({action, content}) replaces them when it is recorded, as an approval's edit does.
 import type { ProposedCall } from 'rebound-gate';
 import { quote } from '../quote.ts';
 import type { CallOutcome } from '../calls/call-outcome.ts';
@@ -14,6 +16,7 @@ import type { Escalation, Execution, PassedVerdict } from '../calls/types.ts';
 import type { ApprovalRecord, ApprovalStore } from '../store/types.ts';
 import type { TurnTrace } from '../telemetry/index.ts';
 import { type ApprovalNames, argumentsHash, needsApproval, newApprovalId } from '../tools/approval.ts';
+import { type InputAnswer, type InputQuestion, type InputReply, newInputId } from '../tools/input.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import type { Emit } from '../vocabulary.ts';
 import type { PausedLoop, WaitingCall } from './paused.ts';
@@ -58,6 +61,27 @@ export async function ask(
   };
 }
 
+/** A call whose MCP server asked the person a question (src/tools/input.ts) set aside until they answer. */
+export async function question(
+  { call, verdict, question }: { call: ProposedCall; verdict: PassedVerdict; question: InputQuestion },
+  { startedAt }: { startedAt: number },
+): Promise<WaitingCall> {
+  return {
+    call,
+    verdict,
+    approvalId: newInputId(),
+    argsHash: await argumentsHash(questionRecord(question)),
+    expiresAt: '', // set when the turn pauses
+    input: question,
+    durationMs: performance.now() - startedAt,
+  };
+}
+
+/** A question as its stored record's `arguments`. */
+function questionRecord(q: InputQuestion): Record<string, unknown> {
+  return { ...q };
+}
+
 /**
  * Pauses the turn: its state and what it waits for stored in one step (the turn becomes
  * awaiting_approval), then `approval_required` for each waiting call, so a decision never finds its
@@ -76,7 +100,7 @@ export async function pause(
     id: w.approvalId,
     toolCallId: w.call.id,
     toolName: w.verdict.call.name,
-    arguments: w.verdict.call.args,
+    arguments: w.input ? questionRecord(w.input) : w.verdict.call.args,
     argsHash: w.argsHash,
     expiresAt,
   }));
@@ -86,6 +110,25 @@ export async function pause(
   const stored = await approvals.pause({ turnId, paused: { state, lastSeq: lastSeq + waiting.length }, approvals: asked });
   if (!stored) throw new Error('the turn is no longer running, so it could not pause for approval');
   for (const w of waiting) {
+    if (w.input) {
+      const { server, tool, message, mode, requestedSchema, url } = w.input;
+      sink({
+        event: 'input_required',
+        data: {
+          inputId: w.approvalId,
+          toolCallId: w.call.id,
+          name: w.verdict.call.name,
+          server,
+          tool,
+          mode,
+          message,
+          ...(requestedSchema ? { requestedSchema } : {}),
+          ...(url ? { url } : {}),
+          expiresAt,
+        },
+      });
+      continue;
+    }
     sink({
       event: 'approval_required',
       data: {
@@ -119,12 +162,13 @@ export async function answered(
     turnId: string;
     trace?: TurnTrace;
     log: (line: string) => void;
-    /** Runs the approved call: its execution, and the loop breaker's escalation when it failed. */
-    execute: (approved: PassedVerdict) => Promise<{ execution: Execution; escalation: Escalation | null }>;
+    /** Runs the approved call (sent again with the person's answer to its server's question): its execution, and the loop breaker's escalation when it failed. */
+    execute: (approved: PassedVerdict, input?: InputReply) => Promise<{ execution: Execution; escalation: Escalation | null }>;
   },
 ): Promise<CallOutcome> {
   traceDecision(trace, waiting, record);
   const { call, verdict, durationMs } = waiting;
+  if (waiting.input) return answeredQuestion(waiting, waiting.input, record, { turnId, log, execute });
   const denied = (approval: 'denied' | 'requested', reason: string | null): CallOutcome => ({
     kind: 'denied',
     call,
@@ -145,6 +189,79 @@ export async function answered(
   const t0 = performance.now();
   const { execution, escalation } = await execute(approved);
   return { kind: 'executed', call, verdict: approved, execution, escalation, approval: 'approved', durationMs: durationMs + performance.now() - t0 };
+}
+
+/**
+ * A call whose server asked the person a question, settled by the answer: sent again with it (accept,
+ * decline and cancel alike: the server decides what each means), or, unanswered (expired, or the turn
+ * stopped), not sent, the model told why. A decline or cancel is an error the model reads with what the
+ * server said, so that it does not take the call as done.
+ */
+async function answeredQuestion(
+  waiting: WaitingCall,
+  q: InputQuestion,
+  record: ApprovalRecord | undefined,
+  {
+    turnId,
+    log,
+    execute,
+  }: {
+    turnId: string;
+    log: (line: string) => void;
+    execute: (approved: PassedVerdict, input?: InputReply) => Promise<{ execution: Execution; escalation: Escalation | null }>;
+  },
+): Promise<CallOutcome> {
+  const { call, verdict, durationMs } = waiting;
+  const asked = `the MCP server ${quote(q.server)} asked the user ${quote(q.message, 200)} before running ${quote(q.tool)}`;
+  const notRun = (why: string): CallOutcome => ({
+    kind: 'executed',
+    call,
+    verdict,
+    execution: {
+      ok: false,
+      error: `${asked}, and ${why}: the tool did not run.`,
+      hint: 'Do not call it again unless the user asks; continue without it, or ask the user.',
+      timedOut: false,
+    },
+    escalation: null,
+    durationMs,
+  });
+  if (!record || record.status === 'pending') return notRun('the turn was stopped before they answered');
+  if (record.status === 'expired') return notRun('nobody answered in time');
+  const answer = record.arguments as Partial<InputAnswer>;
+  if (record.toolCallId !== call.id || record.turnId !== turnId || record.argsHash !== (await argumentsHash(record.arguments)) || !isAnswer(answer)) {
+    log(`rebound: turn ${turnId}: input ${record.id} does not match call ${quote(call.id)}; not sent`);
+    return notRun('the answer did not match this call');
+  }
+  const t0 = performance.now();
+  const { execution, escalation } = await execute(verdict, { question: q, answer });
+  const spent = durationMs + performance.now() - t0;
+  if (answer.action === 'accept') return { kind: 'executed', call, verdict, execution, escalation, durationMs: spent };
+  if (!execution.ok) {
+    const said = { ...execution, error: `${asked}, and they chose ${answer.action}. ${execution.error}` };
+    return { kind: 'executed', call, verdict, execution: said, escalation, durationMs: spent };
+  }
+  const why = answer.action === 'decline' ? 'they declined' : 'they dismissed the question';
+  return {
+    kind: 'executed',
+    call,
+    verdict,
+    execution: {
+      ok: false,
+      error: `${asked}, and ${why}. The server answered: ${execution.json.slice(0, 2_000)}`,
+      hint: 'Do not call it again unless the user asks; continue without it, or ask the user.',
+      timedOut: false,
+    },
+    escalation: null,
+    durationMs: spent,
+  };
+}
+
+function isAnswer(a: Partial<InputAnswer>): a is InputAnswer {
+  return (
+    (a.action === 'accept' || a.action === 'decline' || a.action === 'cancel') &&
+    (a.content === undefined || (typeof a.content === 'object' && a.content !== null))
+  );
 }
 
 /** A decision the continuation applies, on the turn's span: which, and how long the person took. */

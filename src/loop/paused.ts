@@ -9,6 +9,7 @@ import type { ActivityRow } from '../activity/types.ts';
 import type { PassedVerdict } from '../calls/types.ts';
 import type { ModelCallCost } from '../calls/wasted.ts';
 import type { TraceCarrier } from '../telemetry/index.ts';
+import type { InputQuestion } from '../tools/input.ts';
 import type { FileDiff } from '../vocabulary.ts';
 import type { TurnStateSnapshot } from './turn-state.ts';
 
@@ -27,7 +28,11 @@ export interface Batch {
   waiting: WaitingCall[];
 }
 
-/** A call that passed the gate and waits for a person; `approvalId` and `expiresAt` are set when the turn pauses. */
+/**
+ * A call that passed the gate and waits for a person; `expiresAt` is set when the turn pauses. Two kinds:
+ * its approval (an `apr_` id), or, with `input`, the answer to the question its MCP server asked when it
+ * was called (an `inp_` id: docs/approval.md § A server's question).
+ */
 export interface WaitingCall {
   call: ProposedCall;
   /** The gate's verdict: `verdict.call` is the call as it will run (repaired name and arguments). */
@@ -37,6 +42,8 @@ export interface WaitingCall {
   expiresAt: string;
   /** What it would change in the workspace (src/loop/preview.ts), for the person. */
   diffs?: FileDiff[];
+  /** The server's question (its stored record's `arguments` are this question, then the person's answer). */
+  input?: InputQuestion;
   /** The gate's time, and the preview's. */
   durationMs: number;
 }

@@ -10,6 +10,7 @@ import { bound, MAX_NAME } from 'rebound-gate/internal';
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { ApprovalRecord, MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
 import type { CallTrace, TurnTrace } from '../telemetry/index.ts';
+import { InputRequired, type InputReply } from '../tools/input.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ChatMessage, DoneReason, Emit } from '../vocabulary.ts';
 import { activityRow } from '../calls/activity-row.ts';
@@ -17,7 +18,7 @@ import { costShares, isWasted, type ModelCallCost } from '../calls/wasted.ts';
 import { categoryOf, toolMessage, toolResultEvent, type CallOutcome } from '../calls/call-outcome.ts';
 import type { Execution } from '../calls/types.ts';
 import type { Batch, PausedLoop, WaitingCall } from './paused.ts';
-import { answered, ask, DEFAULT_APPROVAL_TIMEOUT_MS, pause, type ApprovalPolicy, type TurnResume } from './pause.ts';
+import { answered, ask, DEFAULT_APPROVAL_TIMEOUT_MS, pause, question, type ApprovalPolicy, type TurnResume } from './pause.ts';
 import { traceEnd } from './call-trace.ts';
 import { turnRow } from './turn-row.ts';
 import { flushActivity, save } from './turn-end.ts';
@@ -289,7 +290,7 @@ async function endBatch(run: Run, batch: Batch, decisions?: Map<string, Approval
         turnId: run.turn.id,
         trace: deps.trace,
         log: logOf(deps),
-        execute: (approved) => execute(run, approved.call.name, approved.call.args, span),
+        execute: (approved, input) => execute(run, approved.call.name, approved.call.args, span, input),
       });
       settle(run, batch, outcome, span);
     }
@@ -340,22 +341,38 @@ function record({ deps, state }: Run, batch: Batch): void {
 }
 
 /**
- * Runs a call that passed (or a person approved) with the turn's tool: its execution, and the loop
- * breaker's escalation when it failed. A tool gone since (its server did not list it when the turn went
- * on) is a failure the model can act on.
+ * Runs a call that passed (or a person approved, or answered its server's question for: `input`) with
+ * the turn's tool: its execution, and the loop breaker's escalation when it failed; `question` when the
+ * tool's MCP server asked the person something first (handleCall pauses the turn on it; anywhere else it
+ * is the failure it says). A tool gone since (its server did not list it when the turn went on) is a
+ * failure the model can act on.
  */
-async function execute(run: Run, name: string, args: Record<string, unknown>, trace?: CallTrace) {
+async function execute(run: Run, name: string, args: Record<string, unknown>, trace?: CallTrace, input?: InputReply) {
   const tool = run.tools.get(name);
-  const execution: Execution = tool
-    ? await executeTool(tool, args, toolContext(run, tool, trace), { timeoutMs: run.deps.limits.toolTimeoutMs, signal: run.budget })
+  const ran: Execution = tool
+    ? await executeTool(
+        tool,
+        args,
+        { ...toolContext(run, tool, trace), ...(input ? { input } : {}) },
+        { timeoutMs: run.deps.limits.toolTimeoutMs, signal: run.budget },
+      )
     : {
         ok: false,
         error: `${name} is not available any more (its server did not list it when the turn went on)`,
         hint: 'Continue without it, or tell the user.',
         timedOut: false,
       };
-  const escalation = execution.ok ? null : run.state.breaker.failed({ tool: name, category: 'execution_error', args });
-  return { execution, escalation };
+  const question = ran.ok && ran.result instanceof InputRequired ? ran.result.question : undefined;
+  const execution: Execution = question
+    ? {
+        ok: false,
+        error: `${name}: its MCP server asked the user a question (${JSON.stringify(question.message.slice(0, 200))}), which cannot be put to them at this point`,
+        hint: 'Continue without it, or tell the user.',
+        timedOut: false,
+      }
+    : ran;
+  const escalation = execution.ok || question ? null : run.state.breaker.failed({ tool: name, category: 'execution_error', args });
+  return { execution, escalation, question };
 }
 
 /** What a tool of the turn runs with. */
@@ -398,7 +415,9 @@ async function handleCall(
   const options = { policy: deps.approval, timeoutMs: deps.limits.toolTimeoutMs, signal: budget, startedAt: t0 };
   const waiting = await ask({ call, verdict, tool, ctx }, options);
   if (waiting) return { kind: 'waiting', waiting };
-  const { execution, escalation } = await execute(run, tool.name, verdict.call.args, trace);
+  const { execution, escalation, question: asked } = await execute(run, tool.name, verdict.call.args, trace);
+  // Its MCP server asked the person first: the call waits for their answer as an approval does.
+  if (asked) return { kind: 'waiting', waiting: await question({ call, verdict, question: asked }, { startedAt: t0 }) };
   return { kind: 'executed', call, verdict, execution, escalation, durationMs: performance.now() - t0 };
 }
 

@@ -3,6 +3,7 @@
 // implement this interface directly with a JSON Schema.
 import type { ToolSpec } from 'rebound-gate';
 import type { MemoryStore, Scope, WorkspaceStore } from '../store/types.ts';
+import type { InputReply } from './input.ts';
 
 export interface ToolContext {
   scope: Scope;
@@ -15,6 +16,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The trace context of the call's span (traceparent), for a tool that makes a request: an MCP server gets it. */
   traceHeaders?: Record<string, string>;
+  /**
+   * The person's answer to the question the tool's server asked (src/tools/input.ts), when this is the
+   * call sent again after the turn paused on it: an MCP tool sends it as inputResponses.
+   */
+  input?: InputReply;
 }
 
 /**
@@ -36,7 +42,10 @@ export interface Tool extends ToolSpec {
   origin?: ToolOrigin;
   /** The call waits for a person's approval (see NeedsApproval); absent: never, unless APPROVAL_TOOLS names the tool. */
   needsApproval?: NeedsApproval;
-  /** Receives arguments the gate has already validated (and repaired) against `parameters`. */
+  /**
+   * Receives arguments the gate has already validated (and repaired) against `parameters`. Its result,
+   * or an InputRequired (src/tools/input.ts) when it needs the person first: the turn pauses on it.
+   */
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }
 

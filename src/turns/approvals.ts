@@ -12,6 +12,7 @@ import { gateInWorkspace } from '../loop/workspace-gate.ts';
 import { quote } from '../quote.ts';
 import type { ApprovalRecord, Storage, TurnRecord } from '../store/types.ts';
 import { APPROVAL_ID, argumentsHash } from '../tools/approval.ts';
+import { INPUT_ID, type InputQuestion, readAnswer } from '../tools/input.ts';
 import type { ToolSource } from '../tools/source.ts';
 import type { Tool } from '../tools/types.ts';
 
@@ -50,7 +51,9 @@ export type Refusal =
   /** A batch's answer does not match the call that waits (`message` says how). */
   | { kind: 'mismatch'; approvalId: string; message: string }
   /** A batch that cannot be decided as sent: one approval answered two ways, answers for two turns, some calls unanswered. */
-  | { kind: 'invalid_batch'; message: string };
+  | { kind: 'invalid_batch'; message: string }
+  /** An answer to a server's question that does not fit what it asked (src/tools/input.ts readAnswer): nothing recorded. */
+  | { kind: 'invalid_input'; message: string };
 
 /** What a decision came to. */
 export type DecisionResult =
@@ -64,6 +67,15 @@ export interface Answer<A = unknown> {
   reason?: string;
   /** What the client sent for it (a useChat part), handed to the batch's `matches`. */
   said: A;
+}
+
+/** A person's answer to the question a call's MCP server asked (POST /v1/turns/:turnId/inputs/:inputId). */
+export interface InputAnswerInput {
+  turn: TurnRecord;
+  inputId: string;
+  userId: string | null;
+  /** The request body, MCP's ElicitResult {action, content}: checked against the question before anything is recorded. */
+  body: unknown;
 }
 
 /** A batch every answer of which matched a call that waits in the chat, all of one turn, each once. */
@@ -118,6 +130,37 @@ export class ApprovalDesk {
       edit = { arguments: gated.args, argsHash: await argumentsHash(gated.args) };
     }
     const decided = await this.record(record, { approved: input.approved, reason: input.reason, edit }, options);
+    if (decided.kind !== 'accepted') return decided;
+    const continued = (await this.options.continueTurn(turn.id, options)) !== null;
+    return { ...decided, continued };
+  }
+
+  /**
+   * A person's answer to a server's question (docs/approval.md § A server's question), under the same
+   * rules as a decision (the turn's user, once, before it expires), checked against what the server asked
+   * (a form's schema, flat and bounded) before anything is recorded. Accept is recorded as approved,
+   * decline and cancel as denied with the action as the reason; the answer replaces the question as the
+   * record's arguments. The turn goes on when nothing else of it waits, and sends the call again with it.
+   */
+  async answer(input: InputAnswerInput, options: GoOnOptions = {}): Promise<DecisionResult> {
+    const { turn, inputId } = input;
+    if (turn.userId !== input.userId) return { kind: 'forbidden' };
+    const record = INPUT_ID.test(inputId) ? await this.store.get(inputId) : null;
+    if (!record || record.turnId !== turn.id || record.userId !== turn.userId) return { kind: 'not_found', approvalId: inputId };
+    const refused = await this.stillWaits(record, turn.id, options);
+    if (refused) return refused;
+    const read = readAnswer(record.arguments as unknown as InputQuestion, input.body);
+    if (!read.ok) return { kind: 'invalid_input', message: read.message };
+    const answer = read.answer as unknown as Record<string, unknown>;
+    const decided = await this.record(
+      record,
+      {
+        approved: read.answer.action === 'accept',
+        reason: read.answer.action === 'accept' ? undefined : read.answer.action,
+        edit: { arguments: answer, argsHash: await argumentsHash(answer) },
+      },
+      options,
+    );
     if (decided.kind !== 'accepted') return decided;
     const continued = (await this.options.continueTurn(turn.id, options)) !== null;
     return { ...decided, continued };

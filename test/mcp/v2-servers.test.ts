@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { mcpToolSource } from '../../src/tools/mcp/index.ts';
-import { type RunningV2, startV2Server } from '../support/mcp-v2-servers.ts';
+import { ORDER_SCHEMA, ORDER_STATE, type RunningV2, startV2Server } from '../support/mcp-v2-servers.ts';
 import { scriptedApps } from '../support/scripted-app.ts';
 import { lastToolResult, type Script } from '../support/scripted-openai.ts';
-import { chat, type SseEvent } from '../support/sse-client.ts';
+import { chat, openStream, type SseEvent } from '../support/sse-client.ts';
 
 let open: RunningV2;
 let strict: RunningV2;
@@ -90,5 +90,64 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
     expect(told).not.toContain('"total":"5"');
     expect(res.events.at(-1)!.data).toMatchObject({ reason: 'completed' });
     expect(open.toolCalls('get_total')).toHaveLength(1);
+  }, 30_000);
+
+  it('confirm_order pauses the turn with the server’s question and schema; {confirm: true} goes back in inputResponses with requestState, and "ordered mug" reaches the model', async () => {
+    const { upstream, app } = await setup((req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { text: 'Your mug is ordered.' }
+        : { toolCalls: [{ id: 'o1', name: 'strict__confirm_order', arguments: '{"item":"mug"}' }] },
+    );
+    const created = await fetch(`${app.url}/v1/turns`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"message": "order me a mug"}',
+    });
+    const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
+    const stream = await openStream(app.url + streamUrl);
+    const asked = await stream.until((e) => e.event === 'input_required');
+    expect(asked.data).toMatchObject({
+      toolCallId: 'o1',
+      name: 'strict__confirm_order',
+      server: 'strict',
+      tool: 'confirm_order',
+      mode: 'form',
+      message: 'Order mug?',
+      requestedSchema: ORDER_SCHEMA,
+    });
+    expect(asked.data.inputId).toMatch(/^inp_[0-9a-f]{32}$/);
+    expect(strict.orderRounds).toEqual([{ requestState: undefined }]);
+    const url = `${app.url}/v1/turns/${turnId}/inputs/${asked.data.inputId}`;
+    const post = (body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+    // What does not fit the schema decides nothing.
+    const wrong = await post({ action: 'accept', content: { confirm: 'yes' } });
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { error: { message: string } }).error.message).toMatch(/confirm/);
+    expect((await post({ action: 'accept', content: { confirm: true, colour: 'red' } })).status).toBe(400);
+    expect(
+      (
+        await fetch(`${app.url}/v1/turns/${turnId}/approvals/${asked.data.inputId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"approved": true}',
+        })
+      ).status,
+    ).toBe(404);
+
+    const res = await post({ action: 'accept', content: { confirm: true } });
+    expect(res.status).toBe(202);
+    await stream.until((e) => e.event === 'done');
+    expect((await post({ action: 'accept', content: { confirm: true } })).status).toBe(409);
+    expect(results(stream.events)).toEqual([expect.objectContaining({ id: 'o1', ok: true, result: 'ordered mug' })]);
+    const again = strict.toolCalls('confirm_order').at(-1)!;
+    expect(again).toMatchObject({
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      requestState: ORDER_STATE,
+      protocolVersion: '2026-07-28',
+    });
+    expect(strict.orderRounds.at(-1)).toEqual({ requestState: ORDER_STATE, action: 'accept' });
+    expect(JSON.stringify(lastToolResult(upstream.requests.at(-1)!))).toContain('ordered mug');
+    expect(strict.received.map((m) => m.method)).not.toContain('initialize');
   }, 30_000);
 });

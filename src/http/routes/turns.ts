@@ -66,6 +66,9 @@ const Decision = z.object({
   arguments: z.record(z.string(), z.unknown(), { error: "arguments must be a JSON object: the call's arguments as they should run" }).optional(),
 });
 
+/** An answer to a server's question: any JSON object here; the approval desk checks it against the question (src/tools/input.ts). */
+const InputAnswerBody = z.record(z.string(), z.unknown(), { error: 'the body must be a JSON object {action, content}' });
+
 const notFound = (id: string) => new ApiError(404, 'not_found', `No turn ${id}. Create one with POST /v1/turns.`);
 
 export interface TurnRoutesOptions {
@@ -173,6 +176,18 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
     return c.json({ turnId: turn.id, approvalId, status: result.approval.status, streamUrl }, 202);
   });
 
+  // A person's answer to the question a call's MCP server asked (docs/approval.md § A server's question):
+  // MCP's ElicitResult {action, content}, checked against the server's schema; the approval rules otherwise.
+  app.post('/v1/turns/:id/inputs/:inputId', authenticated, async (c) => {
+    const turn = await findTurn(c, c.req.param('id'));
+    const inputId = c.req.param('inputId');
+    const body = await readJson(c, InputAnswerBody);
+    const result = await turns.approvals.answer({ turn, inputId, userId: c.get('principal').userId, body }, { waitUntil: waitUntilFor(c, deps) });
+    if (result.kind !== 'accepted') throw decisionError(result, { turnId: turn.id, approvalId: inputId, input: true });
+    const streamUrl = await streamUrlOf(c, `/v1/turns/${c.req.param('id')}/inputs/${inputId}`, turn);
+    return c.json({ turnId: turn.id, inputId, action: (result.approval.arguments as { action?: string }).action, streamUrl }, 202);
+  });
+
   return app;
 }
 
@@ -180,7 +195,10 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
  * A decision the approval desk did not take, as the API's error: the same statuses wherever a decision
  * comes from (this route, /v1/ui/chat's batch: `chat` names where its approval ids are looked up).
  */
-export function decisionError(refusal: Refusal, { turnId, approvalId, chat }: { turnId?: string; approvalId?: string; chat?: boolean }): ApiError {
+export function decisionError(
+  refusal: Refusal,
+  { turnId, approvalId, chat, input }: { turnId?: string; approvalId?: string; chat?: boolean; input?: boolean },
+): ApiError {
   switch (refusal.kind) {
     case 'forbidden':
       return new ApiError(403, 'forbidden', 'This turn belongs to another user.');
@@ -191,11 +209,17 @@ export function decisionError(refusal: Refusal, { turnId, approvalId, chat }: { 
             'not_found',
             `No call of this chat waits for approval ${quote(refusal.approvalId, 80)}. Answer the tool-approval-request this chat's stream sent (GET /v1/ui/chat/{id}/stream resumes to it).`,
           )
-        : new ApiError(
-            404,
-            'not_found',
-            `No approval ${quote(approvalId ?? refusal.approvalId)} of turn ${turnId}. Use the approvalId of an approval_required event of this turn's stream.`,
-          );
+        : input
+          ? new ApiError(
+              404,
+              'not_found',
+              `No question ${quote(approvalId ?? refusal.approvalId)} of turn ${turnId}. Use the inputId of an input_required event of this turn's stream.`,
+            )
+          : new ApiError(
+              404,
+              'not_found',
+              `No approval ${quote(approvalId ?? refusal.approvalId)} of turn ${turnId}. Use the approvalId of an approval_required event of this turn's stream.`,
+            );
     case 'conflict':
       return new ApiError(
         409,
@@ -216,6 +240,12 @@ export function decisionError(refusal: Refusal, { turnId, approvalId, chat }: { 
       return new ApiError(403, 'forbidden', refusal.message);
     case 'invalid_batch':
       return new ApiError(400, 'invalid_request', `Invalid request: ${refusal.message}`);
+    case 'invalid_input':
+      return new ApiError(
+        400,
+        'invalid_input',
+        `The answer does not fit the server's question: ${refusal.message}. Nothing was recorded: send {"action": "accept", "content": {…}} with the fields it asked for, or {"action": "decline"}.`,
+      );
     default:
       return assertNever(refusal, 'refusal');
   }

@@ -39,6 +39,12 @@ export interface VerdictData {
  */
 export type ApprovalData = Omit<Extract<TurnEvent, { event: 'approval_required' }>['data'], 'name'> & { toolName: string };
 
+/**
+ * `data-rebound-input`: a call's MCP server asks the person a question (the input_required event, whole);
+ * answered with POST /v1/turns/:turnId/inputs/:inputId (docs/use-chat.md).
+ */
+export type InputData = Extract<TurnEvent, { event: 'input_required' }>['data'];
+
 /** `data-rebound-forced-summary` (transient: useChat hands it to onData and keeps it out of the message). */
 export interface ForcedSummaryData {
   reason: SummaryReason;
@@ -65,6 +71,7 @@ export type UiChunk =
   | { type: 'data-rebound-verdict'; id: string; data: VerdictData }
   | { type: 'data-rebound-forced-summary'; data: ForcedSummaryData; transient: true }
   | { type: 'data-rebound-approval'; id: string; data: ApprovalData }
+  | { type: 'data-rebound-input'; id: string; data: InputData }
   /** `signature`: Rebound's HMAC of the approval (ui-stream/approval-signature.ts), checked when the response comes back. */
   | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; signature?: string }
   | { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string }

@@ -78,6 +78,11 @@ export class UiMessageStreamMapper {
       case 'approval_required':
         this.approvalRequired(out, event.data);
         break;
+      case 'input_required':
+        // A server's question: a data part beside the call; the answer goes to POST /v1/turns/:turnId/inputs/:inputId.
+        this.endText(out);
+        out.push({ type: 'data-rebound-input', id: `input-${event.data.inputId}`, data: event.data });
+        break;
       case 'forced_summary':
         this.endText(out);
         this.endStep(out);

@@ -16,7 +16,8 @@
 // answered an error, timed out) is thrown as an Error, which the loop turns into a result the model reads.
 import type { McpServerConfig } from '../../config.ts';
 import { cut, quote } from '../../quote.ts';
-import { checkSchema } from 'rebound-gate';
+import { checkSchema, type JSONSchema } from 'rebound-gate';
+import { type InputQuestion, type InputReply, InputRequired, MAX_INPUT_MESSAGE, unaskable } from '../input.ts';
 import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
 import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
@@ -179,7 +180,7 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
               annotations: info.annotations ?? {},
               origin: { server: server.name, tool: info.name },
               ...(server.needsApproval ? { needsApproval: true } : {}),
-              run: (args, ctx) => sessions.call(server, info, args, ctx.signal, ctx.traceHeaders),
+              run: (args, ctx) => sessions.call(server, info, args, { signal: ctx.signal, trace: ctx.traceHeaders, input: ctx.input }),
             };
           });
           const { notOffered, unreadable } = listing!;
@@ -251,7 +252,12 @@ class TurnSessions {
     return session;
   }
 
-  async call(server: McpServerConfig, info: McpToolInfo, args: Record<string, unknown>, signal: AbortSignal, trace?: Record<string, string>): Promise<unknown> {
+  async call(
+    server: McpServerConfig,
+    info: McpToolInfo,
+    args: Record<string, unknown>,
+    { signal, trace, input }: { signal: AbortSignal; trace?: Record<string, string>; input?: InputReply },
+  ): Promise<unknown> {
     const tool = info.name;
     let session: McpSession;
     try {
@@ -263,7 +269,21 @@ class TurnSessions {
     }
     let answer: McpCallAnswer;
     try {
-      answer = await session.callTool(tool, args, { signal, timeoutMs: this.timeoutMs, trace, tool: info });
+      answer = await session.callTool(tool, args, {
+        signal,
+        timeoutMs: this.timeoutMs,
+        trace,
+        tool: info,
+        // The person's answer, under the server's key, with its requestState echoed exactly.
+        ...(input
+          ? {
+              input: {
+                inputResponses: { [input.question.key]: input.answer },
+                ...(input.question.requestState !== undefined ? { requestState: input.question.requestState } : {}),
+              },
+            }
+          : {}),
+      });
     } catch (err) {
       if (isProtocolError(err)) throw new Error(`the MCP server "${server.name}" refused the call: ${describeError(err)}`, { cause: err });
       // The connection is gone: drop the session so that the next call connects afresh.
@@ -274,9 +294,13 @@ class TurnSessions {
       });
     }
     if (answer.kind === 'input_required') {
-      throw new Error(
-        `the MCP server "${server.name}" asked the person for input before it would run the tool, and this turn cannot ask. Continue without this tool.`,
-      );
+      // A question for the person (docs/approval.md § A server's question): the turn pauses on it.
+      if (input)
+        throw new Error(`the MCP server "${server.name}" asked the person a second question; Rebound answers one per call. Continue without this tool.`);
+      const question = questionOf(server.name, tool, answer);
+      if (typeof question === 'string')
+        throw new Error(`the MCP server "${server.name}" asked for input Rebound cannot put to the person: ${question}. Continue without this tool.`);
+      return new InputRequired(question);
     }
     const mapped = mapCallResult(answer.result);
     if (!mapped.ok) throw new Error(mapped.error);
@@ -325,6 +349,32 @@ async function within<T>(ms: number, signal: AbortSignal, run: (signal: AbortSig
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The one elicitation of an input_required as a question for the person, or why it cannot be one. */
+function questionOf(server: string, tool: string, answer: Extract<McpCallAnswer, { kind: 'input_required' }>): InputQuestion | string {
+  const entries = Object.entries(answer.inputRequests);
+  if (entries.length !== 1) return `${entries.length} requests at once (Rebound answers one)`;
+  const [key, request] = entries[0]!;
+  const r = request as { method?: unknown; params?: Record<string, unknown> };
+  if (r.method !== 'elicitation/create' || !r.params)
+    return `a ${typeof r.method === 'string' ? quote(r.method, 60) : 'malformed'} request (only elicitation is declared)`;
+  const { mode, message, requestedSchema, url } = r.params;
+  if (typeof message !== 'string') return 'an elicitation without a message';
+  const base = {
+    server,
+    tool,
+    key,
+    message: message.slice(0, MAX_INPUT_MESSAGE),
+    ...(answer.requestState !== undefined ? { requestState: answer.requestState } : {}),
+  };
+  if (mode === 'url') {
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) return 'a URL elicitation without an http(s) URL';
+    return { ...base, mode: 'url', url };
+  }
+  const problem = unaskable(requestedSchema);
+  if (problem) return `an elicitation whose form cannot be shown (${problem})`;
+  return { ...base, mode: 'form', requestedSchema: requestedSchema as JSONSchema };
 }
 
 /** The official SDK client (sdk.ts), imported on the first connection: an app without MCP_SERVERS never loads it. */
