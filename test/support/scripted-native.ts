@@ -54,7 +54,7 @@ async function serve(
   const requests: NativeBody[] = [];
   const headers: IncomingMessage['headers'][] = [];
   const server = createServer(async (req, res) => {
-    if (req.method !== 'POST' || !req.url?.endsWith(path)) {
+    if (req.method !== 'POST' || !(req.url ?? '').split('?')[0]!.endsWith(path)) {
       res
         .writeHead(404, { 'content-type': 'application/json' })
         .end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not found' } }));

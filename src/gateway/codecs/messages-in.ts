@@ -34,9 +34,12 @@ export const MessagesBody = z.looseObject({
   model: z.string({ error: 'model is required: the name of the model to ask' }).min(1, 'model must not be empty'),
   max_tokens: z.number({ error: 'max_tokens is required: the most tokens the answer may have' }).int().positive(),
   messages: z
-    .array(z.looseObject({ role: z.enum(['user', 'assistant'], { error: 'every message role is "user" or "assistant"' }), content: Content }), {
-      error: 'messages is required: the conversation as an array of {role, content}',
-    })
+    .array(
+      z.looseObject({ role: z.enum(['user', 'assistant', 'system'], { error: 'every message role is "user", "assistant" or "system"' }), content: Content }),
+      {
+        error: 'messages is required: the conversation as an array of {role, content}',
+      },
+    )
     .min(1, 'messages must not be empty'),
   system: z.union([z.string(), z.array(Block)]).nullish(),
   tools: z.array(Tool, { error: 'tools must be an array of {name, description, input_schema}' }).nullish(),
@@ -64,6 +67,11 @@ export function messagesToChat(body: MessagesBody, { native = false } = {}): Jso
   if (system) messages.push({ role: 'system', content: system });
   for (const [i, m] of body.messages.entries()) {
     const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    // Claude Code sends its environment as a system turn among the messages.
+    if (m.role === 'system') {
+      messages.push({ role: 'system', content: textOf(blocks) });
+      continue;
+    }
     if (m.role === 'assistant') {
       const text = blocks.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('');
       const calls = blocks
