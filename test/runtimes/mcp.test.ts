@@ -3,13 +3,18 @@
 // recording proxy so that what reached it is observed), and one scripted model. Each runtime must
 // repair everything__get_sum and get 5 from the server, block everything__add with get-sum suggested,
 // block everything__echo without message without calling the server, and list its tools on GET /v1/tools.
+// Beside it, per runtime, two 2026-07-28 servers built with the v2 SDK (test/support/mcp-v2-servers.ts:
+// the default posture and legacy: 'reject'): get_sum repaired on both without an initialize, and
+// confirm_order's question paused on, answered, and sent back with inputResponses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { startEverything, type RunningMcp } from '../support/mcp-servers.ts';
 import { lastToolResult, startScriptedOpenAI, type ChatRequest, type Reply, type ScriptedServer } from '../support/scripted-openai.ts';
 import { everythingStep } from '../mcp/everything-script.ts';
+import { ORDER_SCHEMA, ORDER_STATE, type RunningV2, startV2Server } from '../support/mcp-v2-servers.ts';
 import { starters, type RuntimeName, type RuntimeServer } from './servers.ts';
 import { readSse } from './sse-client.ts';
+import { openStream } from '../support/sse-client.ts';
 
 const RUNTIMES: RuntimeName[] = ['node', 'workerd', 'deno'];
 const JWT_SECRET = 'runtime-mcp-suite-jwt-secret-at-least-32-characters';
@@ -19,13 +24,33 @@ const ISSUER = 'http://127.0.0.1:54321/auth/v1';
 const asked = (req: ChatRequest, message: string) => req.messages.some((m) => m.role === 'user' && m.content === message);
 const iteration = (req: ChatRequest) => req.messages.filter((m) => m.role === 'assistant' && m.tool_calls?.length).length;
 
+const userMessage = (req: ChatRequest) => req.messages.find((m) => m.role === 'user')?.content ?? '';
+
 /** Stateless, keyed on the conversation, so that the three runtimes share it. */
-const script = (req: ChatRequest): Reply => everythingStep(iteration(req));
+const script = (req: ChatRequest): Reply => {
+  const message = String(userMessage(req));
+  if (message.startsWith('v2 sums')) {
+    return iteration(req) === 0
+      ? {
+          toolCalls: [
+            { id: 's1', name: 'shop__get_sum', arguments: '{"a":"2","b":3}' },
+            { id: 's2', name: 'strict__get_sum', arguments: '{"a":"2","b":3}' },
+          ],
+        }
+      : { text: 'Both say 5.' };
+  }
+  if (message.startsWith('order')) {
+    return iteration(req) === 0 ? { toolCalls: [{ id: 'o1', name: 'strict__confirm_order', arguments: '{"item":"mug"}' }] } : { text: 'Ordered.' };
+  }
+  return everythingStep(iteration(req));
+};
 
 let model: ScriptedServer;
 let jwt: string;
 const servers = new Map<RuntimeName, RuntimeServer>();
 const mcp = new Map<RuntimeName, RunningMcp>();
+/** Per runtime: a v2 server in the SDK's default posture and one that rejects 2025 clients. */
+const v2 = new Map<RuntimeName, { shop: RunningV2; strict: RunningV2 }>();
 
 beforeAll(async () => {
   model = await startScriptedOpenAI(script);
@@ -37,7 +62,10 @@ beforeAll(async () => {
     .setIssuedAt()
     .setExpirationTime('10m')
     .sign(new TextEncoder().encode(JWT_SECRET));
-  for (const name of RUNTIMES) mcp.set(name, await startEverything());
+  for (const name of RUNTIMES) {
+    mcp.set(name, await startEverything());
+    v2.set(name, { shop: await startV2Server({ name: 'shop' }), strict: await startV2Server({ name: 'strict-shop', legacy: 'reject' }) });
+  }
   const started = await Promise.allSettled(
     RUNTIMES.map((name) =>
       starters[name]({
@@ -50,7 +78,11 @@ beforeAll(async () => {
         SUPABASE_JWT_SECRET: JWT_SECRET,
         SUPABASE_JWT_ISSUER: ISSUER,
         STORAGE: 'memory', // auth on, no Supabase: the edges refuse the turn routes unless memory is asked for
-        MCP_SERVERS: JSON.stringify([{ name: 'everything', url: mcp.get(name)!.url, headers: { 'x-runtime': name } }]),
+        MCP_SERVERS: JSON.stringify([
+          { name: 'everything', url: mcp.get(name)!.url, headers: { 'x-runtime': name } },
+          { name: 'shop', url: v2.get(name)!.shop.url },
+          { name: 'strict', url: v2.get(name)!.strict.url },
+        ]),
       }),
     ),
   );
@@ -65,6 +97,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...servers.values()].map((s) => s.stop()));
   await Promise.all([...mcp.values()].map((s) => s.stop()));
+  await Promise.all([...v2.values()].flatMap((s) => [s.shop.stop(), s.strict.stop()]));
   await model?.close();
 });
 
@@ -105,6 +138,55 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
     });
     expect(body.tools.find((t) => t.name === 'delete_file')).toMatchObject({ source: 'functions', destructive: true });
     expect(body.tools.find((t) => t.name === 'write_file')).toMatchObject({ source: 'functions' });
-    expect(body.servers).toEqual([expect.objectContaining({ server: 'everything', ok: true })]);
+    expect(body.servers).toEqual([
+      expect.objectContaining({ server: 'everything', ok: true, protocolVersion: '2025-11-25' }),
+      expect.objectContaining({ server: 'shop', ok: true, protocolVersion: '2026-07-28' }),
+      expect.objectContaining({ server: 'strict', ok: true, protocolVersion: '2026-07-28' }),
+    ]);
+  });
+
+  it('2026-07-28 servers (v2 SDK, default and legacy-rejecting): get_sum repaired to 5 on both, no initialize', async () => {
+    const { baseUrl, log } = servers.get(name)!;
+    const { shop, strict } = v2.get(name)!;
+    const t = await readSse(
+      `${baseUrl}/v1/chat`,
+      { method: 'POST', headers: auth(), body: JSON.stringify({ message: `v2 sums (${name})` }) },
+      { timeoutMs: 60_000 },
+    );
+    const results = t.events.filter((e) => e.event === 'tool_result').map((e) => e.data as Record<string, any>);
+    expect(results, log()).toEqual([
+      expect.objectContaining({ name: 'shop__get_sum', verdict: 'repaired', ok: true, result: { sum: 5 } }),
+      expect.objectContaining({ name: 'strict__get_sum', verdict: 'repaired', ok: true, result: { sum: 5 } }),
+    ]);
+    for (const server of [shop, strict]) {
+      expect(server.toolCalls('get_sum')).toEqual([expect.objectContaining({ arguments: { a: 2, b: 3 }, protocolVersion: '2026-07-28' })]);
+      expect(server.received.map((m) => m.method)).not.toContain('initialize');
+    }
+  });
+
+  it('confirm_order pauses the turn with the server’s question; {confirm: true} goes back in inputResponses and "ordered mug" reaches the model', async () => {
+    const { baseUrl, log } = servers.get(name)!;
+    const { strict } = v2.get(name)!;
+    const created = await fetch(`${baseUrl}/v1/turns`, { method: 'POST', headers: auth(), body: JSON.stringify({ message: `order a mug (${name})` }) });
+    expect(created.status, log()).toBe(201);
+    const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
+    const at = (path: string) => new URL(baseUrl).origin + path;
+    const stream = await openStream(at(streamUrl), { headers: auth() });
+    const question = await stream.until((e) => e.event === 'input_required', 60_000);
+    expect(question.data, log()).toMatchObject({ server: 'strict', tool: 'confirm_order', message: 'Order mug?', requestedSchema: ORDER_SCHEMA });
+    const res = await fetch(`${baseUrl}/v1/turns/${turnId}/inputs/${question.data.inputId}`, {
+      method: 'POST',
+      headers: auth(),
+      body: JSON.stringify({ action: 'accept', content: { confirm: true } }),
+    });
+    expect(res.status, log()).toBe(202);
+    await stream.until((e) => e.event === 'done', 60_000);
+    expect(stream.events.find((e) => e.event === 'tool_result')?.data, log()).toMatchObject({ id: 'o1', ok: true, result: 'ordered mug' });
+    expect(strict.toolCalls('confirm_order').at(-1)).toMatchObject({
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      requestState: ORDER_STATE,
+    });
+    const told = model.requests.find((r) => asked(r, `order a mug (${name})`) && iteration(r) === 1)!;
+    expect(JSON.stringify(lastToolResult(told))).toContain('ordered mug');
   });
 });
