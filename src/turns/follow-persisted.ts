@@ -21,8 +21,9 @@ export async function* readThrough(log: TurnLog, store: TurnEventStore, afterSeq
   while (!signal.aborted) {
     if (!log.holds(last + 1)) {
       let gained = false;
+      // All of what the store returned is used (it is read already), memory's window included.
       for (const logged of unpackEvents(await store.eventsAfter(log.turnId, last), last)) {
-        if (logged.seq !== last + 1 || log.holds(logged.seq) || signal.aborted) break;
+        if (logged.seq !== last + 1 || signal.aborted) break;
         last = logged.seq;
         gained = true;
         yield logged;
