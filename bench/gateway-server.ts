@@ -1,8 +1,9 @@
 // The server side of bench:gateway, in its own process so that the clients and the upstream in the
 // bench process do not share its event loop and its CPU is measured apart: the real app
-// (POST /v1/chat/completions) in front of UPSTREAM_URL, no auth (loopback), activity rows counted and
-// dropped, GATEWAY_RETRIES from the env; beside it a bare pass-through proxy of the same upstream
-// (/proxy/chat/completions, the baseline for the hop itself). It answers IPC requests for its cpuUsage.
+// (POST /v1/chat/completions, and /v1/messages and /v1/responses in the upstream modes the env names)
+// in front of UPSTREAM_URL, no auth (loopback), activity rows counted and dropped, GATEWAY_RETRIES from
+// the env; beside it a bare pass-through proxy of the same upstream (/proxy/chat/completions, the
+// baseline for the hop itself). It answers IPC requests for its cpuUsage.
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
@@ -14,11 +15,16 @@ import { createMemoryStorage } from '../src/store/memory.ts';
 import { defaultTools } from '../functions/index.ts';
 import type { ActivityWriter } from '../src/activity/types.ts';
 
+// The protocols' upstream modes (bench/gateway-protocols.ts) from the env as the server reads them.
+const passed = Object.fromEntries(
+  ['MESSAGES_UPSTREAM', 'RESPONSES_UPSTREAM', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+);
 const config = loadConfig({
   OPENAI_API_KEY: 'sk-bench',
   OPENAI_BASE_URL: process.env.UPSTREAM_URL!,
   GATEWAY_RETRIES: process.env.GATEWAY_RETRIES ?? '0',
   KEEPALIVE_MS: '10000',
+  ...passed,
 });
 let rows = 0;
 const activity: ActivityWriter = { recordCall: () => void rows++, recordTurn: () => void rows++, flush: async () => ({ written: rows, dropped: 0 }) };

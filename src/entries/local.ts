@@ -47,6 +47,7 @@ export async function openLocalDeps(config: Config, options: LocalOptions): Prom
     config,
     // Node's own HTTP client for the upstream: fetch's web streams cost ~0.7 ms a request (node-fetch.ts).
     model: createModel(config, { fetch: nodeFetch, demoWordDelayMs: options.demoWordDelayMs }),
+    upstreamFetch: nodeFetch,
     storage,
     storageKind: 'pglite',
     activity,

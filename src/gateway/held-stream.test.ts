@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ToolSpec } from 'rebound-gate';
 import type { SseMessage } from '../model/sse-decode.ts';
 import { Delivery } from './delivery.ts';
@@ -171,5 +171,42 @@ describe('HeldStream', () => {
     textOnly.push(data({ id: 'chatcmpl-third', choices: [{ index: 0, delta: { content: 'I cannot do that.' } }] }));
     textOnly.end();
     expect(JSON.parse(out.at(-1)!.slice(6))).toMatchObject({ id: 'chatcmpl-first', choices: [{ delta: { content: 'I cannot do that.' } }] });
+  });
+  it('reads the chunks that only add text without JSON.parse, and writes what the full read writes', () => {
+    const words = ['Let ', 'me ', 'check. ', '<tool_call>{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}', '</tool_call>', ' Done.'];
+    // OpenAI's chunks: the same id and fields, another content and another obfuscation string each.
+    const stream = (id: (i: number) => string) => [
+      ...words.map((content, i) =>
+        data({
+          id: id(i),
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, delta: { content }, finish_reason: null }],
+          obfuscation: 'x'.repeat(i + 1),
+        }),
+      ),
+      data({ id: id(words.length), object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+    ];
+    const run = (messages: SseMessage[]) => {
+      const a = attempt();
+      const parse = vi.spyOn(JSON, 'parse');
+      for (const m of messages) a.held.push(m);
+      const parses = parse.mock.calls.length;
+      parse.mockRestore();
+      a.held.end();
+      return { ...a, parses };
+    };
+    const same = stream(() => 'chatcmpl-1');
+    const quick = run(same);
+    // Chunks whose ids differ never match a learned one: every chunk is parsed.
+    const full = run(stream((i) => `chatcmpl-${i}`));
+    expect(quick.text()).toBe('Let me check.  Done.');
+    expect(full.text()).toBe(quick.text());
+    expect(quick.calls().map((c) => c.function)).toEqual([{ name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
+    expect(full.calls().map((c) => c.function)).toEqual(quick.calls().map((c) => c.function));
+    // The text before the call went out as the upstream's own bytes.
+    expect(quick.out.slice(0, 3)).toEqual(same.slice(0, 3).map((m) => `data: ${m.data}\n\n`));
+    expect(quick.parses).toBeLessThan(full.parses);
   });
 });

@@ -16,6 +16,7 @@ import type { ToolSpec } from 'rebound-gate';
 import { HeldAnswer } from 'rebound-gate/host';
 import { isPlainObject } from 'rebound-gate/internal';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
+import { ContentTemplate } from '../model/content-template.ts';
 import type { SseMessage } from '../model/sse-decode.ts';
 import type { Delivery } from './delivery.ts';
 import { accepted, gateProposed, textCalls, type GatedCall } from './gated-call.ts';
@@ -64,6 +65,13 @@ export class HeldStream {
   private finishChoice: Chunk | null = null;
   private usage: unknown = null;
   private lateDeltas = 0;
+  /**
+   * The first attempt's text chunks that are the last plain text chunk with another string (most of a
+   * streamed answer): read without JSON.parse, by comparing the text around the string (the model's
+   * reader does the same, src/model/content-template.ts). Such a chunk only adds text; when the text
+   * shown is the text it brought, it passes as it came, as the full read below would pass it.
+   */
+  private readonly template = new ContentTemplate();
   failed = false;
 
   constructor(private readonly options: AttemptOptions) {
@@ -81,6 +89,20 @@ export class HeldStream {
   push(message: SseMessage): void {
     if (this.failed) return;
     const d = this.options.delivery;
+    const plain = this.options.first && message.event === null;
+    const quick = plain ? this.template.match(message.data) : undefined;
+    if (quick !== undefined) {
+      const shown = quick === '' ? quick : this.answer.pushText(quick);
+      if (shown === quick) {
+        d.raw(message);
+        return;
+      }
+      // The text is held from here on: the chunk is rewritten as the full read rewrites it.
+      const chunk = JSON.parse(message.data) as Chunk;
+      const choice = (chunk.choices as Chunk[])[0]!;
+      this.rewrite(chunk, choice, choice.delta as Chunk, shown);
+      return;
+    }
     if (message.data.trim() === '[DONE]') {
       if (this.open) this.close(this.open);
       return;
@@ -127,6 +149,8 @@ export class HeldStream {
     }
     if (!changed) d.raw(message);
     else this.rewrite(chunk, choice, delta, content);
+    // A chunk the full read passed on for its text alone may be the template for the ones after it.
+    if (plain && !changed && chunk.error == null && chunk.usage == null && choice.finish_reason == null) this.template.learn(message.data, chunk);
     for (const tc of toolDeltas) if (isPlainObject(tc)) this.toolDelta(tc as ToolCallDelta);
     // The answer is finished, so is its last call: it goes out now, not when the body ends.
     if (this.finishReason !== null && this.open) this.close(this.open);

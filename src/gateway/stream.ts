@@ -47,6 +47,8 @@ export interface AttemptsRun {
 export interface StreamChannel {
   write(text: string): void;
   drained(): Promise<void>;
+  /** Sends what was written now rather than once the tick is over. */
+  flush(): void;
 }
 export type OpenStream = (run: (out: StreamChannel, signal: AbortSignal) => Promise<void>) => ReadableStream<Uint8Array>;
 
@@ -65,7 +67,12 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
     const delivery = new Delivery((text) => out.write(text));
     let broken: unknown;
     try {
-      broken = await attempts(run, delivery, () => out.drained());
+      // What a read of the upstream produced (a gated call, complete with that read) goes out as the read
+      // is done, not on the next turn of the event loop: then the reader waits for the client to take it.
+      broken = await attempts(run, delivery, () => {
+        out.flush();
+        return out.drained();
+      });
     } catch (err) {
       console.error('rebound gateway: stream failed', err);
       throw err;

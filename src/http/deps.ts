@@ -54,6 +54,11 @@ export interface AppDeps {
   auth: Authenticator;
   /** Keeps the isolate alive for work after the response (activity flush): ctx.waitUntil, EdgeRuntime.waitUntil. */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * The gateway's transport to its upstreams: Node's entries pass their own HTTP client (src/entries/node-fetch.ts,
+   * cheaper than fetch's web streams); absent, the runtime's fetch (workerd, Deno). The model has its own, in `model`.
+   */
+  upstreamFetch?: typeof fetch;
   systemPrompt?: string;
   /** Feeds GET /v1/dashboard; the route answers 501 when absent. */
   dashboard?: DashboardSource;

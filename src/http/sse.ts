@@ -26,6 +26,8 @@ export interface SseChannel {
   write(text: string): void;
   /** Resolves once the client has room for more (what waits for it is below the high-water mark), or the stream is closed. */
   drained(): Promise<void>;
+  /** Queues this tick's writes for the client now, not once the tick is over (the gateway: a read's output, a gated call, goes out at once). */
+  flush(): void;
 }
 
 export interface SseStreamOptions {
@@ -185,7 +187,7 @@ export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise
         controller = c;
         if (options.open) write(': open\n\n');
         armKeepalive();
-        run({ write, drained }, abort.signal).then(
+        run({ write, drained, flush }, abort.signal).then(
           () => {
             flush();
             end();

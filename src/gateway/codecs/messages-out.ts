@@ -123,6 +123,7 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
   };
   return {
     drained: () => out.drained(),
+    flush: () => out.flush(),
     write(text) {
       for (const event of chatEvents(text)) {
         if (event.kind === 'other') continue;

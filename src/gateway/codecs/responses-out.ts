@@ -142,6 +142,7 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
   };
   return {
     drained: () => out.drained(),
+    flush: () => out.flush(),
     write(written) {
       for (const event of chatEvents(written)) {
         if (event.kind === 'other') continue;

@@ -78,7 +78,7 @@ export function gatewayRoutes(deps: AppDeps) {
         "The gateway has no upstream key: set OPENAI_API_KEY (any value for a server that takes none, such as Ollama) and OPENAI_BASE_URL, or GATEWAY_FORWARD_CLIENT_KEY=true to pass on each client's own key.",
       );
     }
-    return { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs };
+    return { baseURL: config.openai.baseURL ?? OPENAI_BASE_URL, apiKey: caller.upstreamKey, timeoutMs: config.openai.timeoutMs, fetch: deps.upstreamFetch };
   };
 
   /**
@@ -147,7 +147,7 @@ export function gatewayRoutes(deps: AppDeps) {
       const value = c.req.header(name);
       if (value) headers[name] = value;
     }
-    return { baseURL: config.gateway.anthropic.baseURL, apiKey, timeoutMs: config.openai.timeoutMs, headers };
+    return { baseURL: config.gateway.anthropic.baseURL, apiKey, timeoutMs: config.openai.timeoutMs, headers, fetch: deps.upstreamFetch };
   };
 
   app.post('/v1/messages', authenticated, async (c) => {
