@@ -23,15 +23,17 @@ afterAll(async () => {
 });
 const start = scriptedApps({ MODEL_RETRIES: '0' });
 
-async function setup(script: Script) {
+async function setup(script: Script, env: Record<string, string> = {}, singleInstance = false) {
   return start(script, {
     env: {
       MCP_SERVERS: JSON.stringify([
         { name: 'shop', url: open.url },
         { name: 'strict', url: strict.url },
       ]),
+      ...env,
     },
-    deps: (vars) => ({ toolSource: mcpToolSource(loadConfig(vars)) }),
+    // singleInstance: Node's timer expires what waits (turns/approval-clock.ts).
+    deps: (vars) => ({ toolSource: mcpToolSource(loadConfig(vars)), ...(singleInstance ? { singleInstance } : {}) }),
   });
 }
 
@@ -149,5 +151,54 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
     expect(strict.orderRounds.at(-1)).toEqual({ requestState: ORDER_STATE, action: 'accept' });
     expect(JSON.stringify(lastToolResult(upstream.requests.at(-1)!))).toContain('ordered mug');
     expect(strict.received.map((m) => m.method)).not.toContain('initialize');
+  }, 30_000);
+
+  /** A turn that orders a mug from `server` and reads its stream until the question is asked. */
+  async function ordering(env: Record<string, string> = {}) {
+    const expiring = env.APPROVAL_TIMEOUT_MS !== undefined;
+    const { upstream, app } = await setup(
+      (req) =>
+        req.messages.some((m) => m.role === 'tool')
+          ? { text: 'No mug, then.' }
+          : { toolCalls: [{ id: 'o2', name: 'shop__confirm_order', arguments: '{"item":"mug"}' }] },
+      env,
+      expiring,
+    );
+    const created = await fetch(`${app.url}/v1/turns`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"message": "order me a mug"}',
+    });
+    const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
+    const stream = await openStream(app.url + streamUrl);
+    const asked = await stream.until((e) => e.event === 'input_required');
+    return { upstream, app, stream, asked, url: `${app.url}/v1/turns/${turnId}/inputs/${asked.data.inputId}` };
+  }
+
+  it('declined: the call goes back with the decline, and the model reads an error saying so with what the server answered', async () => {
+    const { upstream, stream, url } = await ordering();
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action": "decline"}' });
+    expect(res.status).toBe(202);
+    await stream.until((e) => e.event === 'done');
+    expect(open.toolCalls('confirm_order').at(-1)).toMatchObject({ inputResponses: { confirm: { action: 'decline' } }, requestState: ORDER_STATE });
+    const told = lastToolResult(upstream.requests.at(-1)!) as { ok: boolean; error: string };
+    expect(told.ok).toBe(false);
+    expect(told.error).toMatch(/asked the user "Order mug\?".*they chose decline/s);
+    expect(told.error).toMatch(/the person chose decline/);
+  }, 30_000);
+
+  it('unanswered past APPROVAL_TIMEOUT_MS: 410 for a late answer, the call is not sent again, and the model is told nobody answered', async () => {
+    const before = open.toolCalls('confirm_order').length;
+    const { upstream, stream, url } = await ordering({ APPROVAL_TIMEOUT_MS: '1000' });
+    await stream.until((e) => e.event === 'done', 10_000);
+    const late = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"action": "accept", "content": {"confirm": true}}',
+    });
+    expect(late.status).toBe(410);
+    expect(open.toolCalls('confirm_order')).toHaveLength(before + 1);
+    const told = lastToolResult(upstream.requests.at(-1)!) as { ok: boolean; error: string };
+    expect(told).toMatchObject({ ok: false, error: expect.stringMatching(/asked the user "Order mug\?".*nobody answered in time: the tool did not run/s) });
   }, 30_000);
 });
