@@ -21,6 +21,8 @@ export interface AnthropicUpstream {
   timeoutMs: number;
   /** The client's anthropic-version and anthropic-beta, passed on. */
   headers: Record<string, string>;
+  /** The transport (the app's upstreamFetch); absent, the runtime's fetch. */
+  fetch?: typeof fetch;
 }
 
 const FINISH: Record<string, string> = {
@@ -38,7 +40,7 @@ const finishOf = (stop: unknown) => (typeof stop === 'string' && FINISH[stop]) |
  * messages the core's first chat body had (what comes after them in a re-ask is the core's own).
  */
 export function anthropicCall(upstream: AnthropicUpstream, original: Json, asked: number) {
-  const endpoint: ChatEndpoint = { baseURL: upstream.baseURL, apiKey: undefined, timeoutMs: upstream.timeoutMs };
+  const endpoint: ChatEndpoint = { baseURL: upstream.baseURL, apiKey: undefined, timeoutMs: upstream.timeoutMs, ...(upstream.fetch ? { fetch: upstream.fetch } : {}) };
   return (chat: Json, request: { signal: AbortSignal; headers?: Record<string, string> }): Promise<UpstreamResult> => {
     const added = (Array.isArray(chat.messages) ? chat.messages : []).slice(asked).filter(isPlainObject);
     const messages = [...(original.messages as unknown[]), ...toAnthropic(added)];
