@@ -58,6 +58,8 @@ export interface GatewayDeps {
   codec?: ClientCodec;
   /** A native upstream (codecs/anthropic-upstream.ts, responses-upstream.ts) instead of `upstream`'s Chat Completions: it takes the core's body and answers as Chat Completions. */
   call?: UpstreamCall;
+  /** The native upstream's provider, for the spans (default openai). */
+  provider?: 'openai' | 'anthropic';
 }
 
 /** One upstream attempt: the core's Chat Completions body in, the answer as Chat Completions out. */
@@ -90,6 +92,8 @@ async function runCore(request: GatewayRequest, deps: GatewayDeps): Promise<Gate
     stream: request.stream,
     baseURL: deps.upstream.baseURL,
     carrier: deps.carrier,
+    protocol: deps.codec?.protocol ?? 'chat',
+    ...(deps.provider ? { provider: deps.provider } : {}),
   });
   // Each upstream attempt's span, open from its request until its calls are gated (record) or the answer settles.
   const attempts = new Map<number, ChatTrace>();

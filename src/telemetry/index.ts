@@ -144,6 +144,9 @@ export interface GatewayStart {
   stream: boolean;
   baseURL?: string;
   carrier?: TraceCarrier;
+  /** The protocol the client spoke (default chat: Chat Completions), and the upstream's provider (default openai). */
+  protocol?: 'chat' | 'messages' | 'responses';
+  provider?: 'openai' | 'anthropic';
 }
 
 export interface GatewayTrace {

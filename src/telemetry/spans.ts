@@ -248,6 +248,7 @@ export function gatewaySpans(f: SpanFactory, start: GatewayStart): GatewayTrace 
         'gen_ai.request.model': cut(start.model, MAX_NAME),
         'rebound.gateway.upstream_model': cut(start.upstreamModel, MAX_NAME),
         'rebound.gateway.stream': start.stream,
+        'rebound.gateway.protocol': start.protocol ?? 'chat',
       },
     },
     f.parentOf(start.carrier),
@@ -256,7 +257,7 @@ export function gatewaySpans(f: SpanFactory, start: GatewayStart): GatewayTrace 
   let gated = 0;
   return {
     attempt: (attempt) => {
-      const child = chatSpan(f, { chat: { model: start.upstreamModel, provider: 'openai', baseURL: start.baseURL }, parent: context });
+      const child = chatSpan(f, { chat: { model: start.upstreamModel, provider: start.provider ?? 'openai', baseURL: start.baseURL }, parent: context });
       return {
         headers: child.headers,
         retry: child.retry,

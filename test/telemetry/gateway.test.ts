@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCollector, type Collector } from '../support/otlp-collector.ts';
 import { ASK, TOOLS, startGateway, type Gateway } from '../gateway/harness.ts';
+import { startScriptedAnthropic, type NativeServer } from '../support/scripted-native.ts';
 
 let gw: Gateway | undefined;
 let collector: Collector | undefined;
@@ -67,5 +68,32 @@ describe('tracing the gateway', () => {
     const [attempt] = spans.filter((s) => s.parentSpanId === request.spanId);
     expect(attempt!.attributes['error.type']).toBe('429');
     expect(attempt!.status.code).toBe(2);
+  });
+
+  it("names the protocol on the request span, and the native upstream's provider on the attempt span", async () => {
+    collector = await startCollector();
+    const anthropic: NativeServer = await startScriptedAnthropic(() => ({ text: 'Sunny.' }));
+    try {
+      gw = await startGateway(() => ({ text: 'Sunny.' }), {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+        MESSAGES_UPSTREAM: 'anthropic',
+        ANTHROPIC_BASE_URL: anthropic.url,
+        ANTHROPIC_API_KEY: 'sk-ant',
+      });
+      const post = (path: string, body: unknown) =>
+        fetch(`${gw!.app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, body: JSON.stringify(body) });
+      expect((await post('/v1/messages', { model: 'claude-m', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+      expect((await post('/v1/responses', { model: 'gpt-m', input: 'hi' })).status).toBe(200);
+      const spans = await collector.waitFor((s) => s.filter((x) => x.kind === 2).length === 2);
+      const requests = spans.filter((s) => s.kind === 2);
+      const byProtocol = Object.fromEntries(requests.map((r) => [r.attributes['rebound.gateway.protocol'], r]));
+      expect(Object.keys(byProtocol).sort()).toEqual(['messages', 'responses']);
+      const providerOf = (r: (typeof requests)[number]) => spans.find((s) => s.parentSpanId === r.spanId)!.attributes['gen_ai.provider.name'];
+      expect(providerOf(byProtocol.messages!)).toBe('anthropic');
+      expect(providerOf(byProtocol.responses!)).toBe('openai');
+    } finally {
+      await anthropic.close();
+    }
   });
 });

@@ -40,6 +40,8 @@ import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
 interface Native {
   endpoint: ChatEndpoint;
   call: UpstreamCall;
+  /** For the spans: who the upstream is. */
+  provider: 'openai' | 'anthropic';
 }
 import { readJson } from '../body.ts';
 import { quote } from '../../quote.ts';
@@ -120,7 +122,7 @@ export function gatewayRoutes(deps: AppDeps) {
         waitUntil?.(flushed);
       },
       codec,
-      ...(native ? { call: native.call } : {}),
+      ...(native ? { call: native.call, provider: native.provider } : {}),
     }).finally(flushTraces);
     return toResponse(result);
   };
@@ -158,7 +160,7 @@ export function gatewayRoutes(deps: AppDeps) {
     if (!native) return serve(c, request, messagesCodec(body));
     const anthropic = anthropicFor(c);
     const call = anthropicCall(anthropic, body, (chat.messages as unknown[]).length);
-    return serve(c, request, messagesCodec(body), { endpoint: { ...anthropic, apiKey: undefined }, call });
+    return serve(c, request, messagesCodec(body), { endpoint: { ...anthropic, apiKey: undefined }, call, provider: 'anthropic' });
   });
   app.post('/v1/messages/count_tokens', authenticated, async (c) => {
     const body = await readJson(c, MessagesBody.omit({ max_tokens: true }), { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
@@ -180,7 +182,7 @@ export function gatewayRoutes(deps: AppDeps) {
     if (!native) return serve(c, request, responsesCodec(body));
     const endpoint = upstreamFor(c.get('caller'));
     const call = responsesCall(endpoint, body, (chat.messages as unknown[]).length, freeformTools(body));
-    return serve(c, request, responsesCodec(body), { endpoint, call });
+    return serve(c, request, responsesCodec(body), { endpoint, call, provider: 'openai' });
   });
 
   // What OpenWebUI and other clients ask before they chat.
