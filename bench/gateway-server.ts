@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/http/app.ts';
 import { noAuth } from '../src/http/deps.ts';
 import { createModel } from '../src/model/index.ts';
+import { nodeFetch } from '../src/entries/node-fetch.ts';
 import { createMemoryStorage } from '../src/store/memory.ts';
 import { defaultTools } from '../functions/index.ts';
 import type { ActivityWriter } from '../src/activity/types.ts';
@@ -28,7 +29,16 @@ const config = loadConfig({
 });
 let rows = 0;
 const activity: ActivityWriter = { recordCall: () => void rows++, recordTurn: () => void rows++, flush: async () => ({ written: rows, dropped: 0 }) };
-const app = createApp({ config, model: createModel(config), storage: createMemoryStorage(), activity, tools: defaultTools, auth: noAuth });
+// Node's own HTTP client for the upstreams, as npm start (src/entries/local.ts) gives them.
+const app = createApp({
+  config,
+  model: createModel(config, { fetch: nodeFetch }),
+  upstreamFetch: nodeFetch,
+  storage: createMemoryStorage(),
+  activity,
+  tools: defaultTools,
+  auth: noAuth,
+});
 
 const outer = new Hono();
 outer.post('/proxy/chat/completions', async (c) => {

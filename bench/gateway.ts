@@ -3,7 +3,7 @@
 // calls of the tool-calls corpus without a retry.
 //
 //   npm run bench:gateway -- [--json] [--tokens 2000] [--rounds 15] [--requests 300] [--calls 300]
-//                            [--corpus ../shared/bench/tool-calls.dev.jsonl]
+//                            [--corpus ../shared/bench/tool-calls.dev.jsonl] [--protocols-only]
 //
 // 1. time to first byte: the first body byte of a short streamed answer, p50 and p99 of each side.
 // 2. total time of a streamed answer of --tokens words (the request carries tools, so the text goes
@@ -21,6 +21,9 @@
 // 4. the tool-calls corpus through the gateway over HTTP, non-streaming, GATEWAY_RETRIES=0: the share
 //    of invalid calls the client receives valid (an exact tool name, JSON arguments that fit the schema
 //    as written: the plain-schema baseline's check), and of valid calls it receives byte for byte.
+// 5. each protocol and upstream mode (Chat Completions; Messages translated and to Anthropic; Responses
+//    translated and native) against its upstream directly: time to first byte, the paced answer's
+//    ratio, CPU per token (gateway-protocols.ts). --protocols-only runs this part alone.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +33,7 @@ import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { Delivery } from '../src/gateway/delivery.ts';
 import { HeldStream } from '../src/gateway/held-stream.ts';
 import type { ToolSpec } from 'rebound-gate';
+import { printProtocolFigures, protocolFigures } from './gateway-protocols.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -45,6 +49,13 @@ const CALLS = Number(opt('calls', '300'));
 const CORPUS = opt('corpus', new URL('../../shared/bench/tool-calls.dev.jsonl', import.meta.url).pathname);
 /** --no-corpus skips part 4 (a quick run of the latency figures). */
 const RUN_CORPUS = !args.includes('--no-corpus');
+const PROTOCOL_OPTIONS = { tokens: TOKENS, requests: Math.min(REQUESTS, 200), pacedRounds: PACED_ROUNDS, rounds: ROUNDS };
+if (args.includes('--protocols-only')) {
+  const figures = await protocolFigures(PROTOCOL_OPTIONS);
+  printProtocolFigures(figures, PROTOCOL_OPTIONS);
+  if (json) console.log(JSON.stringify({ protocols: figures }));
+  process.exit(0);
+}
 
 interface CorpusCase {
   tools: Array<{ name: string; description?: string; parameters: ToolSpec['parameters'] }>;
@@ -393,10 +404,13 @@ console.log(
   `  invalid calls the client receives valid without a retry: ${invalidReachValid}/${invalid} = ${(100 * result.corpus.shareReachValid).toFixed(1)}%   (of those with gold, repaired to gold: ${invalidToGold}/${invalidPossible})`,
 );
 console.log(`  valid calls received byte for byte: ${validUnchanged}/${valid} = ${(100 * result.corpus.validByteForByte).toFixed(1)}%`);
-if (json) console.log(JSON.stringify(result));
-
 gw.child.send({ type: 'exit' });
 gwTiming.child.send({ type: 'exit' });
 await scripted.close();
 timing.close();
+
+// 5. The protocols and upstream modes.
+const protocols = await protocolFigures(PROTOCOL_OPTIONS);
+printProtocolFigures(protocols, PROTOCOL_OPTIONS);
+if (json) console.log(JSON.stringify({ ...result, protocols }));
 process.exit(0);

@@ -1,0 +1,281 @@
+// bench:gateway's protocols part (issue 31): what the gateway costs a client of each protocol it speaks,
+// in each upstream mode, against the upstream directly, in one run:
+//   chat                Chat Completions → the chat upstream (today's figure, for comparison)
+//   messages/chat       Anthropic Messages → translated to the chat upstream (MESSAGES_UPSTREAM=chat)
+//   messages/anthropic  Anthropic Messages → Anthropic's API (MESSAGES_UPSTREAM=anthropic)
+//   responses/chat      Responses → translated to the chat upstream (RESPONSES_UPSTREAM=chat)
+//   responses/responses Responses → the upstream's /responses (RESPONSES_UPSTREAM=responses)
+// The direct side is the upstream the gateway asks, in its own protocol (a translated client's
+// alternative is that same server). Timing upstreams in this process stream each protocol as its API
+// does (the scripted shapes of test/support); the gateway runs in its own process (gateway-server.ts).
+// Figures: time to first byte of a short streamed answer (p50, gateway − direct), a --tokens-word answer
+// paced 1 ms a token (each request's total over its upstream's own sending time, medians, gateway /
+// direct: target ≤ 1.05), and the gateway's CPU per token on the unpaced answer.
+import { fork, type ChildProcess } from 'node:child_process';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { percentile } from './gate/common.ts';
+
+type Protocol = 'chat' | 'messages' | 'anthropic' | 'responses';
+
+export interface ProtocolFigures {
+  config: string;
+  ttfbGatewayP50: number;
+  ttfbDirectP50: number;
+  ttfbOverheadP50: number;
+  pacedRatio: number;
+  cpuUsPerToken: number;
+}
+
+const sse = (res: ServerResponse, event: string | null, data: unknown) => res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One answer of `words` in the protocol of `path`, a word per `pauseMs` (0: as fast as it writes). */
+async function answer(res: ServerResponse, path: string, words: string[], pauseMs: number): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const each = async (write: (w: string) => void) => {
+    for (const w of words) {
+      if (pauseMs) await sleep(pauseMs);
+      write(w);
+    }
+  };
+  if (path.endsWith('/chat/completions')) {
+    const chunk = (delta: unknown, finish: string | null = null) => ({
+      id: 'chatcmpl-b',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    });
+    sse(res, null, chunk({ role: 'assistant', content: '' }));
+    await each((w) => sse(res, null, chunk({ content: w })));
+    sse(res, null, chunk({}, 'stop'));
+    sse(res, null, {
+      id: 'chatcmpl-b',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [],
+      usage: { prompt_tokens: 10, completion_tokens: words.length, total_tokens: 10 + words.length },
+    });
+    res.end('data: [DONE]\n\n');
+  } else if (path.endsWith('/v1/messages')) {
+    const message = {
+      id: 'msg_b',
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    };
+    sse(res, 'message_start', { type: 'message_start', message });
+    sse(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+    await each((w) => sse(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: w } }));
+    sse(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
+    sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: words.length } });
+    sse(res, 'message_stop', { type: 'message_stop' });
+    res.end();
+  } else {
+    let seq = 0;
+    const emit = (type: string, fields: Record<string, unknown>) => sse(res, type, { type, sequence_number: seq++, ...fields });
+    const response = (status: string, output: unknown[]) => ({ id: 'resp_b', object: 'response', created_at: 1, status, model: 'm', output, usage: null });
+    emit('response.created', { response: response('in_progress', []) });
+    emit('response.output_item.added', { output_index: 0, item: { id: 'msg_b', type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
+    emit('response.content_part.added', { item_id: 'msg_b', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    await each((w) => emit('response.output_text.delta', { item_id: 'msg_b', output_index: 0, content_index: 0, delta: w, logprobs: [] }));
+    const text = words.join('');
+    const item = { id: 'msg_b', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+    emit('response.output_text.done', { item_id: 'msg_b', output_index: 0, content_index: 0, text, logprobs: [] });
+    emit('response.output_item.done', { output_index: 0, item });
+    emit('response.completed', {
+      response: { ...response('completed', [item]), usage: { input_tokens: 10, output_tokens: words.length, total_tokens: 10 + words.length } },
+    });
+    res.end();
+  }
+}
+
+/** The request of a client of `protocol`, asking for `mode` ("short", "long" or "paced:<id>"), with a tool so the text goes through the held-text check. */
+function request(protocol: Protocol, mode: string): { path: string; body: unknown; headers: Record<string, string> } {
+  const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+  switch (protocol) {
+    case 'chat':
+      return {
+        path: '/chat/completions',
+        body: {
+          model: 'm',
+          stream: true,
+          messages: [{ role: 'user', content: mode }],
+          tools: [{ type: 'function', function: { name: 'get_weather', parameters: schema } }],
+        },
+        headers: { authorization: 'Bearer sk-bench' },
+      };
+    case 'messages':
+    case 'anthropic':
+      return {
+        path: '/v1/messages',
+        body: {
+          model: 'm',
+          max_tokens: 4096,
+          stream: true,
+          messages: [{ role: 'user', content: mode }],
+          tools: [{ name: 'get_weather', input_schema: schema }],
+        },
+        headers: { 'x-api-key': 'sk-bench', 'anthropic-version': '2023-06-01' },
+      };
+    case 'responses':
+      return {
+        path: '/responses',
+        body: { model: 'm', stream: true, input: mode, tools: [{ type: 'function', name: 'get_weather', parameters: schema, strict: false }] },
+        headers: { authorization: 'Bearer sk-bench' },
+      };
+    default: {
+      const never: never = protocol;
+      return never;
+    }
+  }
+}
+
+/** The mode a request asks for, in any of the three protocols. */
+function modeOf(body: Record<string, unknown>): string {
+  if (typeof body.input === 'string') return body.input;
+  const messages = (body.messages ?? []) as Array<{ content: unknown }>;
+  const c = messages[0]?.content;
+  return typeof c === 'string' ? c : '';
+}
+
+async function startGateway(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
+    execArgv: ['--import', 'tsx', '--conditions=rebound-source'],
+    env: { ...process.env, GATEWAY_RETRIES: '0', ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  process.once('exit', () => child.kill());
+  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve((m as { port: number }).port)));
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+const cpuMs = (child: ChildProcess) =>
+  new Promise<number>((resolve) => {
+    const on = (message: unknown) => {
+      const m = message as { type: string; usage: NodeJS.CpuUsage };
+      if (m.type !== 'cpu') return;
+      child.off('message', on);
+      resolve((m.usage.user + m.usage.system) / 1000);
+    };
+    child.on('message', on);
+    child.send({ type: 'cpu' });
+  });
+
+export async function protocolFigures(o: { tokens: number; requests: number; pacedRounds: number; rounds: number }): Promise<ProtocolFigures[]> {
+  const long = Array.from({ length: o.tokens }, (_, i) => `w${i} `);
+  const short = 'Hello there, how can I help?'.split(/(?<= )/);
+  const upstreamMs = new Map<string, number>();
+  const upstream = createServer((req, res) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (text += d));
+    req.on('end', async () => {
+      const mode = modeOf(JSON.parse(text) as Record<string, unknown>);
+      const path = (req.url ?? '').split('?')[0]!;
+      const t0 = performance.now();
+      await answer(res, path, mode === 'short' ? short : long, mode.startsWith('paced:') ? 1 : 0);
+      upstreamMs.set(mode, performance.now() - t0);
+    });
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const translated = await startGateway({ UPSTREAM_URL: base, MESSAGES_UPSTREAM: 'chat', RESPONSES_UPSTREAM: 'chat' });
+  const native = await startGateway({
+    UPSTREAM_URL: base,
+    MESSAGES_UPSTREAM: 'anthropic',
+    RESPONSES_UPSTREAM: 'responses',
+    ANTHROPIC_BASE_URL: base,
+    ANTHROPIC_API_KEY: 'sk-bench',
+  });
+
+  /** Each configuration: the client's protocol, its gateway, the upstream protocol the direct side speaks. */
+  const configs: Array<{ name: string; client: Protocol; gateway: { child: ChildProcess; url: string }; direct: Protocol }> = [
+    { name: 'chat', client: 'chat', gateway: translated, direct: 'chat' },
+    { name: 'messages/chat', client: 'messages', gateway: translated, direct: 'chat' },
+    { name: 'messages/anthropic', client: 'anthropic', gateway: native, direct: 'anthropic' },
+    { name: 'responses/chat', client: 'responses', gateway: translated, direct: 'chat' },
+    { name: 'responses/responses', client: 'responses', gateway: native, direct: 'responses' },
+  ];
+  const timed = async (url: string, protocol: Protocol, mode: string) => {
+    const r = request(protocol, mode);
+    const t0 = performance.now();
+    const res = await fetch(`${url}${r.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...r.headers }, body: JSON.stringify(r.body) });
+    if (res.status !== 200) throw new Error(`${url}${r.path} answered ${res.status}: ${await res.text()}`);
+    const reader = res.body!.getReader();
+    let ttfb = -1;
+    for (;;) {
+      const { done } = await reader.read();
+      if (ttfb < 0) ttfb = performance.now() - t0;
+      if (done) break;
+    }
+    return { ttfb, total: performance.now() - t0 };
+  };
+  /** The gateway's URL for a client protocol (the /v1 prefix), the upstream's for the direct side. */
+  const gatewayUrl = (g: { url: string }, client: Protocol) => (client === 'messages' || client === 'anthropic' ? g.url : `${g.url}/v1`);
+
+  const figures: ProtocolFigures[] = [];
+  let id = 0;
+  for (const c of configs) {
+    const gw = gatewayUrl(c.gateway, c.client);
+    for (let i = 0; i < 20; i++) {
+      await timed(gw, c.client, 'short');
+      await timed(base, c.direct, 'short');
+    }
+    const ttfb = { gateway: [] as number[], direct: [] as number[] };
+    for (let i = 0; i < o.requests; i++) {
+      // Interleaved, alternating which goes first, so drift hits both alike.
+      const sides = i % 2 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const);
+      for (const side of sides) ttfb[side].push((await timed(side === 'gateway' ? gw : base, side === 'gateway' ? c.client : c.direct, 'short')).ttfb);
+    }
+    const paced = { gateway: [] as number[], direct: [] as number[] };
+    for (let r = 0; r < o.pacedRounds; r++) {
+      for (const side of r % 2 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const)) {
+        const mode = `paced:${++id}`;
+        const { total } = await timed(side === 'gateway' ? gw : base, side === 'gateway' ? c.client : c.direct, mode);
+        paced[side].push(total / upstreamMs.get(mode)!);
+      }
+    }
+    const cpu: number[] = [];
+    await timed(gw, c.client, 'long');
+    for (let r = 0; r < o.rounds; r++) {
+      const c0 = await cpuMs(c.gateway.child);
+      await timed(gw, c.client, 'long');
+      cpu.push((await cpuMs(c.gateway.child)) - c0);
+    }
+    const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+    const g50 = percentile(ttfb.gateway, 50);
+    const d50 = percentile(ttfb.direct, 50);
+    figures.push({
+      config: c.name,
+      ttfbGatewayP50: round(g50),
+      ttfbDirectP50: round(d50),
+      ttfbOverheadP50: round(g50 - d50),
+      pacedRatio: round(percentile(paced.gateway, 50) / percentile(paced.direct, 50), 4),
+      cpuUsPerToken: round((percentile(cpu, 50) * 1000) / o.tokens),
+    });
+  }
+  translated.child.send({ type: 'exit' });
+  native.child.send({ type: 'exit' });
+  upstream.close();
+  return figures;
+}
+
+/** The figures as bench:gateway prints them. */
+export function printProtocolFigures(figures: ProtocolFigures[], o: { tokens: number; requests: number; pacedRounds: number; rounds: number }): void {
+  console.log(
+    `protocols and upstream modes, gateway vs the upstream directly (${o.requests} short answers, ${o.pacedRounds} paced and ${o.rounds} unpaced of ${o.tokens} tokens; interleaved)`,
+  );
+  console.log('  config               ttfb p50 gateway  direct  overhead   paced ratio (≤ 1.05)   CPU per token');
+  for (const f of figures) {
+    console.log(
+      `  ${f.config.padEnd(20)} ${`${f.ttfbGatewayP50} ms`.padStart(16)} ${`${f.ttfbDirectP50} ms`.padStart(8)} ${`${f.ttfbOverheadP50} ms`.padStart(9)}   ${`${f.pacedRatio}x`.padStart(20)}   ${`${f.cpuUsPerToken} µs`.padStart(13)}`,
+    );
+  }
+}
