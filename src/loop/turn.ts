@@ -10,22 +10,20 @@ import { bound, MAX_NAME } from 'rebound-gate/internal';
 import { ModelError, type ModelClient } from '../model/types.ts';
 import type { ApprovalRecord, MemoryStore, Storage, TurnRecord, WorkspaceStore } from '../store/types.ts';
 import type { CallTrace, TurnTrace } from '../telemetry/index.ts';
-import { InputRequired, type InputReply } from '../tools/input.ts';
 import type { Tool } from '../tools/types.ts';
 import type { ChatMessage, DoneReason, Emit } from '../vocabulary.ts';
 import { activityRow } from '../calls/activity-row.ts';
 import { costShares, isWasted, type ModelCallCost } from '../calls/wasted.ts';
 import { categoryOf, toolMessage, toolResultEvent, type CallOutcome } from '../calls/call-outcome.ts';
-import type { Execution } from '../calls/types.ts';
 import type { Batch, PausedLoop, WaitingCall } from './paused.ts';
 import { answered, ask, DEFAULT_APPROVAL_TIMEOUT_MS, pause, question, type ApprovalPolicy, type TurnResume } from './pause.ts';
 import { traceEnd } from './call-trace.ts';
 import { turnRow } from './turn-row.ts';
 import { flushActivity, save } from './turn-end.ts';
+import { execute, toolContext } from './run-tool.ts';
 import { abortAfter, BudgetExceeded } from './abort-after.ts';
 import { CompletionAborted, streamCompletion, type Completion } from './completion.ts';
 import { forcedSummary } from './forced-summary.ts';
-import { executeTool } from './execute.ts';
 import { NARRATION_NUDGE, continuationNudge, nextActionOf } from './nudges.ts';
 import { DEFAULT_SYSTEM_PROMPT } from './prompt.ts';
 import { TurnState, type TurnResult } from './turn-state.ts';
@@ -338,48 +336,6 @@ function record({ deps, state }: Run, batch: Batch): void {
   for (const [i, row] of batch.rows.entries()) deps.activity.recordCall({ ...row, ...shares[i] });
   batch.rows = [];
   if (wasted) state.wastedCall(batch.cost);
-}
-
-/**
- * Runs a call that passed (or a person approved, or answered its server's question for: `input`) with
- * the turn's tool: its execution, and the loop breaker's escalation when it failed; `question` when the
- * tool's MCP server asked the person something first (handleCall pauses the turn on it; anywhere else it
- * is the failure it says). A tool gone since (its server did not list it when the turn went on) is a
- * failure the model can act on.
- */
-async function execute(run: Run, name: string, args: Record<string, unknown>, trace?: CallTrace, input?: InputReply) {
-  const tool = run.tools.get(name);
-  const ran: Execution = tool
-    ? await executeTool(
-        tool,
-        args,
-        { ...toolContext(run, tool, trace), ...(input ? { input } : {}) },
-        { timeoutMs: run.deps.limits.toolTimeoutMs, signal: run.budget },
-      )
-    : {
-        ok: false,
-        error: `${name} is not available any more (its server did not list it when the turn went on)`,
-        hint: 'Continue without it, or tell the user.',
-        timedOut: false,
-      };
-  const question = ran.ok && ran.result instanceof InputRequired ? ran.result.question : undefined;
-  const execution: Execution = question
-    ? {
-        ok: false,
-        error: `${name}: its MCP server asked the user a question (${JSON.stringify(question.message.slice(0, 200))}), which cannot be put to them at this point`,
-        hint: 'Continue without it, or tell the user.',
-        timedOut: false,
-      }
-    : ran;
-  const escalation = execution.ok || question ? null : run.state.breaker.failed({ tool: name, category: 'execution_error', args });
-  return { execution, escalation, question };
-}
-
-/** What a tool of the turn runs with. */
-function toolContext({ turn, workspace, memory }: Run, tool: Tool, trace?: CallTrace) {
-  const scope = { userId: turn.userId, sessionId: turn.sessionId, turnId: turn.id };
-  // A tool that makes a request (an MCP server's) carries the call's trace context.
-  return { scope, workspace, memory, traceHeaders: tool.origin && trace ? trace.headers : undefined };
 }
 
 /**
