@@ -11,6 +11,7 @@ import { isPlainObject } from 'rebound-gate/internal';
 import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
+import { jsonObject } from './json-object.ts';
 import { callNative, chatChunk, type NativeTranslation } from './native-stream.ts';
 
 type Json = Record<string, unknown>;
@@ -40,7 +41,12 @@ const finishOf = (stop: unknown) => (typeof stop === 'string' && FINISH[stop]) |
  * messages the core's first chat body had (what comes after them in a re-ask is the core's own).
  */
 export function anthropicCall(upstream: AnthropicUpstream, original: Json, asked: number) {
-  const endpoint: ChatEndpoint = { baseURL: upstream.baseURL, apiKey: undefined, timeoutMs: upstream.timeoutMs, ...(upstream.fetch ? { fetch: upstream.fetch } : {}) };
+  const endpoint: ChatEndpoint = {
+    baseURL: upstream.baseURL,
+    apiKey: undefined,
+    timeoutMs: upstream.timeoutMs,
+    ...(upstream.fetch ? { fetch: upstream.fetch } : {}),
+  };
   return (chat: Json, request: { signal: AbortSignal; headers?: Record<string, string> }): Promise<UpstreamResult> => {
     const added = (Array.isArray(chat.messages) ? chat.messages : []).slice(asked).filter(isPlainObject);
     const messages = [...(original.messages as unknown[]), ...toAnthropic(added)];
@@ -76,14 +82,8 @@ function toAnthropic(messages: Json[]): Json[] {
   return out;
 }
 
-function objectOf(args: unknown): Json {
-  try {
-    const v: unknown = JSON.parse(String(args ?? ''));
-    return isPlainObject(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
+/** A call's arguments as Anthropic's `input` object (`{}` when they hold none). */
+const objectOf = (args: unknown): Json => jsonObject(args) ?? {};
 
 function usageOf(input: unknown, output: unknown): Json {
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -124,14 +124,8 @@ function anthropicTranslation(): NativeTranslation {
       };
     },
     event(message: SseMessage) {
-      let e: Json;
-      try {
-        const v: unknown = JSON.parse(message.data);
-        if (!isPlainObject(v)) return [];
-        e = v;
-      } catch {
-        return [];
-      }
+      const e = jsonObject(message.data);
+      if (!e) return [];
       const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(id, model, delta, finish, usage);
       switch (e.type) {
         case 'message_start': {

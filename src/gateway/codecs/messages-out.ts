@@ -9,6 +9,7 @@
 import { isPlainObject } from 'rebound-gate/internal';
 import type { OpenAIErrorBody } from '../errors.ts';
 import type { StreamChannel } from '../stream.ts';
+import { jsonObject } from './json-object.ts';
 import { chatEvents, sseEvent } from './sse-text.ts';
 
 type Json = Record<string, unknown>;
@@ -21,14 +22,7 @@ export function stopReason(finish: unknown): string {
 }
 
 /** A call's arguments as the `input` object (arguments that are no JSON object, a call still blocked as written: `{}`). */
-function inputOf(args: unknown): Json {
-  try {
-    const v: unknown = JSON.parse(String(args ?? ''));
-    return isPlainObject(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
+const inputOf = (args: unknown): Json => jsonObject(args) ?? {};
 
 function usageOf(u: unknown): { input_tokens: number; output_tokens: number } {
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);

@@ -4,7 +4,7 @@
 // a whole answer translated once (its status, headers and x-rebound-verdict kept), a stream through
 // a channel that turns the core's chunks into the protocol's events as they are written
 // (messages-out.ts, responses-out.ts). docs/gateway-messages.md, docs/gateway-responses.md.
-import { isPlainObject } from 'rebound-gate/internal';
+import { jsonObject } from './json-object.ts';
 import type { GatewayResponse } from '../gateway-response.ts';
 import type { StreamChannel } from '../stream.ts';
 import type { MessagesBody } from './messages-in.ts';
@@ -28,18 +28,9 @@ type Json = Record<string, unknown>;
 /** A whole answer: a JSON body. */
 export type JsonAnswer = GatewayResponse & { kind: 'json'; body: string };
 
-function parsed(body: string): Json | null {
-  try {
-    const v: unknown = JSON.parse(body);
-    return isPlainObject(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The JSON body of a whole answer, translated by `ok` (2xx) or `error`; a body that is not JSON is passed on. */
 function translated(result: JsonAnswer, ok: (json: Json) => Json, error: (status: number, json: Json) => Json): GatewayResponse {
-  const json = parsed(result.body);
+  const json = jsonObject(result.body);
   if (!json) return result;
   const body = result.status >= 200 && result.status < 300 ? ok(json) : error(result.status, json);
   return { ...result, headers: { ...result.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };

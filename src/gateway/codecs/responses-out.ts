@@ -11,7 +11,7 @@
 // - an error: the OpenAI shape the gateway already answers (`{error: {message, type, param, code}}`).
 import { isPlainObject } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
-import { FREEFORM_PARAM } from './responses-in.ts';
+import { freeformText } from './responses-in.ts';
 import { chatEvents, sseEvent } from './sse-text.ts';
 
 type Json = Record<string, unknown>;
@@ -67,19 +67,8 @@ function callItem(tc: Json, echo: ResponseEcho, status: string): Json {
   const name = String(fn.name ?? '');
   const args = String(fn.arguments ?? '');
   const callId = String(tc.id ?? '');
-  if (echo.freeform.has(name)) return { id: `ctc_${hex()}`, type: 'custom_tool_call', status, call_id: callId, name, input: freeformInput(args) };
+  if (echo.freeform.has(name)) return { id: `ctc_${hex()}`, type: 'custom_tool_call', status, call_id: callId, name, input: freeformText(args) };
   return { id: `fc_${hex()}`, type: 'function_call', status, call_id: callId, name, arguments: args };
-}
-
-/** The freeform text of a call made through its one string parameter (as written when it is not that). */
-function freeformInput(args: string): string {
-  try {
-    const v: unknown = JSON.parse(args);
-    if (isPlainObject(v) && typeof v[FREEFORM_PARAM] === 'string') return v[FREEFORM_PARAM];
-  } catch {
-    // as written
-  }
-  return args;
 }
 
 const messageItem = (text: string, status: string, id = `msg_${hex()}`): Json => ({

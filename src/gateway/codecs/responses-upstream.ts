@@ -12,7 +12,8 @@ import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
 import { callNative, chatChunk, type NativeTranslation } from './native-stream.ts';
-import { FREEFORM_PARAM } from './responses-in.ts';
+import { jsonObject } from './json-object.ts';
+import { FREEFORM_PARAM, freeformText } from './responses-in.ts';
 
 type Json = Record<string, unknown>;
 
@@ -51,16 +52,6 @@ function toItems(messages: Json[], freeform: Set<string>): Json[] {
     }
     return [];
   });
-}
-
-function freeformText(args: unknown): string {
-  try {
-    const v: unknown = JSON.parse(String(args ?? ''));
-    if (isPlainObject(v) && typeof v[FREEFORM_PARAM] === 'string') return v[FREEFORM_PARAM];
-  } catch {
-    // as written
-  }
-  return String(args ?? '');
 }
 
 function usageOf(u: unknown): Json {
@@ -113,14 +104,8 @@ function responsesTranslation(): NativeTranslation {
       };
     },
     event(message: SseMessage) {
-      let e: Json;
-      try {
-        const v: unknown = JSON.parse(message.data);
-        if (!isPlainObject(v)) return [];
-        e = v;
-      } catch {
-        return [];
-      }
+      const e = jsonObject(message.data);
+      if (!e) return [];
       const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(id, model, delta, finish, usage);
       const item = isPlainObject(e.item) ? e.item : {};
       const index = Number(e.output_index);

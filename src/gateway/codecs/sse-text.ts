@@ -3,6 +3,8 @@
 // `event:` line, ending in a blank line; `data: [DONE]` ends the answer. And the one way the codecs
 // frame their own events.
 
+import { jsonObject } from './json-object.ts';
+
 export type ChatEvent = { kind: 'chunk'; chunk: Record<string, unknown> } | { kind: 'done' } | { kind: 'other'; data: string };
 
 /** The events in one write of the core: its chunks parsed, [DONE], anything else as it came. */
@@ -19,17 +21,8 @@ export function chatEvents(text: string): ChatEvent[] {
       out.push({ kind: 'done' });
       continue;
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      value = undefined;
-    }
-    out.push(
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { kind: 'chunk', chunk: value as Record<string, unknown> }
-        : { kind: 'other', data },
-    );
+    const chunk = jsonObject(data);
+    out.push(chunk ? { kind: 'chunk', chunk } : { kind: 'other', data });
   }
   return out;
 }
