@@ -202,12 +202,17 @@ function follow(turn) {
   on('tool_call', (d) => turn.view.toolCall(d));
   on('tool_result', (d) => {
     rememberCall(localStorage, d);
-    if (d.approval) turn.waiting = false;
+    // A result after a pause: the turn went on (an approval's, or a server question's, call).
+    if (d.approval || turn.waiting) turn.waiting = false;
     turn.view.toolResult(d);
   });
   on('approval_required', (d) => {
     turn.waiting = true;
     turn.view.approvalRequired(d, (approved, reason) => decide(turn, d.approvalId, { approved, reason }));
+  });
+  on('input_required', (d) => {
+    turn.waiting = true;
+    turn.view.inputRequired(d, (answer) => answerPaused(turn, `inputs/${encodeURIComponent(d.inputId)}`, answer));
   });
   on('forced_summary', (d) => turn.view.notice('summary', `${SUMMARY_TEXT[d.reason] || d.reason}: the agent summarises what it did instead of going on.`));
   on('agent_error', (d) => turn.view.notice('error', `Agent error: ${d.message}${d.retryable ? ' (temporary; try again)' : ''}`));
@@ -306,16 +311,28 @@ async function send(text) {
  * @param {{ approved: boolean, reason: string }} decision
  * @returns {ReturnType<import('./view.js').Decide>}
  */
-async function decide(turn, approvalId, { approved, reason }) {
+function decide(turn, approvalId, { approved, reason }) {
+  return answerPaused(turn, `approvals/${encodeURIComponent(approvalId)}`, reason ? { approved, reason } : { approved });
+}
+
+/**
+ * Sends a person's answer to what a paused turn waits for (`path` under the turn: an approval's decision,
+ * a server question's answer) and follows the turn on with the stream URL the answer brings.
+ * @param {Turn} turn
+ * @param {string} path
+ * @param {unknown} payload
+ * @returns {Promise<{ ok: true } | { ok: false, message: string, final: boolean }>}
+ */
+async function answerPaused(turn, path, payload) {
   /** @type {Response} */
   let res;
   /** @type {any} */
   let body;
   try {
-    res = await fetch(`v1/turns/${encodeURIComponent(turn.id ?? '')}/approvals/${encodeURIComponent(approvalId)}`, {
+    res = await fetch(`v1/turns/${encodeURIComponent(turn.id ?? '')}/${path}`, {
       method: 'POST',
       headers: Object.assign({ 'Content-Type': 'application/json' }, authHeaders()),
-      body: JSON.stringify(reason ? { approved, reason } : { approved }),
+      body: JSON.stringify(payload),
     });
     body = await res.json().catch(() => null);
   } catch (e) {
@@ -324,7 +341,7 @@ async function decide(turn, approvalId, { approved, reason }) {
   if (!res.ok) {
     // Decided already, expired, ended, unknown or not ours: the stream tells what became of the call.
     const final = [403, 404, 409, 410].includes(res.status);
-    return { ok: false, message: `The server refused the decision: ${errorMessage(body, res)}`, final };
+    return { ok: false, message: `The server refused the answer: ${errorMessage(body, res)}`, final };
   }
   if (typeof body?.streamUrl === 'string' && turn.id) {
     turn.streamUrl = body.streamUrl;

@@ -14,6 +14,15 @@ import { markdownTree } from './markdown.js';
  * @typedef {(approved: boolean, reason: string) => Promise<{ ok: true } | { ok: false, message: string, final: boolean }>} Decide
  */
 
+/** @typedef {Extract<import('../../vocabulary.ts').TurnEvent, { event: 'input_required' }>['data']} InputRequest */
+/**
+ * What the page does with a person's answer to a server's question (chat.js posts it), MCP's ElicitResult.
+ * @typedef {(answer: { action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown> }) => Promise<{ ok: true } | { ok: false, message: string, final: boolean }>} AnswerInput
+ */
+
+/** At most this many fields of a server's form are drawn (the server bounds it too: src/tools/input.ts). */
+const MAX_FORM_FIELDS = 20;
+
 /** What a decided call's badge says. */
 const APPROVAL_TEXT = { approved: 'approved', denied: 'denied', expired: 'expired' };
 
@@ -259,6 +268,106 @@ export function AssistantView(page) {
       page.stickToBottom(() => card.append(box));
       approve.focus({ preventScroll: true });
     },
+    /**
+     * A server's question for the person (MCP elicitation): a form drawn from its flat schema (text,
+     * number, checkbox, a select for an enum), or, in URL mode, a link the person opens themselves.
+     * @param {InputRequest} d
+     * @param {AnswerInput} answer
+     */
+    inputRequired(d, answer) {
+      const entry = tools.get(d.toolCallId) || toolCard(d.toolCallId, d.name);
+      const { card } = entry;
+      entry.approval?.remove();
+      card.dataset.approval = 'requested';
+      entry.verdict.className = 'verdict awaiting';
+      entry.verdict.textContent = 'asks you';
+      const box = el('form', 'approval input');
+      const title = el('p', 'approval-title');
+      title.id = `input-${d.inputId}`;
+      title.append('The server ', el('code', '', d.server), ' asks, before ', el('code', '', d.tool), ' runs:');
+      box.setAttribute('aria-labelledby', title.id);
+      box.append(title, el('p', 'input-message', d.message));
+      /** @type {Array<() => [string, unknown] | null>} */
+      const readers = [];
+      if (d.mode === 'url' && d.url) {
+        const link = el('a', 'input-url', d.url);
+        link.href = d.url;
+        link.target = '_blank';
+        link.rel = 'noopener noreferrer';
+        box.append(el('p', 'muted', 'Open this page yourself, then say Done:'), link);
+      } else {
+        const schema = /** @type {{ properties?: Record<string, any>, required?: string[] }} */ (d.requestedSchema ?? {});
+        const required = new Set(schema.required ?? []);
+        for (const [name, field] of Object.entries(schema.properties ?? {}).slice(0, MAX_FORM_FIELDS)) {
+          const label = el('label', 'input-field');
+          label.append(`${field.title || name}${required.has(name) ? '' : ' (optional)'} `);
+          if (field.type === 'boolean') {
+            const box = el('input');
+            box.type = 'checkbox';
+            box.checked = field.default === true;
+            label.prepend(box);
+            readers.push(() => [name, box.checked]);
+          } else if (Array.isArray(field.enum)) {
+            const select = el('select');
+            if (!required.has(name)) select.append(el('option', '', ''));
+            for (const v of field.enum) {
+              const option = el('option', '', String(v));
+              option.value = String(v);
+              select.append(option);
+            }
+            label.append(select);
+            readers.push(() => (select.value === '' ? null : [name, select.value]));
+          } else {
+            const input = el('input');
+            const numeric = field.type === 'number' || field.type === 'integer';
+            input.type = numeric ? 'number' : field.format === 'email' ? 'email' : field.format === 'date' ? 'date' : 'text';
+            if (numeric && field.type === 'integer') input.step = '1';
+            if (typeof field.maxLength === 'number') input.maxLength = field.maxLength;
+            input.required = required.has(name);
+            label.append(input);
+            readers.push(() => (input.value === '' ? null : [name, numeric ? Number(input.value) : input.value]));
+          }
+          if (field.description) label.append(el('span', 'muted', ` ${field.description}`));
+          box.append(label);
+        }
+      }
+      const accept = el('button', 'primary approve', d.mode === 'url' ? 'Done' : 'Send');
+      const decline = el('button', 'danger deny', 'Decline');
+      const cancel = el('button', '', 'Cancel');
+      accept.type = 'submit';
+      decline.type = cancel.type = 'button';
+      const status = el('p', 'approval-status');
+      status.setAttribute('role', 'status');
+      const actions = el('div', 'approval-actions');
+      actions.append(accept, decline, cancel);
+      box.append(actions, status);
+      const expires = new Date(d.expiresAt);
+      if (!Number.isNaN(expires.getTime())) box.append(el('p', 'approval-expiry muted', `Expires at ${expires.toLocaleTimeString()} if nobody answers.`));
+      const controls = () => [...box.querySelectorAll('input, select, button')].map((c) => /** @type {HTMLInputElement} */ (c));
+      /** @param {'accept' | 'decline' | 'cancel'} action */
+      const send = async (action) => {
+        for (const c of controls()) c.disabled = true;
+        status.textContent = 'Sending…';
+        const content = action === 'accept' && d.mode !== 'url' ? Object.fromEntries(readers.map((r) => r()).filter((x) => x !== null)) : undefined;
+        const sent = await answer(content ? { action, content } : { action });
+        if (sent.ok) {
+          status.textContent = action === 'accept' ? 'Sent: the server goes on with your answer.' : 'Sent: the server and the agent are told.';
+          return;
+        }
+        status.textContent = sent.message;
+        status.setAttribute('role', 'alert');
+        if (!sent.final) for (const c of controls()) c.disabled = false;
+      };
+      box.addEventListener('submit', (e) => {
+        e.preventDefault();
+        send('accept');
+      });
+      decline.addEventListener('click', () => send('decline'));
+      cancel.addEventListener('click', () => send('cancel'));
+      entry.approval = box;
+      page.stickToBottom(() => card.append(box));
+      /** @type {HTMLElement} */ (box.querySelector('input, select') ?? accept).focus({ preventScroll: true });
+    },
     /** @param {CardResult} d */
     toolResult(d) {
       const entry = tools.get(d.id) || toolCard(d.id, d.name);
@@ -271,6 +380,11 @@ export function AssistantView(page) {
         entry.approval = undefined;
         card.dataset.approval = d.approval;
         if (!refused) head.append(el('span', `approval-badge ${d.approval}`, APPROVAL_TEXT[d.approval] || d.approval));
+      } else if (entry.approval?.classList.contains('input')) {
+        // A server's question was answered (or not): the result replaces the form, and says what came of it.
+        entry.approval.remove();
+        entry.approval = undefined;
+        card.dataset.approval = 'answered';
       }
       card.dataset.verdict = d.verdict;
       card.dataset.ok = String(d.ok);
