@@ -10,7 +10,10 @@
 // does (the scripted shapes of test/support); the gateway runs in its own process (gateway-server.ts).
 // Figures: time to first byte of a short streamed answer (p50, gateway − direct), a --tokens-word answer
 // paced 1 ms a token (each request's total over its upstream's own sending time, medians, gateway /
-// direct: target ≤ 1.05), and the gateway's CPU per token on the unpaced answer.
+// direct: target ≤ 1.05), the gateway's CPU per token on the unpaced answer, and the held call's delay
+// (issue 34): a call streamed with its arguments in 7-character deltas 1 ms apart, its last delta written
+// with the end of the answer in one write; the time from that write to the client holding the call
+// (through the gateway: the one event that carries the whole arguments; directly: the last delta), p50.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +28,97 @@ export interface ProtocolFigures {
   ttfbOverheadP50: number;
   pacedRatio: number;
   cpuUsPerToken: number;
+  /** Last argument delta written → the call at the client, p50 µs: through the gateway, directly, the difference. */
+  heldCallGatewayUsP50: number;
+  heldCallDirectUsP50: number;
+  heldCallOverheadUsP50: number;
+}
+
+/** The held call: its arguments, sent in 7-character deltas; when the upstream wrote the last one. */
+const CALL_ARGS = JSON.stringify({ city: 'Saint-Remy-de-Provence, Bouches-du-Rhone, France' });
+const CALL_PIECES = CALL_ARGS.match(/.{1,7}/gs)!;
+let lastArgAt = 0;
+
+/** One tool call in the protocol of `path`, its argument deltas 1 ms apart; the last goes out with the answer's end, in one write. */
+async function callAnswer(res: ServerResponse, path: string): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const text = (event: string | null, data: unknown) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+  /** The events of one argument delta, and those that end the answer after the last. */
+  let delta: (piece: string) => string;
+  let end: string;
+  if (path.endsWith('/chat/completions')) {
+    const chunk = (d: unknown, finish: string | null = null) =>
+      text(null, {
+        id: 'chatcmpl-c',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, delta: d, logprobs: null, finish_reason: finish }],
+      });
+    res.write(
+      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_c', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+    );
+    delta = (piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
+    end = `${chunk({}, 'tool_calls')}data: [DONE]\n\n`;
+  } else if (path.endsWith('/v1/messages')) {
+    const message = {
+      id: 'msg_c',
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    };
+    res.write(text('message_start', { type: 'message_start', message }));
+    res.write(
+      text('content_block_start', {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_c', name: 'get_weather', input: {} },
+      }),
+    );
+    delta = (piece) => text('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: piece } });
+    end =
+      text('content_block_stop', { type: 'content_block_stop', index: 0 }) +
+      text('message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } }) +
+      text('message_stop', { type: 'message_stop' });
+  } else {
+    let seq = 0;
+    const emit = (type: string, fields: Record<string, unknown>) => text(type, { type, sequence_number: seq++, ...fields });
+    const item = (status: string, args: string) => ({ id: 'fc_c', type: 'function_call', status, call_id: 'call_c', name: 'get_weather', arguments: args });
+    const response = (status: string, output: unknown[]) => ({ id: 'resp_c', object: 'response', created_at: 1, status, model: 'm', output, usage: null });
+    res.write(
+      emit('response.created', { response: response('in_progress', []) }) +
+        emit('response.output_item.added', { output_index: 0, item: item('in_progress', '') }),
+    );
+    delta = (piece) => emit('response.function_call_arguments.delta', { item_id: 'fc_c', output_index: 0, delta: piece });
+    end =
+      emit('response.function_call_arguments.done', { item_id: 'fc_c', output_index: 0, arguments: CALL_ARGS }) +
+      emit('response.output_item.done', { output_index: 0, item: item('completed', CALL_ARGS) }) +
+      emit('response.completed', {
+        response: { ...response('completed', [item('completed', CALL_ARGS)]), usage: { input_tokens: 10, output_tokens: 20, total_tokens: 30 } },
+      });
+  }
+  for (const [i, piece] of CALL_PIECES.entries()) {
+    await sleep(1);
+    if (i < CALL_PIECES.length - 1) {
+      res.write(delta(piece));
+      continue;
+    }
+    lastArgAt = performance.now();
+    res.end(delta(piece) + end);
+  }
+}
+
+export interface ProtocolOptions {
+  tokens: number;
+  requests: number;
+  pacedRounds: number;
+  rounds: number;
+  /** Held calls per side and configuration. */
+  calls: number;
 }
 
 const sse = (res: ServerResponse, event: string | null, data: unknown) => res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
@@ -168,7 +262,7 @@ const cpuMs = (child: ChildProcess) =>
     child.send({ type: 'cpu' });
   });
 
-export async function protocolFigures(o: { tokens: number; requests: number; pacedRounds: number; rounds: number }): Promise<ProtocolFigures[]> {
+export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigures[]> {
   const long = Array.from({ length: o.tokens }, (_, i) => `w${i} `);
   const short = 'Hello there, how can I help?'.split(/(?<= )/);
   const upstreamMs = new Map<string, number>();
@@ -179,6 +273,7 @@ export async function protocolFigures(o: { tokens: number; requests: number; pac
     req.on('end', async () => {
       const mode = modeOf(JSON.parse(text) as Record<string, unknown>);
       const path = (req.url ?? '').split('?')[0]!;
+      if (mode === 'call') return callAnswer(res, path);
       const t0 = performance.now();
       await answer(res, path, mode === 'short' ? short : long, mode.startsWith('paced:') ? 1 : 0);
       upstreamMs.set(mode, performance.now() - t0);
@@ -217,6 +312,29 @@ export async function protocolFigures(o: { tokens: number; requests: number; pac
     }
     return { ttfb, total: performance.now() - t0 };
   };
+  /**
+   * µs from the upstream writing the call's last argument delta to the client holding the call: through
+   * the gateway, the event that carries the whole arguments (the call goes out once, complete and gated);
+   * directly, the event with the last delta. Both texts are JSON strings inside the event's JSON.
+   */
+  const callArrival = async (url: string, protocol: Protocol, gated: boolean): Promise<number> => {
+    const r = request(protocol, 'call');
+    const res = await fetch(`${url}${r.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...r.headers }, body: JSON.stringify(r.body) });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const needle = JSON.stringify(gated ? CALL_ARGS : CALL_PIECES.at(-1)!);
+    let buffer = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`${url}${r.path}: the stream ended without the call`);
+      buffer += decoder.decode(value, { stream: true });
+      if (buffer.includes(needle)) {
+        const at = performance.now();
+        await reader.cancel();
+        return (at - lastArgAt) * 1000;
+      }
+    }
+  };
   /** The gateway's URL for a client protocol (the /v1 prefix), the upstream's for the direct side. */
   const gatewayUrl = (g: { url: string }, client: Protocol) => (client === 'messages' || client === 'anthropic' ? g.url : `${g.url}/v1`);
 
@@ -249,6 +367,15 @@ export async function protocolFigures(o: { tokens: number; requests: number; pac
       await timed(gw, c.client, 'long');
       cpu.push((await cpuMs(c.gateway.child)) - c0);
     }
+    const held = { gateway: [] as number[], direct: [] as number[] };
+    for (let i = 0; i < 5; i++) {
+      await callArrival(gw, c.client, true);
+      await callArrival(base, c.direct, false);
+    }
+    for (let i = 0; i < o.calls; i++) {
+      held.gateway.push(await callArrival(gw, c.client, true));
+      held.direct.push(await callArrival(base, c.direct, false));
+    }
     const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
     const g50 = percentile(ttfb.gateway, 50);
     const d50 = percentile(ttfb.direct, 50);
@@ -259,6 +386,9 @@ export async function protocolFigures(o: { tokens: number; requests: number; pac
       ttfbOverheadP50: round(g50 - d50),
       pacedRatio: round(percentile(paced.gateway, 50) / percentile(paced.direct, 50), 4),
       cpuUsPerToken: round((percentile(cpu, 50) * 1000) / o.tokens),
+      heldCallGatewayUsP50: round(percentile(held.gateway, 50), 0),
+      heldCallDirectUsP50: round(percentile(held.direct, 50), 0),
+      heldCallOverheadUsP50: round(percentile(held.gateway, 50) - percentile(held.direct, 50), 0),
     });
   }
   translated.child.send({ type: 'exit' });
@@ -268,14 +398,14 @@ export async function protocolFigures(o: { tokens: number; requests: number; pac
 }
 
 /** The figures as bench:gateway prints them. */
-export function printProtocolFigures(figures: ProtocolFigures[], o: { tokens: number; requests: number; pacedRounds: number; rounds: number }): void {
+export function printProtocolFigures(figures: ProtocolFigures[], o: ProtocolOptions): void {
   console.log(
     `protocols and upstream modes, gateway vs the upstream directly (${o.requests} short answers, ${o.pacedRounds} paced and ${o.rounds} unpaced of ${o.tokens} tokens; interleaved)`,
   );
-  console.log('  config               ttfb p50 gateway  direct  overhead   paced ratio (≤ 1.05)   CPU per token');
+  console.log('  config               ttfb p50 gateway  direct  overhead   paced ratio (≤ 1.05)   CPU per token   held call p50 gateway  direct  overhead');
   for (const f of figures) {
     console.log(
-      `  ${f.config.padEnd(20)} ${`${f.ttfbGatewayP50} ms`.padStart(16)} ${`${f.ttfbDirectP50} ms`.padStart(8)} ${`${f.ttfbOverheadP50} ms`.padStart(9)}   ${`${f.pacedRatio}x`.padStart(20)}   ${`${f.cpuUsPerToken} µs`.padStart(13)}`,
+      `  ${f.config.padEnd(20)} ${`${f.ttfbGatewayP50} ms`.padStart(16)} ${`${f.ttfbDirectP50} ms`.padStart(8)} ${`${f.ttfbOverheadP50} ms`.padStart(9)}   ${`${f.pacedRatio}x`.padStart(20)}   ${`${f.cpuUsPerToken} µs`.padStart(13)}   ${`${f.heldCallGatewayUsP50} µs`.padStart(21)} ${`${f.heldCallDirectUsP50} µs`.padStart(7)} ${`${f.heldCallOverheadUsP50} µs`.padStart(9)}`,
     );
   }
 }

@@ -49,7 +49,7 @@ const CALLS = Number(opt('calls', '300'));
 const CORPUS = opt('corpus', new URL('../../shared/bench/tool-calls.dev.jsonl', import.meta.url).pathname);
 /** --no-corpus skips part 4 (a quick run of the latency figures). */
 const RUN_CORPUS = !args.includes('--no-corpus');
-const PROTOCOL_OPTIONS = { tokens: TOKENS, requests: Math.min(REQUESTS, 200), pacedRounds: PACED_ROUNDS, rounds: ROUNDS };
+const PROTOCOL_OPTIONS = { tokens: TOKENS, requests: Math.min(REQUESTS, 200), pacedRounds: PACED_ROUNDS, rounds: ROUNDS, calls: Math.min(CALLS, 100) };
 if (args.includes('--protocols-only')) {
   const figures = await protocolFigures(PROTOCOL_OPTIONS);
   printProtocolFigures(figures, PROTOCOL_OPTIONS);
