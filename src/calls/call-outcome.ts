@@ -26,6 +26,8 @@ export type CallOutcome =
       execution: Execution;
       escalation: Escalation | null;
       approval?: 'approved';
+      /** Its MCP server asked the person a question first (docs/approval.md § A server's question): their answer, or why there was none. */
+      elicitation?: Elicitation;
       durationMs: number;
     }
   /**
@@ -35,6 +37,9 @@ export type CallOutcome =
    */
   | Unapproved<'denied'>
   | Unapproved<'expired'>;
+
+/** What came of a server's question: the person's action, or expired / unanswered (the turn stopped first). */
+export type Elicitation = 'accept' | 'decline' | 'cancel' | 'expired' | 'unanswered';
 
 /** A call that waited for a person and never ran (see CallOutcome). */
 export interface Unapproved<K extends 'denied' | 'expired'> {

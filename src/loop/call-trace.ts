@@ -25,5 +25,6 @@ export function traceEnd(outcome: CallOutcome, tools: ReadonlyMap<string, Tool>)
     timedOut: !execution.ok && execution.timedOut,
     result: execution.ok ? execution.json : undefined,
     ...(outcome.approval ? { approval: outcome.approval } : {}),
+    ...(outcome.elicitation ? { elicitation: outcome.elicitation } : {}),
   };
 }

@@ -213,10 +213,11 @@ async function answeredQuestion(
 ): Promise<CallOutcome> {
   const { call, verdict, durationMs } = waiting;
   const asked = `the MCP server ${quote(q.server)} asked the user ${quote(q.message, 200)} before running ${quote(q.tool)}`;
-  const notRun = (why: string): CallOutcome => ({
+  const notRun = (why: string, elicitation: 'expired' | 'unanswered'): CallOutcome => ({
     kind: 'executed',
     call,
     verdict,
+    elicitation,
     execution: {
       ok: false,
       error: `${asked}, and ${why}: the tool did not run.`,
@@ -226,20 +227,21 @@ async function answeredQuestion(
     escalation: null,
     durationMs,
   });
-  if (!record || record.status === 'pending') return notRun('the turn was stopped before they answered');
-  if (record.status === 'expired') return notRun('nobody answered in time');
+  if (!record || record.status === 'pending') return notRun('the turn was stopped before they answered', 'unanswered');
+  if (record.status === 'expired') return notRun('nobody answered in time', 'expired');
   const answer = record.arguments as Partial<InputAnswer>;
   if (record.toolCallId !== call.id || record.turnId !== turnId || record.argsHash !== (await argumentsHash(record.arguments)) || !isAnswer(answer)) {
     log(`rebound: turn ${turnId}: input ${record.id} does not match call ${quote(call.id)}; not sent`);
-    return notRun('the answer did not match this call');
+    return notRun('the answer did not match this call', 'unanswered');
   }
   const t0 = performance.now();
   const { execution, escalation } = await execute(verdict, { question: q, answer });
   const spent = durationMs + performance.now() - t0;
-  if (answer.action === 'accept') return { kind: 'executed', call, verdict, execution, escalation, durationMs: spent };
+  const elicitation = answer.action;
+  if (answer.action === 'accept') return { kind: 'executed', call, verdict, execution, escalation, elicitation, durationMs: spent };
   if (!execution.ok) {
     const said = { ...execution, error: `${asked}, and they chose ${answer.action}. ${execution.error}` };
-    return { kind: 'executed', call, verdict, execution: said, escalation, durationMs: spent };
+    return { kind: 'executed', call, verdict, execution: said, escalation, elicitation, durationMs: spent };
   }
   const why = answer.action === 'decline' ? 'they declined' : 'they dismissed the question';
   return {
@@ -253,6 +255,7 @@ async function answeredQuestion(
       timedOut: false,
     },
     escalation: null,
+    elicitation,
     durationMs: spent,
   };
 }

@@ -261,7 +261,17 @@ async function iterate(run: Run, resumed?: { batch: Batch; decisions: Map<string
       const span = deps.trace?.call(call);
       const handled = await handleCall(run, call, { embedded: completion.embedded, context, trace: span });
       if (handled.kind === 'waiting') {
-        span?.end({ outcome: 'awaiting_approval', category: handled.waiting.verdict.category, verdict: handled.waiting.verdict, escalation: null });
+        const { verdict: waited, input } = handled.waiting;
+        // A server's question: the span says it was asked, and which MCP revision the server spoke.
+        const origin = input ? run.tools.get(waited.call.name)?.origin : undefined;
+        span?.end({
+          outcome: 'awaiting_approval',
+          category: waited.category,
+          verdict: waited,
+          escalation: null,
+          ...(input ? { elicitation: 'asked' as const } : {}),
+          ...(origin ? { tool: { name: waited.call.name, mcp: origin } } : {}),
+        });
         batch.waiting.push(handled.waiting);
         continue;
       }

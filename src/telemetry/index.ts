@@ -124,7 +124,7 @@ export interface CallEnd {
   /** The category the activity log records for the call. */
   category: string;
   /** The tool that ran (the gate may have resolved another name than the one proposed). */
-  tool?: { name: string; description?: string; mcp?: { server: string; tool: string } };
+  tool?: { name: string; description?: string; mcp?: { server: string; tool: string; protocolVersion?: string } };
   /** For an executed call: whether the tool succeeded, and its error. */
   ok?: boolean;
   error?: string | null;
@@ -135,6 +135,8 @@ export interface CallEnd {
   result?: string;
   /** A call that waited for a person: what they said (`requested`: nobody did before a stop). */
   approval?: 'approved' | 'denied' | 'expired' | 'requested';
+  /** Its MCP server asked the person a question: `asked` while the turn waits, then the answer (or expired / unanswered). */
+  elicitation?: 'asked' | 'accept' | 'decline' | 'cancel' | 'expired' | 'unanswered';
 }
 
 export interface GatewayStart {

@@ -129,10 +129,12 @@ function callTrace(f: SpanFactory, span: Span): CallTrace {
           attributes['mcp.method.name'] = 'tools/call';
           attributes['rebound.mcp.server'] = end.tool.mcp.server;
           attributes['rebound.mcp.tool'] = cut(end.tool.mcp.tool, MAX_NAME);
+          if (end.tool.mcp.protocolVersion) attributes['mcp.protocol.version'] = end.tool.mcp.protocolVersion;
         }
       }
       if (end.escalation) attributes['rebound.loop_breaker.escalation'] = end.escalation;
       if (end.approval) attributes['rebound.approval.decision'] = end.approval;
+      if (end.elicitation) attributes['rebound.mcp.elicitation'] = end.elicitation;
       if (end.verdict) gateAttributes(span, { verdict: end.verdict, attributes, content: f.captureContent });
       else {
         // Withheld by the loop breaker before it could run: told to the client as blocked, repeated_failure.

@@ -54,4 +54,6 @@ export interface ToolOrigin {
   server: string;
   /** The tool's name on that server, which may differ from `name` (src/tools/mcp/names.ts). */
   tool: string;
+  /** The MCP revision the server spoke when it was listed (2026-07-28, 2025-11-25, …): spans record it. */
+  protocolVersion?: string;
 }

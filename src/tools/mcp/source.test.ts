@@ -79,8 +79,8 @@ describe('createMcpToolSource', () => {
     const source = createMcpToolSource({ servers: [server()], ttlMs: 60_000, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open });
     const set = await source.open({ signal: signal() });
     expect(set.tools.map((t) => [t.name, t.origin])).toEqual([
-      ['everything__get-sum', { server: 'everything', tool: 'get-sum' }],
-      ['everything__echo', { server: 'everything', tool: 'echo' }],
+      ['everything__get-sum', { server: 'everything', tool: 'get-sum', protocolVersion: '2025-11-25' }],
+      ['everything__echo', { server: 'everything', tool: 'echo', protocolVersion: '2025-11-25' }],
     ]);
     expect(set.tools[0]!.parameters).toBe(sum.inputSchema);
     expect(set.sources).toEqual([{ server: 'everything', url: 'http://127.0.0.1:9', ok: true, tools: 2, cached: false, protocolVersion: '2025-11-25' }]);

@@ -178,7 +178,7 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
               parameters: info.inputSchema,
               // MCP's defaults apply to what the server left out: without hints a tool is destructive.
               annotations: info.annotations ?? {},
-              origin: { server: server.name, tool: info.name },
+              origin: { server: server.name, tool: info.name, ...(listing!.protocolVersion ? { protocolVersion: listing!.protocolVersion } : {}) },
               ...(server.needsApproval ? { needsApproval: true } : {}),
               run: (args, ctx) => sessions.call(server, info, args, { signal: ctx.signal, trace: ctx.traceHeaders, input: ctx.input }),
             };
