@@ -55,6 +55,9 @@ export interface Usage {
 /** Which part of Rebound gated a call (agent_activity.source): the agent loop, or the gateway for another app. */
 export type ActivitySource = 'loop' | 'gateway';
 
+/** The protocol a gateway call came in (agent_activity.protocol): Chat Completions, Anthropic Messages, Responses. */
+export type GatewayProtocol = 'chat' | 'messages' | 'responses';
+
 /**
  * Why a turn ends with a forced summary (the `forced_summary` event): a budget ran out, or the model
  * made no progress (NO_PROGRESS_ITERATIONS iterations in a row whose every call repeated a failure).

@@ -1,7 +1,7 @@
 // One row per tool call and one per turn outcome: what the activity writer carries to its sink.
 // Field names are the agent_activity / agent_turns column names, so sinks insert rows as they are.
 import type { Category, Repair, VerdictKind } from 'rebound-gate';
-import type { ActivitySource, ApprovalState, TurnOutcome } from '../vocabulary.ts';
+import type { ActivitySource, ApprovalState, GatewayProtocol, TurnOutcome } from '../vocabulary.ts';
 
 export interface ActivityRow {
   id: string;
@@ -27,8 +27,10 @@ export interface ActivityRow {
   error: string | null;
   duration_ms: number;
   created_at: string;
-  /** 'loop': Rebound's own agent loop; 'gateway': an app behind POST /v1/chat/completions. */
+  /** 'loop': Rebound's own agent loop; 'gateway': an app behind the gateway (POST /v1/chat/completions, /v1/messages, /v1/responses). */
   source: ActivitySource;
+  /** A gateway call's protocol (chat, messages, responses); null or absent on the loop's rows. */
+  protocol?: GatewayProtocol | null;
   /**
    * The MCP server (its MCP_SERVERS name) of the tool called, also for a blocked call to a name with that
    * server's `<server>__` prefix; null or absent for the app's own tools (functions/).

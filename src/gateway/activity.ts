@@ -8,12 +8,15 @@ import { activityRow } from '../calls/activity-row.ts';
 import { costShares, isWasted } from '../calls/wasted.ts';
 import { isPlainObject } from 'rebound-gate/internal';
 import type { GatedCall } from './gated-call.ts';
+import type { GatewayProtocol } from '../vocabulary.ts';
 
 export interface RequestContext {
   requestId: string;
   userId: string | null;
   /** The model name sent upstream. */
   model: string;
+  /** The protocol the client spoke. */
+  protocol: GatewayProtocol;
 }
 
 /** What an attempt said besides its calls: its visible text and the upstream's usage object. */
@@ -55,6 +58,7 @@ export function recordAttempt(activity: ActivityWriter, ctx: RequestContext, { a
           : { kind: 'handed_on', ...gated, verdict: g.verdict },
       ),
       ...shares[i],
+      protocol: ctx.protocol,
     });
   }
 }

@@ -129,7 +129,7 @@ async function runCore(request: GatewayRequest, deps: GatewayDeps): Promise<Gate
     };
   }
 
-  const ctx = { requestId, userId: deps.userId, model: request.model };
+  const ctx = { requestId, userId: deps.userId, model: request.model, protocol: deps.codec?.protocol ?? ('chat' as const) };
   const run: AttemptsRun = {
     request,
     first: first.response,

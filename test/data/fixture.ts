@@ -81,6 +81,7 @@ export function activityRows(prefix = ''): ActivityRow[] {
     source: 'loop',
     tool_server: null,
     approval: null,
+    protocol: null,
     ...costOf(turn, iteration, id),
   }));
 }

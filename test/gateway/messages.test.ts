@@ -134,5 +134,10 @@ describe('POST /v1/messages, translated to a chat upstream', () => {
     const told = gw!.upstream.requests[1]!.messages.at(-1)!;
     expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
     expect(JSON.parse(told.content!).error).toMatch(/elides code/);
+    // The same record as a Chat Completions call, the protocol named.
+    expect(gw!.app.activity.calls.map((r) => [r.source, r.protocol, r.iteration, r.verdict])).toEqual([
+      ['gateway', 'messages', 1, 'blocked'],
+      ['gateway', 'messages', 2, 'pass'],
+    ]);
   });
 });

@@ -166,5 +166,9 @@ describe('POST /v1/responses, translated to a chat upstream', () => {
     const told = gw!.upstream.requests[1]!.messages.at(-1)!;
     expect(told).toMatchObject({ role: 'tool', tool_call_id: 'call_0' });
     expect(JSON.parse(told.content!).error).toMatch(/a\.py/);
+    expect(gw!.app.activity.calls.map((r) => [r.source, r.protocol, r.verdict])).toEqual([
+      ['gateway', 'responses', 'blocked'],
+      ['gateway', 'responses', 'pass'],
+    ]);
   });
 });

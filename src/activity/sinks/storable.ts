@@ -26,6 +26,7 @@ export function storableActivity(row: ActivityRow): ActivityRow {
     model_ms: row.model_ms ?? 0,
     wasted: row.wasted ?? false,
     approval: row.approval ?? null,
+    protocol: row.protocol ?? null,
   });
 }
 

@@ -5,6 +5,7 @@
 // a channel that turns the core's chunks into the protocol's events as they are written
 // (messages-out.ts, responses-out.ts). docs/gateway-messages.md, docs/gateway-responses.md.
 import { jsonObject } from './json-object.ts';
+import type { GatewayProtocol } from '../../vocabulary.ts';
 import type { GatewayResponse } from '../gateway-response.ts';
 import type { StreamChannel } from '../stream.ts';
 import type { MessagesBody } from './messages-in.ts';
@@ -13,7 +14,7 @@ import { freeformTools, type ResponsesBody } from './responses-in.ts';
 import { completionToResponse, type ResponseEcho, responsesChannel } from './responses-out.ts';
 
 /** The protocol a request came in, as the activity rows and spans name it. */
-export type Protocol = 'chat' | 'messages' | 'responses';
+export type Protocol = GatewayProtocol;
 
 export interface ClientCodec {
   protocol: Protocol;
