@@ -203,11 +203,12 @@ class MemoryTurnEvents implements TurnEventStore {
     }
   }
 
-  async eventsAfter(turnId: string, afterSeq: number): Promise<TurnEventRow[]> {
+  async eventsAfter(turnId: string, afterSeq: number, options: { limit?: number } = {}): Promise<TurnEventRow[]> {
     const after = afterSeqArg(afterSeq);
     return [...(this.turns.get(turnId)?.values() ?? [])]
       .filter((row) => row.lastSeq > after)
       .sort((a, b) => a.seq - b.seq)
+      .slice(0, options.limit)
       .map(copyRow);
   }
 }

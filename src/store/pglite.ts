@@ -194,11 +194,12 @@ class PgliteTurnEvents implements TurnEventStore {
     );
   }
 
-  async eventsAfter(turnId: string, afterSeq: number): Promise<TurnEventRow[]> {
+  async eventsAfter(turnId: string, afterSeq: number, options: { limit?: number } = {}): Promise<TurnEventRow[]> {
+    // `limit null` is no limit.
     const { rows } = await this.db.query<TurnEventDbRow>(
       `select turn_id, seq, last_seq, event, data from public.agent_turn_events
-       where turn_id = $1 and last_seq > $2 order by seq`,
-      [turnId, afterSeqArg(afterSeq)],
+       where turn_id = $1 and last_seq > $2 order by seq limit $3`,
+      [turnId, afterSeqArg(afterSeq), options.limit ?? null],
     );
     return rows.map(toTurnEventRow);
   }

@@ -230,8 +230,9 @@ class SupabaseTurnEvents implements TurnEventStore {
     );
   }
 
-  async eventsAfter(turnId: string, afterSeq: number): Promise<TurnEventRow[]> {
+  async eventsAfter(turnId: string, afterSeq: number, options: { limit?: number } = {}): Promise<TurnEventRow[]> {
     const after = afterSeqArg(afterSeq);
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
     const out: TurnEventRow[] = [];
     // Keyset pages (seq > the last one read): rows are only ever appended after the last, so none is
     // skipped or read twice while the turn writes on.
@@ -244,11 +245,11 @@ class SupabaseTurnEvents implements TurnEventStore {
           .gt('last_seq', after)
           .gt('seq', cursor)
           .order('seq')
-          .limit(PAGE),
+          .limit(Math.min(PAGE, limit - out.length)),
         'agent_turn_events read',
       ) as TurnEventDbRow[];
       out.push(...rows.map(toTurnEventRow));
-      if (rows.length < PAGE) return out;
+      if (rows.length < PAGE || out.length >= limit) return out;
       cursor = rows.at(-1)!.seq;
     }
   }

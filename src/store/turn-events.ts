@@ -17,20 +17,31 @@ export interface TurnEventRow {
 /** Where a turn's log is persisted. Appends come from the one producer of the turn, in seq order. */
 export interface TurnEventStore {
   appendEvents(rows: TurnEventRow[]): Promise<void>;
-  /** The rows holding any event with seq > afterSeq, in seq order. */
-  eventsAfter(turnId: string, afterSeq: number): Promise<TurnEventRow[]>;
+  /** The rows holding any event with seq > afterSeq, in seq order; the first `limit` of them when it is given. */
+  eventsAfter(turnId: string, afterSeq: number, options?: { limit?: number }): Promise<TurnEventRow[]>;
 }
 
-/** Packs logged events (in seq order, contiguous) into rows, merging runs of text deltas. */
+/**
+ * The most text one row of text deltas holds (characters), so that a page of rows is bounded: a reader
+ * that replays a long answer from the store reads it a few rows at a time (storedEvents), never the
+ * whole answer at once.
+ */
+export const MAX_ROW_TEXT = 256 * 1024;
+
+/** Packs logged events (in seq order, contiguous) into rows, merging runs of text deltas up to MAX_ROW_TEXT. */
 export function packEvents(turnId: string, events: LoggedEvent[]): TurnEventRow[] {
   const rows: TurnEventRow[] = [];
+  let rowText = 0;
   for (const { seq, event } of events) {
     const last = rows.at(-1);
-    if (event.event === 'text_delta' && last?.event === 'text_delta' && last.lastSeq === seq - 1) {
+    const fits = rowText + (event.event === 'text_delta' ? event.data.text.length : 0) <= MAX_ROW_TEXT;
+    if (event.event === 'text_delta' && last?.event === 'text_delta' && last.lastSeq === seq - 1 && fits) {
       (last.data as { texts: string[] }).texts.push(event.data.text);
       last.lastSeq = seq;
+      rowText += event.data.text.length;
     } else if (event.event === 'text_delta') {
       rows.push({ turnId, seq, lastSeq: seq, event: 'text_delta', data: { texts: [event.data.text] } });
+      rowText = event.data.text.length;
     } else {
       rows.push({ turnId, seq, lastSeq: seq, event: event.event, data: event.data });
     }

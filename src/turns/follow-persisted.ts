@@ -10,6 +10,26 @@ import type { TurnLog } from './turn-log.ts';
 
 /** How long a reader waits for the store to show an event memory has let go of (it was stored first: only a slow replica lags). */
 const CATCH_UP_RETRY_MS = 50;
+/** Rows read per query when replaying from the store: with MAX_ROW_TEXT, at most about 2 MB of text at a time. */
+const PAGE_ROWS = 8;
+
+/**
+ * The stored events after `afterSeq`, contiguous, read a page of rows at a time, until the store has no
+ * more (or a gap: a row not visible yet) or `signal` aborts.
+ */
+export async function* storedEvents(store: TurnEventStore, turnId: string, afterSeq: number, signal?: AbortSignal): AsyncIterable<LoggedEvent> {
+  let last = Math.max(0, Math.floor(afterSeq));
+  for (;;) {
+    const rows = await store.eventsAfter(turnId, last, { limit: PAGE_ROWS });
+    for (const logged of unpackEvents(rows, last)) {
+      // Contiguous only: a gap means a row is not visible yet; the caller waits for it rather than skip it.
+      if (logged.seq !== last + 1 || signal?.aborted) return;
+      last = logged.seq;
+      yield logged;
+    }
+    if (rows.length < PAGE_ROWS) return;
+  }
+}
 
 /**
  * The log after `afterSeq` until `done` (or until `signal` aborts): what memory no longer holds from
@@ -21,9 +41,8 @@ export async function* readThrough(log: TurnLog, store: TurnEventStore, afterSeq
   while (!signal.aborted) {
     if (!log.holds(last + 1)) {
       let gained = false;
-      // All of what the store returned is used (it is read already), memory's window included.
-      for (const logged of unpackEvents(await store.eventsAfter(log.turnId, last), last)) {
-        if (logged.seq !== last + 1 || signal.aborted) break;
+      // The store's pages to its end, memory's window included (they are read already): one catch-up, not one per event.
+      for await (const logged of storedEvents(store, log.turnId, last, signal)) {
         last = logged.seq;
         gained = true;
         yield logged;
@@ -54,15 +73,14 @@ export async function* followPersisted(options: FollowOptions): AsyncIterable<Lo
   const pollMs = options.pollMs ?? 250;
   let last = Math.max(0, Math.floor(options.afterSeq));
   while (!signal?.aborted) {
-    const events = unpackEvents(await store.eventsAfter(turnId, last), last);
-    for (const logged of events) {
-      // Contiguous only: a gap means a row is not visible yet; wait for it rather than skip it.
-      if (logged.seq !== last + 1) break;
+    let read = 0;
+    for await (const logged of storedEvents(store, turnId, last, signal)) {
       last = logged.seq;
+      read++;
       yield logged;
       if (logged.event.event === 'done') return;
     }
-    if (events.length === 0 && options.stillRunning && !(await options.stillRunning())) return;
+    if (read === 0 && options.stillRunning && !(await options.stillRunning())) return;
     await delay(pollMs, { signal });
   }
 }

@@ -10,14 +10,13 @@
 // and frame what it returns.
 import type { TurnLimits } from '../loop/turn.ts';
 import { closeStaleTurns } from '../store/interrupted.ts';
-import { unpackEvents } from '../store/turn-events.ts';
 import type { Storage, TurnRecord } from '../store/types.ts';
 import type { TraceCarrier, Tracing } from '../telemetry/index.ts';
 import type { LoggedEvent } from '../vocabulary.ts';
 import { readPaused } from '../loop/paused.ts';
 import { approvalClock, type ApprovalClock, type ApprovalClockKind } from './approval-clock.ts';
 import { ApprovalDesk } from './approvals.ts';
-import { followPersisted, readThrough } from './follow-persisted.ts';
+import { followPersisted, readThrough, storedEvents } from './follow-persisted.ts';
 import type { LiveTurn } from './live-turns.ts';
 import type { TurnLog } from './turn-log.ts';
 import type { TurnPlacement } from './placement.ts';
@@ -152,14 +151,8 @@ export class TurnService {
     const current = (await this.sessions.getTurn(turn.id)) ?? turn;
     const store = this.options.storage.turnEvents;
     if (current.status === 'finished') {
-      const rows = await store.eventsAfter(turn.id, afterSeq);
-      if (rows.length === 0) return null;
-      return {
-        events: async function* () {
-          yield* unpackEvents(rows, afterSeq);
-        },
-        left: () => {},
-      };
+      if ((await store.eventsAfter(turn.id, afterSeq, { limit: 1 })).length === 0) return null;
+      return { events: (signal) => storedEvents(store, turn.id, afterSeq, signal), left: () => {} };
     }
     return { events: (signal) => this.followStored(turn.id, afterSeq, signal), left: () => {} };
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoggedEvent, TurnEvent } from '../vocabulary.ts';
-import { packEvents, unpackEvents, type TurnEventRow, type TurnEventStore } from '../store/turn-events.ts';
+import { MAX_ROW_TEXT, packEvents, unpackEvents, type TurnEventRow, type TurnEventStore } from '../store/turn-events.ts';
 import { followPersisted, readThrough } from './follow-persisted.ts';
 import { TurnLogWriter } from './log-writer.ts';
 import { TurnLog, WINDOW_BYTES } from './turn-log.ts';
@@ -28,8 +28,11 @@ class ArrayStore implements TurnEventStore {
     }
     for (const r of rows) if (!this.rows.some((x) => x.turnId === r.turnId && x.seq === r.seq)) this.rows.push(structuredClone(r));
   }
-  async eventsAfter(turnId: string, afterSeq: number) {
-    return this.rows.filter((r) => r.turnId === turnId && r.lastSeq > afterSeq).sort((a, b) => a.seq - b.seq);
+  async eventsAfter(turnId: string, afterSeq: number, options: { limit?: number } = {}) {
+    return this.rows
+      .filter((r) => r.turnId === turnId && r.lastSeq > afterSeq)
+      .sort((a, b) => a.seq - b.seq)
+      .slice(0, options.limit);
   }
 }
 
@@ -77,6 +80,16 @@ describe('packEvents / unpackEvents', () => {
     for (let after = 0; after <= 7; after++) {
       expect(unpackEvents(rows, after)).toEqual(events.slice(after));
     }
+  });
+});
+
+describe('packEvents, rows of bounded size', () => {
+  it('starts a new row of text past MAX_ROW_TEXT, so that a page of rows is bounded; the events read back the same', () => {
+    const events: LoggedEvent[] = Array.from({ length: 100 }, (_, i) => ({ seq: i + 1, event: text('x'.repeat(10 * 1024)) }));
+    const rows = packEvents('t', events);
+    expect(rows.length).toBe(Math.ceil((100 * 10 * 1024) / MAX_ROW_TEXT));
+    for (const row of rows) expect((row.data as { texts: string[] }).texts.join('').length).toBeLessThanOrEqual(MAX_ROW_TEXT);
+    expect(unpackEvents(rows, 0)).toEqual(events);
   });
 });
 

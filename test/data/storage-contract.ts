@@ -370,6 +370,10 @@ export async function checkTurnEvents(storage: Storage, userId: string | null): 
   expect(await turnEvents.eventsAfter(longTurn, 0)).toEqual(many);
   expect(await turnEvents.eventsAfter(longTurn, 3001)).toEqual(many.slice(1500));
   expect(unpackEvents(await turnEvents.eventsAfter(longTurn, 3001), 3001).map((e) => e.seq)).toEqual(Array.from({ length: 4690 - 3001 }, (_, i) => 3002 + i));
+  // A page: the first `limit` rows from any position, across PostgREST's pages too.
+  expect(await turnEvents.eventsAfter(longTurn, 3001, { limit: 8 })).toEqual(many.slice(1500, 1508));
+  expect(await turnEvents.eventsAfter(longTurn, 0, { limit: 1200 })).toEqual(many.slice(0, 1200));
+  expect(await turnEvents.eventsAfter(longTurn, 4690, { limit: 8 })).toEqual([]);
 }
 
 /**
