@@ -9,6 +9,8 @@ import { ORDER_SCHEMA, ORDER_STATE, type RunningV2, startV2Server } from '../sup
 import { scriptedApps } from '../support/scripted-app.ts';
 import { lastToolResult, type Script } from '../support/scripted-openai.ts';
 import { chat, openStream, type SseEvent } from '../support/sse-client.ts';
+import { parseUiStream } from '../support/ui-chunks.ts';
+import { NodeChat, partsOf } from '../ui-chat/client.ts';
 
 let open: RunningV2;
 let strict: RunningV2;
@@ -200,5 +202,31 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
     expect(open.toolCalls('confirm_order')).toHaveLength(before + 1);
     const told = lastToolResult(upstream.requests.at(-1)!) as { ok: boolean; error: string };
     expect(told).toMatchObject({ ok: false, error: expect.stringMatching(/asked the user "Order mug\?".*nobody answered in time: the tool did not run/s) });
+  }, 30_000);
+
+  it('through useChat: the stream ends at the question with a data-rebound-input part; answered, the rest streams on a resume', async () => {
+    const { app } = await setup((req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { text: 'Ordered.' }
+        : { toolCalls: [{ id: 'u1', name: 'strict__confirm_order', arguments: '{"item":"mug"}' }] },
+    );
+    const chat = new NodeChat({ id: 'order-chat', baseUrl: app.url });
+    await chat.sendMessage({ text: 'order me a mug' });
+    await chat.settled();
+    expect(chat.status).toBe('ready');
+    const paused = chat.lastMessage!;
+    const part = partsOf(paused).find((p) => p.type === 'data-rebound-input');
+    expect(part?.data).toMatchObject({ server: 'strict', tool: 'confirm_order', message: 'Order mug?', requestedSchema: ORDER_SCHEMA });
+    const res = await fetch(`${app.url}/v1/turns/${paused.id}/inputs/${part!.data.inputId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'accept', content: { confirm: true } }),
+    });
+    expect(res.status).toBe(202);
+    const rest = await fetch(`${app.url}/v1/ui/chat/order-chat/stream`);
+    const text = await rest.text();
+    const output = parseUiStream(text).chunks.find((c) => c.type === 'tool-output-available') as { output?: unknown } | undefined;
+    expect(output?.output).toBe('ordered mug');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
   }, 30_000);
 });

@@ -1,7 +1,7 @@
 // Where a turn's UI message stream ends when the turn waits for a person. AI SDK servers end the stream
 // at a tool approval request, and the client's approval response is the next request; Rebound's turn
 // log goes on after the decision, so this reader stops at the pause itself: at an `approval_required`
-// whose approval is still pending, once every approval the turn waits for has been sent. (The loop
+// (or a server's `input_required`) still pending, once everything the turn waits for has been sent. (The loop
 // logs these events after the pause is stored, so a reader finds them pending.) An approval decided
 // already (a replay after the decision) does not stop it: its result follows in the log. On the way it
 // signs each approval request (approval-signature.ts) for the format (mapper.ts) to send.
@@ -26,6 +26,17 @@ export function pausingReader(reader: TurnReader, { pendingIds, signer, control 
       const sent = new Set<string>();
       for await (const logged of reader.events(signal)) {
         const { event } = logged;
+        if (event.event === 'input_required') {
+          // A server's question waits as an approval does (answered with POST /v1/turns/:turnId/inputs/:inputId).
+          sent.add(event.data.inputId);
+          const pending = await pendingIds();
+          yield logged;
+          if (pending.includes(event.data.inputId) && pending.every((id) => sent.has(id))) {
+            control.pauseSeq = logged.seq;
+            return;
+          }
+          continue;
+        }
         if (event.event !== 'approval_required') {
           yield logged;
           continue;
