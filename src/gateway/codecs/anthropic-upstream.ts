@@ -12,7 +12,7 @@ import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
 import { jsonObject } from './json-object.ts';
-import { callNative, chatChunk, type NativeTranslation } from './native-stream.ts';
+import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation } from './native-stream.ts';
 
 type Json = Record<string, unknown>;
 
@@ -92,8 +92,7 @@ function usageOf(input: unknown, output: unknown): Json {
 
 /** Anthropic's answer, whole or streamed, as the core reads Chat Completions. */
 function anthropicTranslation(): NativeTranslation {
-  let id = '';
-  let model = '';
+  const who: ChunkIdentity = { id: '', created: Math.floor(Date.now() / 1000), model: '' };
   let inputTokens: unknown = 0;
   let calls = 0;
   /** The open blocks by index: a tool_use's call index, or another block being put together whole. */
@@ -126,12 +125,12 @@ function anthropicTranslation(): NativeTranslation {
     event(message: SseMessage) {
       const e = jsonObject(message.data);
       if (!e) return [];
-      const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(id, model, delta, finish, usage);
+      const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(who, delta, finish, usage);
       switch (e.type) {
         case 'message_start': {
           const m = isPlainObject(e.message) ? e.message : {};
-          id = String(m.id ?? '');
-          model = String(m.model ?? '');
+          who.id = String(m.id ?? '');
+          who.model = String(m.model ?? '');
           inputTokens = isPlainObject(m.usage) ? m.usage.input_tokens : 0;
           return [chunk({ role: 'assistant', content: '' })];
         }

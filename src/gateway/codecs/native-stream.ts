@@ -71,13 +71,20 @@ function chatStream(body: ReadableStream<Uint8Array>, t: NativeTranslation): Rea
   });
 }
 
-/** A chat chunk of the answer `id`: one choice with this delta (and finish_reason), or the usage with no choice. */
-export function chatChunk(id: string, model: string, delta: Json | null, finish: string | null = null, usage?: Json): Json {
+/** Who a stream's chunks say they are: the same id, created and model on each, as the chat API sends them. */
+export interface ChunkIdentity {
+  id: string;
+  created: number;
+  model: string;
+}
+
+/** A chat chunk of the answer `who`: one choice with this delta (and finish_reason), or the usage with no choice. */
+export function chatChunk(who: ChunkIdentity, delta: Json | null, finish: string | null = null, usage?: Json): Json {
   return {
-    id,
+    id: who.id,
     object: 'chat.completion.chunk',
-    created: Math.floor(Date.now() / 1000),
-    model,
+    created: who.created,
+    model: who.model,
     choices: delta ? [{ index: 0, delta, logprobs: null, finish_reason: finish }] : [],
     ...(usage ? { usage } : {}),
   };

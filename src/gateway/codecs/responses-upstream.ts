@@ -11,7 +11,7 @@ import { isPlainObject } from 'rebound-gate/internal';
 import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
-import { callNative, chatChunk, type NativeTranslation } from './native-stream.ts';
+import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation } from './native-stream.ts';
 import { jsonObject } from './json-object.ts';
 import { FREEFORM_PARAM, freeformText } from './responses-in.ts';
 
@@ -70,8 +70,7 @@ const isCallItem = (item: Json) => item.type === 'function_call' || item.type ==
 
 /** The Responses answer, whole or streamed, as the core reads Chat Completions. */
 function responsesTranslation(): NativeTranslation {
-  let id = '';
-  let model = '';
+  const who: ChunkIdentity = { id: '', created: Math.floor(Date.now() / 1000), model: '' };
   let calls = 0;
   /** The call items by output_index: their index among the calls, and a custom call's input so far. */
   const open = new Map<number, { call: number; custom: boolean; input: string }>();
@@ -106,14 +105,14 @@ function responsesTranslation(): NativeTranslation {
     event(message: SseMessage) {
       const e = jsonObject(message.data);
       if (!e) return [];
-      const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(id, model, delta, finish, usage);
+      const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(who, delta, finish, usage);
       const item = isPlainObject(e.item) ? e.item : {};
       const index = Number(e.output_index);
       switch (e.type) {
         case 'response.created': {
           const r = isPlainObject(e.response) ? e.response : {};
-          id = String(r.id ?? '');
-          model = String(r.model ?? '');
+          who.id = String(r.id ?? '');
+          who.model = String(r.model ?? '');
           return [chunk({ role: 'assistant', content: '' })];
         }
         case 'response.output_item.added': {
