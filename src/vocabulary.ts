@@ -87,6 +87,9 @@ export type ApprovalDecision = 'approved' | 'denied' | 'expired';
 /** agent_activity.approval: asked and never answered (the turn ended while it waited), or the decision. */
 export type ApprovalState = 'requested' | ApprovalDecision;
 
+/** What came of an MCP server's question to the person (docs/approval.md § A server's question): their action, or expired / unanswered (the turn stopped first). */
+export type Elicitation = 'accept' | 'decline' | 'cancel' | 'expired' | 'unanswered';
+
 /**
  * What the loop did with one proposed call (src/calls/call-outcome.ts's `kind`), never the gate's Verdict:
  * it ran; the gate blocked it; the loop breaker withheld its tool; a person denied it; nobody decided in

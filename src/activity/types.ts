@@ -1,7 +1,7 @@
 // One row per tool call and one per turn outcome: what the activity writer carries to its sink.
 // Field names are the agent_activity / agent_turns column names, so sinks insert rows as they are.
 import type { Category, Repair, VerdictKind } from 'rebound-gate';
-import type { ActivitySource, ApprovalState, GatewayProtocol, TurnOutcome } from '../vocabulary.ts';
+import type { ActivitySource, ApprovalState, Elicitation, GatewayProtocol, TurnOutcome } from '../vocabulary.ts';
 
 export interface ActivityRow {
   id: string;
@@ -50,6 +50,10 @@ export interface ActivityRow {
    * not a hallucination. Null or absent for the other calls.
    */
   approval?: ApprovalState | null;
+  /** The MCP revision the call's server spoke (2026-07-28, 2025-11-25, …); null for the app's own tools. */
+  mcp_protocol?: string | null;
+  /** The call's MCP server asked the person first (docs/approval.md § A server's question): what came of it. */
+  elicitation?: Elicitation | null;
 }
 
 export interface TurnRow {

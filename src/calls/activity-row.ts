@@ -100,6 +100,7 @@ export function activityRow(ctx: CallContext, outcome: CallOutcome | HandedOn): 
     invented_params: verdict.invented,
     error: errorOf(outcome),
     ...(outcome.kind === 'executed' && outcome.approval ? { approval: outcome.approval } : {}),
+    ...(outcome.kind === 'executed' && outcome.elicitation ? { elicitation: outcome.elicitation } : {}),
   };
 }
 

@@ -7,7 +7,7 @@
 import type { Category, ProposedCall } from 'rebound-gate';
 import { blockedToolResult } from 'rebound-gate/host';
 import { bound, MAX_NAME } from 'rebound-gate/internal';
-import type { ChatMessage, ToolResultPayload, TurnEvent } from '../vocabulary.ts';
+import type { ChatMessage, Elicitation, ToolResultPayload, TurnEvent } from '../vocabulary.ts';
 import type { BlockedVerdict, Escalation, Execution, PassedVerdict } from './types.ts';
 
 export type CallOutcome =
@@ -37,9 +37,6 @@ export type CallOutcome =
    */
   | Unapproved<'denied'>
   | Unapproved<'expired'>;
-
-/** What came of a server's question: the person's action, or expired / unanswered (the turn stopped first). */
-export type Elicitation = 'accept' | 'decline' | 'cancel' | 'expired' | 'unanswered';
 
 /** A call that waited for a person and never ran (see CallOutcome). */
 export interface Unapproved<K extends 'denied' | 'expired'> {

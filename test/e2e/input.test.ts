@@ -69,6 +69,12 @@ describe('a server’s question on the chat page', () => {
     await card.locator('details pre', { hasText: 'ordered mug' }).first().waitFor({ state: 'attached', timeout: 20_000 });
     expect(shop.toolCalls('confirm_order').at(-1)).toMatchObject({ inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } });
     expect(errors).toEqual([]);
+    // The row in PGlite: the server's revision and what came of its question.
+    await app.flush();
+    const { rows } = await app.db.query<{ tool_server: string; mcp_protocol: string; elicitation: string }>(
+      "select tool_server, mcp_protocol, elicitation from public.agent_activity where tool_resolved = 'shop__confirm_order'",
+    );
+    expect(rows).toEqual([{ tool_server: 'shop', mcp_protocol: '2026-07-28', elicitation: 'accept' }]);
   }, 60_000);
 
   it('Decline answers {action: decline}; the card shows what the agent was told', async () => {

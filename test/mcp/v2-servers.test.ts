@@ -153,6 +153,9 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
     expect(strict.orderRounds.at(-1)).toEqual({ requestState: ORDER_STATE, action: 'accept' });
     expect(JSON.stringify(lastToolResult(upstream.requests.at(-1)!))).toContain('ordered mug');
     expect(strict.received.map((m) => m.method)).not.toContain('initialize');
+    expect(app.activity.calls.map((r) => [r.tool_resolved, r.tool_server, r.mcp_protocol, r.elicitation])).toEqual([
+      ['strict__confirm_order', 'strict', '2026-07-28', 'accept'],
+    ]);
   }, 30_000);
 
   /** A turn that orders a mug from `server` and reads its stream until the question is asked. */
@@ -178,7 +181,7 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
   }
 
   it('declined: the call goes back with the decline, and the model reads an error saying so with what the server answered', async () => {
-    const { upstream, stream, url } = await ordering();
+    const { upstream, app, stream, url } = await ordering();
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action": "decline"}' });
     expect(res.status).toBe(202);
     await stream.until((e) => e.event === 'done');
@@ -187,11 +190,12 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
     expect(told.ok).toBe(false);
     expect(told.error).toMatch(/asked the user "Order mug\?".*they chose decline/s);
     expect(told.error).toMatch(/the person chose decline/);
+    expect(app.activity.calls.map((r) => r.elicitation)).toEqual(['decline']);
   }, 30_000);
 
   it('unanswered past APPROVAL_TIMEOUT_MS: 410 for a late answer, the call is not sent again, and the model is told nobody answered', async () => {
     const before = open.toolCalls('confirm_order').length;
-    const { upstream, stream, url } = await ordering({ APPROVAL_TIMEOUT_MS: '1000' });
+    const { upstream, app, stream, url } = await ordering({ APPROVAL_TIMEOUT_MS: '1000' });
     await stream.until((e) => e.event === 'done', 10_000);
     const late = await fetch(url, {
       method: 'POST',
@@ -202,6 +206,7 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
     expect(open.toolCalls('confirm_order')).toHaveLength(before + 1);
     const told = lastToolResult(upstream.requests.at(-1)!) as { ok: boolean; error: string };
     expect(told).toMatchObject({ ok: false, error: expect.stringMatching(/asked the user "Order mug\?".*nobody answered in time: the tool did not run/s) });
+    expect(app.activity.calls.map((r) => r.elicitation)).toEqual(['expired']);
   }, 30_000);
 
   it('through useChat: the stream ends at the question with a data-rebound-input part; answered, the rest streams on a resume', async () => {

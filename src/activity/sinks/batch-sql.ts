@@ -7,17 +7,18 @@ export function insertActivitySql(rows: ActivityRow[]): { sql: string; params: u
     sql: `insert into public.agent_activity
       (id, turn_id, session_id, user_id, iteration, model, call_id, tool_requested, tool_resolved, verdict, category,
        problems, repairs, suggestions, invented_params, arguments, error, duration_ms, created_at, source, tool_server,
-       prompt_tokens, completion_tokens, model_ms, wasted, approval, protocol)
+       prompt_tokens, completion_tokens, model_ms, wasted, approval, protocol, mcp_protocol, elicitation)
       select id, turn_id, session_id, user_id, iteration, model, call_id, tool_requested, tool_resolved, verdict, category,
        coalesce(problems, '[]'), coalesce(repairs, '[]'), coalesce(suggestions, '[]'), coalesce(invented_params, '[]'),
        coalesce(arguments, ''), error, coalesce(duration_ms, 0), coalesce(created_at, now()), coalesce(source, 'loop'), tool_server,
-       coalesce(prompt_tokens, 0), coalesce(completion_tokens, 0), coalesce(model_ms, 0), coalesce(wasted, false), approval, protocol
+       coalesce(prompt_tokens, 0), coalesce(completion_tokens, 0), coalesce(model_ms, 0), coalesce(wasted, false), approval, protocol,
+       mcp_protocol, elicitation
       from jsonb_to_recordset($1::jsonb) as r(
         id text, turn_id text, session_id text, user_id text, iteration integer, model text, call_id text,
         tool_requested text, tool_resolved text, verdict text, category text, problems jsonb, repairs jsonb,
         suggestions jsonb, invented_params jsonb, arguments text, error text, duration_ms double precision,
         created_at timestamptz, source text, tool_server text, prompt_tokens integer, completion_tokens integer,
-        model_ms double precision, wasted boolean, approval text, protocol text)
+        model_ms double precision, wasted boolean, approval text, protocol text, mcp_protocol text, elicitation text)
       on conflict (id) do nothing`,
     params: [JSON.stringify(rows)],
   };

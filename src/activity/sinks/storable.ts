@@ -27,6 +27,8 @@ export function storableActivity(row: ActivityRow): ActivityRow {
     wasted: row.wasted ?? false,
     approval: row.approval ?? null,
     protocol: row.protocol ?? null,
+    mcp_protocol: row.mcp_protocol ?? null,
+    elicitation: row.elicitation ?? null,
   });
 }
 
