@@ -53,6 +53,21 @@ describe('POST /v1/responses, translated to a chat upstream', () => {
     expect(asked.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'The forecast for a city', parameters: WEATHER_SCHEMA } }]);
   });
 
+  it('structured output (text.format) goes upstream as response_format', async () => {
+    const client = await start(() => ({ text: '{"city":"Paris"}' }));
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const created = await client.responses.create({
+      model: 'gpt-test',
+      input: 'Which city?',
+      text: { format: { type: 'json_schema', name: 'answer', schema, strict: true } },
+    });
+    expect(created.output_text).toBe('{"city":"Paris"}');
+    expect((gw!.upstream.requests[0] as unknown as { response_format: unknown }).response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema, strict: true },
+    });
+  });
+
   it('responses.stream(): a valid call and a blocked one; only the blocked one re-asked; the verdict on response.completed', async () => {
     const client = await start(validAndBlocked);
     const stream = client.responses.stream({ model: 'gpt-test', input: 'Weather in Paris and Rome?', tools: TOOLS });

@@ -111,10 +111,21 @@ export function responsesToChat(body: ResponsesBody, { native = false } = {}): J
     if (typeof body.parallel_tool_calls === 'boolean') chat.parallel_tool_calls = body.parallel_tool_calls;
   }
   if (body.stream) chat.stream = true;
+  const format = responseFormat(body.text);
+  if (format) chat.response_format = format;
   if (body.max_output_tokens) chat.max_tokens = body.max_output_tokens;
   if (typeof body.temperature === 'number') chat.temperature = body.temperature;
   if (typeof body.top_p === 'number') chat.top_p = body.top_p;
   return chat;
+}
+
+/** Structured output (`text.format`) as Chat Completions' response_format: a JSON schema, or any JSON object. */
+function responseFormat(text: unknown): Json | undefined {
+  const format = isPlainObject(text) && isPlainObject(text.format) ? text.format : undefined;
+  if (format?.type === 'json_object') return { type: 'json_object' };
+  if (format?.type !== 'json_schema') return undefined;
+  const { type: _type, ...schema } = format;
+  return { type: 'json_schema', json_schema: schema };
 }
 
 /** What a chat model is told of a freeform tool's grammar (the upstream cannot constrain it). */
