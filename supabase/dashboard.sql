@@ -43,6 +43,10 @@
 --                    to a decision: from the request to a person's approve or deny (expired ones had none),
 --                    the median. Denials by tool: denied requests by the tool as it would have run. The
 --                    loop's only: filtered to the gateway, the approval figures are empty.
+--   question         an MCP server's question to the person (elicitation; docs/approval.md § A server's
+--                    question): a row of agent_approvals with an `inp_` id (an approval's is `apr_`),
+--                    counted apart from approvals: asked, answered (accept), declined (decline or cancel),
+--                    expired, waiting.
 
 -- One row per call with the derived columns every dashboard query needs.
 create or replace view public.agent_activity_facts with (security_invoker = true) as
@@ -73,6 +77,7 @@ select
   percentile_cont(0.5) within group (order by extract(epoch from a.decided_at - a.created_at) * 1000)
     filter (where a.status in ('approved', 'denied')) as decision_ms_median
 from public.agent_approvals a
+where left(a.id, 4) <> 'inp_'
 group by a.tool_name;
 
 -- One row per blocked call with the verdicts of its first two retries (null: no such retry).
@@ -192,10 +197,16 @@ blocked as (
   where b.created_at >= p_from and b.created_at < p_to and (p_user is null or b.user_id = p_user)
     and (p_source is null or b.source = p_source)
 ),
-approvals as (
+waiting as (
   select * from public.agent_approvals a
   where a.created_at >= p_from and a.created_at < p_to and (p_user is null or a.user_id = p_user)
     and (p_source is null or p_source = 'loop')
+),
+approvals as (
+  select * from waiting a where left(a.id, 4) <> 'inp_'
+),
+questions as (
+  select * from waiting a where left(a.id, 4) = 'inp_'
 )
 select jsonb_build_object(
   'totals', (
@@ -328,6 +339,15 @@ select jsonb_build_object(
         where x.n > 0
       ), '[]'::jsonb)
     ) from approvals a
+  ),
+  'questions', (
+    select jsonb_build_object(
+      'asked', count(*),
+      'answered', count(*) filter (where q.status = 'approved'),
+      'declined', count(*) filter (where q.status = 'denied'),
+      'expired', count(*) filter (where q.status = 'expired'),
+      'pending', count(*) filter (where q.status = 'pending')
+    ) from questions q
   )
 )
 $$;

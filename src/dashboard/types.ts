@@ -63,6 +63,17 @@ export interface DashboardData {
   };
   selfCorrection: { blocked: number; correctedFirstRetry: number; correctedSecondRetry: number; rateFirst: number; rateSecond: number };
   approvals: ApprovalFigures;
+  /** MCP servers' questions to the person (docs/approval.md § A server's question), apart from approvals. */
+  questions: QuestionFigures;
+}
+
+/** Questions asked by MCP servers (elicitation), by the time they were asked: answered is accept; declined is decline or cancel. */
+export interface QuestionFigures {
+  asked: number;
+  answered: number;
+  declined: number;
+  expired: number;
+  pending: number;
 }
 
 /**

@@ -33,6 +33,7 @@ function data(repeatedFailures: number, repeatedFailureTurns: number): Dashboard
     inventedParams: [],
     selfCorrection: { blocked: 3, correctedFirstRetry: 0, correctedSecondRetry: 0, rateFirst: 0, rateSecond: 0 },
     approvals: { requested: 0, approved: 0, denied: 0, expired: 0, pending: 0, approvalRate: 0, medianDecisionMs: null, deniedByTool: [] },
+    questions: { asked: 0, answered: 0, declined: 0, expired: 0, pending: 0 },
     failureCost: {
       wastedModelCalls: 3,
       promptTokens: 2400,
@@ -114,6 +115,12 @@ describe('renderDashboard', () => {
     expect(figure).toContain('delete_file');
     expect(figure).toContain('2 of 3');
     expect(figure).not.toContain('<b>x</b>');
+  });
+  it('shows the MCP servers’ questions beside the approvals, only when one was asked', () => {
+    expect(renderDashboard(data(0, 0))).not.toContain('id="questions"');
+    const html = renderDashboard({ ...data(0, 0), questions: { asked: 3, answered: 1, declined: 1, expired: 1, pending: 0 } });
+    const figure = html.match(/<figure class="card" id="questions">[\s\S]*?<\/figure>/)![0];
+    expect(figure).toContain('3 asked: 1 answered, 1 declined, 1 expired, 0 waiting');
   });
   it("the apps behind the gateway: the agent loop's tiles and meter are left out, not shown as zeros, and a note says so", () => {
     const both = renderDashboard(data(2, 1));

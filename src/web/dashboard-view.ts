@@ -237,7 +237,19 @@ export function renderDashboard(data: DashboardData): string {
         })
       : '';
 
-  return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}${byServer}${approvals}${cost}</div>`;
+  // Only where an MCP server asked the person something (elicitation).
+  const q = data.questions;
+  const questions =
+    loop && q && q.asked > 0
+      ? figure({
+          id: 'questions',
+          title: 'Questions from MCP servers',
+          body: `<p class="approval-counts">${esc(`${q.asked} asked: ${q.answered} answered, ${q.declined} declined, ${q.expired} expired, ${q.pending} waiting`)}</p>`,
+          note: 'A server asked the person before its tool ran (elicitation); the turn waited as for an approval. Declined counts decline and cancel.',
+        })
+      : '';
+
+  return `${tiles}<div class="grid">${rates}${categories}${phantoms}${invented}${recovery}${byTool}${byServer}${approvals}${questions}${cost}</div>`;
 }
 
 /** 12,345 tokens as "12.3k". */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DashboardSource } from '../../src/dashboard/types.ts';
 import { rounded } from './dashboard-checks.ts';
 import { ALL_TIME, DAY_2_HOURLY, USER_A } from './fixture.ts';
-import { approvalInserts, EXPECTED_APPROVALS_ALL, EXPECTED_APPROVALS_USER_A } from './fixture-approvals.ts';
+import { approvalInserts, EXPECTED_APPROVALS_ALL, EXPECTED_APPROVALS_USER_A, EXPECTED_QUESTIONS_ALL } from './fixture-approvals.ts';
 import { openFixtureDashboard } from './fixture-dashboard.ts';
 
 let db: PGlite;
@@ -22,6 +22,9 @@ describe('the dashboard of approvals', () => {
   it('counts the calls sent to a person, the approval rate of the ended ones, the median time to a decision, denials by tool', async () => {
     const data = await dashboard.load(ALL_TIME, null);
     expect(rounded(data.approvals)).toEqual(rounded(EXPECTED_APPROVALS_ALL));
+    // MCP servers' questions wait in the same table but are counted apart.
+    expect(data.questions).toEqual(EXPECTED_QUESTIONS_ALL);
+    expect((await dashboard.load({ ...ALL_TIME, source: 'gateway' }, null)).questions.asked).toBe(0);
   });
 
   it('narrows to a user, a range, and to the loop (the gateway asks nobody)', async () => {

@@ -23,7 +23,13 @@ const APPROVALS: Array<[id: string, turn: string, user: string, tool: string, st
   ['a4', 'T4', USER_B, 'delete_file', 'expired', '2025-03-02T12:00:00Z', 900_000],
   ['a5', 'T4', USER_B, 'crm__send_email', 'denied', '2025-03-02T12:01:00Z', 20_000],
   ['a6', 'T5', USER_B, 'delete_file', 'pending', '2025-03-02T12:59:00Z', null],
+  // MCP servers' questions (inp_ ids): counted apart, as questions, never as approvals.
+  ['inp_q1', 'T1', USER_A, 'shop__confirm_order', 'approved', '2025-03-01T13:00:00Z', 5_000],
+  ['inp_q2', 'T4', USER_B, 'shop__confirm_order', 'denied', '2025-03-02T13:00:00Z', 8_000],
 ];
+
+/** The questions of the fixture (docs/approval.md § A server's question), all time. */
+export const EXPECTED_QUESTIONS_ALL = { asked: 2, answered: 1, declined: 1, expired: 0, pending: 0 };
 
 /** One insert per approval: `$1…$11` parameters, for PGlite's query and postgres' unsafe alike. */
 export function approvalInserts(): Array<{ text: string; params: Array<string | null> }> {

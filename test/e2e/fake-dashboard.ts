@@ -77,6 +77,7 @@ export function fixedDashboardData(range: DashboardRange): DashboardData {
         { tool: 'crm__send_email', denied: 1, requested: 5 },
       ],
     },
+    questions: { asked: 4, answered: 2, declined: 1, expired: 1, pending: 0 },
     failureCost: {
       wastedModelCalls: 5,
       promptTokens: 6100,
