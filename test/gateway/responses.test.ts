@@ -1,10 +1,10 @@
 // POST /v1/responses behind the real `openai` package (responses.create, responses.stream()) and the
-// Agents SDK with its default Responses model, translated to the scripted Chat Completions upstream
-// (RESPONSES_UPSTREAM=chat): a call repaired under its call_id, a blocked call re-asked with only it named
+// Agents SDK with its default Responses model (setDefaultOpenAIClient, the model by name), translated to
+// the scripted Chat Completions upstream (RESPONSES_UPSTREAM=chat): a call repaired under its call_id, a blocked call re-asked with only it named
 // (the re-ask conformance script), a freeform tool's call as a custom_tool_call, function_call items and
 // their outputs translated both ways, the verdict in x-rebound-verdict and on response.completed,
 // previous_response_id a clear 400, the request bounds.
-import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from '@openai/agents';
+import { Agent, run, setDefaultOpenAIClient, setTracingDisabled, tool } from '@openai/agents';
 import OpenAI from 'openai';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -139,12 +139,14 @@ describe('POST /v1/responses, translated to a chat upstream', () => {
   });
 
   it('the Agents SDK with its default Responses model: a repaired call runs, streamed or not', async () => {
+    const client = await start((req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { text: 'Sunny.' }
+        : { toolCalls: [{ id: 'call_1', name: 'get_wether', arguments: '{"city":"Paris","days":"2"}' }] },
+    );
+    // The SDK's defaults: the model named, the default provider's own Responses model, over this client.
+    setDefaultOpenAIClient(client);
     for (const stream of [false, true]) {
-      const script: Parameters<typeof startGateway>[0] = (req) =>
-        req.messages.some((m) => m.role === 'tool')
-          ? { text: 'Sunny.' }
-          : { toolCalls: [{ id: 'call_1', name: 'get_wether', arguments: '{"city":"Paris","days":"2"}' }] };
-      const client = await start(script);
       const ran: unknown[] = [];
       const getWeather = tool({
         name: 'get_weather',
@@ -155,7 +157,7 @@ describe('POST /v1/responses, translated to a chat upstream', () => {
           return 'sunny';
         },
       });
-      const agent = new Agent({ name: 'weather', model: new OpenAIResponsesModel(client, 'gpt-test'), tools: [getWeather] });
+      const agent = new Agent({ name: 'weather', model: 'gpt-test', tools: [getWeather] });
       const result = stream ? await run(agent, 'Weather in Paris?', { stream: true }) : await run(agent, 'Weather in Paris?');
       if ('completed' in result) {
         for await (const _ of result);
@@ -163,9 +165,13 @@ describe('POST /v1/responses, translated to a chat upstream', () => {
       }
       expect(ran).toEqual([{ city: 'Paris', days: 2 }]);
       expect(result.finalOutput).toBe('Sunny.');
-      await gw!.close();
-      gw = undefined;
     }
+    // Through /v1/responses (the rows name the protocol): two turns of two model requests each.
+    expect(gw!.upstream.requests).toHaveLength(4);
+    expect(gw!.app.activity.calls.map((r) => [r.protocol, r.verdict])).toEqual([
+      ['responses', 'repaired'],
+      ['responses', 'repaired'],
+    ]);
   });
 
   it("Codex's apply_patch adding a file with a placeholder is blocked and re-asked; the whole patch goes out", async () => {
