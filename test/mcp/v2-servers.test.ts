@@ -39,6 +39,27 @@ async function setup(script: Script, env: Record<string, string> = {}, singleIns
   });
 }
 
+/** A turn that orders a mug from `server` (shop: the default posture; strict: legacy rejected), read until the question is asked. */
+async function ordering(server: 'shop' | 'strict', env: Record<string, string> = {}) {
+  const { upstream, app } = await setup(
+    (req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? { text: 'Done.' }
+        : { toolCalls: [{ id: `o-${server}`, name: `${server}__confirm_order`, arguments: '{"item":"mug"}' }] },
+    env,
+    env.APPROVAL_TIMEOUT_MS !== undefined,
+  );
+  const created = await fetch(`${app.url}/v1/turns`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"message": "order me a mug"}',
+  });
+  const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
+  const stream = await openStream(app.url + streamUrl);
+  const asked = await stream.until((e) => e.event === 'input_required');
+  return { upstream, app, stream, asked, turnId, url: `${app.url}/v1/turns/${turnId}/inputs/${asked.data.inputId}` };
+}
+
 const results = (events: SseEvent[]) => events.filter((e) => e.event === 'tool_result').map((e) => e.data as Record<string, any>);
 
 describe('2026-07-28 servers built with the v2 SDK', () => {
@@ -97,21 +118,9 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
   }, 30_000);
 
   it('confirm_order pauses the turn with the server’s question and schema; {confirm: true} goes back in inputResponses with requestState, and "ordered mug" reaches the model', async () => {
-    const { upstream, app } = await setup((req) =>
-      req.messages.some((m) => m.role === 'tool')
-        ? { text: 'Your mug is ordered.' }
-        : { toolCalls: [{ id: 'o1', name: 'strict__confirm_order', arguments: '{"item":"mug"}' }] },
-    );
-    const created = await fetch(`${app.url}/v1/turns`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"message": "order me a mug"}',
-    });
-    const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
-    const stream = await openStream(app.url + streamUrl);
-    const asked = await stream.until((e) => e.event === 'input_required');
+    const { upstream, app, stream, asked, turnId, url } = await ordering('strict');
     expect(asked.data).toMatchObject({
-      toolCallId: 'o1',
+      toolCallId: 'o-strict',
       name: 'strict__confirm_order',
       server: 'strict',
       tool: 'confirm_order',
@@ -121,7 +130,6 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
     });
     expect(asked.data.inputId).toMatch(/^inp_[0-9a-f]{32}$/);
     expect(strict.orderRounds).toEqual([{ requestState: undefined }]);
-    const url = `${app.url}/v1/turns/${turnId}/inputs/${asked.data.inputId}`;
     const post = (body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
     // What does not fit the schema decides nothing.
@@ -143,7 +151,7 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
     expect(res.status).toBe(202);
     await stream.until((e) => e.event === 'done');
     expect((await post({ action: 'accept', content: { confirm: true } })).status).toBe(409);
-    expect(results(stream.events)).toEqual([expect.objectContaining({ id: 'o1', ok: true, result: 'ordered mug' })]);
+    expect(results(stream.events)).toEqual([expect.objectContaining({ id: 'o-strict', ok: true, result: 'ordered mug' })]);
     const again = strict.toolCalls('confirm_order').at(-1)!;
     expect(again).toMatchObject({
       inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
@@ -158,30 +166,8 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
     ]);
   }, 30_000);
 
-  /** A turn that orders a mug from `server` and reads its stream until the question is asked. */
-  async function ordering(env: Record<string, string> = {}) {
-    const expiring = env.APPROVAL_TIMEOUT_MS !== undefined;
-    const { upstream, app } = await setup(
-      (req) =>
-        req.messages.some((m) => m.role === 'tool')
-          ? { text: 'No mug, then.' }
-          : { toolCalls: [{ id: 'o2', name: 'shop__confirm_order', arguments: '{"item":"mug"}' }] },
-      env,
-      expiring,
-    );
-    const created = await fetch(`${app.url}/v1/turns`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"message": "order me a mug"}',
-    });
-    const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
-    const stream = await openStream(app.url + streamUrl);
-    const asked = await stream.until((e) => e.event === 'input_required');
-    return { upstream, app, stream, asked, url: `${app.url}/v1/turns/${turnId}/inputs/${asked.data.inputId}` };
-  }
-
   it('declined: the call goes back with the decline, and the model reads an error saying so with what the server answered', async () => {
-    const { upstream, app, stream, url } = await ordering();
+    const { upstream, app, stream, url } = await ordering('shop');
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action": "decline"}' });
     expect(res.status).toBe(202);
     await stream.until((e) => e.event === 'done');
@@ -195,7 +181,7 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
 
   it('unanswered past APPROVAL_TIMEOUT_MS: 410 for a late answer, the call is not sent again, and the model is told nobody answered', async () => {
     const before = open.toolCalls('confirm_order').length;
-    const { upstream, app, stream, url } = await ordering({ APPROVAL_TIMEOUT_MS: '1000' });
+    const { upstream, app, stream, url } = await ordering('shop', { APPROVAL_TIMEOUT_MS: '1000' });
     await stream.until((e) => e.event === 'done', 10_000);
     const late = await fetch(url, {
       method: 'POST',

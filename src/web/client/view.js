@@ -180,6 +180,21 @@ export function AssistantView(page) {
     return entry;
   }
 
+  /**
+   * The card of a call that now waits for the person (an approval, a server's question), its earlier box gone.
+   * @param {string} id
+   * @param {string} name
+   * @param {string} label what its verdict says meanwhile
+   */
+  function awaiting(id, name, label) {
+    const entry = tools.get(id) || toolCard(id, name);
+    entry.approval?.remove();
+    entry.card.dataset.approval = 'requested';
+    entry.verdict.className = 'verdict awaiting';
+    entry.verdict.textContent = label;
+    return entry;
+  }
+
   return {
     root,
     /** @param {boolean} on */
@@ -212,12 +227,8 @@ export function AssistantView(page) {
      * @param {Decide} decide
      */
     approvalRequired(d, decide) {
-      const entry = tools.get(d.toolCallId) || toolCard(d.toolCallId, d.name);
+      const entry = awaiting(d.toolCallId, d.name, 'waiting for you');
       const { card } = entry;
-      entry.approval?.remove();
-      card.dataset.approval = 'requested';
-      entry.verdict.className = 'verdict awaiting';
-      entry.verdict.textContent = 'waiting for you';
       const box = el('section', 'approval');
       box.setAttribute('role', 'group');
       const title = el('p', 'approval-title');
@@ -275,12 +286,8 @@ export function AssistantView(page) {
      * @param {AnswerInput} answer
      */
     inputRequired(d, answer) {
-      const entry = tools.get(d.toolCallId) || toolCard(d.toolCallId, d.name);
+      const entry = awaiting(d.toolCallId, d.name, 'asks you');
       const { card } = entry;
-      entry.approval?.remove();
-      card.dataset.approval = 'requested';
-      entry.verdict.className = 'verdict awaiting';
-      entry.verdict.textContent = 'asks you';
       const box = el('form', 'approval input');
       const title = el('p', 'approval-title');
       title.id = `input-${d.inputId}`;
