@@ -168,14 +168,20 @@ class PgliteSessions implements SessionStore {
 
   async appendMessages(sessionId: string, turnId: string, messages: ChatMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    // WITH ORDINALITY + ORDER BY: the identity values follow the array order, which is the conversation order.
-    await this.db.query(
-      `insert into public.agent_messages (session_id, turn_id, role, content, tool_calls, tool_call_id)
-       select $1, $2, m.value->>'role', m.value->>'content', nullif(m.value->'tool_calls', 'null'::jsonb), m.value->>'tool_call_id'
-       from jsonb_array_elements($3::jsonb) with ordinality as m(value, n)
-       order by m.n`,
-      [sessionId, turnId, JSON.stringify(messages.map((m) => messageRow(m)))],
-    );
+    // A statement per message, its text a parameter of its own: PGlite's WASM memory grows to the largest
+    // statement's working set and never shrinks, and a 20 MB answer inside one jsonb array parameter
+    // (parsed, then taken apart) grew it by ~140 MB, as a text parameter by ~26 MB (docs/benchmarks.md §
+    // A turn's memory). One transaction: the identity values follow the conversation order, all or none.
+    await this.db.transaction(async (tx) => {
+      for (const m of messages) {
+        const row = messageRow(m);
+        await tx.query(
+          `insert into public.agent_messages (session_id, turn_id, role, content, tool_calls, tool_call_id)
+           values ($1, $2, $3, $4, $5::jsonb, $6)`,
+          [sessionId, turnId, row.role, row.content, row.tool_calls === null ? null : JSON.stringify(row.tool_calls), row.tool_call_id],
+        );
+      }
+    });
   }
 }
 
