@@ -82,6 +82,8 @@ export function activityRows(prefix = ''): ActivityRow[] {
     tool_server: null,
     approval: null,
     protocol: null,
+    mcp_protocol: null,
+    elicitation: null,
     ...costOf(turn, iteration, id),
   }));
 }
