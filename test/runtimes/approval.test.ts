@@ -4,7 +4,8 @@
 // is told the reason, and the tool never ran (the model's next call, read_file, finds no file). On workerd
 // and Deno, a decision after the server process was killed (-9) while the call waited: the next process
 // takes it and the turn completes in the same log (Node's is test/durability/approval-restart.test.ts);
-// on Deno, a decision taken by another instance than the one whose reader waits on the pause.
+// on Deno, a decision taken by another instance than the one whose reader waits on the pause. The same
+// across a restart for a v2 MCP server's question (confirm_order's "Order mug?", issue 33).
 // And each edge runtime's clock for a wait that runs out: on workerd the turn's object's alarm, with no
 // request at all; on Deno (no timer outlives a request) the next request that touches the turn.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { startPostgrest, type PostgrestServer } from '../support/postgrest.ts';
 import { lastToolResult, startScriptedOpenAI, type ChatRequest, type ScriptedServer } from '../support/scripted-openai.ts';
 import { openStream, type SseEvent } from '../support/sse-client.ts';
 import { startSupabaseGateway, TEST_PUBLISHABLE_KEY, TEST_SECRET_KEY, type SupabaseGateway } from '../support/supabase-gateway.ts';
+import { ORDER_STATE, type RunningV2, startV2Server } from '../support/mcp-v2-servers.ts';
 import { startDeno, startNode, startWorkerd, type RuntimeName, type RuntimeServer } from './servers.ts';
 
 const ALICE = 'a11ce000-0000-4000-8000-00000000a991';
@@ -24,6 +26,7 @@ let pg: PostgresCluster;
 let rest: PostgrestServer;
 let gateway: SupabaseGateway;
 let model: ScriptedServer;
+let shop: RunningV2;
 let token: string;
 let jwks: string;
 const servers: RuntimeServer[] = [];
@@ -40,11 +43,16 @@ beforeAll(async () => {
     startScriptedOpenAI((req) => {
       const path = fileOf(req);
       const results = req.messages.filter((m) => m.role === 'tool').length;
+      // A turn that orders a mug from a v2 MCP server, whose confirm_order asks the person first.
+      if (/^order a mug/.test(String(req.messages.find((m) => m.role === 'user')?.content ?? ''))) {
+        return results === 0 ? { toolCalls: [{ name: 'shop__confirm_order', arguments: '{"item":"mug"}' }] } : { text: 'Ordered.' };
+      }
       if (results === 0) return { toolCalls: [{ name: 'write_file', arguments: JSON.stringify({ path, content: CONTENT }) }] };
       if (results === 1) return { toolCalls: [{ name: 'read_file', arguments: JSON.stringify({ path }) }] };
       return { text: 'Done.' };
     }),
   ]);
+  shop = await startV2Server({ legacy: 'reject' });
   await migrate(pg.url, readMigrations());
   const keys = await signingKeys();
   rest = await startPostgrest({ dbUri: pg.authenticatorUrl, jwtSecret: keys.postgrestJwks });
@@ -57,6 +65,7 @@ afterAll(async () => {
   for (const s of servers) await s.stop();
   await gateway?.close();
   await model?.close();
+  await shop?.stop();
   await rest?.stop();
   await pg?.stop();
 });
@@ -186,6 +195,46 @@ describe.each(['workerd', 'deno'] as const)('approval across a restart on %s', (
     expect(JSON.stringify(lastToolResult(requestsFor(file).at(-1)!))).toContain('# plan');
     expect(rest.at(-1)!.data).toMatchObject({ reason: 'completed', iterations: 3 });
     expect((await wholeLog(server, fresh)).map((e) => e.event)).toEqual(TURN);
+    await server.stop();
+  });
+});
+
+describe.each(['workerd', 'deno'] as const)('a server’s question across a restart on %s', (runtime) => {
+  it('kill -9 while "Order mug?" waits; the next process takes {confirm: true} and sends the call again from its own connection', {
+    timeout: 300_000,
+  }, async () => {
+    const vars = { MCP_SERVERS: JSON.stringify([{ name: 'shop', url: shop.url }]) };
+    let server = await start(runtime, vars);
+    const created = await fetch(`${server.baseUrl}/v1/turns`, {
+      method: 'POST',
+      headers: headers(server),
+      body: JSON.stringify({ message: `order a mug (${runtime})` }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { turnId, streamUrl } = (await created.json()) as { turnId: string; streamUrl: string };
+    const stream = await openStream(at(server, streamUrl), { headers: headers(server) });
+    const asked = await stream.until((e) => e.event === 'input_required', 60_000);
+    expect(asked.data).toMatchObject({ server: 'shop', tool: 'confirm_order', message: 'Order mug?' });
+    stream.close();
+    await server.kill();
+    server = await start(runtime, vars);
+    const res = await fetch(`${server.baseUrl}/v1/turns/${turnId}/inputs/${asked.data.inputId}`, {
+      method: 'POST',
+      headers: headers(server),
+      body: JSON.stringify({ action: 'accept', content: { confirm: true } }),
+    });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const { streamUrl: fresh } = (await res.json()) as { streamUrl: string };
+    const rest = await rest_(server, fresh, asked);
+    expect(rest[0]!.data).toMatchObject({ id: asked.data.toolCallId, name: 'shop__confirm_order', ok: true, result: 'ordered mug' });
+    expect(rest.at(-1)!.data).toMatchObject({ reason: 'completed' });
+    expect(shop.toolCalls('confirm_order').at(-1)).toMatchObject({
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      requestState: ORDER_STATE,
+      protocolVersion: '2026-07-28',
+    });
+    const [row] = await pg.sql`select status, arguments from agent_approvals where id = ${asked.data.inputId}`;
+    expect(row).toEqual({ status: 'approved', arguments: { action: 'accept', content: { confirm: true } } });
     await server.stop();
   });
 });
