@@ -170,8 +170,9 @@ class PgliteSessions implements SessionStore {
     if (messages.length === 0) return;
     // A statement per message, its text a parameter of its own: PGlite's WASM memory grows to the largest
     // statement's working set and never shrinks, and a 20 MB answer inside one jsonb array parameter
-    // (parsed, then taken apart) grew it by ~140 MB, as a text parameter by ~26 MB (docs/benchmarks.md §
-    // A turn's memory). One transaction: the identity values follow the conversation order, all or none.
+    // (parsed, then taken apart) grew it by ~140 MB, as a text parameter by ~26 MB (docs/configuration.md
+    // § The embedded database's memory). One transaction: the identity values follow the conversation
+    // order, all or none.
     await this.db.transaction(async (tx) => {
       for (const m of messages) {
         const row = messageRow(m);
