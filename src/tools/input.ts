@@ -90,15 +90,44 @@ export function readAnswer(question: InputQuestion, body: unknown): { ok: true; 
         .map((k) => JSON.stringify(k.slice(0, 60)))
         .join(', ')}`,
     };
-  const problems = validate(content, schema as JSONSchema, { strictTopLevel: false });
-  if (problems.length > 0) {
-    return {
-      ok: false,
-      message: `content does not fit the server's schema: ${problems
-        .slice(0, 5)
-        .map((p) => `${p.path}: ${p.message}`)
-        .join('; ')}`,
-    };
-  }
+  const problems = [
+    ...validate(content, schema as JSONSchema, { strictTopLevel: false }).map((p) => `${p.path}: ${p.message}`),
+    ...outOfBounds(schema.properties, content),
+  ];
+  if (problems.length > 0) return { ok: false, message: `content does not fit the server's schema: ${problems.slice(0, 5).join('; ')}` };
   return { ok: true, answer: { action, content } };
+}
+
+/** The longest string an answer may carry in a field whose schema sets no maxLength. */
+export const MAX_INPUT_STRING = 10_000;
+
+/**
+ * The bounds of MCP's restricted schema that the gate's checker leaves to the tool (it checks types,
+ * required fields and enums): string lengths, number ranges, how many of a multi-select.
+ */
+function outOfBounds(properties: Record<string, unknown>, content: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(content)) {
+    const field = properties[name];
+    if (!isPlainObject(field)) continue;
+    const num = (k: string) => (typeof field[k] === 'number' ? (field[k] as number) : undefined);
+    const at = `$.${name}`;
+    if (typeof value === 'string') {
+      const max = Math.min(num('maxLength') ?? MAX_INPUT_STRING, MAX_INPUT_STRING);
+      if (value.length > max) out.push(`${at}: longer than ${max} characters`);
+      const min = num('minLength');
+      if (min !== undefined && value.length < min) out.push(`${at}: shorter than ${min} characters`);
+    } else if (typeof value === 'number') {
+      const min = num('minimum');
+      const max = num('maximum');
+      if (min !== undefined && value < min) out.push(`${at}: below the minimum ${min}`);
+      if (max !== undefined && value > max) out.push(`${at}: above the maximum ${max}`);
+    } else if (Array.isArray(value)) {
+      const min = num('minItems');
+      const max = num('maxItems');
+      if (min !== undefined && value.length < min) out.push(`${at}: fewer than ${min} choices`);
+      if (max !== undefined && value.length > max) out.push(`${at}: more than ${max} choices`);
+    }
+  }
+  return out;
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../config.ts';
 import type { ToolContext } from '../types.ts';
 import { isDestructive } from 'rebound-gate';
+import { InputRequired } from '../input.ts';
 import { createMcpToolSource, DOWN_RETRY_FIRST_MS, DOWN_RETRY_MAX_MS } from './source.ts';
 import type { McpSession, McpToolInfo, OpenSession, SessionOptions } from './session.ts';
 
@@ -359,5 +360,40 @@ describe('createMcpToolSource', () => {
     expect(await run()).toEqual({ sum: 5 });
     await expect(run()).rejects.toThrow(/does not match the output schema of "get-sum": \$\.sum: .*number/);
     await expect(run()).rejects.toThrow(/sent no structuredContent/);
+  });
+
+  it('an input_required becomes the person’s question: a form, a URL (shown, never fetched), or an error the model reads', async () => {
+    const ask = (inputRequests: Record<string, unknown>) => {
+      const open: OpenSession = async () => ({
+        protocolVersion: '2026-07-28',
+        verdict: undefined,
+        listTools: async () => ({ tools: [sum] }),
+        callTool: async () => ({ kind: 'input_required', inputRequests, requestState: 'st-1' }),
+        close: async () => {},
+      });
+      return createMcpToolSource({ servers: [server()], ttlMs: 0, timeoutMs: 1_000, listTimeoutMs: 1_000, openSession: open })
+        .open({ signal: signal() })
+        .then((set) => set.tools[0]!.run({ a: 2, b: 3 }, ctx()));
+    };
+    const form = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
+    expect(await ask({ c: { method: 'elicitation/create', params: { mode: 'form', message: 'Sure?', requestedSchema: form } } })).toEqual(
+      new InputRequired({ server: 'everything', tool: 'get-sum', key: 'c', mode: 'form', message: 'Sure?', requestedSchema: form, requestState: 'st-1' }),
+    );
+    expect(await ask({ u: { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'https://example.test/login' } } })).toMatchObject({
+      question: { mode: 'url', url: 'https://example.test/login', key: 'u' },
+    });
+    await expect(ask({ u: { method: 'elicitation/create', params: { mode: 'url', message: 'Run', url: 'javascript:alert(1)' } } })).rejects.toThrow(
+      /without an http\(s\) URL/,
+    );
+    await expect(ask({ s: { method: 'sampling/createMessage', params: {} } })).rejects.toThrow(/only elicitation is declared/);
+    await expect(
+      ask({ c: { method: 'elicitation/create', params: { message: 'Deep?', requestedSchema: { type: 'object', properties: { a: { type: 'object' } } } } } }),
+    ).rejects.toThrow(/form cannot be shown/);
+    await expect(
+      ask({
+        a: { method: 'elicitation/create', params: { message: 'one', requestedSchema: form } },
+        b: { method: 'elicitation/create', params: { message: 'two', requestedSchema: form } },
+      }),
+    ).rejects.toThrow(/2 requests at once/);
   });
 });
