@@ -47,21 +47,28 @@ const script = (req: ChatRequest): Reply => {
 
 let model: ScriptedServer;
 let jwt: string;
+/** Another user's token: their answer to this user's question is refused. */
+let otherJwt: string;
 const servers = new Map<RuntimeName, RuntimeServer>();
 const mcp = new Map<RuntimeName, RunningMcp>();
 /** Per runtime: a v2 server in the SDK's default posture and one that rejects 2025 clients. */
 const v2 = new Map<RuntimeName, { shop: RunningV2; strict: RunningV2 }>();
 
-beforeAll(async () => {
-  model = await startScriptedOpenAI(script);
-  jwt = await new SignJWT({ role: 'authenticated' })
+/** A Supabase user's access token, as the edge checks it. */
+const tokenFor = (subject: string) =>
+  new SignJWT({ role: 'authenticated' })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject('5d1e9d44-0000-4000-8000-000000000012')
+    .setSubject(subject)
     .setAudience('authenticated')
     .setIssuer(ISSUER)
     .setIssuedAt()
     .setExpirationTime('10m')
     .sign(new TextEncoder().encode(JWT_SECRET));
+
+beforeAll(async () => {
+  model = await startScriptedOpenAI(script);
+  jwt = await tokenFor('5d1e9d44-0000-4000-8000-000000000012');
+  otherJwt = await tokenFor('5d1e9d44-0000-4000-8000-000000000099');
   for (const name of RUNTIMES) {
     mcp.set(name, await startEverything());
     v2.set(name, { shop: await startV2Server({ name: 'shop' }), strict: await startV2Server({ name: 'strict-shop', legacy: 'reject' }) });
@@ -174,6 +181,12 @@ describe.concurrent.each(RUNTIMES)('%s', (name) => {
     const stream = await openStream(at(streamUrl), { headers: auth() });
     const question = await stream.until((e) => e.event === 'input_required', 60_000);
     expect(question.data, log()).toMatchObject({ server: 'strict', tool: 'confirm_order', message: 'Order mug?', requestedSchema: ORDER_SCHEMA });
+    const other = await fetch(`${baseUrl}/v1/turns/${turnId}/inputs/${question.data.inputId}`, {
+      method: 'POST',
+      headers: { ...auth(), authorization: `Bearer ${otherJwt}` },
+      body: JSON.stringify({ action: 'accept', content: { confirm: true } }),
+    });
+    expect(other.status, log()).toBe(403);
     const res = await fetch(`${baseUrl}/v1/turns/${turnId}/inputs/${question.data.inputId}`, {
       method: 'POST',
       headers: auth(),
