@@ -28,13 +28,10 @@ export { listModels } from './models.ts';
 export { gatewayLimits, type GatewayLimits } from './limits.ts';
 export type { GatewayResponse } from './gateway-response.ts';
 export type { Settled } from './stream.ts';
-export { type ClientCodec, messagesCodec, type Protocol, responsesCodec } from './codecs/protocol.ts';
-export { MESSAGES_COUNTS, MessagesBody, messagesToChat } from './codecs/messages-in.ts';
-export { anthropicCall } from './codecs/anthropic-upstream.ts';
-export { responsesCall } from './codecs/responses-upstream.ts';
-export { freeformTools } from './codecs/responses-in.ts';
-export { anthropicError } from './codecs/messages-out.ts';
-export { RESPONSES_COUNTS, ResponsesBody, responsesToChat } from './codecs/responses-in.ts';
+export type { ClientCodec, Protocol } from './codecs/protocol.ts';
+// The Messages and Responses codecs themselves are loaded with import() (codecs/index.ts); the
+// Anthropic error shape is here, since every /v1/messages error is written with it.
+export { anthropicError } from './codecs/anthropic-error.ts';
 
 export interface GatewayDeps {
   upstream: ChatEndpoint;

@@ -7,8 +7,8 @@
 //   the verdict on the stream's last data event before `message_stop`) and `message_stop`;
 // - an error in Anthropic's shape `{type: "error", error: {type, message}}`.
 import { isPlainObject } from 'rebound-gate/internal';
-import type { OpenAIErrorBody } from '../errors.ts';
 import type { StreamChannel } from '../stream.ts';
+import { anthropicError } from './anthropic-error.ts';
 import { jsonObject } from './json-object.ts';
 import { chatEvents, sseEvent } from './sse-text.ts';
 
@@ -72,23 +72,6 @@ function writeBlock(out: StreamChannel, index: number, block: Json): void {
     delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) });
   } else out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
   out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
-}
-
-const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
-  529: 'overloaded_error',
-};
-
-/** An OpenAI-shaped error (the gateway's own, or a chat upstream's) as Anthropic's. */
-export function anthropicError(status: number, body: OpenAIErrorBody | Json): Json {
-  const error = isPlainObject(body.error) ? body.error : {};
-  const message = typeof error.message === 'string' ? error.message : `The request failed with status ${status}.`;
-  return { type: 'error', error: { type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message } };
 }
 
 /**

@@ -9,7 +9,8 @@ import type { GatewayProtocol } from '../../vocabulary.ts';
 import type { GatewayResponse } from '../gateway-response.ts';
 import type { StreamChannel } from '../stream.ts';
 import type { MessagesBody } from './messages-in.ts';
-import { anthropicError, completionToMessage, messagesChannel } from './messages-out.ts';
+import { anthropicError } from './anthropic-error.ts';
+import { completionToMessage, messagesChannel } from './messages-out.ts';
 import { freeformTools, type ResponsesBody } from './responses-in.ts';
 import { completionToResponse, type ResponseEcho, responsesChannel } from './responses-out.ts';
 

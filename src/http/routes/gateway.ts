@@ -18,22 +18,12 @@ import {
   type ClientCodec,
   type GatewayRequest,
   type GatewayResponse,
-  MESSAGES_COUNTS,
-  MessagesBody,
-  messagesCodec,
-  messagesToChat,
   anthropicError,
-  RESPONSES_COUNTS,
-  ResponsesBody,
-  responsesCodec,
-  responsesToChat,
-  anthropicCall,
-  responsesCall,
-  freeformTools,
   upstreamModel,
   upstreamResult,
   type UpstreamCall,
 } from '../../gateway/index.ts';
+import type { MessagesBody } from '../../gateway/codecs/index.ts';
 import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
 
 /** A native upstream for one request: where it is (for the spans) and the call the core makes. */
@@ -56,6 +46,10 @@ import { carrierOf } from '../../telemetry/index.ts';
 export const GATEWAY_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/** The Messages and Responses codecs, loaded on the first request that needs them (src/gateway/codecs/index.ts: out of the Worker's startup script). */
+let codecModule: Promise<typeof import('../../gateway/codecs/index.ts')> | undefined;
+const loadCodecs = () => (codecModule ??= import('../../gateway/codecs/index.ts'));
 
 export function gatewayRoutes(deps: AppDeps) {
   const app = new Hono<GatewayAuthEnv>();
@@ -153,6 +147,7 @@ export function gatewayRoutes(deps: AppDeps) {
   };
 
   app.post('/v1/messages', authenticated, async (c) => {
+    const { MESSAGES_COUNTS, MessagesBody, anthropicCall, messagesCodec, messagesToChat } = await loadCodecs();
     const body = await readJson(c, MessagesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
     const native = config.gateway.messagesUpstream === 'anthropic';
     const chat = messagesToChat(body, { native });
@@ -163,6 +158,7 @@ export function gatewayRoutes(deps: AppDeps) {
     return serve(c, request, messagesCodec(body), { endpoint: { ...anthropic, apiKey: undefined }, call, provider: 'anthropic' });
   });
   app.post('/v1/messages/count_tokens', authenticated, async (c) => {
+    const { MESSAGES_COUNTS, MessagesBody } = await loadCodecs();
     const body = await readJson(c, MessagesBody.omit({ max_tokens: true }), { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
     if (config.gateway.messagesUpstream !== 'anthropic') return c.json({ input_tokens: estimateTokens(body) });
     // Anthropic counts its own tokens: passed through.
@@ -175,6 +171,7 @@ export function gatewayRoutes(deps: AppDeps) {
     return new Response(result.response.body, { status: result.response.status, headers: { 'content-type': 'application/json' } });
   });
   app.post('/v1/responses', authenticated, async (c) => {
+    const { RESPONSES_COUNTS, ResponsesBody, freeformTools, responsesCall, responsesCodec, responsesToChat } = await loadCodecs();
     const body = await readJson(c, ResponsesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: RESPONSES_COUNTS });
     const native = config.gateway.responsesUpstream === 'responses';
     const chat = responsesToChat(body, { native });
