@@ -7,7 +7,6 @@ import { ApiError } from '../errors.ts';
 import { authenticate, type AuthEnv } from '../auth/middleware.ts';
 import type { Asset } from '../../web/assets.ts';
 import { parseDashboardQuery } from '../../web/dashboard-query.ts';
-import { renderDashboard } from '../../web/dashboard-view.ts';
 
 // Scripts and styles come only from this origin; the stream token travels in a URL, so no referrer.
 const PAGE_HEADERS = {
@@ -29,6 +28,9 @@ function serve(c: Context, asset: Asset, cacheControl: string): Response {
 // module of their own that an API-only isolate never evaluates (scripts/build-worker.ts splits it out).
 let pageAssets: Promise<typeof import('../../web/assets.ts')> | undefined;
 const loadAssets = () => (pageAssets ??= import('../../web/assets.ts'));
+// The dashboard's server-side SVG (the view and its charts) likewise, on the first /v1/dashboard/view.
+let dashboardView: Promise<typeof import('../../web/dashboard-view.ts')> | undefined;
+const loadDashboardView = () => (dashboardView ??= import('../../web/dashboard-view.ts'));
 
 /** "/rebound/dashboard" → "/rebound": the path this app is mounted under, from a page's own path. */
 export function mountPrefix(path: string): string {
@@ -72,7 +74,10 @@ export function webRoutes(deps: AppDeps) {
   const authenticated = authenticate(deps.auth);
   app.get('/v1/dashboard', authenticated, (c) => dashboardRequest(c, (data) => c.json(data)));
   // The same data drawn as server-side SVG, for the dashboard page.
-  app.get('/v1/dashboard/view', authenticated, (c) => dashboardRequest(c, (data) => c.html(renderDashboard(data))));
+  app.get('/v1/dashboard/view', authenticated, async (c) => {
+    const { renderDashboard } = await loadDashboardView();
+    return dashboardRequest(c, (data) => c.html(renderDashboard(data)));
+  });
 
   return app;
 }
