@@ -58,6 +58,41 @@ export function messageRow(m: ChatMessage): MessageRow {
   });
 }
 
+/**
+ * A row's content split in parts of at most `max` characters, never between the two halves of a
+ * surrogate pair (text that encodeText made storable stays so in each part).
+ */
+export function contentParts(content: string, max: number): string[] {
+  const parts: string[] = [];
+  for (let start = 0; start < content.length; ) {
+    let end = Math.min(start + max, content.length);
+    const last = content.charCodeAt(end - 1);
+    if (end < content.length && end - start > 1 && last >= 0xd800 && last <= 0xdbff) end--;
+    parts.push(content.slice(start, end));
+    start = end;
+  }
+  return parts;
+}
+
+/** A stored message row and whether its text goes on in the session's next row (migration 20261127000800). */
+export type MessagePartRow = MessageRow & { continued?: boolean | null };
+
+/** The session's rows (in id order) with each message's continued rows joined into its last one. */
+export function joinMessageParts(rows: MessagePartRow[]): MessageRow[] {
+  const out: MessageRow[] = [];
+  let head: string[] = [];
+  for (const { continued, ...row } of rows) {
+    if (continued) head.push(row.content ?? '');
+    else if (head.length === 0) out.push(row);
+    else {
+      head.push(row.content ?? '');
+      out.push({ ...row, content: head.join('') });
+      head = [];
+    }
+  }
+  return out;
+}
+
 /** The message a stored row holds, its text decoded: exactly what messageRow was given. */
 export function rowMessage(stored: MessageRow): ChatMessage {
   const r = decodeDeep({ ...stored, tool_calls: typeof stored.tool_calls === 'string' ? JSON.parse(stored.tool_calls) : stored.tool_calls });

@@ -27,6 +27,9 @@ import { INTERRUPTED_NOTE } from './interrupted.ts';
 import {
   iso,
   messageRow,
+  contentParts,
+  joinMessageParts,
+  type MessagePartRow,
   newApprovalsJson,
   toApproval,
   toResumed,
@@ -40,11 +43,10 @@ import {
   type MemoryDbRow,
   type MeterDbRow,
   toMeterReading,
-  type MessageRow,
   type TurnDbRow,
   type TurnEventDbRow,
 } from './db-rows.ts';
-import { afterSeqArg, type TurnEventRow, type TurnEventStore } from './turn-events.ts';
+import { afterSeqArg, MAX_ROW_TEXT, type TurnEventRow, type TurnEventStore } from './turn-events.ts';
 import { decodeText, encodeDeep, encodeText } from './text-codec.ts';
 
 /** A Postgres driver with PGlite's query(sql, params): a PGlite instance or transaction (the stores, sinks and dashboard on it take this). */
@@ -159,27 +161,35 @@ class PgliteSessions implements SessionStore {
   }
 
   async history(sessionId: string): Promise<ChatMessage[]> {
-    const { rows } = await this.db.query<MessageRow>(
-      'select role, content, tool_calls, tool_call_id from public.agent_messages where session_id = $1 order by id',
+    const { rows } = await this.db.query<MessagePartRow>(
+      'select role, content, tool_calls, tool_call_id, continued from public.agent_messages where session_id = $1 order by id',
       [sessionId],
     );
-    return rows.map(rowMessage);
+    return joinMessageParts(rows).map(rowMessage);
   }
 
   async appendMessages(sessionId: string, turnId: string, messages: ChatMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    // A statement per message, its text a parameter of its own: PGlite's WASM memory grows to the largest
-    // statement's working set and never shrinks, and a 20 MB answer inside one jsonb array parameter
-    // (parsed, then taken apart) grew it by ~140 MB, as a text parameter by ~26 MB (docs/configuration.md
-    // § The embedded database's memory). One transaction: the identity values follow the conversation
-    // order, all or none.
+    // PGlite's WASM memory grows to the largest statement's working set and never shrinks, so no statement
+    // carries more than MAX_ROW_TEXT of a message's text: a longer text takes rows marked continued, the
+    // message's other columns on its last. A 20 MB answer in one jsonb array parameter grew it by ~140 MB,
+    // as one text parameter by ~26 MB, in 256 KB rows by nothing (docs/configuration.md § The embedded
+    // database's memory). One transaction: the identity values follow the conversation order, all or none.
     await this.db.transaction(async (tx) => {
       for (const m of messages) {
         const row = messageRow(m);
+        const parts = row.content === null || row.content.length <= MAX_ROW_TEXT ? [row.content] : contentParts(row.content, MAX_ROW_TEXT);
+        for (const part of parts.slice(0, -1))
+          await tx.query(`insert into public.agent_messages (session_id, turn_id, role, content, continued) values ($1, $2, $3, $4, true)`, [
+            sessionId,
+            turnId,
+            row.role,
+            part,
+          ]);
         await tx.query(
           `insert into public.agent_messages (session_id, turn_id, role, content, tool_calls, tool_call_id)
            values ($1, $2, $3, $4, $5::jsonb, $6)`,
-          [sessionId, turnId, row.role, row.content, row.tool_calls === null ? null : JSON.stringify(row.tool_calls), row.tool_call_id],
+          [sessionId, turnId, row.role, parts.at(-1), row.tool_calls === null ? null : JSON.stringify(row.tool_calls), row.tool_call_id],
         );
       }
     });

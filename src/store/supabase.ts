@@ -19,7 +19,8 @@ import {
   type MemoryDbRow,
   type MeterDbRow,
   toMeterReading,
-  type MessageRow,
+  joinMessageParts,
+  type MessagePartRow,
   type TurnDbRow,
   type TurnEventDbRow,
 } from './db-rows.ts';
@@ -192,19 +193,20 @@ class SupabaseSessions implements SessionStore {
   }
 
   async history(sessionId: string): Promise<ChatMessage[]> {
-    const out: ChatMessage[] = [];
+    // A message's continued rows (written by the PGlite store, migration 20261127000800) may span pages.
+    const out: MessagePartRow[] = [];
     for (let from = 0; ; from += PAGE) {
       const rows = rowsOf(
         await this.db
           .from('agent_messages')
-          .select('role, content, tool_calls, tool_call_id')
+          .select('role, content, tool_calls, tool_call_id, continued')
           .eq('session_id', sessionId)
           .order('id')
           .range(from, from + PAGE - 1),
         'agent_messages read',
-      ) as MessageRow[];
-      out.push(...rows.map(rowMessage));
-      if (rows.length < PAGE) return out;
+      ) as MessagePartRow[];
+      out.push(...rows);
+      if (rows.length < PAGE) return joinMessageParts(out).map(rowMessage);
     }
   }
 

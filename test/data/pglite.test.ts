@@ -8,6 +8,7 @@ import { createPgliteDashboard } from '../../src/dashboard/pglite.ts';
 import { readDashboardSql, readMigrations } from '../../src/entries/sql-files.ts';
 import { createPgliteStorage, openPglite } from '../../src/store/pglite.ts';
 import { applyMigrations } from '../../src/store/sql-migrate.ts';
+import { MAX_ROW_TEXT } from '../../src/store/turn-events.ts';
 import { checkLosslessActivity, checkPoisonRow, type ActivityDb } from './activity-checks.ts';
 import { checkDashboardAll, checkDashboardUserA, checkViews } from './dashboard-checks.ts';
 import { activityRows, turnRows } from './fixture.ts';
@@ -102,6 +103,30 @@ describe('PGlite storage', () => {
 
   it('gives back every text exactly: NUL, lone surrogates, the escape character, emoji', async () => {
     await checkLosslessText(createPgliteStorage(db), 'user-lossless');
+  });
+
+  it('writes a long message in rows of at most MAX_ROW_TEXT, each but the last marked continued, and reads it back whole', async () => {
+    const { sessions } = createPgliteStorage(db);
+    const sessionId = await sessions.ensureSession('user-long');
+    const long = 'z'.repeat(2 * MAX_ROW_TEXT + 10);
+    await sessions.appendMessages(sessionId, 't', [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: long },
+    ]);
+    const { rows } = await db.query<{ role: string; length: number; continued: boolean }>(
+      'select role, length(content) as length, continued from agent_messages where session_id = $1 order by id',
+      [sessionId],
+    );
+    expect(rows).toEqual([
+      { role: 'user', length: 2, continued: false },
+      { role: 'assistant', length: MAX_ROW_TEXT, continued: true },
+      { role: 'assistant', length: MAX_ROW_TEXT, continued: true },
+      { role: 'assistant', length: 10, continued: false },
+    ]);
+    expect(await sessions.history(sessionId)).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: long },
+    ]);
   });
 
   it("keeps each turn's event log: replay from any seq, idempotent appends, any text, another turn's rows apart", async () => {

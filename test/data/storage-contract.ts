@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { SessionForbiddenError, type NewApproval, type Storage } from '../../src/store/types.ts';
 import { ESCAPE } from '../../src/store/text-codec.ts';
 import { INTERRUPTED_NOTE } from '../../src/store/interrupted.ts';
-import { packEvents, unpackEvents, type TurnEventRow } from '../../src/store/turn-events.ts';
+import { MAX_ROW_TEXT, packEvents, unpackEvents, type TurnEventRow } from '../../src/store/turn-events.ts';
 import type { ChatMessage, LoggedEvent, TurnEvent } from '../../src/vocabulary.ts';
 
 export async function checkStorageContract(storage: Storage, users: { a: string | null; b: string }): Promise<void> {
@@ -158,6 +158,17 @@ export async function checkLosslessText(storage: Storage, userId: string | null)
   await sessions.appendMessages(sessionId, 'lossless-turn', messages.slice(0, 5));
   await sessions.appendMessages(sessionId, 'lossless-turn', messages.slice(5));
   expect(await sessions.history(sessionId)).toEqual(messages);
+
+  // A message longer than a row of the PGlite store holds (MAX_ROW_TEXT), comes back whole: a surrogate
+  // pair where a row would end, NUL, a lone surrogate and the escape character, the tool call on it kept.
+  const long = `${'x'.repeat(MAX_ROW_TEXT - 1)}😀\u0000${ESCAPE}\uD800${'y'.repeat(MAX_ROW_TEXT)}end`;
+  const longMessages: ChatMessage[] = [
+    { role: 'assistant', content: long, tool_calls: [{ id: 'call_long', type: 'function', function: { name: 'read_file', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'call_long', content: long },
+    { role: 'assistant', content: 'after' },
+  ];
+  await sessions.appendMessages(sessionId, 'lossless-turn', longMessages);
+  expect(await sessions.history(sessionId)).toEqual([...messages, ...longMessages]);
 
   // Workspace paths and contents.
   const ws = storage.workspace({ userId, sessionId, turnId: 'lossless-turn' });
