@@ -4,12 +4,11 @@
 // where the gate guesses nothing (a tool name that is no near typo), the tools its message lists.
 // Asked to "demo approval" (any message with approval, approve or approving in it), it writes a draft and
 // then proposes to delete it: the one call the local default config (APPROVAL_TOOLS=delete_file with the
-// demo model) sends to a person first.
+// demo model) sends to a person first. Loaded with import() on the demo model's first answer (index.ts),
+// so a server with a model key never evaluates it.
 import { delay } from '../delay.ts';
 import type { ChatMessage, ToolResultPayload } from '../vocabulary.ts';
-import type { AssembledToolCall, ModelClient, ModelEvent, ModelRequest } from './types.ts';
-
-export const DEMO_MODEL_NAME = 'rebound-demo';
+import { type AssembledToolCall, DEMO_MODEL_NAME, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
 
 /** What asks for the approval demo: "demo approval", "show me an approval", "approve something"; the README's table. */
 export const APPROVAL_TRIGGER = /\bapprov(?:al|als|e|ing)\b/i;

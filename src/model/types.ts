@@ -30,6 +30,9 @@ export type ModelEvent =
   /** `model`: the model that answered, as the upstream's chunks name it (absent when they do not). */
   | { type: 'finish'; toolCalls: AssembledToolCall[]; finishReason: string | null; usage: Usage | null; model?: string };
 
+/** The demo model's name (demo.ts), as turn_start, /health and the activity rows report it. */
+export const DEMO_MODEL_NAME = 'rebound-demo';
+
 export interface ModelClient {
   /** The model's name as reported in turn_start and activity rows. */
   readonly model: string;
