@@ -12,6 +12,9 @@
 // manual multi-round-trip mode: a server's `input_required` (an elicitation) comes back to the caller
 // (source.ts), which puts the question to the person and calls again with the answers.
 //
+// A listed tool is cut to the depth the gate reads before the SDK walks it (listing-depth.ts): a schema
+// nested thousands of levels leaves that tool out (source.ts), not the server's whole list.
+//
 // JSON Schema: the client is given the gate's validator (validator.ts), and calls name the listed tool
 // without its outputSchema, so the SDK never compiles a schema: ajv (its Node default, which compiles
 // with `new Function`) is never constructed, and the Worker build resolves the client's `workerd`
@@ -19,6 +22,7 @@
 import { Client, StreamableHTTPClientTransport, type PriorDiscovery, type Tool } from '@modelcontextprotocol/client';
 import { delay } from '../../delay.ts';
 import type { JSONSchema, ToolAnnotations } from 'rebound-gate';
+import { boundListedTools } from './listing-depth.ts';
 import type { CallResultLike } from './result.ts';
 import type { McpCallAnswer, McpSession, McpToolInfo, McpVerdict, OpenSession } from './session.ts';
 import { gateSchemaValidator } from './validator.ts';
@@ -55,6 +59,9 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, prio
     return fetch(input, { ...init, headers });
   };
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, fetch: traced });
+  // Set before connect: the SDK calls it with each message before its own handling, which would recurse
+  // into a schema nested thousands of levels (listing-depth.ts).
+  transport.onmessage = boundListedTools;
   try {
     await client.connect(transport, { signal, timeout: timeoutMs, ...(prior ? { prior: prior as PriorDiscovery } : {}) });
   } catch (err) {
