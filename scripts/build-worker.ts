@@ -8,7 +8,11 @@
 // entry), chunk.js (what the entry and the MCP client share, mostly zod) and sdk.js (the MCP client,
 // loaded on the first connection to an MCP server); wrangler uploads them as they are (no_bundle, rules).
 // The tracing engine (src/telemetry/engine.ts: the OpenTelemetry SDK and OTLP encoders) is split out the
-// same way, as engine-*.js, imported on the first traced turn and never with tracing off.
+// same way, as engine-*.js, imported on the first traced turn and never with tracing off; so are the
+// other pieces no first request of a typical route needs (each module says when it loads): the page
+// assets, the dashboard's SVG, the Messages and Responses codecs, JWT verification (jose), the demo
+// model's script and the MCP tool source. What the entry imports statically (startupModules) is the
+// startup script, which must stay within 150 KB gzip (test/runtimes/worker-bundle.test.ts).
 //   node scripts/build-worker.ts [--outdir dir]
 import { build, type Metafile } from 'esbuild';
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +34,20 @@ export interface WorkerBuild {
   /** The modules written (.js), entry first. */
   modules: string[];
   metafile: Metafile;
+}
+
+/** The modules the entry imports statically, itself included (file names): what workerd evaluates before the first request. */
+export function startupModules(meta: Metafile, entry = 'worker.js'): Set<string> {
+  const byName = new Map(Object.entries(meta.outputs).map(([path, out]) => [basename(path), out]));
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    const out = byName.get(name);
+    if (seen.has(name) || !out) return;
+    seen.add(name);
+    for (const i of out.imports) if (i.kind === 'import-statement') visit(basename(i.path));
+  };
+  visit(entry);
+  return seen;
 }
 
 export async function buildWorker(options: WorkerBuildOptions = {}): Promise<WorkerBuild> {
