@@ -3,7 +3,7 @@
 // calls of the tool-calls corpus without a retry.
 //
 //   npm run bench:gateway -- [--json] [--tokens 2000] [--rounds 15] [--requests 300] [--calls 300]
-//                            [--corpus ../shared/bench/tool-calls.dev.jsonl] [--protocols-only]
+//                            [--corpus ../shared/bench/tool-calls.dev.jsonl] [--protocols-only] [--cpu-prof DIR]
 //
 // 1. time to first byte: the first body byte of a short streamed answer, p50 and p99 of each side.
 // 2. total time of a streamed answer of --tokens words (the request carries tools, so the text goes
@@ -24,6 +24,8 @@
 // 5. each protocol and upstream mode (Chat Completions; Messages translated and to Anthropic; Responses
 //    translated and native) against its upstream directly: time to first byte, the paced answer's
 //    ratio, CPU per token (gateway-protocols.ts). --protocols-only runs this part alone.
+// --cpu-prof DIR writes the V8 CPU profile of the gateway server of parts 1, 2a and 4 (the scripted
+// upstream's) to DIR (read it with `npx tsx bench/cpu-profile.ts FILE`).
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -139,9 +141,10 @@ const timing: Server = createServer((req, res) => {
 await new Promise<void>((r) => timing.listen(0, '127.0.0.1', r));
 const timingUrl = `http://127.0.0.1:${(timing.address() as AddressInfo).port}/v1`;
 
-async function startGatewayServer(upstream: string): Promise<{ child: ChildProcess; url: string; proxyUrl: string }> {
+async function startGatewayServer(upstream: string, profile = false): Promise<{ child: ChildProcess; url: string; proxyUrl: string }> {
+  const cpuProf = profile && args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${opt('cpu-prof', '')}`] : [];
   const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx', '--conditions=rebound-source'],
+    execArgv: ['--import', 'tsx', '--conditions=rebound-source', ...cpuProf],
     env: { ...process.env, UPSTREAM_URL: upstream, GATEWAY_RETRIES: '0' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -150,7 +153,7 @@ async function startGatewayServer(upstream: string): Promise<{ child: ChildProce
   const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve((m as { port: number }).port)));
   return { child, url: `http://127.0.0.1:${port}/v1`, proxyUrl: `http://127.0.0.1:${port}/proxy` };
 }
-const gw = await startGatewayServer(scripted.url);
+const gw = await startGatewayServer(scripted.url, true);
 const gwTiming = await startGatewayServer(timingUrl);
 
 const post = (base: string, body: unknown) =>
