@@ -197,18 +197,22 @@ class PgliteSessions implements SessionStore {
 }
 
 class PgliteTurnEvents implements TurnEventStore {
-  constructor(private db: Queryable) {}
+  constructor(private db: PgliteLike) {}
 
   async appendEvents(rows: TurnEventRow[]): Promise<void> {
     if (rows.length === 0) return;
-    // One statement for the batch; a row already there is a retried write that did land.
-    await this.db.query(
-      `insert into public.agent_turn_events (turn_id, seq, last_seq, event, data)
-       select r.turn_id, r.seq, r.last_seq, r.event, r.data
-       from jsonb_to_recordset($1::jsonb) as r(turn_id text, seq integer, last_seq integer, event text, data jsonb)
-       on conflict (turn_id, seq) do nothing`,
-      [JSON.stringify(rows.map(turnEventDbRow))],
-    );
+    // A statement per row (at most MAX_ROW_TEXT of text), not the batch in one jsonb parameter: a batch
+    // holds what 250 ms of a fast model brought, and its parsing could grow PGlite's WASM memory, which
+    // never shrinks (docs/configuration.md § The embedded database's memory). A row already there is a
+    // retried write that did land.
+    await this.db.transaction(async (tx) => {
+      for (const row of rows.map(turnEventDbRow))
+        await tx.query(
+          `insert into public.agent_turn_events (turn_id, seq, last_seq, event, data) values ($1, $2, $3, $4, $5::jsonb)
+           on conflict (turn_id, seq) do nothing`,
+          [row.turn_id, row.seq, row.last_seq, row.event, JSON.stringify(row.data)],
+        );
+    });
   }
 
   async eventsAfter(turnId: string, afterSeq: number, options: { limit?: number } = {}): Promise<TurnEventRow[]> {
