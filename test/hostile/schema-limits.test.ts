@@ -153,6 +153,41 @@ describe("an MCP server's tool whose schema is past the limits", () => {
   }, 30_000);
 });
 
+describe("an MCP server's tool nested 50,000 levels (past what JSON.stringify or any recursive walk can read)", () => {
+  // The MCP client walks a listing with recursive zod schemas (2025) and a recursive x-mcp-header scan
+  // (2026-07-28): the tool is cut to the gate's depth before it does (src/tools/mcp/listing-depth.ts).
+  it.each(['legacy', 'modern'] as const)(
+    '%s server: that tool is left out with the reason, the server stays up with its other tools',
+    async (era) => {
+      vi.spyOn(console, 'warn').mockImplementation(() => {});
+      const levels = 50_000;
+      const items = `${'{"anyOf":[{"type":"null"},'.repeat(levels)}{"type":"integer"}${']}'.repeat(levels)}`;
+      mcp = await startHostileMcp({
+        list: 'answer',
+        era,
+        tools: [
+          { name: 'deep', inputSchema: null, inputSchemaText: `{"type":"object","properties":{"list":{"type":"array","items":${items}}}}` },
+          { name: 'fine', inputSchema: listOf(nestedAnyOf(3)) },
+        ],
+      });
+      const vars = {
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: 'http://127.0.0.1:9',
+        MODEL: 'm',
+        MCP_SERVERS: JSON.stringify([{ name: 'evil', url: mcp.url }]),
+      };
+      app = await startApp(vars, { toolSource: mcpToolSource(loadConfig(vars)) });
+      const listed = (await (await fetch(`${app.url}/v1/tools`)).json()) as { tools: Array<{ name: string }>; servers: Array<Record<string, any>> };
+      expect(listed.tools.map((t) => t.name).filter((n) => n.startsWith('evil__'))).toEqual(['evil__fine']);
+      expect(listed.servers[0]).toMatchObject({ server: 'evil', ok: true, tools: 1 });
+      expect(listed.servers[0]!.unreadable).toEqual([{ tool: 'deep', reason: expect.stringContaining(`nests deeper than ${MAX_SCHEMA_DEPTH} levels`) }]);
+      // The era the client spoke: 2026-07-28 asks server/discover and never initialize.
+      expect([mcp.count('initialize'), mcp.count('tools/list')]).toEqual([era === 'modern' ? 0 : 1, 1]);
+    },
+    30_000,
+  );
+});
+
 describe('a tool in functions/ whose schema is past the limits', () => {
   it('stops the server from starting, naming the tool', () => {
     let schema: z.ZodType = z.number();
