@@ -17,6 +17,7 @@ import { startScriptedOpenAI, type ScriptedServer } from '../support/scripted-op
 import { chat } from '../support/sse-client.ts';
 import { ASK, TOOLS, fold, startGateway, type Gateway } from '../gateway/harness.ts';
 import { startHostileMcp, type HostileServer } from './hostile-mcp-server.ts';
+import { depthOf } from '../support/json-depth.ts';
 
 /** `levels` nested anyOf around an integer: `{anyOf: [{type: null}, {anyOf: [… {type: integer}]}]}`. */
 function nestedAnyOf(levels: number): Record<string, unknown> {
@@ -26,19 +27,6 @@ function nestedAnyOf(levels: number): Record<string, unknown> {
 }
 
 const listOf = (items: Record<string, unknown>) => ({ type: 'object', properties: { list: { type: 'array', items } }, required: ['list'] });
-
-/** How deep a JSON value nests, without recursion. */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    deepest = Math.max(deepest, d);
-    for (const x of Object.values(v)) stack.push([x, d + 1]);
-  }
-  return deepest;
-}
 
 let gw: Gateway | undefined;
 let mcp: HostileServer | undefined;

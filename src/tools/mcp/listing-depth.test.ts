@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSchema, MAX_SCHEMA_DEPTH } from 'rebound-gate';
 import { boundListedTools, MAX_LISTED_TOOL_DEPTH } from './listing-depth.ts';
+import { depthOf } from '../../../test/support/json-depth.ts';
 
 /** `levels` of `{"anyOf":[{"type":"null"}, …]}` around an integer, as JSON text (JSON.stringify cannot write 50,000 levels). */
 const nestedText = (levels: number) => `${'{"anyOf":[{"type":"null"},'.repeat(levels)}{"type":"integer"}${']}'.repeat(levels)}`;
@@ -13,19 +14,6 @@ const listing = (inputSchemas: string[]) =>
   JSON.parse(`{"jsonrpc":"2.0","id":3,"result":{"tools":[${inputSchemas.map((s, i) => `{"name":"t${i}","inputSchema":${s}}`).join(',')}]}}`) as {
     result: { tools: Array<{ name: string; inputSchema: Record<string, unknown> }> };
   };
-
-/** How deep a JSON value nests (the value itself is level 1), without recursion. */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    deepest = Math.max(deepest, d);
-    for (const x of Object.values(v)) stack.push([x, d + 1]);
-  }
-  return deepest;
-}
 
 /** A schema whose deepest object is at level `levels`: `{"not": {"not": … {"type": "string"}}}`. */
 function nestedNot(levels: number): Record<string, unknown> {
