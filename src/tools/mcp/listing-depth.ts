@@ -3,7 +3,7 @@
 // inputSchema.properties and outputSchema.properties), scans a 2026-07-28 server's input schemas for
 // x-mcp-header declarations recursively, and JSON.stringify-s lists it caches or compares: one tool
 // whose schema nested anyOf 2,000 levels overflowed the stack there, and the whole server's listing
-// failed, where that tool alone is to be left out (source.ts, docs/tools.md § MCP tools).
+// failed, where that tool alone is to be left out (source.ts, docs/configuration.md § Limits).
 //
 // Rebound reads no schema deeper than the gate's MAX_SCHEMA_DEPTH (source.ts leaves such a tool out,
 // with checkSchema's reason). So every object and array one level past it, anywhere in a listed tool,
