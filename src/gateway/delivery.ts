@@ -1,7 +1,8 @@
 // What the streaming client has been sent, across the gateway's attempts, and the chunks that send
 // it. Every chunk the gateway writes itself wears the first upstream chunk's id, created and model,
 // so that a retry's answer continues the same completion; tool calls are numbered by the response
-// (0, 1, … across attempts), whatever index the upstream gave them.
+// (0, 1, … across attempts), whatever index the upstream gave them. A protocol codec's channel takes
+// the chunks as objects (`read`): the core hands over what it holds rather than text to parse again.
 import type { SseMessage } from '../model/sse-decode.ts';
 import { sameCall } from 'rebound-gate/host';
 import { wireCall, type GatedCall } from './gated-call.ts';
@@ -16,7 +17,15 @@ export class Delivery {
   /** The calls the client has received, in order; a call's position is its `index`. */
   readonly calls: GatedCall[] = [];
 
-  constructor(private readonly write: (text: string) => void) {}
+  /**
+   * `write` takes the SSE text; `read`, when given (a codec's channel: src/gateway/stream.ts
+   * StreamChannel.chunk), takes each chunk the gateway writes itself and each passed-on chunk whose
+   * parse the core has, as an object, instead of their text.
+   */
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly read?: (chunk: Chunk) => void,
+  ) {}
 
   /** The first chunk of the response names it. */
   adopt(chunk: Chunk): void {
@@ -36,8 +45,22 @@ export class Delivery {
     this.write(`${message.event ? `event: ${message.event}\n` : ''}data: ${message.data}\n\n`);
   }
 
+  /**
+   * An upstream chunk passed on as it came, `like` with `content` as its delta's text (null: no parse of
+   * it at hand): what reading `message` gives (HeldStream's content template).
+   */
+  rawText(message: SseMessage, like: Chunk | null, content: string): void {
+    if (!this.read || !like) {
+      this.raw(message);
+      return;
+    }
+    const choice = (like.choices as Chunk[])[0]!;
+    this.read({ ...like, choices: [{ ...choice, delta: { ...(choice.delta as Chunk), content } }] });
+  }
+
   chunk(chunk: Chunk): void {
-    this.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    if (this.read) this.read(chunk);
+    else this.write(`data: ${JSON.stringify(chunk)}\n\n`);
   }
 
   text(content: string): void {

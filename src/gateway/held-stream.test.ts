@@ -209,4 +209,46 @@ describe('HeldStream', () => {
     expect(quick.out.slice(0, 3)).toEqual(same.slice(0, 3).map((m) => `data: ${m.data}\n\n`));
     expect(quick.parses).toBeLessThan(full.parses);
   });
+
+  it("hands a codec's channel each chunk as the parse of the text it would have written", () => {
+    const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm' };
+    const text = (content: string, extra: Chunk = {}) =>
+      data({ ...base, choices: [{ index: 0, delta: { content, ...extra }, logprobs: null, finish_reason: null }] });
+    const messages = [
+      text('Hello ', { role: 'assistant' }),
+      text('there, '),
+      text('friend. '),
+      // A native upstream's block beside the text: a codec reads it, so such a chunk goes as its text.
+      text('A ', { rebound_block: { type: 'thinking', thinking: 'hm' } }),
+      text('B ', { rebound_block: { type: 'thinking', thinking: 'hm' } }),
+      call({ index: 0, id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }),
+      call({ index: 0, function: { arguments: '"Oslo"}' } }),
+      choice({}, 'tool_calls'),
+    ];
+    const written = (read: boolean) => {
+      const events: Chunk[] = [];
+      const objects: string[] = [];
+      const delivery = new Delivery(
+        (t) => {
+          for (const block of t.split('\n\n').filter(Boolean)) events.push(JSON.parse(block.slice(6)) as Chunk);
+        },
+        read
+          ? (chunk) => {
+              events.push(chunk);
+              objects.push(String((chunk.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content));
+            }
+          : undefined,
+      );
+      const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: true, last: false, delivery });
+      for (const m of messages) held.push(m);
+      held.end();
+      return { events, objects };
+    };
+    const asText = written(false);
+    const asObjects = written(true);
+    expect(asObjects.events).toEqual(asText.events);
+    // The text chunk that matched the learned one ('there, ', read in full) and the gated call went over as objects; the ones with a block as text.
+    expect(asObjects.objects).toEqual(['friend. ', 'undefined']);
+    expect(asText.events).toHaveLength(6);
+  });
 });

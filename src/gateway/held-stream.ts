@@ -72,6 +72,13 @@ export class HeldStream {
    * shown is the text it brought, it passes as it came, as the full read below would pass it.
    */
   private readonly template = new ContentTemplate();
+  /**
+   * The parse of the template's chunk, for a codec's channel (Delivery `read`): a matched chunk is it
+   * with another delta.content (and another value in the string the template leaves open, which no
+   * codec reads). Null when it carries a field a codec reads beyond the text (the native upstreams'
+   * `rebound_block` / `rebound_item`, a `rebound`): such chunks are passed on as text.
+   */
+  private learned: Chunk | null = null;
   failed = false;
 
   constructor(private readonly options: AttemptOptions) {
@@ -94,7 +101,7 @@ export class HeldStream {
     if (quick !== undefined) {
       const shown = quick === '' ? quick : this.answer.pushText(quick);
       if (shown === quick) {
-        d.raw(message);
+        d.rawText(message, this.learned, quick);
         return;
       }
       // The text is held from here on: the chunk is rewritten as the full read rewrites it.
@@ -150,7 +157,9 @@ export class HeldStream {
     if (!changed) d.raw(message);
     else this.rewrite(chunk, choice, delta, content);
     // A chunk the full read passed on for its text alone may be the template for the ones after it.
-    if (plain && !changed && chunk.error == null && chunk.usage == null && choice.finish_reason == null) this.template.learn(message.data, chunk);
+    if (plain && !changed && chunk.error == null && chunk.usage == null && choice.finish_reason == null && this.template.learn(message.data, chunk)) {
+      this.learned = chunk.rebound === undefined && delta.rebound_block === undefined && delta.rebound_item === undefined ? chunk : null;
+    }
     for (const tc of toolDeltas) if (isPlainObject(tc)) this.toolDelta(tc as ToolCallDelta);
     // The answer is finished, so is its last call: it goes out now, not when the body ends.
     if (this.finishReason !== null && this.open) this.close(this.open);

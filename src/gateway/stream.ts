@@ -49,6 +49,11 @@ export interface StreamChannel {
   drained(): Promise<void>;
   /** Sends what was written now rather than once the tick is over. */
   flush(): void;
+  /**
+   * A protocol codec's channel (codecs/protocol.ts) takes the core's chunks as objects too: what `write`
+   * would get as `data: <the chunk's JSON>`, without the text to read back (Delivery's `read`).
+   */
+  chunk?(chunk: Record<string, unknown>): void;
 }
 export type OpenStream = (run: (out: StreamChannel, signal: AbortSignal) => Promise<void>) => ReadableStream<Uint8Array>;
 
@@ -64,7 +69,7 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
     const onGone = () => run.abort.abort(signal.reason);
     if (signal.aborted) onGone();
     else signal.addEventListener('abort', onGone, { once: true });
-    const delivery = new Delivery((text) => out.write(text));
+    const delivery = new Delivery((text) => out.write(text), out.chunk && ((chunk) => out.chunk!(chunk)));
     let broken: unknown;
     try {
       // What a read of the upstream produced (a gated call, complete with that read) goes out as the read

@@ -160,8 +160,9 @@ describe('ContentTemplate', () => {
     const learn = t.learn.bind(t);
     t.learn = (data, parsed) => {
       const before = parse.mock.calls.length;
-      learn(data, parsed);
+      const learned = learn(data, parsed);
       probes += parse.mock.calls.length - before;
+      return learned;
     };
     expect(feed(t, datas).every((m) => m === undefined)).toBe(true);
     parse.mockRestore();

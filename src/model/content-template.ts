@@ -56,11 +56,12 @@ export class ContentTemplate {
   /**
    * Offers a chunk that was parsed in full (`chunk` is its parse). It becomes the template when adding
    * its text is all it does and its content string can be located; learning stops after a few misses.
+   * True when `data` is the template now.
    */
-  learn(data: string, chunk: unknown): void {
-    if (this.misses >= MAX_MISSES) return;
+  learn(data: string, chunk: unknown): boolean {
+    if (this.misses >= MAX_MISSES) return false;
     const content = contentOnly(chunk);
-    if (content === undefined) return;
+    if (content === undefined) return false;
     // Another string in a place: the one used is never the chunk's own, so a change is always seen.
     const probe = content === '\u0000' ? '\\u0001' : '\\u0000';
     const probed = content === '\u0000' ? '\u0001' : '\u0000';
@@ -87,9 +88,10 @@ export class ContentTemplate {
         this.middle = data.slice(close, last.open + 1);
         this.tail = data.slice(last.close);
       }
-      return;
+      return true;
     }
     this.misses++; // no content string found where a template needs it: this costs a parse, so it counts
+    return false;
   }
 
   private miss(): undefined {

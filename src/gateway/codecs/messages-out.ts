@@ -10,7 +10,7 @@ import { isPlainObject } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { anthropicError } from './anthropic-error.ts';
 import { jsonObject } from './json-object.ts';
-import { chatEvents, sseEvent } from './sse-text.ts';
+import { type ChatEvent, chatEvents, sseEvent } from './sse-text.ts';
 
 type Json = Record<string, unknown>;
 
@@ -98,58 +98,61 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
     out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: open.index }));
     open = null;
   };
+  /** One event of the core's stream, read from its text or handed over as it holds it. */
+  const handle = (event: ChatEvent): void => {
+    if (event.kind === 'other') return;
+    if (event.kind === 'done') {
+      start({});
+      close();
+      out.write(
+        sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage, ...(rebound ? { rebound } : {}) }),
+      );
+      out.write(sseEvent('message_stop', { type: 'message_stop' }));
+      return;
+    }
+    const { chunk } = event;
+    if (chunk.error !== undefined && chunk.error !== null) {
+      // The upstream reported an error mid-stream: Anthropic's error event, and the stream ends there.
+      const error = isPlainObject(chunk.error) ? chunk.error : { message: String(chunk.error) };
+      out.write(sseEvent('error', anthropicError(500, { error })));
+      return;
+    }
+    start(chunk);
+    if (chunk.usage) usage = usageOf(chunk.usage);
+    if (chunk.rebound) rebound = chunk.rebound;
+    const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
+    if (!choice) return;
+    const delta = isPlainObject(choice.delta) ? choice.delta : {};
+    if (isPlainObject(delta.rebound_block)) {
+      close();
+      writeBlock(out, blocks++, delta.rebound_block);
+    }
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      if (!open) {
+        open = { index: blocks++, kind: 'text' };
+        out.write(sseEvent('content_block_start', { type: 'content_block_start', index: open.index, content_block: { type: 'text', text: '' } }));
+      }
+      out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index: open.index, delta: { type: 'text_delta', text: delta.content } }));
+    }
+    // The core sends each call whole, once gated: one block, its arguments in one delta.
+    for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {
+      close();
+      const fn = isPlainObject(tc.function) ? tc.function : {};
+      const index = blocks++;
+      const block = { type: 'tool_use', id: String(tc.id ?? ''), name: String(fn.name ?? ''), input: {} };
+      out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
+      const json = JSON.stringify(inputOf(fn.arguments));
+      out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } }));
+      out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
+    }
+    if (choice.finish_reason) stop = stopReason(choice.finish_reason);
+  };
   return {
     drained: () => out.drained(),
     flush: () => out.flush(),
     write(text) {
-      for (const event of chatEvents(text)) {
-        if (event.kind === 'other') continue;
-        if (event.kind === 'done') {
-          start({});
-          close();
-          out.write(
-            sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage, ...(rebound ? { rebound } : {}) }),
-          );
-          out.write(sseEvent('message_stop', { type: 'message_stop' }));
-          continue;
-        }
-        const { chunk } = event;
-        if (chunk.error !== undefined && chunk.error !== null) {
-          // The upstream reported an error mid-stream: Anthropic's error event, and the stream ends there.
-          const error = isPlainObject(chunk.error) ? chunk.error : { message: String(chunk.error) };
-          out.write(sseEvent('error', anthropicError(500, { error })));
-          continue;
-        }
-        start(chunk);
-        if (chunk.usage) usage = usageOf(chunk.usage);
-        if (chunk.rebound) rebound = chunk.rebound;
-        const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
-        if (!choice) continue;
-        const delta = isPlainObject(choice.delta) ? choice.delta : {};
-        if (isPlainObject(delta.rebound_block)) {
-          close();
-          writeBlock(out, blocks++, delta.rebound_block);
-        }
-        if (typeof delta.content === 'string' && delta.content !== '') {
-          if (!open) {
-            open = { index: blocks++, kind: 'text' };
-            out.write(sseEvent('content_block_start', { type: 'content_block_start', index: open.index, content_block: { type: 'text', text: '' } }));
-          }
-          out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index: open.index, delta: { type: 'text_delta', text: delta.content } }));
-        }
-        // The core sends each call whole, once gated: one block, its arguments in one delta.
-        for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {
-          close();
-          const fn = isPlainObject(tc.function) ? tc.function : {};
-          const index = blocks++;
-          const block = { type: 'tool_use', id: String(tc.id ?? ''), name: String(fn.name ?? ''), input: {} };
-          out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
-          const json = JSON.stringify(inputOf(fn.arguments));
-          out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } }));
-          out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
-        }
-        if (choice.finish_reason) stop = stopReason(choice.finish_reason);
-      }
+      for (const event of chatEvents(text)) handle(event);
     },
+    chunk: (chunk) => handle({ kind: 'chunk', chunk }),
   };
 }

@@ -12,7 +12,7 @@
 import { isPlainObject } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { freeformText } from './responses-in.ts';
-import { chatEvents, sseEvent } from './sse-text.ts';
+import { type ChatEvent, chatEvents, sseEvent } from './sse-text.ts';
 
 type Json = Record<string, unknown>;
 
@@ -129,85 +129,88 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
     emit('response.output_item.done', { output_index: index, item });
     text = null;
   };
+  /** One event of the core's stream, read from its text or handed over as it holds it. */
+  const handle = (event: ChatEvent): void => {
+    if (event.kind === 'other') return;
+    start();
+    if (event.kind === 'done') {
+      closeText();
+      const response = {
+        ...responseShell(id, echo, length ? 'incomplete' : 'completed'),
+        ...(length ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
+        output,
+        usage: usageOf(usage),
+      };
+      emit(length ? 'response.incomplete' : 'response.completed', { response, ...(rebound ? { rebound } : {}) });
+      return;
+    }
+    const { chunk } = event;
+    if (chunk.error !== undefined && chunk.error !== null) {
+      const error = isPlainObject(chunk.error) ? chunk.error : { message: String(chunk.error) };
+      emit('error', {
+        code: typeof error.code === 'string' ? error.code : 'upstream_error',
+        message: String(error.message ?? 'The upstream failed.'),
+        param: null,
+      });
+      return;
+    }
+    if (chunk.usage) usage = chunk.usage;
+    if (chunk.rebound) rebound = chunk.rebound;
+    const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
+    if (!choice) return;
+    const delta = isPlainObject(choice.delta) ? choice.delta : {};
+    if (isPlainObject(delta.rebound_item)) {
+      closeText();
+      const item = delta.rebound_item;
+      const index = output.push(item) - 1;
+      emit('response.output_item.added', { output_index: index, item });
+      emit('response.output_item.done', { output_index: index, item });
+    }
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      if (!text) {
+        text = { index: output.length, id: `msg_${hex()}`, text: '' };
+        const item = { ...messageItem('', 'in_progress', text.id), content: [] };
+        output.push(item);
+        emit('response.output_item.added', { output_index: text.index, item });
+        emit('response.content_part.added', {
+          item_id: text.id,
+          output_index: text.index,
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+        });
+      }
+      text.text += delta.content;
+      emit('response.output_text.delta', { item_id: text.id, output_index: text.index, content_index: 0, delta: delta.content, logprobs: [] });
+    }
+    // The core sends each call whole, once gated: one item, its arguments in one delta.
+    for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {
+      closeText();
+      const done = callItem(tc, echo, 'completed');
+      const index = output.length;
+      const custom = done.type === 'custom_tool_call';
+      const body = custom ? String(done.input) : String(done.arguments);
+      output.push(done);
+      emit('response.output_item.added', {
+        output_index: index,
+        item: { ...done, status: 'in_progress', ...(custom ? { input: '' } : { arguments: '' }) },
+      });
+      if (custom) {
+        emit('response.custom_tool_call_input.delta', { item_id: done.id, output_index: index, delta: body });
+        emit('response.custom_tool_call_input.done', { item_id: done.id, output_index: index, input: body });
+      } else {
+        emit('response.function_call_arguments.delta', { item_id: done.id, output_index: index, delta: body });
+        emit('response.function_call_arguments.done', { item_id: done.id, output_index: index, name: done.name, arguments: body });
+      }
+      emit('response.output_item.done', { output_index: index, item: done });
+    }
+    if (choice.finish_reason === 'length') length = true;
+  };
   return {
     drained: () => out.drained(),
     flush: () => out.flush(),
     write(written) {
-      for (const event of chatEvents(written)) {
-        if (event.kind === 'other') continue;
-        start();
-        if (event.kind === 'done') {
-          closeText();
-          const response = {
-            ...responseShell(id, echo, length ? 'incomplete' : 'completed'),
-            ...(length ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
-            output,
-            usage: usageOf(usage),
-          };
-          emit(length ? 'response.incomplete' : 'response.completed', { response, ...(rebound ? { rebound } : {}) });
-          continue;
-        }
-        const { chunk } = event;
-        if (chunk.error !== undefined && chunk.error !== null) {
-          const error = isPlainObject(chunk.error) ? chunk.error : { message: String(chunk.error) };
-          emit('error', {
-            code: typeof error.code === 'string' ? error.code : 'upstream_error',
-            message: String(error.message ?? 'The upstream failed.'),
-            param: null,
-          });
-          continue;
-        }
-        if (chunk.usage) usage = chunk.usage;
-        if (chunk.rebound) rebound = chunk.rebound;
-        const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
-        if (!choice) continue;
-        const delta = isPlainObject(choice.delta) ? choice.delta : {};
-        if (isPlainObject(delta.rebound_item)) {
-          closeText();
-          const item = delta.rebound_item;
-          const index = output.push(item) - 1;
-          emit('response.output_item.added', { output_index: index, item });
-          emit('response.output_item.done', { output_index: index, item });
-        }
-        if (typeof delta.content === 'string' && delta.content !== '') {
-          if (!text) {
-            text = { index: output.length, id: `msg_${hex()}`, text: '' };
-            const item = { ...messageItem('', 'in_progress', text.id), content: [] };
-            output.push(item);
-            emit('response.output_item.added', { output_index: text.index, item });
-            emit('response.content_part.added', {
-              item_id: text.id,
-              output_index: text.index,
-              content_index: 0,
-              part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
-            });
-          }
-          text.text += delta.content;
-          emit('response.output_text.delta', { item_id: text.id, output_index: text.index, content_index: 0, delta: delta.content, logprobs: [] });
-        }
-        // The core sends each call whole, once gated: one item, its arguments in one delta.
-        for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {
-          closeText();
-          const done = callItem(tc, echo, 'completed');
-          const index = output.length;
-          const custom = done.type === 'custom_tool_call';
-          const body = custom ? String(done.input) : String(done.arguments);
-          output.push(done);
-          emit('response.output_item.added', {
-            output_index: index,
-            item: { ...done, status: 'in_progress', ...(custom ? { input: '' } : { arguments: '' }) },
-          });
-          if (custom) {
-            emit('response.custom_tool_call_input.delta', { item_id: done.id, output_index: index, delta: body });
-            emit('response.custom_tool_call_input.done', { item_id: done.id, output_index: index, input: body });
-          } else {
-            emit('response.function_call_arguments.delta', { item_id: done.id, output_index: index, delta: body });
-            emit('response.function_call_arguments.done', { item_id: done.id, output_index: index, name: done.name, arguments: body });
-          }
-          emit('response.output_item.done', { output_index: index, item: done });
-        }
-        if (choice.finish_reason === 'length') length = true;
-      }
+      for (const event of chatEvents(written)) handle(event);
     },
+    chunk: (chunk) => handle({ kind: 'chunk', chunk }),
   };
 }

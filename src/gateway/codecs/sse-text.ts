@@ -1,7 +1,9 @@
 // The Chat Completions events the gateway core writes, read back by a protocol codec (messages-out.ts,
 // responses-out.ts): each `write` of the core (Delivery) is whole events, `data: …` with an optional
-// `event:` line, ending in a blank line; `data: [DONE]` ends the answer. And the one way the codecs
-// frame their own events.
+// `event:` line, ending in a blank line; `data: [DONE]` ends the answer. Most chunks do not come as
+// text: the core hands a codec's channel the chunks it holds as objects (StreamChannel.chunk), and
+// only what it passes on unread (its first chunks, errors, [DONE]) is read here. And the one way the
+// codecs frame their own events.
 
 import { jsonObject } from './json-object.ts';
 
