@@ -399,7 +399,7 @@ export function createPgliteStorage(db: PgliteLike, options: PgliteStorageOption
  * PostgreSQL's page cache inside PGlite, which lives in the server's own memory (its WASM heap, which
  * grows and never shrinks): 16 MB rather than PostgreSQL's 128 MB. One local user's tables are read
  * through the OS's file cache anyway; the smaller cache lowers `npm start`'s idle RSS by about 100 MB and
- * what a long turn's writes add to it (docs/benchmarks.md § Turn memory).
+ * what a long turn's writes add to it (docs/benchmarks.md § A turn's memory against its text).
  */
 export const SHARED_BUFFERS = '16MB';
 

@@ -45,6 +45,8 @@ function slug(text: string): string {
 interface Parsed {
   anchors: Set<string>;
   links: string[];
+  /** The headings' texts, as rendered. */
+  headings: string[];
 }
 
 /** The anchors a Markdown text offers (headings, repeats numbered as GitHub does, explicit ids) and the links it holds. */
@@ -53,9 +55,11 @@ function parse(markdown: string): Parsed {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   const links: string[] = [];
+  const headings: string[] = [];
   marked.walkTokens(tokens, (token) => {
     if (token.type === 'heading') {
-      const base = slug(plainText((token as Tokens.Heading).tokens));
+      headings.push(plainText((token as Tokens.Heading).tokens));
+      const base = slug(headings.at(-1)!);
       const n = seen.get(base) ?? 0;
       seen.set(base, n + 1);
       anchors.add(n === 0 ? base : `${base}-${n}`);
@@ -66,7 +70,7 @@ function parse(markdown: string): Parsed {
       for (const m of String(token.raw).matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(m[1]!);
     }
   });
-  return { anchors, links };
+  return { anchors, links, headings };
 }
 
 /** A repository's files as the checker sees them, by path from its root. */
@@ -126,6 +130,23 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/**
+ * The sections a text cites as "docs/<page>.md § <Section>" (also CONTRIBUTING.md and packages/gate/README.md), "§ A, § B"
+ * naming several: each section's name runs to the first comma, semicolon, colon, closing bracket or quote, or full stop.
+ */
+function citations(text: string): { page: string; section: string }[] {
+  return [
+    ...text.matchAll(
+      /(docs\/[\w-]+\.md|CONTRIBUTING\.md|packages\/gate\/README\.md) § ([^\n]*?)(?=(?:docs\/[\w-]+\.md|CONTRIBUTING\.md|packages\/gate\/README\.md) §|\n|$)/g,
+    ),
+  ].flatMap((m) =>
+    m[2]!
+      .split(/[,;] § /)
+      .map((part) => ({ page: m[1]!, section: part.split(/[,;:)"`'.]\s|[,;:)"`]|\.$/)[0]!.trim() }))
+      .filter((cited) => cited.section !== ''),
+  );
+}
+
 describe('the documentation', () => {
   it('finds a broken link, a missing file and a missing heading (the checker itself)', () => {
     const files: Record<string, string> = {
@@ -141,6 +162,11 @@ describe('the documentation', () => {
     ]);
     expect(slug('The gate on real model failures — `npm run bench:gate`')).toBe('the-gate-on-real-model-failures--npm-run-benchgate');
     expect(slug('CONTRIBUTING.md § Tests')).toBe('contributingmd--tests');
+    expect(citations('// (docs/approval.md § Which calls, § Expiry on each runtime; more) and docs/a.md § B: c')).toEqual([
+      { page: 'docs/approval.md', section: 'Which calls' },
+      { page: 'docs/approval.md', section: 'Expiry on each runtime' },
+      { page: 'docs/a.md', section: 'B' },
+    ]);
   });
 
   it('every relative link and #heading in the README, CONTRIBUTING.md, docs/ and the packages resolves', () => {
@@ -171,5 +197,21 @@ describe('the documentation', () => {
     expect(files.length).toBeGreaterThan(100);
     const citing = files.filter((file) => readFileSync(join(ROOT, file), 'utf8').includes(STALE_CITATION));
     expect(citing).toEqual([]);
+  });
+
+  it('every "docs/<page>.md § <Section>" a code comment or message cites is a heading of that page', () => {
+    const self = relative(ROOT, import.meta.filename); // its examples cite pages that do not exist
+    const files = ['src', 'packages', 'functions', 'test', 'bench', 'scripts', 'supabase'].flatMap(sourceFiles).filter((file) => file !== self);
+    const headingsOf = new Map<string, string[] | undefined>();
+    const missing = files.flatMap((file) =>
+      citations(readFileSync(join(ROOT, file), 'utf8')).flatMap(({ page, section }) => {
+        if (!headingsOf.has(page)) headingsOf.set(page, REPO.read(page) === undefined ? undefined : parse(REPO.read(page)!).headings);
+        const headings = headingsOf.get(page);
+        if (headings === undefined) return [`${file}: ${page} does not exist`];
+        // A citation may name a heading in full or its start ("§ Limits" for "Limits"), or go on past it.
+        return headings.some((heading) => heading.startsWith(section) || section.startsWith(heading)) ? [] : [`${file}: ${page} has no section "${section}"`];
+      }),
+    );
+    expect(missing).toEqual([]);
   });
 });
