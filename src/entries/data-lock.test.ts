@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, u
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { acquireDataLock, describeRefusal, HEARTBEAT_MS, LOCK_FILE, type LockHolder, STALE_AFTER_MS } from './data-lock.ts';
+import { spawn } from 'node:child_process';
+import { acquireDataLock, describeRefusal, HEARTBEAT_MS, LOCK_FILE, type LockHolder, pidRunning, STALE_AFTER_MS } from './data-lock.ts';
 import { describeOpenFailure } from './open-failure.ts';
 import { catalogIndexIn } from '../store/pglite-damage.ts';
 
@@ -95,6 +96,24 @@ describe('acquireDataLock', () => {
     const text = describeRefusal('.data/pglite', r);
     expect(text).toContain(`pid ${process.pid}, port 8787, started 2026-11-27T01:00:00.000Z`);
     expect(text).toContain('DATA_DIR=');
+  });
+});
+
+describe('pidRunning', () => {
+  it('this process runs; a zombie (exited, never reaped by its parent) does not, as after kill -9 of npm start under a PID 1 that does not reap', async () => {
+    expect(pidRunning(process.pid)).toBe(true);
+    // sh starts `true` in the background, prints its pid and becomes `sleep`, which never waits for it.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(d.toString()))));
+      const state = () => readFileSync(`/proc/${zombie}/stat`, 'latin1').split(') ')[1]!.charAt(0);
+      for (let i = 0; i < 200 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(state()).toBe('Z');
+      expect(() => process.kill(zombie, 0)).not.toThrow(); // what the lock looked at alone
+      expect(pidRunning(zombie)).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 });
 

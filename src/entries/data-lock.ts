@@ -41,14 +41,31 @@ export type LockResult =
   | { ok: false; reason: 'held'; file: string; holder: LockHolder }
   | { ok: false; reason: 'unreadable'; file: string; detail: string };
 
-/** Whether `pid` is a running process on this machine (EPERM: it runs, as another user). */
+/**
+ * Whether `pid` is a running process on this machine (EPERM: it runs, as another user). A zombie is not:
+ * a server killed with -9 whose parent died too (`npm start`'s tsx, a killed process group) is reparented
+ * to PID 1, and where PID 1 does not reap (a container's shell or runner) it stays a zombie, which
+ * `kill(pid, 0)` still finds, for as long as the container lives; it holds no file and serves nothing.
+ */
 export function pidRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !isZombie(pid);
+}
+
+/** Linux: the state in /proc/<pid>/stat, after the command name's closing parenthesis, is Z (or X: dead). */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return false; // no /proc (macOS, …): kill(pid, 0) is all there is to go on
+  }
+  const state = stat.charAt(stat.lastIndexOf(')') + 2);
+  return state === 'Z' || state === 'X';
 }
 
 function parseHolder(text: string): LockHolder | null {
