@@ -29,6 +29,8 @@ describe('readAnswer', () => {
     expect(refused({ action: 'decline', content: { confirm: false } })).toMatch(/only with "accept"/);
     expect(refused({ action: 'approve' })).toMatch(/"accept", "decline" or "cancel"/);
     expect(refused([])).toMatch(/JSON object/);
+    expect(refused({ action: 'accept', content: 'yes' })).toMatch(/content must be an object/);
+    expect(refused({ action: 'accept', content: ['yes'] })).toMatch(/content must be an object/);
   });
 
   it('holds numbers to their range and strings to MAX_INPUT_STRING where the schema sets no maxLength', () => {
@@ -56,5 +58,8 @@ describe('unaskable', () => {
     expect(unaskable({ type: 'array' })).toMatch(/not an object/);
     const many = Object.fromEntries(Array.from({ length: MAX_INPUT_FIELDS + 1 }, (_, i) => [`f${i}`, { type: 'string' }]));
     expect(unaskable({ type: 'object', properties: many })).toMatch(/21 fields/);
+    // Within 20 fields, one enum of 5,001 values is past the gate's schema limits: not kept, not sent to readers.
+    const choices = Array.from({ length: 5_001 }, (_, i) => `c${i}`);
+    expect(unaskable({ type: 'object', properties: { pick: { type: 'string', enum: choices } } })).toMatch(/requestedSchema .*enum/);
   });
 });

@@ -4,7 +4,7 @@
 // a call does, in the same pause (src/loop/pause.ts): its id is an `inp_` id where an approval's is
 // `apr_`, and the answer is MCP's own ElicitResult shape {action, content}, checked here against the
 // schema the server asked with before anything is recorded.
-import type { JSONSchema } from 'rebound-gate';
+import { checkSchema, type JSONSchema } from 'rebound-gate';
 import { isPlainObject, validate } from 'rebound-gate/internal';
 
 /** What the server asked, as the person sees it and the call sent again needs it. */
@@ -51,9 +51,15 @@ export const MAX_INPUT_FIELDS = 20;
 export const MAX_INPUT_MESSAGE = 2_000;
 const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean']);
 
-/** Why a requested schema cannot be shown as a form (null: it can): a flat object of at most MAX_INPUT_FIELDS primitives. */
+/**
+ * Why a requested schema cannot be shown as a form (null: it can): a flat object of at most
+ * MAX_INPUT_FIELDS primitives, within the gate's schema limits (an answer is checked against it, and
+ * the question is kept in the turn's log and sent to every reader: an enum of a million values is not).
+ */
 export function unaskable(schema: unknown): string | null {
   if (!isPlainObject(schema) || schema.type !== 'object' || !isPlainObject(schema.properties)) return 'its requestedSchema is not an object with properties';
+  const readable = checkSchema(schema);
+  if (!readable.ok) return `its requestedSchema ${readable.reason}`;
   const fields = Object.entries(schema.properties);
   if (fields.length > MAX_INPUT_FIELDS) return `its requestedSchema has ${fields.length} fields (at most ${MAX_INPUT_FIELDS})`;
   for (const [name, field] of fields) {
