@@ -122,6 +122,28 @@ describe('hostile bodies get a bounded answer', () => {
     expectBoundedError(parts, 400, /messages\[\]\.content has more than 1,000 items/);
   });
 
+  it("/v1/messages, /v1/messages/count_tokens and /v1/responses: past 8 MB a 413, unread; past the counts a 400 in the route's shape", async () => {
+    const asked = upstream.requests.length;
+    const big = `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"${'x'.repeat(8 * 1024 * 1024)}"}]}`;
+    for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+      expectBoundedError(await post(path, big), 413, /larger than 8192 KB/);
+    }
+    const bigInput = `{"model":"m","input":"${'x'.repeat(8 * 1024 * 1024)}"}`;
+    expectBoundedError(await post('/v1/responses', bigInput), 413, /larger than 8192 KB/);
+
+    const tool = '{"name":"t","input_schema":{"type":"object"}}';
+    const tools = await post('/v1/messages', `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"tools":[${members(tool, 1001)}]}`);
+    expect(expectBoundedError(tools, 400, /tools has more than 1,000 items/)).toMatchObject({ type: 'error' });
+    const block = '{"type":"text","text":"x"}';
+    const blocks = await post('/v1/messages', `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[${members(block, 1001)}]}]}`);
+    expectBoundedError(blocks, 400, /content has more than 1,000 items/);
+    const items = await post('/v1/responses', `{"model":"m","input":[${members('{"role":"user","content":"x"}', 10_001)}]}`);
+    expectBoundedError(items, 400, /input has more than 10,000 items/);
+    const rtools = await post('/v1/responses', `{"model":"m","input":"hi","tools":[${members('{"type":"function","name":"t"}', 1001)}]}`);
+    expectBoundedError(rtools, 400, /tools has more than 1,000 items/);
+    expect(upstream.requests.length).toBe(asked);
+  });
+
   it('the gateway: 10,000 invalid messages: the first problems and how many more', async () => {
     const answer = await post('/v1/chat/completions', gatewayBody(`"messages":[${members('{"content":"x"}', 10_000)}]`));
     expectBoundedError(
