@@ -24,6 +24,8 @@ export interface BodyOptions extends JsonBounds {
   maxBytes?: number;
   /** The 413's message (default: the size and "Send a shorter message"). */
   tooLarge?: string;
+  /** The body a 400 for a non-object shows as an example (default: a turn's `{"message": "…"}`). */
+  example?: string;
 }
 
 export async function readJson<S extends z.ZodType>(c: Context, schema: S, options: BodyOptions = {}): Promise<z.infer<S>> {
@@ -58,7 +60,7 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S, optio
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    throw new ApiError(400, 'invalid_request', `The body must be one JSON object such as {"message": "…"}, not ${got}.`);
+    throw new ApiError(400, 'invalid_request', `The body must be one JSON object such as ${options.example ?? '{"message": "…"}'}, not ${got}.`);
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {

@@ -125,6 +125,7 @@ function decisionRows(): Row[] {
       ...noApproval,
     },
     post('not JSON', '{"approved": tru', notJson),
+    post('an array', '[{"approved": true}]', err(400, 'invalid_request', /body must be one JSON object such as \{"approved": true\}, not an array/)),
     post('an empty object', '{}', err(400, 'invalid_request', /approved: approved is required: true to run the call, false to deny it/)),
     post('approved as a string', '{"approved": "yes"}', err(400, 'invalid_request', /approved: approved is required: true to run the call, false to deny it/)),
     post(
@@ -140,6 +141,41 @@ function decisionRows(): Row[] {
     ),
     post('a body over 256 KB', JSON.stringify({ approved: true, arguments: { content: 'x'.repeat(300_000) } }), tooLarge),
     post('not JSON by its type', '{"approved": true}', notJsonType, { 'content-type': 'text/plain', 'x-test-user': 'alice' }),
+  ];
+}
+
+const FORGED_INPUT = `inp_${'0'.repeat(32)}`;
+const noQuestion = err(404, 'not_found', /No question "inp_[^"]*" of turn [0-9a-f-]+\. Use the inputId of an input_required event/);
+
+/** POST /v1/turns/:turnId/inputs/:inputId: who may answer a server's question, with which body (its content against the question: src/tools/input.test.ts). */
+function inputRows(): Row[] {
+  const post = (name: string, body: string, expected: ReturnType<typeof err>, headers: Record<string, string> = alice): Row => ({
+    name: `an answer: ${name}`,
+    method: 'POST',
+    path: (f) => `/v1/turns/${f.pending.turnId}/inputs/${FORGED_INPUT}`,
+    headers,
+    body,
+    ...expected,
+  });
+  return [
+    {
+      name: 'an answer on an unknown turn',
+      method: 'POST',
+      path: `/v1/turns/${UNKNOWN}/inputs/${FORGED_INPUT}`,
+      headers: alice,
+      body: '{"action": "decline"}',
+      ...noTurn,
+    },
+    post('no credentials', '{"action": "decline"}', err(401, 'unauthorized', /Missing credentials: send a bearer token/), json),
+    post("another user's turn", '{"action": "decline"}', err(403, 'forbidden', /This turn belongs to another user/), bob),
+    post('a question id nobody issued', '{"action": "accept", "content": {}}', noQuestion),
+    post('not JSON', '{"action": "acc', notJson),
+    post(
+      'an array',
+      '[{"action": "decline"}]',
+      err(400, 'invalid_request', /body must be one JSON object such as \{"action": "accept", "content": \{…\}\}, not an array/),
+    ),
+    post('a body over 256 KB', JSON.stringify({ action: 'accept', content: { note: 'x'.repeat(300_000) } }), tooLarge),
   ];
 }
 
@@ -388,6 +424,7 @@ const rows: Row[] = [
 
   // A decision on a call that waits for a person (docs/approval.md § The decision): owner only, an approval of this turn, a bounded body.
   ...decisionRows(),
+  ...inputRows(),
 
   // HEAD on the stream: the status and headers a GET would get, nothing run or claimed (bodies are empty).
   { name: 'HEAD on a pending turn', method: 'HEAD', path: (f) => stream(f.pending.turnId, f.pending.token), status: 200, type: /text\/event-stream/ },

@@ -166,7 +166,7 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
   app.post('/v1/turns/:id/approvals/:approvalId', authenticated, async (c) => {
     const turn = await findTurn(c, c.req.param('id'));
     const approvalId = c.req.param('approvalId');
-    const body = await readJson(c, Decision);
+    const body = await readJson(c, Decision, { example: '{"approved": true}' });
     const result = await turns.approvals.decide(
       { turn, approvalId, userId: c.get('principal').userId, approved: body.approved, reason: body.reason, arguments: body.arguments },
       { waitUntil: waitUntilFor(c, deps) },
@@ -181,7 +181,7 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
   app.post('/v1/turns/:id/inputs/:inputId', authenticated, async (c) => {
     const turn = await findTurn(c, c.req.param('id'));
     const inputId = c.req.param('inputId');
-    const body = await readJson(c, InputAnswerBody);
+    const body = await readJson(c, InputAnswerBody, { example: '{"action": "accept", "content": {…}}' });
     const result = await turns.approvals.answer({ turn, inputId, userId: c.get('principal').userId, body }, { waitUntil: waitUntilFor(c, deps) });
     if (result.kind !== 'accepted') throw decisionError(result, { turnId: turn.id, approvalId: inputId, input: true });
     const streamUrl = await streamUrlOf(c, `/v1/turns/${c.req.param('id')}/inputs/${inputId}`, turn);
