@@ -114,7 +114,8 @@ const TEMPLATE_TOKEN = /^<\|[a-z_]{1,24}\|>(?:assistant|user)?/;
 const FENCE_OPENER = /```[\w+-]*[ \t]*\n/y;
 const LINE_START_JSON = /(^|\n)[ \t]*(?=[{[])/g;
 const AFTER_COLON_JSON = /[:=][ \t]*(?=\{)/g;
-const FENCE_ANYWHERE = /```[\w+-]*[ \t]*\n/g;
+/** FENCE_OPENER anywhere in the text. */
+const FENCE_ANYWHERE = new RegExp(FENCE_OPENER.source, 'g');
 /** The longest lead-in a call taken from prose may have. */
 const MAX_LEAD = 400;
 /**
@@ -375,9 +376,9 @@ export function extractTextCalls(text: string, toolset: readonly ToolSpec[]): { 
   const only = answerOnly(x);
   if (only) return { calls: only, visibleText: '' };
   const lead = leadThenCall(x);
-  const readOnly = lead && readOnlyNames(toolset);
-  if (lead && readOnly && lead.calls.every((c) => readOnly.has(c.name))) return { calls: lead.calls, visibleText: text.slice(0, lead.start).trim() };
-  return none;
+  if (!lead) return none;
+  const readOnly = readOnlyNames(toolset);
+  return lead.calls.every((c) => readOnly.has(c.name)) ? { calls: lead.calls, visibleText: text.slice(0, lead.start).trim() } : none;
 }
 
 /**
