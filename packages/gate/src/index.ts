@@ -10,7 +10,7 @@
 import { isReadOnly } from './annotations.ts';
 import { parseArgumentsText } from './json/arguments-text.ts';
 import { boundedVerdict } from './bounded.ts';
-import { checkContent } from './content/content.ts';
+import { checkContent, checkFragment } from './content/content.ts';
 import { checkPatch, patchIn } from './content/patch.ts';
 import { blockedMessage, echo } from './message.ts';
 import { checkSchema } from './schema/schema-compile.ts';
@@ -219,27 +219,20 @@ function checkPathsAndContent(tool: ToolSpec, args: Record<string, unknown>, con
   const hintKeys = [...(tool.pathParams ?? []), ...Object.keys(args).filter((k) => /^(path|file_?path|file_?name|file)$/i.test(k))];
   const pathHint = hintKeys.map((k) => args[k]).find((v): v is string => typeof v === 'string');
   const hint = pathHint === undefined ? undefined : { path: pathHint };
-  const checks: Array<[string, (value: unknown) => Problem[]]> = [
-    ...(tool.codeParams ?? []).map((param): [string, (value: unknown) => Problem[]] => [param, (v) => (typeof v === 'string' ? checkContent(v, hint) : [])]),
-    // A fragment's brackets need not balance: its placeholders alone count.
-    ...(tool.fragmentParams ?? []).map((param): [string, (value: unknown) => Problem[]] => [
-      param,
-      (v) => (typeof v === 'string' ? checkContent(v, hint).filter((p) => p.category === 'placeholder_content') : []),
-    ]),
-    ...(tool.patchParams ?? []).map((param): [string, (value: unknown) => Problem[]] => [
-      param,
-      (v) => {
-        const patch = patchIn(v);
-        return patch === undefined ? [] : checkPatch(patch);
-      },
-    ]),
+  const ifString = (check: (text: string) => Problem[]) => (v: unknown) => (typeof v === 'string' ? check(v) : []);
+  const checks: Array<[readonly string[] | undefined, (value: unknown) => Problem[]]> = [
+    [tool.codeParams, ifString((text) => checkContent(text, hint))],
+    [tool.fragmentParams, ifString((text) => checkFragment(text, hint))],
+    [tool.patchParams, (v) => checkPatch(patchIn(v) ?? '')],
   ];
-  for (const [param, check] of checks) {
-    const found = check(args[param]);
-    if (found.length === 0) continue;
-    // Content problems are located within the content; re-anchor them at the parameter.
-    const problems = found.map((p) => ({ ...p, path: `$.${param}${p.path.replace(/^\$/, '')}` }));
-    return blocked(tool.name, problems);
+  for (const [params, check] of checks) {
+    for (const param of params ?? []) {
+      const found = check(args[param]);
+      if (found.length === 0) continue;
+      // Content problems are located within the content; re-anchor them at the parameter.
+      const problems = found.map((p) => ({ ...p, path: `$.${param}${p.path.replace(/^\$/, '')}` }));
+      return blocked(tool.name, problems);
+    }
   }
   return undefined;
 }

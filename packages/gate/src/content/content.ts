@@ -29,6 +29,11 @@ export function checkContent(content: string, hint?: { path?: string }): Problem
   return problems;
 }
 
+/** A fragment of a file (an edit's new text, a patch's added lines): its brackets need not balance, so its placeholders alone count. */
+export function checkFragment(content: string, hint?: { path?: string }): Problem[] {
+  return checkContent(content, hint).filter((p) => p.category === 'placeholder_content');
+}
+
 /** `.jsx`/`.tsx` always; `.js` (React) or no path when the body has a closing tag; `.ts` never. */
 function mayHoldJsx(content: string, path: string | undefined): boolean {
   const ext = path ? path.slice(path.lastIndexOf('.') + 1).toLowerCase() : '';

@@ -5,7 +5,7 @@
 // body (placeholders, a body cut off); the lines an update adds are a fragment, so only placeholders
 // count there ("// ... rest of the code unchanged" would delete the rest of the file just the same).
 import type { Problem } from '../types.ts';
-import { checkContent } from './content.ts';
+import { checkContent, checkFragment } from './content.ts';
 
 const BEGIN = '*** Begin Patch';
 const END = '*** End Patch';
@@ -45,7 +45,7 @@ export function checkPatch(patch: string): Problem[] {
   const problems: Problem[] = [];
   for (const change of changesOf(patch)) {
     if (change.added.length === 0) continue;
-    const found = checkContent(`${change.added.join('\n')}\n`, { path: change.path }).filter((p) => change.whole || p.category === 'placeholder_content');
+    const found = (change.whole ? checkContent : checkFragment)(`${change.added.join('\n')}\n`, { path: change.path });
     for (const p of found) problems.push({ ...p, message: `${change.whole ? 'The new file' : 'The lines added to'} ${change.path}: ${p.message}` });
   }
   return problems;
