@@ -35,8 +35,7 @@ const QUOTE = 0x22;
 /** A control character JSON allows only escaped (U+0000 to U+001F). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters looked for
 const CONTROL = /[\u0000-\u001f]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters looked for
-const CONTROL_ALL = /[\u0000-\u001f]/g;
+const CONTROL_ALL = new RegExp(CONTROL.source, 'g');
 const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
 /** The escape JSON writes for a control character. */
 const escapeControl = (c: string): string => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
