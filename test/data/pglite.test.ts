@@ -22,6 +22,7 @@ import {
   checkStorageContract,
   checkTurnEvents,
   SEED,
+  TABLES,
 } from './storage-contract.ts';
 import { checkApprovalDesk } from './approval-contract.ts';
 
@@ -53,17 +54,7 @@ describe('migrations on PGlite', () => {
       `select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`,
     );
     expect(rows).toEqual(
-      [
-        'agent_activity',
-        'agent_approvals',
-        'agent_gateway_usage',
-        'agent_memories',
-        'agent_messages',
-        'agent_sessions',
-        'agent_turn_events',
-        'agent_turns',
-        'workspace_files',
-      ].map((relname) => ({
+      TABLES.map((relname) => ({
         relname,
         relrowsecurity: true,
       })),

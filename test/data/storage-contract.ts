@@ -196,6 +196,19 @@ export async function checkSeed(storage: Storage, userId: string): Promise<void>
   expect(files.map((f) => f.path)).toEqual(['README.md', 'src/main.ts']);
 }
 
+/** Every table the migrations create, by name: each SQL store has them all, each with RLS on. */
+export const TABLES = [
+  'agent_activity',
+  'agent_approvals',
+  'agent_gateway_usage',
+  'agent_memories',
+  'agent_messages',
+  'agent_sessions',
+  'agent_turn_events',
+  'agent_turns',
+  'workspace_files',
+];
+
 export const SEED = { 'README.md': '# demo\n', 'src/main.ts': 'console.log(1);\n' };
 
 /**

@@ -27,6 +27,7 @@ import {
   checkStorageContract,
   checkTurnEvents,
   SEED,
+  TABLES,
 } from './storage-contract.ts';
 import { checkApprovalDesk } from './approval-contract.ts';
 import { packEvents } from '../../src/store/turn-events.ts';
@@ -73,19 +74,7 @@ describe('migrations on PostgreSQL 17', () => {
 
   it('created every table with RLS and recorded every version', async () => {
     const tables = await pg.sql`select relname, relrowsecurity from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' order by relname`;
-    expect(tables.map((t) => [t.relname, t.relrowsecurity])).toEqual(
-      [
-        'agent_activity',
-        'agent_approvals',
-        'agent_gateway_usage',
-        'agent_memories',
-        'agent_messages',
-        'agent_sessions',
-        'agent_turn_events',
-        'agent_turns',
-        'workspace_files',
-      ].map((t) => [t, true]),
-    );
+    expect(tables.map((t) => [t.relname, t.relrowsecurity])).toEqual(TABLES.map((t) => [t, true]));
     const versions = await pg.sql`select version from supabase_migrations.schema_migrations order by version`;
     expect(versions).toHaveLength(readMigrations().length);
   });
