@@ -10,7 +10,7 @@ import { isPlainObject } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { anthropicError } from './anthropic-error.ts';
 import { jsonObject } from './json-object.ts';
-import { type ChatEvent, chatEvents, sseEvent } from './sse-text.ts';
+import { type ChatEvent, eventChannel, sseEvent } from './sse-text.ts';
 
 type Json = Record<string, unknown>;
 
@@ -147,12 +147,5 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
     }
     if (choice.finish_reason) stop = stopReason(choice.finish_reason);
   };
-  return {
-    drained: () => out.drained(),
-    flush: () => out.flush(),
-    write(text) {
-      for (const event of chatEvents(text)) handle(event);
-    },
-    chunk: (chunk) => handle({ kind: 'chunk', chunk }),
-  };
+  return eventChannel(out, handle);
 }

@@ -12,7 +12,7 @@
 import { isPlainObject } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { freeformText } from './responses-in.ts';
-import { type ChatEvent, chatEvents, sseEvent } from './sse-text.ts';
+import { type ChatEvent, eventChannel, sseEvent } from './sse-text.ts';
 
 type Json = Record<string, unknown>;
 
@@ -205,12 +205,5 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
     }
     if (choice.finish_reason === 'length') length = true;
   };
-  return {
-    drained: () => out.drained(),
-    flush: () => out.flush(),
-    write(written) {
-      for (const event of chatEvents(written)) handle(event);
-    },
-    chunk: (chunk) => handle({ kind: 'chunk', chunk }),
-  };
+  return eventChannel(out, handle);
 }

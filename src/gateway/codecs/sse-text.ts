@@ -5,6 +5,7 @@
 // only what it passes on unread (its first chunks, errors, [DONE]) is read here. And the one way the
 // codecs frame their own events.
 
+import type { StreamChannel } from '../stream.ts';
 import { jsonObject } from './json-object.ts';
 
 export type ChatEvent = { kind: 'chunk'; chunk: Record<string, unknown> } | { kind: 'done' } | { kind: 'other'; data: string };
@@ -32,4 +33,19 @@ export function chatEvents(text: string): ChatEvent[] {
 /** One named SSE event, as Anthropic's and OpenAI's Responses streams frame theirs. */
 export function sseEvent(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * A codec's channel over `out`: each event the core writes, as text or as a chunk object, goes to
+ * `handle`; draining and flushing are `out`'s.
+ */
+export function eventChannel(out: StreamChannel, handle: (event: ChatEvent) => void): StreamChannel {
+  return {
+    drained: () => out.drained(),
+    flush: () => out.flush(),
+    write(text) {
+      for (const event of chatEvents(text)) handle(event);
+    },
+    chunk: (chunk) => handle({ kind: 'chunk', chunk }),
+  };
 }
