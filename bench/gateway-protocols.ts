@@ -61,16 +61,7 @@ async function callAnswer(res: ServerResponse, path: string): Promise<void> {
     delta = (piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
     end = `${chunk({}, 'tool_calls')}data: [DONE]\n\n`;
   } else if (path.endsWith('/v1/messages')) {
-    const message = {
-      id: 'msg_c',
-      type: 'message',
-      role: 'assistant',
-      model: 'm',
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { input_tokens: 10, output_tokens: 1 },
-    };
+    const message = startedMessage('msg_c');
     res.write(text('message_start', { type: 'message_start', message }));
     res.write(
       text('content_block_start', {
@@ -110,6 +101,30 @@ async function callAnswer(res: ServerResponse, path: string): Promise<void> {
     lastArgAt = performance.now();
     res.end(delta(piece) + end);
   }
+}
+
+/** The message an Anthropic stream's message_start carries, before any content. */
+const startedMessage = (id: string) => ({
+  id,
+  type: 'message',
+  role: 'assistant',
+  model: 'm',
+  content: [],
+  stop_reason: null,
+  stop_sequence: null,
+  usage: { input_tokens: 10, output_tokens: 1 },
+});
+
+/** Reads `res` to its end: ms from `t0` to the first body read, and to the end. */
+export async function readTimed(res: Response, t0: number): Promise<{ ttfb: number; total: number }> {
+  const reader = res.body!.getReader();
+  let ttfb = -1;
+  for (;;) {
+    const { done } = await reader.read();
+    if (ttfb < 0) ttfb = performance.now() - t0;
+    if (done) break;
+  }
+  return { ttfb, total: performance.now() - t0 };
 }
 
 export interface ProtocolOptions {
@@ -154,16 +169,7 @@ async function answer(res: ServerResponse, path: string, words: string[], pauseM
     });
     res.end('data: [DONE]\n\n');
   } else if (path.endsWith('/v1/messages')) {
-    const message = {
-      id: 'msg_b',
-      type: 'message',
-      role: 'assistant',
-      model: 'm',
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { input_tokens: 10, output_tokens: 1 },
-    };
+    const message = startedMessage('msg_b');
     sse(res, 'message_start', { type: 'message_start', message });
     sse(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     await each((w) => sse(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: w } }));
@@ -303,14 +309,7 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
     const t0 = performance.now();
     const res = await fetch(`${url}${r.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...r.headers }, body: JSON.stringify(r.body) });
     if (res.status !== 200) throw new Error(`${url}${r.path} answered ${res.status}: ${await res.text()}`);
-    const reader = res.body!.getReader();
-    let ttfb = -1;
-    for (;;) {
-      const { done } = await reader.read();
-      if (ttfb < 0) ttfb = performance.now() - t0;
-      if (done) break;
-    }
-    return { ttfb, total: performance.now() - t0 };
+    return readTimed(res, t0);
   };
   /**
    * µs from the upstream writing the call's last argument delta to the client holding the call: through

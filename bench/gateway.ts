@@ -35,7 +35,7 @@ import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { Delivery } from '../src/gateway/delivery.ts';
 import { HeldStream } from '../src/gateway/held-stream.ts';
 import type { ToolSpec } from 'rebound-gate';
-import { printProtocolFigures, protocolFigures } from './gateway-protocols.ts';
+import { printProtocolFigures, protocolFigures, readTimed } from './gateway-protocols.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -172,15 +172,7 @@ const streamBody = (mode: string, tools: boolean) => ({
 /** ms to the first body byte, and to the end. */
 async function timed(base: string, mode: string): Promise<{ ttfb: number; total: number }> {
   const t0 = performance.now();
-  const res = await post(base, streamBody(mode, true));
-  const reader = res.body!.getReader();
-  let ttfb = -1;
-  for (;;) {
-    const { done } = await reader.read();
-    if (ttfb < 0) ttfb = performance.now() - t0;
-    if (done) break;
-  }
-  return { ttfb, total: performance.now() - t0 };
+  return readTimed(await post(base, streamBody(mode, true)), t0);
 }
 
 // Warm both paths.
