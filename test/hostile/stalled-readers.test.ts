@@ -103,6 +103,23 @@ describe('readers that never read', () => {
     expect(upstream!.sentBytes[0]).toBeLessThan(20 * MB);
   });
 
+  it.each([
+    ['/v1/messages', { model: 'claude-test', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'go' }] }],
+    ['/v1/responses', { model: 'gpt-4o-mini', stream: true, input: 'go' }],
+  ])('%s through a chat upstream: the same, a stalled reader holds the buffers, not the answer', async (path, request) => {
+    const a = await start(() => HUGE, { READER_STALL_MS: '2000' });
+    const body = JSON.stringify(request);
+    const client = await stalled(
+      a.url,
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await upstream!.waitForAbort(30_000);
+    await expect.poll(() => connections(a), { timeout: 10_000 }).toBe(0);
+    expect(client.destroyed).toBe(false);
+    expect(upstream!.abortedRequests).toEqual([0]);
+    expect(upstream!.sentBytes[0]).toBeLessThan(20 * MB);
+  });
+
   it('MAX_READERS_PER_TURN: one reader more gets a 429 that says what to do', async () => {
     const a = await start(() => ({ text: 'slow answer here', delayMs: 500 }), { MAX_READERS_PER_TURN: '2' });
     const { streamUrl } = await createTurn(a.url);
