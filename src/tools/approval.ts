@@ -39,12 +39,22 @@ export async function needsApproval(
 /** SHA-256 (lowercase hex) of the arguments' canonical JSON: what an approval is bound to. */
 export async function argumentsHash(args: Record<string, unknown>): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(canonicalJson(args)));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return hex(new Uint8Array(digest));
 }
 
-/** A new approval id: 128 random bits, `apr_` and 32 hex digits. */
+/** Lowercase hex of `bytes`, two digits each. */
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** A new id of a call that waits for a person: 128 random bits, `prefix` and 32 hex digits. */
+export function newWaitingId(prefix: 'apr' | 'inp'): string {
+  return `${prefix}_${hex(crypto.getRandomValues(new Uint8Array(16)))}`;
+}
+
+/** A new approval id: `apr_` and 32 hex digits. */
 export function newApprovalId(): string {
-  return `apr_${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return newWaitingId('apr');
 }
 
 /** The shape of an approval id (anything else is an unknown id, without asking the store). */

@@ -6,6 +6,7 @@
 // schema the server asked with before anything is recorded.
 import { checkSchema, type JSONSchema } from 'rebound-gate';
 import { isPlainObject, validate } from 'rebound-gate/internal';
+import { newWaitingId } from './approval.ts';
 
 /** What the server asked, as the person sees it and the call sent again needs it. */
 export interface InputQuestion {
@@ -43,7 +44,7 @@ export interface InputReply {
 export const INPUT_ID = /^inp_[0-9a-f]{32}$/;
 
 export function newInputId(): string {
-  return `inp_${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return newWaitingId('inp');
 }
 
 /** Bounds on what a server may ask (MCP restricts requestedSchema to a flat object of primitives). */
