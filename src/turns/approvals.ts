@@ -118,21 +118,15 @@ export class ApprovalDesk {
    */
   async decide(input: DecisionInput, options: GoOnOptions = {}): Promise<DecisionResult> {
     const { turn, approvalId } = input;
-    if (turn.userId !== input.userId) return { kind: 'forbidden' };
-    const record = APPROVAL_ID.test(approvalId) ? await this.store.get(approvalId) : null;
-    if (!record || record.turnId !== turn.id || record.userId !== turn.userId) return { kind: 'not_found', approvalId };
-    const refused = await this.stillWaits(record, turn.id, options);
-    if (refused) return refused;
+    const record = await this.waiting(turn, input.userId, approvalId, APPROVAL_ID, options);
+    if (!isRecord(record)) return record;
     let edit: { arguments: Record<string, unknown>; argsHash: string } | undefined;
     if (input.approved && input.arguments) {
       const gated = await this.gateEdit(record, input.arguments);
       if (!gated.ok) return { kind: 'invalid_arguments', message: gated.message };
       edit = { arguments: gated.args, argsHash: await argumentsHash(gated.args) };
     }
-    const decided = await this.record(record, { approved: input.approved, reason: input.reason, edit }, options);
-    if (decided.kind !== 'accepted') return decided;
-    const continued = (await this.options.continueTurn(turn.id, options)) !== null;
-    return { ...decided, continued };
+    return this.recordAndGoOn(record, { approved: input.approved, reason: input.reason, edit }, options);
   }
 
   /**
@@ -144,15 +138,12 @@ export class ApprovalDesk {
    */
   async answer(input: InputAnswerInput, options: GoOnOptions = {}): Promise<DecisionResult> {
     const { turn, inputId } = input;
-    if (turn.userId !== input.userId) return { kind: 'forbidden' };
-    const record = INPUT_ID.test(inputId) ? await this.store.get(inputId) : null;
-    if (!record || record.turnId !== turn.id || record.userId !== turn.userId) return { kind: 'not_found', approvalId: inputId };
-    const refused = await this.stillWaits(record, turn.id, options);
-    if (refused) return refused;
+    const record = await this.waiting(turn, input.userId, inputId, INPUT_ID, options);
+    if (!isRecord(record)) return record;
     const read = readAnswer(record.arguments as unknown as InputQuestion, input.body);
     if (!read.ok) return { kind: 'invalid_input', message: read.message };
     const answer = read.answer as unknown as Record<string, unknown>;
-    const decided = await this.record(
+    return this.recordAndGoOn(
       record,
       {
         approved: read.answer.action === 'accept',
@@ -161,8 +152,21 @@ export class ApprovalDesk {
       },
       options,
     );
+  }
+
+  /** The call `id` (of the shape `pattern`) of this turn that still waits for `userId`'s answer, or why not. */
+  private async waiting(turn: TurnRecord, userId: string | null, id: string, pattern: RegExp, options: GoOnOptions): Promise<ApprovalRecord | Refusal> {
+    if (turn.userId !== userId) return { kind: 'forbidden' };
+    const record = pattern.test(id) ? await this.store.get(id) : null;
+    if (!record || record.turnId !== turn.id || record.userId !== turn.userId) return { kind: 'not_found', approvalId: id };
+    return (await this.stillWaits(record, turn.id, options)) ?? record;
+  }
+
+  /** Records one answer; the turn goes on when nothing else of it waits. */
+  private async recordAndGoOn(record: ApprovalRecord, decision: Parameters<ApprovalDesk['record']>[1], options: GoOnOptions): Promise<DecisionResult> {
+    const decided = await this.record(record, decision, options);
     if (decided.kind !== 'accepted') return decided;
-    const continued = (await this.options.continueTurn(turn.id, options)) !== null;
+    const continued = (await this.options.continueTurn(record.turnId, options)) !== null;
     return { ...decided, continued };
   }
 
@@ -338,4 +342,8 @@ function distinctAnswers<A>(answers: Array<Answer<A>>): Array<Answer<A>> | Refus
       };
   }
   return [...byId.values()];
+}
+
+function isRecord(value: ApprovalRecord | Refusal): value is ApprovalRecord {
+  return !('kind' in value);
 }
