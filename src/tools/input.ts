@@ -50,6 +50,8 @@ export function newInputId(): string {
 /** Bounds on what a server may ask (MCP restricts requestedSchema to a flat object of primitives). */
 export const MAX_INPUT_FIELDS = 20;
 export const MAX_INPUT_MESSAGE = 2_000;
+/** The longest URL a URL question may send the person to (kept in the turn's log, sent to every reader). */
+export const MAX_INPUT_URL = 2_048;
 const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean']);
 
 /**

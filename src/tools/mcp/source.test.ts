@@ -385,6 +385,9 @@ describe('createMcpToolSource', () => {
     await expect(ask({ u: { method: 'elicitation/create', params: { mode: 'url', message: 'Run', url: 'javascript:alert(1)' } } })).rejects.toThrow(
       /without an http\(s\) URL/,
     );
+    await expect(
+      ask({ u: { method: 'elicitation/create', params: { mode: 'url', message: 'Go', url: `https://example.test/${'x'.repeat(3_000)}` } } }),
+    ).rejects.toThrow(/URL is 3021 characters \(at most 2048\)/);
     await expect(ask({ s: { method: 'sampling/createMessage', params: {} } })).rejects.toThrow(/only elicitation is declared/);
     await expect(
       ask({ c: { method: 'elicitation/create', params: { message: 'Deep?', requestedSchema: { type: 'object', properties: { a: { type: 'object' } } } } } }),

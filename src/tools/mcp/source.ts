@@ -17,7 +17,7 @@
 import type { McpServerConfig } from '../../config.ts';
 import { cut, quote } from '../../quote.ts';
 import { checkSchema, type JSONSchema } from 'rebound-gate';
-import { type InputQuestion, type InputReply, InputRequired, MAX_INPUT_MESSAGE, unaskable } from '../input.ts';
+import { type InputQuestion, type InputReply, InputRequired, MAX_INPUT_MESSAGE, MAX_INPUT_URL, unaskable } from '../input.ts';
 import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
 import type { Tool } from '../types.ts';
 import { sanitiseDescription } from './description.ts';
@@ -370,6 +370,7 @@ function questionOf(server: string, tool: string, answer: Extract<McpCallAnswer,
   };
   if (mode === 'url') {
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) return 'a URL elicitation without an http(s) URL';
+    if (url.length > MAX_INPUT_URL) return `a URL elicitation whose URL is ${url.length} characters (at most ${MAX_INPUT_URL})`;
     return { ...base, mode: 'url', url };
   }
   const problem = unaskable(requestedSchema);
