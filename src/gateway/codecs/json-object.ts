@@ -1,5 +1,6 @@
 // The one reading of a JSON object the codecs need (a call's arguments, an upstream's event or body):
-// the object the text holds, or null when it holds anything else or is not JSON.
+// the object the text holds, or null when it holds anything else or is not JSON. And the one reading
+// of a Chat Completions body's or chunk's choice (the first that is an object).
 import { isPlainObject } from 'rebound-gate/internal';
 
 export function jsonObject(text: unknown): Record<string, unknown> | null {
@@ -9,4 +10,9 @@ export function jsonObject(text: unknown): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+/** The first choice of a Chat Completions body or chunk that is an object, if any. */
+export function firstChoice(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  return (Array.isArray(body.choices) ? body.choices : []).find(isPlainObject);
 }

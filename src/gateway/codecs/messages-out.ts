@@ -9,7 +9,7 @@
 import { isPlainObject } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { anthropicError } from './anthropic-error.ts';
-import { jsonObject } from './json-object.ts';
+import { firstChoice, jsonObject } from './json-object.ts';
 import { type ChatEvent, eventChannel, sseEvent } from './sse-text.ts';
 
 type Json = Record<string, unknown>;
@@ -35,7 +35,7 @@ const messageId = (chatId: unknown) =>
 
 /** A whole chat.completion as a Messages `message`; `model` is the name the client asked for. */
 export function completionToMessage(completion: Json, model: string): Json {
-  const choice = (Array.isArray(completion.choices) ? completion.choices : []).find(isPlainObject) ?? {};
+  const choice = firstChoice(completion) ?? {};
   const message = isPlainObject(choice.message) ? choice.message : {};
   // The blocks a native upstream sent that the core does not read (thinking, server tools), unchanged, first.
   const content: Json[] = Array.isArray(message.rebound_blocks) ? message.rebound_blocks.filter(isPlainObject) : [];
@@ -120,7 +120,7 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
     start(chunk);
     if (chunk.usage) usage = usageOf(chunk.usage);
     if (chunk.rebound) rebound = chunk.rebound;
-    const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
+    const choice = firstChoice(chunk);
     if (!choice) return;
     const delta = isPlainObject(choice.delta) ? choice.delta : {};
     if (isPlainObject(delta.rebound_block)) {

@@ -11,6 +11,7 @@
 // - an error: the OpenAI shape the gateway already answers (`{error: {message, type, param, code}}`).
 import { isPlainObject } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
+import { firstChoice } from './json-object.ts';
 import { freeformText } from './responses-in.ts';
 import { type ChatEvent, eventChannel, sseEvent } from './sse-text.ts';
 
@@ -81,7 +82,7 @@ const messageItem = (text: string, status: string, id = `msg_${hex()}`): Json =>
 
 /** A whole chat.completion as a `response`. */
 export function completionToResponse(completion: Json, echo: ResponseEcho): Json {
-  const choice = (Array.isArray(completion.choices) ? completion.choices : []).find(isPlainObject) ?? {};
+  const choice = firstChoice(completion) ?? {};
   const message = isPlainObject(choice.message) ? choice.message : {};
   // The items a native upstream sent that the core does not read (reasoning, hosted tool calls), unchanged, first.
   const output: Json[] = Array.isArray(message.rebound_items) ? message.rebound_items.filter(isPlainObject) : [];
@@ -156,7 +157,7 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
     }
     if (chunk.usage) usage = chunk.usage;
     if (chunk.rebound) rebound = chunk.rebound;
-    const choice = (Array.isArray(chunk.choices) ? chunk.choices : []).find(isPlainObject);
+    const choice = firstChoice(chunk);
     if (!choice) return;
     const delta = isPlainObject(choice.delta) ? choice.delta : {};
     if (isPlainObject(delta.rebound_item)) {
