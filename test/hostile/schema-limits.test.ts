@@ -96,6 +96,32 @@ describe('a gateway request whose tool schema is past the limits', () => {
     expect(depthOf(sent.function.parameters)).toBeGreaterThan(2 * levels);
   }, 30_000);
 
+  it.each([
+    [
+      '/messages',
+      (schema: string) => `{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"go"}],"tools":[{"name":"deep_list","input_schema":${schema}}]}`,
+    ],
+    ['/responses', (schema: string) => `{"model":"m","input":"go","tools":[{"type":"function","name":"deep_list","parameters":${schema}}]}`],
+    ['/responses', (schema: string) => `{"model":"m","input":"go","stream":true,"tools":[{"type":"function","name":"deep_list","parameters":${schema}}]}`],
+  ])(
+    'through %s, nested 2,500 levels: still forwarded to the chat upstream and answered, not a 500',
+    async (path, bodyOf) => {
+      vi.spyOn(console, 'warn').mockImplementation(() => {});
+      gw = await startGateway(() => ({ toolCalls: [calls[0]!] }));
+      const levels = 2_500;
+      const schema = `{"type":"object","properties":{"list":{"type":"array","items":${'{"anyOf":[{"type":"null"},'.repeat(levels)}{"type":"integer"}${']}'.repeat(levels)}}}}`;
+      const res = await fetch(`${gw.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodyOf(schema) });
+      expect(res.status).toBe(200);
+      // The answer, whole or streamed, echoes the schema (Responses) and carries the call as the model wrote it.
+      const answer = await res.text();
+      expect(answer).toContain('call_deep');
+      expect(answer).not.toContain('event: error');
+      const sent = gw.upstream.requests[0]!.tools![0]!;
+      expect(depthOf(sent.function.parameters)).toBeGreaterThan(2 * levels);
+    },
+    30_000,
+  );
+
   it('within the limits, the same shape is gated: items under the deepest anyOf allowed are repaired', async () => {
     const levels = Math.floor((MAX_SCHEMA_DEPTH - 4) / 2);
     const fits = { type: 'function' as const, function: { name: 'deep_list', parameters: listOf(nestedAnyOf(levels)) } };

@@ -4,6 +4,7 @@
 // a whole answer translated once (its status, headers and x-rebound-verdict kept), a stream through
 // a channel that turns the core's chunks into the protocol's events as they are written
 // (messages-out.ts, responses-out.ts). docs/gateway-messages.md, docs/gateway-responses.md.
+import { jsonText } from 'rebound-gate/internal';
 import { jsonObject } from './json-object.ts';
 import type { GatewayProtocol } from '../../vocabulary.ts';
 import type { GatewayResponse } from '../gateway-response.ts';
@@ -30,12 +31,16 @@ type Json = Record<string, unknown>;
 /** A whole answer: a JSON body. */
 export type JsonAnswer = GatewayResponse & { kind: 'json'; body: string };
 
-/** The JSON body of a whole answer, translated by `ok` (2xx) or `error`; a body that is not JSON is passed on. */
+/**
+ * The JSON body of a whole answer, translated by `ok` (2xx) or `error`; a body that is not JSON is passed on.
+ * Written by jsonText: a Responses answer echoes the request's tools, whose schema may nest past what
+ * JSON.stringify can write (docs/configuration.md § Limits).
+ */
 function translated(result: JsonAnswer, ok: (json: Json) => Json, error: (status: number, json: Json) => Json): GatewayResponse {
   const json = jsonObject(result.body);
   if (!json) return result;
   const body = result.status >= 200 && result.status < 300 ? ok(json) : error(result.status, json);
-  return { ...result, headers: { ...result.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  return { ...result, headers: { ...result.headers, 'content-type': 'application/json' }, body: jsonText(body) };
 }
 
 export function messagesCodec(body: MessagesBody): ClientCodec {

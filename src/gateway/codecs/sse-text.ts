@@ -5,6 +5,7 @@
 // only what it passes on unread (its first chunks, errors, [DONE]) is read here. And the one way the
 // codecs frame their own events.
 
+import { jsonText } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { jsonObject } from './json-object.ts';
 
@@ -30,9 +31,9 @@ export function chatEvents(text: string): ChatEvent[] {
   return out;
 }
 
-/** One named SSE event, as Anthropic's and OpenAI's Responses streams frame theirs. */
+/** One named SSE event, as Anthropic's and OpenAI's Responses streams frame theirs (response.created echoes the request's tools: jsonText writes a schema of any depth). */
 export function sseEvent(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  return `event: ${event}\ndata: ${jsonText(data)}\n\n`;
 }
 
 /**
