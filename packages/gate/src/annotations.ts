@@ -48,6 +48,9 @@ const CHANGING_WORDS: readonly string[] = [
   ...['create', 'write', 'update', 'set', 'put', 'patch', 'edit', 'modify', 'replace', 'insert', 'add', 'append', 'save', 'upload'],
   ...['send', 'pay', 'refund', 'buy', 'purchase', 'sell', 'cancel', 'submit', 'publish', 'deploy', 'install', 'exec', 'execute'],
   ...['move', 'rename', 'apply', 'approve', 'revoke', 'disable', 'enable', 'activate', 'deactivate', 'flush', 'purge', 'wipe', 'restart'],
+  // A lookup verb beside one of these acts (`show_notification` notifies, `count_vote` votes, `check_out_cart` buys).
+  ...['notify', 'notification', 'vote', 'out', 'checkout', 'login', 'logout', 'reserve', 'invite', 'share', 'transfer', 'charge'],
+  ...['mint', 'trigger', 'launch', 'dispatch', 'start', 'stop'],
   ...['and', 'then'],
 ];
 

@@ -166,6 +166,11 @@ describe('isReadOnly: the one rule of what may be reached without being called b
       'send_email',
       'delete_file',
       'mat_mul',
+      // A lookup verb beside a verb that acts.
+      'show_notification',
+      'count_vote',
+      'check_out_cart',
+      'get_share_link',
     ]) {
       expect(isReadOnly({ name }), name).toBe(false);
     }
