@@ -251,4 +251,57 @@ describe('HeldStream', () => {
     expect(asObjects.objects).toEqual(['friend. ', 'undefined']);
     expect(asText.events).toHaveLength(6);
   });
+
+  it("reads a native upstream's chunks handed over as objects as it reads their text, the events alike", () => {
+    const base = { id: 'msg_1', object: 'chat.completion.chunk', created: 1, model: 'm' };
+    const chunk = (delta: Chunk, finish: string | null = null, extra: Chunk = {}): SseMessage =>
+      data({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra });
+    const done: SseMessage = { event: null, data: '[DONE]' };
+    const answer = [
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ content: 'Hello ' }),
+      chunk({ content: 'there. ' }),
+      chunk({ rebound_block: { type: 'thinking', thinking: 'hm', signature: 's' } }),
+      // A call, held and gated, then sent whole by the gateway.
+      chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }),
+      chunk({}, 'tool_calls', { usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } }),
+      done,
+    ];
+    const failing = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hi' }), data({ error: { message: 'overloaded' } })];
+    const run = (messages: SseMessage[], objects: boolean, read: boolean, first: boolean) => {
+      const events: unknown[] = [];
+      const delivery = new Delivery((t) => events.push(t), read ? (c) => events.push(c) : undefined);
+      const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first, last: false, delivery });
+      for (const m of messages) {
+        if (!objects) held.push(m);
+        else held.pushChunk(m.data === '[DONE]' ? null : (JSON.parse(m.data) as Chunk));
+      }
+      const result = held.end();
+      // What the codec reads: each text write parsed, each object as it is.
+      const parsed = events.flatMap((e) =>
+        typeof e === 'string'
+          ? e
+              .split('\n\n')
+              .filter(Boolean)
+              .map((b) => (b === 'data: [DONE]' ? '[DONE]' : (JSON.parse(b.slice(6)) as unknown)))
+          : [e],
+      );
+      return { read: parsed, events, result: { ...result, calls: result.calls.map((c) => c.verdict.verdict) } };
+    };
+    for (const messages of [answer, failing]) {
+      for (const first of [true, false]) {
+        const text = run(messages, false, true, first);
+        const objects = run(messages, true, true, first);
+        expect(objects.read).toEqual(text.read);
+        expect(objects.result).toEqual(text.result);
+        // With no codec to read objects, the chunks go out as the text the upstream's translation would have written.
+        expect(run(messages, true, false, first).events.join('')).toBe(run(messages, false, false, first).events.join(''));
+      }
+    }
+    // Objects only: nothing went as text to split and parse again.
+    expect(run(answer, true, true, true).events.every((e) => typeof e !== 'string')).toBe(true);
+    expect(run(answer, false, true, true).read).toHaveLength(5);
+  });
 });

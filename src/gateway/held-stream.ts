@@ -1,4 +1,5 @@
-// The held-call streaming transformer: one upstream attempt's SSE events in, the client's events out.
+// The held-call streaming transformer: one upstream attempt's SSE events in (or a native upstream's
+// chunks as objects, codecs/native-stream.ts), the client's events out.
 // Text deltas pass through as they arrive, as the upstream's own bytes whenever nothing in the chunk
 // changes. Tool-call deltas are held: a call is complete when the upstream moves on to the next call
 // (OpenAI and every provider recorded send calls one after another) or finishes; it is then gated,
@@ -125,9 +126,26 @@ export class HeldStream {
       d.raw(message);
       return;
     }
-    if ((chunk.error !== undefined && chunk.error !== null) || message.event === 'error') {
+    this.read(chunk, message);
+  }
+
+  /**
+   * A chunk a native upstream's translation hands over as an object (null: its [DONE]), read as `push`
+   * reads the same chunk's text; one that passes unchanged goes on as this object (Delivery `chunk`).
+   */
+  pushChunk(chunk: Chunk | null): void {
+    if (this.failed) return;
+    if (chunk === null) {
+      if (this.open) this.close(this.open);
+    } else this.read(chunk, null);
+  }
+
+  /** One chunk, read from `message` (null: handed over as an object): passed on, rewritten, its calls held. */
+  private read(chunk: Chunk, message: SseMessage | null): void {
+    const d = this.options.delivery;
+    if ((chunk.error !== undefined && chunk.error !== null) || message?.event === 'error') {
       this.failed = true;
-      d.raw(message);
+      this.pass(chunk, message);
       return;
     }
     d.adopt(chunk);
@@ -154,15 +172,22 @@ export class HeldStream {
       this.finishChoice = choice;
       changed = true;
     }
-    if (!changed) d.raw(message);
+    if (!changed) this.pass(chunk, message);
     else this.rewrite(chunk, choice, delta, content);
     // A chunk the full read passed on for its text alone may be the template for the ones after it.
+    const plain = message !== null && this.options.first && message.event === null;
     if (plain && !changed && chunk.error == null && chunk.usage == null && choice.finish_reason == null && this.template.learn(message.data, chunk)) {
       this.learned = chunk.rebound === undefined && delta.rebound_block === undefined && delta.rebound_item === undefined ? chunk : null;
     }
     for (const tc of toolDeltas) if (isPlainObject(tc)) this.toolDelta(tc as ToolCallDelta);
     // The answer is finished, so is its last call: it goes out now, not when the body ends.
     if (this.finishReason !== null && this.open) this.close(this.open);
+  }
+
+  /** A chunk passed on unchanged: the upstream's bytes, or the object as it was handed over. */
+  private pass(chunk: Chunk, message: SseMessage | null): void {
+    if (message) this.options.delivery.raw(message);
+    else this.options.delivery.chunk(chunk);
   }
 
   /** The answer ended (or broke off): the open call is complete, the text is settled. */

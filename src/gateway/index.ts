@@ -130,6 +130,7 @@ async function runCore(request: GatewayRequest, deps: GatewayDeps): Promise<Gate
   const run: AttemptsRun = {
     request,
     first: first.response,
+    firstChunks: first.chunks,
     ask,
     retries: deps.retries,
     record: (calls: GatedCall[], attempt: number, said: AttemptSaid) => {

@@ -14,7 +14,7 @@ import { finishReason, outcomeOf, type GatedCall, type Outcome } from './gated-c
 import { HeldStream, type AttemptResult } from './held-stream.ts';
 import type { GatewayRequest } from './request.ts';
 import { blockedOf, retryMessages } from './retry.ts';
-import type { UpstreamResult } from './upstream.ts';
+import type { ChatChunks, UpstreamResult } from './upstream.ts';
 import { addUsage, type UsageRecord } from './usage.ts';
 
 export interface Settled {
@@ -28,6 +28,8 @@ export interface AttemptsRun {
   request: GatewayRequest;
   /** The first attempt's upstream response (2xx). */
   first: Response;
+  /** A native upstream's first answer as chunk objects (UpstreamResult `chunks`): read instead of `first`'s body. */
+  firstChunks?: ChatChunks | undefined;
   /** Asks the upstream again with this body. */
   ask(body: Record<string, unknown>): Promise<UpstreamResult>;
   retries: number;
@@ -89,6 +91,12 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
   });
 }
 
+/** An attempt's answer: the upstream's response, and a native upstream's chunks as objects (read instead of its body). */
+interface Answer {
+  response: Response;
+  chunks?: ChatChunks | undefined;
+}
+
 /** Runs the attempts; resolves with the error that broke the first attempt's stream, if one did. */
 async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promise<void>): Promise<unknown> {
   const { request } = run;
@@ -97,22 +105,32 @@ async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promi
   /** The last attempt read; `stopped`: the stream ended early (the client left, the upstream reported an error, or the first attempt broke: the error). */
   const state: { last: AttemptResult | null; stopped: { broken: unknown } | null } = { last: null, stopped: null };
   // The one re-ask loop (rebound-gate/host): each attempt's stream read here, a re-ask for its blocked calls.
-  const end = await reaskLoop<Response, Record<string, unknown>>({
+  const end = await reaskLoop<Answer, Record<string, unknown>>({
     retries: run.retries,
-    first: run.first,
+    first: { response: run.first, chunks: run.firstChunks },
     ask: async (body) => {
       const next = await run.ask(body);
-      return next.ok && next.response.body ? next.response : null;
+      return next.ok && next.response.body ? next : null;
     },
-    read: async (response, { attempt, first, last: isLast }) => {
+    read: async ({ response, chunks }, { attempt, first, last: isLast }) => {
       const held = new HeldStream({ toolset: request.toolset, extractTextCalls: request.extractTextCalls, first, last: isLast, delivery });
+      // The next upstream read waits until the client has taken this one's output.
+      const next = async () => {
+        await drained();
+        return held.failed || run.abort.signal.aborted;
+      };
       let broken: unknown = null;
       try {
-        for await (const batch of sseBatches(response.body!)) {
-          for (const message of batch) held.push(message);
-          // The next upstream read waits until the client has taken this one's output.
-          await drained();
-          if (held.failed || run.abort.signal.aborted) break;
+        if (chunks) {
+          for await (const batch of chunks) {
+            for (const chunk of batch) held.pushChunk(chunk);
+            if (await next()) break;
+          }
+        } else {
+          for await (const batch of sseBatches(response.body!)) {
+            for (const message of batch) held.push(message);
+            if (await next()) break;
+          }
         }
       } catch (err) {
         broken = err;

@@ -6,7 +6,15 @@
 import { getModels, postChat, type ChatEndpoint, type ChatPost } from '../model/chat-post.ts';
 import { isOpenAIErrorBody, openAIError, type OpenAIErrorBody } from './errors.ts';
 
-export type UpstreamResult = { ok: true; response: Response } | { ok: false; status: number; body: OpenAIErrorBody; headers: Record<string, string> };
+export type UpstreamResult =
+  | { ok: true; response: Response; chunks?: ChatChunks }
+  | { ok: false; status: number; body: OpenAIErrorBody; headers: Record<string, string> };
+
+/**
+ * A native upstream's stream (codecs/native-stream.ts) as the chat chunks it stands for, one batch per
+ * upstream read (null: its [DONE]): the core reads these objects rather than the response's text.
+ */
+export type ChatChunks = AsyncIterable<Array<Record<string, unknown> | null>>;
 
 /** Response headers an OpenAI client acts on when it retries (rate limits). */
 const PASSED_HEADERS = [

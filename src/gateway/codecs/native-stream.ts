@@ -1,7 +1,9 @@
 // What the native upstreams (anthropic-upstream.ts, responses-upstream.ts) share: an upstream's SSE body
-// turned into the Chat Completions stream the gateway core reads, event by event, as a pull stream (the
-// upstream is read only as fast as the core reads, and cancelled with it), and a JSON body turned into a
-// chat.completion; the call, its errors as the chat upstream's (upstream.ts).
+// turned into the Chat Completions chunks the gateway core reads, event by event, pulled (the upstream
+// is read only as fast as the core reads, and cancelled with it), and a JSON body turned into a
+// chat.completion; the call, its errors as the chat upstream's (upstream.ts). The core takes the
+// chunks as objects (UpstreamResult `chunks`), not as SSE text to split and parse again; the answer's
+// body is the same chunks as text, for a reader that wants bytes (docs/benchmarks.md § issue 34).
 import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
 import { type SseMessage, sseBatches } from '../../model/sse-decode.ts';
 import { readBounded } from '../../model/chat-post.ts';
@@ -29,7 +31,8 @@ export async function callNative(
   const { response } = result;
   const t = translation();
   if (/event-stream/i.test(response.headers.get('content-type') ?? '') && response.body) {
-    return { ok: true, response: new Response(chatStream(response.body, t), { status: 200, headers: { 'content-type': 'text/event-stream' } }) };
+    const chunks = chatChunks(response.body, t);
+    return { ok: true, response: new Response(chunkText(chunks), { status: 200, headers: { 'content-type': 'text/event-stream' } }), chunks };
   }
   const { text, whole } = await readBounded(response, MAX_COMPLETION_BYTES);
   let json: unknown;
@@ -43,32 +46,36 @@ export async function callNative(
   return { ok: true, response: new Response(out, { status: response.status, headers: { 'content-type': 'application/json' } }) };
 }
 
-/** The upstream's events as chat chunks, read as the core pulls them. */
-function chatStream(body: ReadableStream<Uint8Array>, t: NativeTranslation): ReadableStream<Uint8Array> {
+/** The upstream's events as chat chunks (null: [DONE]), one batch per upstream read that made any. */
+async function* chatChunks(body: ReadableStream<Uint8Array>, t: NativeTranslation): AsyncGenerator<Array<Json | null>> {
+  for await (const batch of sseBatches(body)) {
+    const out: Array<Json | null> = [];
+    for (const message of batch) for (const chunk of t.event(message)) out.push(chunk);
+    if (out.length) yield out;
+  }
+}
+
+/** The same chunks as SSE text, pulled only when read (highWaterMark 0: nothing is taken from `chunks` unasked). */
+function chunkText(chunks: AsyncGenerator<Array<Json | null>>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const batches = sseBatches(body)[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const next = await batches.next();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await chunks.next();
         if (next.done) {
           controller.close();
           return;
         }
         let text = '';
-        for (const message of next.value) {
-          for (const chunk of t.event(message)) text += chunk === null ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(chunk)}\n\n`;
-        }
-        if (text) {
-          controller.enqueue(encoder.encode(text));
-          return;
-        }
-      }
+        for (const chunk of next.value) text += chunk === null ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(chunk)}\n\n`;
+        controller.enqueue(encoder.encode(text));
+      },
+      async cancel() {
+        await chunks.return(undefined);
+      },
     },
-    async cancel() {
-      await batches.return?.();
-    },
-  });
+    { highWaterMark: 0 },
+  );
 }
 
 /** Who a stream's chunks say they are: the same id, created and model on each, as the chat API sends them. */
