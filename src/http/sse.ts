@@ -1,6 +1,6 @@
-// The one SSE writer: every text/event-stream the server sends goes through sseStream, a turn's stream
-// (Rebound's events or the UI message stream, sseResponse below) and the gateway's alike. It owns what
-// every stream needs and none may do on its own:
+// The one SSE writer: every text/event-stream the server sends goes through an SseStream, a turn's
+// stream (Rebound's events or the UI message stream, sseResponse below) and the gateway's alike. It owns
+// what every stream needs and none may do on its own:
 //   - backpressure: what the client has not taken stays below a high-water mark (64 KB) in this queue,
 //     and the producer waits (drained()) until the socket has taken it, so a reader costs the socket's
 //     buffer, not the turn or the answer, however slowly it reads;
@@ -9,6 +9,8 @@
 //   - `: keepalive` comments at most KEEPALIVE_MS apart (each after a random 75–100% of it), but not
 //     to a client that has not taken what it was sent;
 //   - a client disconnect (the body cancelled, or the request's signal) as the abort signal.
+// A class, as Hono's StreamingApi (hono/utils/stream): the stream's state is its fields, what a producer
+// and the runtime do to it are its methods.
 import type { TurnEvent } from '../vocabulary.ts';
 
 export const SSE_HEADERS = {
@@ -65,154 +67,183 @@ const nextTurn: (fn: () => void) => void = typeof setImmediate === 'function' ? 
 const KEEPALIVE_JITTER = 0.25;
 
 /**
- * The stream `run` writes to. It closes when `run` settles: normally when it resolves, with an error
- * (the client sees the connection fail) when it rejects. `signal` aborts when the client is gone or was
- * closed for taking nothing; `run` should then stop.
+ * A stream `run` writes to, as a web ReadableStream (`body`). It closes when `run` settles: normally when
+ * it resolves, with an error (the client sees the connection fail) when it rejects. `signal` aborts when
+ * the client is gone or was closed for taking nothing; `run` should then stop.
  */
-export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise<void>, options: SseStreamOptions): ReadableStream<Uint8Array> {
-  const abort = new AbortController();
-  const encoder = new TextEncoder();
-  const highWater = options.highWaterBytes ?? SSE_HIGH_WATER_BYTES;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let closed = false;
-  let pending: string[] = [];
-  /** Characters in `pending`: written this tick, not queued yet. */
-  let pendingChars = 0;
-  let scheduled = false;
-  let keepalive: ReturnType<typeof setTimeout> | undefined;
-  let stall: ReturnType<typeof setTimeout> | undefined;
-  /** When the client last took something, or found nothing waiting. */
-  let lastProgress = Date.now();
-  let waiters: Array<() => void> = [];
-
-  const queued = () => highWater - (controller.desiredSize ?? 0);
-  const wake = () => {
-    const ready = waiters;
-    waiters = [];
-    for (const resolve of ready) resolve();
-  };
+export class SseStream implements SseChannel {
+  readonly body: ReadableStream<Uint8Array>;
+  private readonly abort = new AbortController();
+  private readonly encoder = new TextEncoder();
+  private readonly highWater: number;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** This tick's writes, not queued yet, and their length in characters. */
+  private pending: string[] = [];
+  private pendingChars = 0;
+  /** A flush is due on the next turn of the event loop. */
+  private scheduled = false;
+  private closed = false;
   /** The run has ended but the client has not taken everything: the stream closes once it has (pull), or the stall timer closes it. */
-  let closing = false;
-  const end = (error?: unknown, force = false) => {
-    if (closed) return;
-    if (error === undefined && !force && queued() > 0) {
-      closing = true;
+  private closing = false;
+  private keepalive: ReturnType<typeof setTimeout> | undefined;
+  private stall: ReturnType<typeof setTimeout> | undefined;
+  /** When the client last took something, or found nothing waiting. */
+  private lastProgress = Date.now();
+  /** Producers waiting in drained() for the client to make room. */
+  private waiters: Array<() => void> = [];
+  private readonly onRequestAbort = () => this.gone();
+  private readonly flushTurn = () => {
+    this.scheduled = false;
+    this.flush();
+  };
+
+  constructor(
+    run: (out: SseChannel, signal: AbortSignal) => Promise<void>,
+    private readonly options: SseStreamOptions,
+  ) {
+    this.highWater = options.highWaterBytes ?? SSE_HIGH_WATER_BYTES;
+    options.requestSignal?.addEventListener('abort', this.onRequestAbort, { once: true });
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+          if (options.open) this.write(': open\n\n');
+          this.armKeepalive();
+          run(this, this.abort.signal).then(
+            () => this.finish(),
+            (err: unknown) => this.finish(err),
+          );
+        },
+        pull: () => this.progress(),
+        cancel: () => this.gone(),
+      },
+      { highWaterMark: this.highWater, size: (chunk) => chunk.byteLength },
+    );
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  write(text: string): void {
+    if (this.closed || text === '') return;
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    // Writes made in the same tick are coalesced into one chunk: a model streaming fast yields many
+    // deltas per network read, and one socket write per delta would dominate the CPU. The chunk goes out
+    // as soon as the tick is over (nextTurn), not a timer's millisecond later.
+    if (!this.scheduled) {
+      this.scheduled = true;
+      nextTurn(this.flushTurn);
+    }
+  }
+
+  flush(): void {
+    if (this.closed || this.pending.length === 0) return;
+    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    this.pending = [];
+    this.pendingChars = 0;
+    if (this.queued() <= 0) this.lastProgress = Date.now();
+    try {
+      this.controller.enqueue(this.encoder.encode(text));
+    } catch {
+      this.end(undefined, true); // the consumer is gone
       return;
     }
-    closed = true;
-    clearTimeout(keepalive);
-    clearTimeout(stall);
-    options.requestSignal?.removeEventListener('abort', onRequestAbort);
-    wake();
+    if (this.queued() > 0 && this.stall === undefined) this.armStall();
+  }
+
+  drained(): Promise<void> {
+    // A tick's writes count too: past the mark they are queued now, and the writer waits for the client.
+    if (this.pendingChars >= this.highWater) this.flush();
+    if (this.closed || this.queued() + this.pendingChars < this.highWater) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Bytes queued for the client that it has not taken. */
+  private queued(): number {
+    return this.highWater - (this.controller.desiredSize ?? 0);
+  }
+
+  /** The client took something (or there was nothing to take): it makes progress. */
+  private progress(): void {
+    this.lastProgress = Date.now();
+    if (this.closing && this.queued() <= 0) this.end();
+    else if (this.queued() < this.highWater) this.wake();
+  }
+
+  /** The client is gone (the body cancelled, the request aborted): the run stops, nothing more is sent. */
+  private gone(): void {
+    this.abort.abort(new Error('client disconnected'));
+    this.end(undefined, true);
+  }
+
+  /** The run settled: what it wrote goes out, then the stream ends (with its error, if it failed). */
+  private finish(error?: unknown): void {
+    this.flush();
+    this.end(error);
+  }
+
+  private end(error?: unknown, force = false): void {
+    if (this.closed) return;
+    if (error === undefined && !force && this.queued() > 0) {
+      this.closing = true;
+      return;
+    }
+    this.closed = true;
+    clearTimeout(this.keepalive);
+    clearTimeout(this.stall);
+    this.options.requestSignal?.removeEventListener('abort', this.onRequestAbort);
+    this.wake();
     try {
-      if (error === undefined) controller.close();
-      else controller.error(error);
+      if (error === undefined) this.controller.close();
+      else this.controller.error(error);
     } catch {
       /* already errored by a cancel */
     }
-  };
-  const onRequestAbort = () => {
-    abort.abort(new Error('client disconnected'));
-    end(undefined, true);
-  };
+  }
 
-  // Writes made in the same tick are coalesced into one chunk: a model streaming fast yields many
-  // deltas per network read, and one socket write per delta would dominate the CPU. The chunk goes out
-  // as soon as the tick is over (nextTurn), not a timer's millisecond later.
-  const flush = () => {
-    scheduled = false;
-    if (closed || pending.length === 0) return;
-    const text = pending.length === 1 ? pending[0]! : pending.join('');
-    pending = [];
-    pendingChars = 0;
-    if (queued() <= 0) lastProgress = Date.now();
-    try {
-      controller.enqueue(encoder.encode(text));
-    } catch {
-      end(undefined, true); // the consumer is gone
-      return;
-    }
-    if (queued() > 0 && stall === undefined) armStall();
-  };
-  const write = (text: string) => {
-    if (closed || text === '') return;
-    pending.push(text);
-    pendingChars += text.length;
-    if (!scheduled) {
-      scheduled = true;
-      nextTurn(flush);
-    }
-  };
-  const drained = (): Promise<void> => {
-    // A tick's writes count too: past the mark they are queued now, and the writer waits for the client.
-    if (pendingChars >= highWater) flush();
-    if (closed || queued() + pendingChars < highWater) return Promise.resolve();
-    return new Promise((resolve) => waiters.push(resolve));
-  };
+  private wake(): void {
+    const ready = this.waiters;
+    this.waiters = [];
+    for (const resolve of ready) resolve();
+  }
 
   // A reader with data waiting that takes nothing for stallMs is closed: its socket's buffer and this
   // queue are all it may hold, and not for ever.
-  const armStall = () => {
-    stall = setTimeout(
+  private armStall(): void {
+    const { stallMs } = this.options;
+    this.stall = setTimeout(
       () => {
-        stall = undefined;
-        if (closed || queued() <= 0) return;
-        const idle = Date.now() - lastProgress;
-        if (idle < options.stallMs) return armStall();
-        const reason = new ReaderStalledError(options.stallMs);
-        abort.abort(reason);
-        end(reason);
+        this.stall = undefined;
+        if (this.closed || this.queued() <= 0) return;
+        if (Date.now() - this.lastProgress < stallMs) return this.armStall();
+        const reason = new ReaderStalledError(stallMs);
+        this.abort.abort(reason);
+        this.end(reason);
       },
-      Math.max(0, options.stallMs - (Date.now() - lastProgress)),
+      Math.max(0, stallMs - (Date.now() - this.lastProgress)),
     );
-    (stall as { unref?: () => void }).unref?.();
-  };
+    (this.stall as { unref?: () => void }).unref?.();
+  }
 
-  const armKeepalive = () => {
-    keepalive = setTimeout(
+  private armKeepalive(): void {
+    this.keepalive = setTimeout(
       () => {
-        if (closed) return;
+        if (this.closed) return;
         // Not to a client that has not taken what it was sent: it is not waiting for a sign of life.
-        if (queued() <= 0) write(': keepalive\n\n');
-        armKeepalive();
+        if (this.queued() <= 0) this.write(': keepalive\n\n');
+        this.armKeepalive();
       },
-      options.keepaliveMs * (1 - KEEPALIVE_JITTER * Math.random()),
+      this.options.keepaliveMs * (1 - KEEPALIVE_JITTER * Math.random()),
     );
-  };
-
-  options.requestSignal?.addEventListener('abort', onRequestAbort, { once: true });
-  return new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-        if (options.open) write(': open\n\n');
-        armKeepalive();
-        run({ write, drained, flush }, abort.signal).then(
-          () => {
-            flush();
-            end();
-          },
-          (err: unknown) => {
-            flush();
-            end(err);
-          },
-        );
-      },
-      pull() {
-        // The client took something (or there was nothing to take): it makes progress.
-        lastProgress = Date.now();
-        if (closing && queued() <= 0) end();
-        else if (queued() < highWater) wake();
-      },
-      cancel() {
-        abort.abort(new Error('client disconnected'));
-        end(undefined, true);
-      },
-    },
-    { highWaterMark: highWater, size: (chunk) => chunk.byteLength },
-  );
+  }
 }
 
+/** An SseStream's body: what the gateway's core (src/gateway/stream.ts OpenStream) hands back to the route. */
+export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise<void>, options: SseStreamOptions): ReadableStream<Uint8Array> {
+  return new SseStream(run, options).body;
+}
 export interface SseOptions extends SseStreamOptions {
   headers?: Record<string, string>;
   /** Writes one event as SSE text (default: `event:`, `id:` and `data:` lines); the UI message stream (ui-stream/) has its own. */
