@@ -1,7 +1,7 @@
 // Scripted native upstreams on loopback, the LLM stand-ins for the gateway's native modes: Anthropic's
 // Messages API (POST /v1/messages, MESSAGES_UPSTREAM=anthropic) and the Responses API (POST /responses,
 // RESPONSES_UPSTREAM=responses). Each streams as the real API does: Anthropic's message_start, a
-// thinking block (thinking_delta, signature_delta), ping, text and tool_use blocks (input_json_delta in
+// thinking block (thinking_delta, signature_delta), ping, a server_tool_use block on demand, text and tool_use blocks (input_json_delta in
 // pieces, the first one empty), message_delta with stop_reason and usage, message_stop; the Responses
 // events with sequence_number from 0 (response.created, response.in_progress, a reasoning item, the
 // message item with its content part and output_text deltas, function_call / custom_tool_call items with
@@ -10,6 +10,7 @@
 // headers, and fail on demand.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { jsonText } from 'rebound-gate/internal';
 
 export interface NativeCall {
   id: string;
@@ -26,6 +27,8 @@ export type NativeReply =
       calls?: NativeCall[];
       /** A thinking block (Anthropic) or a reasoning item (Responses) before the answer. */
       thinking?: string;
+      /** Anthropic only: a server tool's call (server_tool_use, its input streamed as input_json_delta) before the answer. */
+      serverTool?: { name: string; input: string };
       /** Characters per argument delta (default 7). */
       argChunk?: number;
     }
@@ -93,13 +96,16 @@ export function startScriptedAnthropic(script: NativeScript): Promise<NativeServ
     const model = String(body.model);
     const blocks: Array<Record<string, unknown>> = [];
     if (reply.thinking) blocks.push({ type: 'thinking', thinking: reply.thinking, signature: `sig_${hex()}` });
+    const server = reply.serverTool && { type: 'server_tool_use', id: `srvtoolu_${hex()}`, name: reply.serverTool.name };
+    if (server) blocks.push({ ...server, input: JSON.parse(reply.serverTool!.input) });
     if (reply.text) blocks.push({ type: 'text', text: reply.text });
     for (const c of reply.calls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.arguments) });
     const stop = reply.calls?.length ? 'tool_use' : 'end_turn';
     const usage = { input_tokens: 100, output_tokens: 20 };
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stop, stop_sequence: null, usage }));
+      // jsonText: a tool's input may nest past what JSON.stringify writes (test/hostile/deep-arguments.test.ts).
+      res.end(jsonText({ id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stop, stop_sequence: null, usage }));
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -124,6 +130,13 @@ export function startScriptedAnthropic(script: NativeScript): Promise<NativeServ
       index++;
     }
     sse(res, 'ping', { type: 'ping' });
+    if (server) {
+      sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { ...server, input: {} } });
+      for (const p of pieces(reply.serverTool!.input, 64))
+        sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: p } });
+      sse(res, 'content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
     if (reply.text) {
       sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       for (const word of reply.text.split(/(?<= )/))

@@ -7,7 +7,7 @@
 // whole as `rebound_block`, which messages-out.ts writes back unchanged. A re-ask is the client's body
 // with the core's retry messages after it, as Anthropic blocks (the blocked tool_use blocks, then a user
 // turn of tool_result blocks with the gate's message, is_error).
-import { isPlainObject } from 'rebound-gate/internal';
+import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
@@ -104,7 +104,7 @@ function anthropicTranslation(): NativeTranslation {
       const text = content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('');
       const toolCalls = content
         .filter((b) => b.type === 'tool_use')
-        .map((b) => ({ id: String(b.id), type: 'function', function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
+        .map((b) => ({ id: String(b.id), type: 'function', function: { name: String(b.name), arguments: jsonText(b.input ?? {}) } }));
       const other = content.filter((b) => b.type !== 'text' && b.type !== 'tool_use');
       const usage = isPlainObject(json.usage) ? json.usage : {};
       const message: Json = {

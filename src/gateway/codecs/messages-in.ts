@@ -8,7 +8,7 @@
 // blocks (a chat model neither reads nor signs them), server tools and their result blocks (the
 // upstream would have to run them). docs/gateway-messages.md.
 import * as z from 'zod';
-import { isPlainObject } from 'rebound-gate/internal';
+import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import { GatewayError } from '../errors.ts';
 
 /** The most members the gateway reads of these arrays (as GATEWAY_COUNTS for Chat Completions). */
@@ -76,7 +76,7 @@ export function messagesToChat(body: MessagesBody, { native = false } = {}): Jso
       const text = blocks.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('');
       const calls = blocks
         .filter((b) => b.type === 'tool_use')
-        .map((b) => ({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } }));
+        .map((b) => ({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: jsonText(b.input ?? {}) } }));
       messages.push({ role: 'assistant', content: text === '' ? null : text, ...(calls.length ? { tool_calls: calls } : {}) });
       continue;
     }

@@ -6,7 +6,7 @@
 //   arguments) / `_stop`, then `message_delta` (stop_reason, usage, and `rebound: {attempts, verdict}`,
 //   the verdict on the stream's last data event before `message_stop`) and `message_stop`;
 // - an error in Anthropic's shape `{type: "error", error: {type, message}}`.
-import { isPlainObject } from 'rebound-gate/internal';
+import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { anthropicError } from './anthropic-error.ts';
 import { firstChoice, jsonObject } from './json-object.ts';
@@ -69,7 +69,7 @@ function writeBlock(out: StreamChannel, index: number, block: Json): void {
     if (typeof block.signature === 'string') delta({ type: 'signature_delta', signature: block.signature });
   } else if (block.type === 'server_tool_use' || block.type === 'mcp_tool_use') {
     out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } }));
-    delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) });
+    delta({ type: 'input_json_delta', partial_json: jsonText(block.input ?? {}) });
   } else out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
   out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
 }
@@ -141,7 +141,7 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
       const index = blocks++;
       const block = { type: 'tool_use', id: String(tc.id ?? ''), name: String(fn.name ?? ''), input: {} };
       out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
-      const json = JSON.stringify(inputOf(fn.arguments));
+      const json = jsonText(inputOf(fn.arguments));
       out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } }));
       out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
     }

@@ -4,6 +4,7 @@
 // chat.completion; the call, its errors as the chat upstream's (upstream.ts). The core takes the
 // chunks as objects (UpstreamResult `chunks`), not as SSE text to split and parse again; the answer's
 // body is the same chunks as text, for a reader that wants bytes (docs/benchmarks.md § issue 34).
+import { jsonText } from 'rebound-gate/internal';
 import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
 import { type SseMessage, sseBatches } from '../../model/sse-decode.ts';
 import { readBounded } from '../../model/chat-post.ts';
@@ -42,7 +43,7 @@ export async function callNative(
     json = undefined;
   }
   const chat = typeof json === 'object' && json !== null && !Array.isArray(json) ? t.whole(json as Json) : null;
-  const out = chat ? JSON.stringify(chat) : text;
+  const out = chat ? jsonText(chat) : text;
   return { ok: true, response: new Response(out, { status: response.status, headers: { 'content-type': 'application/json' } }) };
 }
 
@@ -67,7 +68,7 @@ function chunkText(chunks: AsyncGenerator<Array<Json | null>>): ReadableStream<U
           return;
         }
         let text = '';
-        for (const chunk of next.value) text += chunk === null ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(chunk)}\n\n`;
+        for (const chunk of next.value) text += chunk === null ? 'data: [DONE]\n\n' : `data: ${jsonText(chunk)}\n\n`;
         controller.enqueue(encoder.encode(text));
       },
       async cancel() {
