@@ -1,8 +1,9 @@
 // Scripted native upstreams on loopback, the LLM stand-ins for the gateway's native modes: Anthropic's
 // Messages API (POST /v1/messages, MESSAGES_UPSTREAM=anthropic) and the Responses API (POST /responses,
 // RESPONSES_UPSTREAM=responses). Each streams as the real API does: Anthropic's message_start, a
-// thinking block (thinking_delta, signature_delta), ping, a server_tool_use block on demand, text and tool_use blocks (input_json_delta in
-// pieces, the first one empty), message_delta with stop_reason and usage, message_stop; the Responses
+// thinking block (thinking_delta, signature_delta), ping, a server_tool_use block on demand, text and
+// tool_use blocks (input_json_delta in pieces, the first one empty), message_delta with stop_reason and
+// usage, message_stop; the Responses
 // events with sequence_number from 0 (response.created, response.in_progress, a reasoning item, the
 // message item with its content part and output_text deltas, function_call / custom_tool_call items with
 // their argument / input deltas and .done events, output_item.done, response.completed with the whole
