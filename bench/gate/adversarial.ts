@@ -172,6 +172,8 @@ function families(tree: string[]): Family[] {
     // Issue 29: what follows each call taken from markup is read for an ask, up to the next call.
     { name: 'calls, each then closers', layer: 'text-calls', make: (n) => text(fill(`<tool_call>${validCall}</tool_call>\nAnything else? Did I help?\n`, n)) },
     { name: 'a call, then questions', layer: 'text-calls', make: (n) => text(framed(`<tool_call>${validCall}</tool_call>\n`, 'Anything else? ', '', n)) },
+    // What comes before each call taken from markup is read for an open question, back to the previous call.
+    { name: 'questions, then a call', layer: 'text-calls', make: (n) => text(framed('', 'Shall I? Yes. ', `\n<tool_call>${validCall}</tool_call>`, n)) },
     {
       name: 'deep nesting',
       layer: 'text-calls',

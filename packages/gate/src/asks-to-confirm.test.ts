@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asksToConfirm, MAX_CONFIRM_LOOKAHEAD } from './asks-to-confirm.ts';
+import { asksBeforeCall, asksToConfirm, MAX_CONFIRM_LOOKAHEAD, MAX_CONFIRM_LOOKBACK } from './asks-to-confirm.ts';
 
 const asks = (text: string) => asksToConfirm(text, 0);
 
@@ -59,5 +59,46 @@ describe('asksToConfirm', () => {
     expect(asksToConfirm(text, 9)).toBe(true);
     const far = `${'It is done. '.repeat(Math.ceil(MAX_CONFIRM_LOOKAHEAD / 12))}Shall I?`;
     expect(asks(far)).toBe(false);
+  });
+});
+
+describe('asksBeforeCall', () => {
+  const before = (text: string) => asksBeforeCall(text, 0, text.length);
+
+  it('hears a question about doing it, or a request for a yes, left open when the call starts', () => {
+    for (const text of [
+      'Should I delete the old logs?\n',
+      'Do you want me to reset it?\n\n',
+      'Would you like me to remove the build folder? It takes 2 GB.\n',
+      'Should I remember that you prefer tabs? If so, this is what I would save:\n',
+      'Please confirm before I run this.\n',
+      'Reply yes and I will run the following:\n',
+      'Is it OK to delete them?\nHere is the call for the first one:\n',
+      'Do you mean Paris, France or Paris, Texas?\n',
+      'Shall I? I will once you say so.\n',
+    ]) {
+      expect(before(text), text).toBe(true);
+    }
+  });
+
+  it('lets a statement, a closer, and a question the model answers itself pass', () => {
+    for (const text of [
+      '',
+      'Let me check the weather.\n',
+      'What is the weather in Paris? Let me check.\n',
+      "You asked whether the file exists. Sure, I'll look.\n",
+      'Should I read it first? Yes, here it is:\n',
+      'Is there anything else I can help you with? Checking now.\n',
+    ]) {
+      expect(before(text), text).toBe(false);
+    }
+  });
+
+  it('reads only from `from` to `to`, and no further back than MAX_CONFIRM_LOOKBACK characters', () => {
+    const text = 'Shall I? Reading it.\n';
+    expect(asksBeforeCall(text, 8, text.length)).toBe(false);
+    expect(asksBeforeCall(text, 0, 8)).toBe(true);
+    const far = `Shall I?\n${'The log is long. '.repeat(Math.ceil(MAX_CONFIRM_LOOKBACK / 17))}`;
+    expect(before(far)).toBe(false);
   });
 });

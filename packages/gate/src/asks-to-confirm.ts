@@ -12,10 +12,18 @@
 //     offers further help or looks back (OFFERS_MORE: "Anything else?", "Let me know if you need further
 //     assistance!", "Did I get it right?").
 // What is left out errs towards asking: a question the lists do not know ("What do you think?") asks.
+//
+// The same sentences asked before a call ("Should I delete the old logs?\n<tool_call>…") make it a
+// proposal too: the model asks, then shows (asksBeforeCall). Read over at most MAX_CONFIRM_LOOKBACK
+// characters before the call, so a question far before it blocks nothing; and a question the model
+// answers itself before the call ("What is the weather in Paris? Let me check.", "Shall I? Yes, here
+// it is:") is settled: only an ask still open when the call starts counts.
 // Every pattern is tested on one sentence of the window, with no nested quantifiers: linear.
 
 /** How far past a call its text is read for a request to confirm it (characters). */
 export const MAX_CONFIRM_LOOKAHEAD = 600;
+/** How far before a call its text is read for a question about doing it (characters). */
+export const MAX_CONFIRM_LOOKBACK = 600;
 
 const CONSENT = new RegExp(
   [
@@ -45,19 +53,46 @@ function sentenceAsks(sentence: string): boolean {
   return DOING.test(s) || !OFFERS_MORE.test(s);
 }
 
+/** A sentence in which the model answers a question itself and goes on: yes, sure, let me, I'll …, with no condition or wait. */
+const ANSWERS_ITSELF =
+  /^\W*(?:yes|yeah|sure|ok|okay|alright|all right|certainly|of course|absolutely|let me|let's|let us|I'll|I will|I'm going to|I am going to|now,? I)\b/i;
+const CONDITION = /\b(?:if|unless|once|when|after|before|until|not|never|only)\b|n't\b/i;
+
 /**
- * Whether `text[from, to)` (cut to MAX_CONFIRM_LOOKAHEAD characters) asks the user to confirm or allow
- * the call that ends at `from`. Sentences end at a line break, or at `.`, `!` or `?` before a blank.
+ * Calls `onSentence` on each sentence of `text[start, end)` in order, until it returns true (then
+ * true). Sentences end at a line break, or at `.`, `!` or `?` before a blank.
  */
-export function asksToConfirm(text: string, from: number, to: number = text.length): boolean {
-  const end = Math.min(to, text.length, from + MAX_CONFIRM_LOOKAHEAD);
-  let start = from;
-  for (let i = from; i < end; i++) {
+function someSentence(text: string, start: number, end: number, onSentence: (s: string) => boolean): boolean {
+  let from = start;
+  for (let i = start; i < end; i++) {
     const c = text.charCodeAt(i);
     const ends = c === 0x0a || ((c === 0x2e || c === 0x21 || c === 0x3f) && (i + 1 === end || /\s/.test(text[i + 1]!)));
     if (!ends) continue;
-    if (sentenceAsks(text.slice(start, i + 1))) return true;
-    start = i + 1;
+    if (onSentence(text.slice(from, i + 1))) return true;
+    from = i + 1;
   }
-  return sentenceAsks(text.slice(start, end));
+  return onSentence(text.slice(from, end));
+}
+
+/**
+ * Whether `text[from, to)` (cut to MAX_CONFIRM_LOOKAHEAD characters) asks the user to confirm or allow
+ * the call that ends at `from`.
+ */
+export function asksToConfirm(text: string, from: number, to: number = text.length): boolean {
+  return someSentence(text, from, Math.min(to, text.length, from + MAX_CONFIRM_LOOKAHEAD), sentenceAsks);
+}
+
+/**
+ * Whether `text[from, to)` (its last MAX_CONFIRM_LOOKBACK characters) asks the user about the call
+ * that starts at `to` and leaves the ask open: an asking sentence not followed, before `to`, by one in
+ * which the model answers it itself (ANSWERS_ITSELF without a CONDITION).
+ */
+export function asksBeforeCall(text: string, from: number, to: number): boolean {
+  let open = false;
+  someSentence(text, Math.max(from, to - MAX_CONFIRM_LOOKBACK), Math.min(to, text.length), (sentence) => {
+    if (sentenceAsks(sentence)) open = true;
+    else if (open && ANSWERS_ITSELF.test(sentence.trim()) && !CONDITION.test(sentence)) open = false;
+    return false;
+  });
+  return open;
 }

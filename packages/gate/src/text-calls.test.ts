@@ -116,6 +116,28 @@ describe('a call shown in prose is not a call (issue 29)', () => {
     }
   });
 
+  it('a call in markup after a question about doing it that the model left open stays text (the model asks, then shows)', () => {
+    for (const text of [
+      `Should I delete the old logs?\n<tool_call>\n${del}\n</tool_call>`,
+      `Do you want me to reset it?\n\n[TOOL_CALLS] [${del}]`,
+      `Would you like me to remove it? It cannot be undone.\n<|python_tag|>${del}<|eom_id|>`,
+      'Please confirm before I run this.\n<function=delete_file>{"path": "a.md"}</function>',
+      `Should I read it first?\n<tool_call>${read}</tool_call>`,
+      // The question before the second call holds back the first as well.
+      `<tool_call>${read}</tool_call>\nShall I also delete it?\n<tool_call>${del}</tool_call>`,
+    ]) {
+      expect(extractTextCalls(text, workspace), text).toEqual({ calls: [], visibleText: text });
+    }
+  });
+
+  it('markup after a question the model answers itself, or one far before it, still runs', () => {
+    for (const before of ['What is in the file? Let me check.', 'Should I read it first? Yes, here it is:', `Shall I? ${'It is long. '.repeat(60)}`]) {
+      expect(extractTextCalls(`${before}\n<tool_call>${read}</tool_call>`, workspace).calls, before).toEqual([
+        { name: 'read_file', arguments: { path: 'notes/important.md' } },
+      ]);
+    }
+  });
+
   it('markup followed by a closer that offers more help, a look back or a statement still runs', () => {
     for (const after of ['Let me know if you need further assistance!', 'Is there anything else I can help with?', 'Did I get it right?', 'This removes it.']) {
       expect(extractTextCalls(`<tool_call>${del}</tool_call>\n${after}`, workspace), after).toEqual({

@@ -15,16 +15,18 @@
 // item, a snippet in a larger code block) stays in the text exactly as the model wrote it, and nothing
 // runs. So does a call in any of these forms, markup included, that is followed by text asking the user
 // to confirm or allow it ("<tool_call>{…}</tool_call> Should I go ahead?", "Reply yes and I will.",
-// "Let me know if this looks right."; asks-to-confirm.ts, read over a bounded stretch after each call):
-// the answer is a proposal, and none of its calls run. A JSON value only becomes a call when it names a
-// tool of the toolset, exactly or up to case, separators and a namespace (every element of an array must).
+// "Let me know if this looks right."), or preceded by such a question the model left open ("Should I
+// delete the old logs?\n<tool_call>{…}"; asks-to-confirm.ts, read over a bounded stretch before and
+// after each call): the answer is a proposal, and none of its calls run. A JSON value only becomes a
+// call when it names a tool of the toolset, exactly or up to case, separators and a namespace (every
+// element of an array must).
 //
 // Linear in the text: every candidate start is looked at once, the JSON under it is found and read
 // through one TextJson that remembers every bracket (text-json.ts), runs of consecutive values are
 // followed once, and every look back or around is bounded. A reply longer than MAX_TEXT_CALL_CHARS is
 // not searched at all, and nothing here throws, whatever the text.
 import { MAX_NESTING_DEPTH, MAX_TEXT_CALL_CHARS } from './limits.ts';
-import { asksToConfirm } from './asks-to-confirm.ts';
+import { asksBeforeCall, asksToConfirm } from './asks-to-confirm.ts';
 import { isSpaceCode, nestsDeeperThan } from './json/loose-json.ts';
 import { isReadOnly } from './annotations.ts';
 import { isPlainObject } from './plain-object.ts';
@@ -372,7 +374,7 @@ export function extractTextCalls(text: string, toolset: readonly ToolSpec[]): { 
   if (text.length > MAX_TEXT_CALL_CHARS) return none;
   const x = new Extraction(text, toolResolver(toolset));
   markup(x);
-  if (x.regions.length > 0) return followedByAsk(text, x.regions) ? none : cut(text, x.regions);
+  if (x.regions.length > 0) return askedAbout(text, x.regions) ? none : cut(text, x.regions);
   const only = answerOnly(x);
   if (only) return { calls: only, visibleText: '' };
   const lead = leadThenCall(x);
@@ -382,12 +384,13 @@ export function extractTextCalls(text: string, toolset: readonly ToolSpec[]): { 
 }
 
 /**
- * Some call taken from markup is followed by text asking the user to confirm or allow it
- * (asks-to-confirm.ts), read from its end up to the next call taken: each stretch once.
+ * Some call taken from markup is preceded by a question about doing it that the model left open, or
+ * followed by text asking the user to confirm or allow it (asks-to-confirm.ts): each stretch between
+ * calls is read from both ends, over a bounded window.
  */
-function followedByAsk(text: string, regions: readonly Region[]): boolean {
+function askedAbout(text: string, regions: readonly Region[]): boolean {
   const ordered = [...regions].sort((a, b) => a.start - b.start);
-  return ordered.some((r, i) => asksToConfirm(text, r.end, ordered[i + 1]?.start ?? text.length));
+  return ordered.some((r, i) => asksBeforeCall(text, ordered[i - 1]?.end ?? 0, r.start) || asksToConfirm(text, r.end, ordered[i + 1]?.start ?? text.length));
 }
 
 /** 1. Tool-call markup opening a line outside code and quotes, with the run of calls right after it (in the order of the text). */
@@ -470,7 +473,7 @@ function leadThenCall(x: Extraction): Region | undefined {
   const fence = text[found.start] === '`';
   if (!fence && x.quoted(found.start)) return undefined;
   const lead = text.slice(0, found.start).trim();
-  if (lead === '' || lead.length > MAX_LEAD || NOT_A_CALL_CUE.test(lead) || lead.includes('`')) return undefined;
+  if (lead === '' || lead.length > MAX_LEAD || NOT_A_CALL_CUE.test(lead) || lead.includes('`') || asksBeforeCall(text, 0, found.start)) return undefined;
   return found;
 }
 
