@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callsFinish, gatedTextCalls, HeldAnswer, type HeldAnswerOptions, sameCall, splitCalls } from './held-answer.ts';
+import { MAX_KEPT_TEXT_CHARS, MAX_TEXT_CALL_CHARS } from './limits.ts';
 import { extractTextCalls } from './text-calls.ts';
 import { toolSpec } from './tools.ts';
 import { gate } from './index.ts';
@@ -87,6 +88,25 @@ describe('HeldAnswer: what a gating host shows of a streamed answer, and when', 
     expect(h.take(call('{ "city":"Paris" }'))).toBe(false);
     expect(h.take(call('{"city":"Rome"}'))).toBe(true);
     expect(h.end().show).toBe('');
+  });
+
+  it("past MAX_TEXT_CALL_CHARS nothing is searched, held or kept: a retry's held text goes out with the delta that crosses it", () => {
+    const chunk = 'y'.repeat(64 * 1024);
+    for (const first of [true, false]) {
+      const h = held({ first });
+      let text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n';
+      let shown = h.pushText(text);
+      while (text.length <= MAX_TEXT_CALL_CHARS + 2 * chunk.length) {
+        text += chunk;
+        shown += h.pushText(chunk);
+        expect(h.text.length).toBeLessThanOrEqual(MAX_KEPT_TEXT_CHARS);
+      }
+      const end = h.end();
+      // The whole text reached the client once, the call written into it stays text (never searched).
+      expect(shown + end.show).toBe(text);
+      expect(end.found).toEqual([]);
+      expect(end.visibleText).toBe(text.slice(0, MAX_KEPT_TEXT_CHARS));
+    }
   });
 
   it('last attempt: calls in the text that would not all pass stay in the text; before it they are taken, to be re-asked', () => {

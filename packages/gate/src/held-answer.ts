@@ -16,6 +16,7 @@
 // `splitCalls`, the re-ask policy applied to a whole answer (the gateway's complete.ts, the AI SDK's
 // doGenerate, the LangChain and Agents adapters): the calls that pass go out, only the blocked ones
 // are re-asked.
+import { keptUpTo, MAX_KEPT_TEXT_CHARS, MAX_TEXT_CALL_CHARS } from './limits.ts';
 import { deepEqual } from './schema/schema-compile.ts';
 import { extractTextCalls } from './text-calls.ts';
 import { TextHold } from './text-hold.ts';
@@ -46,7 +47,10 @@ export interface HeldAnswerEnd<G> {
 
 export class HeldAnswer<G> {
   private readonly hold: TextHold | null;
-  /** The answer's text as the model wrote it. */
+  /**
+   * The answer's text as the model wrote it, up to MAX_KEPT_TEXT_CHARS: a longer one is not searched
+   * for calls, nor held (it goes out as it comes, a retry's too), nor kept past that.
+   */
   text = '';
   /** Every call of the answer, gated, in order. */
   readonly calls: G[] = [];
@@ -57,9 +61,12 @@ export class HeldAnswer<G> {
 
   /** A text delta; returns the part that can be shown now. */
   pushText(delta: string): string {
-    this.text += delta;
-    if (!this.o.first) return '';
-    return this.hold ? this.hold.push(delta) : delta;
+    const before = this.text.length;
+    this.text = keptUpTo(this.text, delta, MAX_KEPT_TEXT_CHARS);
+    if (this.o.first) return this.hold ? this.hold.push(delta) : delta;
+    // A retry's text is held to its end, but not past the search: then what was held goes out with this delta.
+    if (this.text.length <= MAX_TEXT_CALL_CHARS) return '';
+    return before <= MAX_TEXT_CALL_CHARS ? this.text.slice(0, before) + delta : delta;
   }
 
   /** A complete, gated call; true when it goes out now. */
@@ -70,9 +77,10 @@ export class HeldAnswer<G> {
 
   /** The answer ended (`failed`: the stream reported an error, nothing is taken out of the text). */
   end(failed = false): HeldAnswerEnd<G> {
-    const found = this.calls.length === 0 && this.o.extract && !failed ? this.o.textCalls(this.text, { last: this.o.last }) : null;
+    const searched = this.text.length <= MAX_TEXT_CALL_CHARS;
+    const found = this.calls.length === 0 && this.o.extract && !failed && searched ? this.o.textCalls(this.text, { last: this.o.last }) : null;
     if (found) return { show: this.hold ? this.hold.release(found.visibleText) : '', found: found.calls, visibleText: found.visibleText };
-    const show = this.hold ? this.hold.release() : !this.o.first && this.calls.length === 0 ? this.text : '';
+    const show = this.hold ? this.hold.release() : !this.o.first && this.calls.length === 0 && searched ? this.text : '';
     return { show, found: [], visibleText: this.text };
   }
 }

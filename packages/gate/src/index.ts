@@ -92,7 +92,7 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   const readOnly = new Set(toolset.filter(isReadOnly).map((t) => t.name));
   const fromServer = new Set(toolset.filter((t) => t.origin !== undefined).map((t) => t.name));
   const resolved = resolveToolName(call.name, names, { readOnly: (name) => readOnly.has(name), fromServer: (name) => fromServer.has(name) });
-  const parsed = parseArgumentsText(call.arguments, context.limits);
+  const parsed = parseArgumentsText(call.arguments, context.limits, call.argumentsChars);
   // Arguments too large to read are not quoted back either: the message says their size.
   const raw = parsed.ok || parsed.reason !== 'too_large' ? call.arguments : undefined;
 

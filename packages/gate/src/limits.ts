@@ -21,6 +21,22 @@ export const MAX_NESTING_DEPTH = 64;
 export const MAX_TEXT_CALL_CHARS = 2_000_000;
 
 /**
+ * What a host keeps of a streamed answer's text (HeldAnswer, TextHold): one character past what is
+ * searched for calls, so that a text kept that long is known to be past the search. The rest is shown
+ * as it comes and not kept: what a host holds of an answer does not grow with what the model streams.
+ */
+export const MAX_KEPT_TEXT_CHARS = MAX_TEXT_CALL_CHARS + 1;
+
+/**
+ * `kept + delta` cut to `max` characters: how a host keeps a text streamed in pieces (an answer's text
+ * to MAX_KEPT_TEXT_CHARS, a call's arguments to MAX_ARGUMENTS_CHARS) without holding more than the gate reads.
+ */
+export function keptUpTo(kept: string, delta: string, max: number): string {
+  if (kept.length + delta.length <= max) return kept + delta;
+  return kept.length >= max ? kept : kept + delta.slice(0, max - kept.length);
+}
+
+/**
  * Longest tool name compared with the toolset's names (characters). Real names are at most 64 (the
  * OpenAI limit); a longer written name is no tool's misspelling: it is a phantom tool, unranked.
  */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_TEXT_CALL_CHARS } from './limits.ts';
+import { MAX_KEPT_TEXT_CHARS, MAX_TEXT_CALL_CHARS } from './limits.ts';
 import { TextHold } from './text-hold.ts';
 
 // The rule, written as the two patterns it is defined by (see text-hold.ts), applied to the whole text
@@ -127,19 +127,27 @@ describe('TextHold', () => {
     expect(hold.push('Next.')).toBe(`${'\n \t'.repeat(10_000)}Next.`);
   });
 
-  it('holds nothing past MAX_TEXT_CALL_CHARS, which is never searched for calls (issue 29)', () => {
+  it('holds nothing past MAX_TEXT_CALL_CHARS, which is never searched for calls (issue 29), and keeps no more than one character past it', () => {
     const hold = new TextHold();
-    let shown = hold.push('Here it is:\n```\n');
+    let text = 'Here it is:\n```\n';
+    let shown = hold.push(text);
     const chunk = 'x'.repeat(64 * 1024);
     let held = 0;
-    while (hold.full.length < MAX_TEXT_CALL_CHARS + 3 * chunk.length) {
+    let kept = 0;
+    while (text.length < MAX_TEXT_CALL_CHARS + 3 * chunk.length) {
+      text += chunk;
       shown += hold.push(chunk);
-      held = Math.max(held, hold.full.length - shown.length);
+      held = Math.max(held, text.length - shown.length);
+      kept = Math.max(kept, hold.full.length);
     }
     // Held up to the bound (a call may still be taken out below it), then released with the delta that crosses it.
     expect(held).toBeLessThanOrEqual(MAX_TEXT_CALL_CHARS);
     expect(held).toBeGreaterThan(MAX_TEXT_CALL_CHARS - 2 * chunk.length);
-    expect(shown).toBe(hold.full);
+    expect(shown).toBe(text);
+    // Kept: the start of the text, one character past the search (so it is never searched), not the rest.
+    expect(kept).toBe(MAX_KEPT_TEXT_CHARS);
+    expect(hold.full).toBe(text.slice(0, MAX_KEPT_TEXT_CHARS));
+    expect(hold.shown).toBe(hold.full);
     expect(hold.push('{"name": "x"}')).toBe('{"name": "x"}');
     expect(hold.release()).toBe('');
   });

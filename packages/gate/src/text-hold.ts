@@ -14,8 +14,9 @@
 // prefix of the text so far in which neither a trigger nor a possible trigger starts.
 // A text longer than MAX_TEXT_CALL_CHARS is never searched for calls (text-calls.ts), so nothing is
 // held past that bound: the delta that crosses it releases what was held, and the rest passes as it
-// comes (issue 29: a ``` opener had held 24 MB until the answer ended).
-import { MAX_TEXT_CALL_CHARS } from './limits.ts';
+// comes (issue 29: a ``` opener had held 24 MB until the answer ended). Nor is it kept: `full` stops at
+// MAX_KEPT_TEXT_CHARS (one character past the search), so what a hold keeps stays bounded too.
+import { MAX_KEPT_TEXT_CHARS, MAX_TEXT_CALL_CHARS } from './limits.ts';
 
 /** Markup openers (text-calls.ts): a proper prefix of one at the end of the text is held. */
 const TAGS = ['<tool_call', '<function=', '[TOOL_CALLS]'];
@@ -55,17 +56,21 @@ export class TextHold {
   /** Adds a delta; returns the part that can be shown now. */
   push(delta: string): string {
     if (delta === '') return '';
-    this.parts.push(delta);
-    this.joined = undefined;
     const base = this.length;
     this.length += delta.length;
     if (this.unbounded) {
       this.emitted = this.length;
       return delta;
     }
+    this.parts.push(delta);
+    this.joined = undefined;
     if (this.length > MAX_TEXT_CALL_CHARS) {
-      // Never searched: what was held goes out now, with this delta.
-      const out = this.full.slice(this.emitted);
+      // Never searched: what was held goes out now, with this delta; the text is kept no further.
+      const full = this.full;
+      const out = full.slice(this.emitted);
+      this.joined = full.slice(0, MAX_KEPT_TEXT_CHARS);
+      this.parts.length = 0;
+      this.parts.push(this.joined);
       this.unbounded = true;
       this.holding = false;
       this.pending = '';
@@ -117,6 +122,7 @@ export class TextHold {
     return out;
   }
 
+  /** The text so far, up to MAX_KEPT_TEXT_CHARS (a longer one was shown as it came, not kept). */
   get full(): string {
     this.joined ??= this.parts.join('');
     return this.joined;

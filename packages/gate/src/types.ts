@@ -52,6 +52,12 @@ export interface ProposedCall {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * The arguments' whole length when `arguments` holds only their start: a host reading a stream keeps
+   * a call's arguments up to MAX_ARGUMENTS_CHARS and counts the rest. Such a call is blocked unread
+   * (too large), whatever the limits, and the message gives this length.
+   */
+  argumentsChars?: number;
 }
 
 /** A call the gate accepts: the resolved tool name and parsed arguments. */

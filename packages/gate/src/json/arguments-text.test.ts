@@ -123,6 +123,17 @@ describe('parseArgumentsText', () => {
     if (!r.ok) expect(r.message).toMatch(/1,000,001 characters long, over the limit of 1,000,000/);
   });
 
+  it('blocks a call a host kept only the start of (its whole length given), whatever the limits, saying that length', () => {
+    const start = `{"a": "${'x'.repeat(MAX_ARGUMENTS_CHARS - 7)}`;
+    const r = parseArgumentsText(start, undefined, 5_000_000);
+    expect(r).toMatchObject({ ok: false, reason: 'too_large' });
+    if (!r.ok) expect(r.message).toMatch(/^5,000,000 characters long, over the limit of 1,000,000: they were not read/);
+    // A caller's higher limit does not make the start readable: the host kept no more than the default.
+    const raised = parseArgumentsText('{"a": 1}', { maxArgumentsChars: 10_000_000 }, 5_000_000);
+    expect(raised).toMatchObject({ ok: false, reason: 'too_large' });
+    if (!raised.ok) expect(raised.message).toMatch(/over the limit of 1,000,000/);
+  });
+
   it('blocks arguments nested past the depth cap, however deep, before parsing them', () => {
     const nest = (d: number) => `{"a": ${'['.repeat(d - 1)}${']'.repeat(d - 1)}}`;
     expect(parseArgumentsText(nest(MAX_NESTING_DEPTH)).ok).toBe(true);

@@ -12,7 +12,7 @@
 // Every step is one pass over the text (no backtracking pattern), and text over the size cap or
 // nested past the depth cap (limits.ts) is refused before anything else reads it.
 import { echo } from '../message.ts';
-import { formatCount, gateLimits, type GateLimits } from '../limits.ts';
+import { formatCount, gateLimits, type GateLimits, MAX_ARGUMENTS_CHARS } from '../limits.ts';
 import { FAIL, LooseReader, scanStructure, type Dialect } from './loose-json.ts';
 import type { Repair } from '../types.ts';
 
@@ -27,13 +27,16 @@ function repair(from: string, to: string): Repair {
   return { kind: 'json_syntax', path: '$', from, to, category: 'malformed_json' };
 }
 
-export function parseArgumentsText(raw: string, overrides?: Partial<GateLimits>): ParsedArguments {
+/** `wholeChars`: the arguments' length when `raw` is only their start (ProposedCall `argumentsChars`): too large, unread. */
+export function parseArgumentsText(raw: string, overrides?: Partial<GateLimits>, wholeChars?: number): ParsedArguments {
   const limits = gateLimits(overrides);
-  if (raw.length > limits.maxArgumentsChars) {
+  if (wholeChars !== undefined || raw.length > limits.maxArgumentsChars) {
+    // A host keeps no more than MAX_ARGUMENTS_CHARS of a streamed call: that is its limit, when lower.
+    const limit = wholeChars === undefined ? limits.maxArgumentsChars : Math.min(limits.maxArgumentsChars, MAX_ARGUMENTS_CHARS);
     return {
       ok: false,
       reason: 'too_large',
-      message: `${formatCount(raw.length)} characters long, over the limit of ${formatCount(limits.maxArgumentsChars)}: they were not read. Send a smaller call (for a large file, write the first part, then add the rest in further calls)`,
+      message: `${formatCount(wholeChars ?? raw.length)} characters long, over the limit of ${formatCount(limit)}: they were not read. Send a smaller call (for a large file, write the first part, then add the rest in further calls)`,
     };
   }
   const text = raw.trim();
