@@ -166,6 +166,12 @@ export function printReport(report: CorpusReport): void {
       `with the own workspace tools added (${own.calls} phantom-tool calls and the issue's names): tool guesses ${own.guesses}; on a destructive tool: ${own.destructive}; not gold: ${own.destructiveNotGold}`,
     );
   }
+  const other = report.otherWordGuesses as { calls: number; guesses: number; notReadOnly: number; destructive: number } | undefined;
+  if (other) {
+    console.log(
+      `another word one letter from a tool that acts (${other.calls} names): tool guesses ${other.guesses}; on a tool not read-only: ${other.notReadOnly}; on a destructive tool: ${other.destructive}`,
+    );
+  }
   for (const [name, f] of scorers) {
     if (!f.perLabel) continue;
     const labelKeys = [...new Set(Object.values(f.perLabel).flatMap((v) => Object.keys(v)))].filter((k) => k !== 'cases');

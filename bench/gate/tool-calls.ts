@@ -3,7 +3,7 @@
 // repairs that equal BFCL's gold, and repairs that do not.
 import { plainSchemaValidate } from '../baselines/tool-calls-plain-schema.ts';
 import { seedValidate } from '../baselines/tool-calls-seed.ts';
-import { gate, isDestructive, type ProposedCall, type ToolSpec, type VerdictKind } from 'rebound-gate';
+import { gate, isDestructive, isReadOnly, type ProposedCall, type ToolSpec, type VerdictKind } from 'rebound-gate';
 import { deepEqual } from 'rebound-gate/internal';
 import { defaultTools } from '../../functions/index.ts';
 import {
@@ -270,6 +270,43 @@ export function destructiveStress(cases: readonly Case[]): DestructiveGuesses & 
   return out;
 }
 
+/**
+ * Names one letter from a tool that acts but another word (issue 29's closing note: `preset_config` was
+ * repaired to `reset_config`): the first letter added, dropped or changed, a word of the gate's verb
+ * lists, a word of the toolset. Each is called with `{}` on its toolset (no tool requires anything), so
+ * only the name decides; none of them means the tool.
+ */
+const OTHER_WORD_NAMES: ReadonlyArray<[string, string[]]> = [
+  ['preset_config', ['reset_config', 'get_config']],
+  ['skill_process', ['kill_process', 'list_processes']],
+  ['prop_table', ['drop_table', 'describe_table']],
+  ['elete_file', ['delete_file', 'read_file']],
+  ['deplete_user', ['delete_user']],
+  ['clone_account', ['close_account', 'get_account']],
+  ['stat_job', ['start_job', 'get_job']],
+  ['flash_firmware', ['flush_firmware']],
+  ['exit_post', ['edit_post']],
+  ['change_card', ['charge_card']],
+  ['seed_invoice', ['send_invoice', 'seed_database']],
+];
+
+/** Guesses (repaired names, suggestions) from OTHER_WORD_NAMES onto a tool not known to be read-only, and onto a destructive one. */
+export function otherWordGuesses(): { calls: number; guesses: number; notReadOnly: number; destructive: number } {
+  const out = { calls: OTHER_WORD_NAMES.length, guesses: 0, notReadOnly: 0, destructive: 0 };
+  for (const [name, names] of OTHER_WORD_NAMES) {
+    const tools: ToolSpec[] = names.map((n) => ({ name: n, parameters: { type: 'object', properties: {} } }));
+    const v = gate({ id: 'c', name, arguments: '{}' }, tools);
+    const guessed =
+      v.verdict === 'repaired' && v.repairs.some((r) => r.kind === 'tool_name') ? [v.call.name] : v.verdict === 'blocked' ? (v.suggestions ?? []) : [];
+    for (const g of guessed) {
+      out.guesses++;
+      if (!isReadOnly({ name: g })) out.notReadOnly++;
+      if (isDestructive({ name: g })) out.destructive++;
+    }
+  }
+  return out;
+}
+
 export async function run(raw: unknown[], opts: { corpusPath: string; verbose?: boolean }): Promise<CorpusReport> {
   const cases = raw as Case[];
   const inputs = cases.map((c, i) => ({
@@ -284,6 +321,7 @@ export async function run(raw: unknown[], opts: { corpusPath: string; verbose?: 
       figures[name].suggestions = phantomSuggestions(cases, results);
       figures[name].destructiveGuesses = destructiveGuesses(cases, results);
       figures[name].destructiveWithOwnTools = destructiveStress(cases);
+      figures[name].otherWordGuesses = otherWordGuesses();
     }
     // The ids of wrong repairs only with --verbose; baselines repair nothing.
     if (name !== 'gate' || !opts.verbose) delete figures[name].judgedWrong;

@@ -43,7 +43,7 @@ export const READ_ONLY_WORDS: readonly string[] = [
  * `read_then_write`): the destructive ones and the common verbs of change. Not a list of every change
  * (nobody could write one): a name with none of READ_ONLY_WORDS is not read-only whatever its verb.
  */
-const CHANGING_WORDS: readonly string[] = [
+export const CHANGING_WORDS: readonly string[] = [
   ...DESTRUCTIVE_WORDS,
   ...['create', 'write', 'update', 'set', 'put', 'patch', 'edit', 'modify', 'replace', 'insert', 'add', 'append', 'save', 'upload'],
   ...['send', 'pay', 'refund', 'buy', 'purchase', 'sell', 'cancel', 'submit', 'publish', 'deploy', 'install', 'exec', 'execute'],

@@ -115,6 +115,44 @@ describe('beyond a typo, a guess lands only on a tool known to change nothing (i
     expect(resolveToolName('cancel_subscriptoin', ['cancel_subscription'])).toMatchObject({ kind: 'similar', candidate: 'cancel_subscription' });
   });
 
+  it('never guesses a tool that may change something from another word one letter away (issue 29’s closing note)', () => {
+    for (const [written, tools] of [
+      // The first letter added, dropped or changed: another word, not a slip.
+      ['preset_config', ['reset_config', 'get_config']],
+      ['skill_process', ['kill_process', 'list_processes']],
+      ['prop_table', ['drop_table', 'describe_table']],
+      ['elete_file', ['delete_file', 'read_file']],
+      // A word the gate knows as a word of its own (its verb lists, OTHER_WORDS).
+      ['clone_account', ['close_account', 'get_account']],
+      ['stat_job', ['start_job', 'get_job']],
+      ['flash_firmware', ['flush_firmware']],
+      ['exit_post', ['edit_post']],
+      ['deplete_user', ['delete_user']],
+      ['change_card', ['charge_card']],
+      // A word of the toolset's names.
+      ['seed_invoice', ['send_invoice', 'seed_database']],
+    ] as const) {
+      const r = resolveToolName(written, tools);
+      expect(r, written).toMatchObject({ kind: 'unknown' });
+      expect(r.kind === 'unknown' && r.suggestions.filter((n) => !isReadOnly({ name: n })), written).toEqual([]);
+    }
+    expect(resolveToolName('preset_config', ['reset_config', 'get_config'])).toMatchObject({ heldBack: true });
+  });
+
+  it('still repairs a slip inside a word, a transposition and a plural, onto any tool', () => {
+    for (const [written, tool] of [
+      ['reset_confg', 'reset_config'],
+      ['rest_config', 'reset_config'],
+      ['sned_invoice', 'send_invoice'],
+      ['kill_proces', 'kill_process'],
+      ['drop_tables', 'drop_table'],
+      ['close_acount', 'close_account'],
+      ['delte_user', 'delete_user'],
+    ] as const) {
+      expect(resolveToolName(written, [tool, 'get_config']), written).toMatchObject({ kind: 'similar', candidate: tool });
+    }
+  });
+
   it('read-only tools need a match on the name as a whole, not a shared word or substring', () => {
     // profile ⊃ file, update ~ patch: no suggestion at all.
     expect(resolveToolName('update_customer_profile', ['read_file', 'patch_file', 'list_files'], { readOnly: () => true })).toEqual({

@@ -16,18 +16,21 @@
 // namespace dropped), not on a shared word or substring (`profile` ⊃ `file`, `update` ~ `patch`); any
 // other tool only for a near-certain typo of its own name (`delet_file`, `delete_fle`), never for a
 // synonym, a loose match or a word left out (`remove_file`, `flush` for `flush_db`, `cancel_sub` for
-// `cancel_subscription`).
+// `cancel_subscription`), nor for another word one letter away: a word's first letter changed, dropped
+// or added (`preset_config` is not `reset_config`, `skill` not `kill`), or a written word the gate
+// knows as a word of its own (a verb of its lists, a word of the toolset's names, OTHER_WORDS:
+// `clone_account` is not `close_account`, `stat_job` not `start_job`).
 //
 // A server's tools never shadow the app's own (issue 18): `evil__read_file` is as close to `read_fil`
 // as `read_file` is, since the server part is dropped when comparing. On a tie the app's own tool ranks
 // first (then names alphabetically), and a server's tool that is not strictly closer does not stand in
 // the way of repairing to the app's own: the margin of an own candidate is measured to own tools only.
 import { distance } from 'fastest-levenshtein';
-import { isReadOnly } from './annotations.ts';
+import { CHANGING_WORDS, isReadOnly, READ_ONLY_WORDS } from './annotations.ts';
 import { MAX_TOOL_NAME_CHARS } from './limits.ts';
 import { osaDistance } from './paths/path-score.ts';
 import { worthOffering } from './suggest.ts';
-import { nameKey, nameTokens } from './words.ts';
+import { nameKey, nameTokens, singular } from './words.ts';
 
 export type NameResolution =
   | { kind: 'exact'; name: string }
@@ -130,17 +133,47 @@ export function toolNameSimilarity(written: string, tool: string): number {
   return Math.max(...comparedPairs(written, tool).map(([w, t]) => fullSimilarity(w, t)));
 }
 
-/** Whether `tool` may be guessed for `written` at all (see the top of this file). */
-export function mayGuess(written: string, tool: string, readOnly: boolean): boolean {
-  return comparedPairs(written, tool).some(([w, t]) => (readOnly ? wholeMatch(w, t) : nearTypo(w, t)));
+/**
+ * Whether `tool` may be guessed for `written` at all (see the top of this file). `toolsetWords`: the
+ * words of the toolset's names (toolsetWords), which mean themselves like KNOWN_WORDS.
+ */
+export function mayGuess(written: string, tool: string, readOnly: boolean, toolsetWords: ReadonlySet<string> = new Set()): boolean {
+  return comparedPairs(written, tool).some(([w, t]) => (readOnly ? wholeMatch(w, t) : nearTypo(w, t, toolsetWords)));
+}
+
+/**
+ * Real words one letter from a verb of a tool that acts (`preset` / `reset`, `clone` / `close`,
+ * `flash` / `flush`, `exit` / `edit`): written, each means itself. Not a dictionary (nobody could
+ * list every word one letter from every verb); the first-letter rule of nearTypo does most of the work.
+ */
+const OTHER_WORDS: readonly string[] = [
+  ...['preset', 'resent', 'deplete', 'remote', 'clone', 'chose', 'flash', 'exit', 'emit', 'path', 'pitch', 'parse', 'replay', 'reply'],
+  ...['summit', 'instill', 'invert', 'crate', 'white', 'wrote', 'same', 'safe', 'sane', 'salve', 'mode', 'more', 'movie', 'spell'],
+  ...['shell', 'star', 'stare', 'step', 'shop', 'look', 'lead', 'loan', 'loud', 'least', 'leave', 'sing', 'sigh', 'line', 'slip', 'skip'],
+  ...['point', 'paint', 'soft', 'sport', 'short', 'poll', 'pill', 'form', 'fort', 'port', 'past', 'mine', 'mist', 'logic', 'ease'],
+];
+
+/** The words of the gate's verb lists and OTHER_WORDS: written, each means itself. */
+const KNOWN_WORDS: ReadonlySet<string> = new Set([...READ_ONLY_WORDS, ...CHANGING_WORDS, ...SYNONYM_GROUPS.flat(), ...OTHER_WORDS]);
+
+/** The words of the toolset's names: in this toolset, each means itself. */
+function toolsetWords(toolNames: readonly string[]): ReadonlySet<string> {
+  return new Set(toolNames.flatMap(nameTokens));
+}
+
+/** A word that means itself: one of KNOWN_WORDS or of the toolset's names, in the singular or as written. */
+function isKnownWord(w: string, toolset: ReadonlySet<string>): boolean {
+  return KNOWN_WORDS.has(w) || toolset.has(w) || KNOWN_WORDS.has(singular(w)) || toolset.has(singular(w));
 }
 
 /**
  * A near-certain typo: the same words, at most two letters off in all, none more than one per word
  * (a transposition is one; `undelete` is not a typo of `delete`), and a word under 4 letters only
- * missing one (`fle`, `usr`).
+ * missing one (`fle`, `usr`). A word that differs other than in number (`tables` / `table`) keeps its
+ * first letter (`preset` / `reset`, `skill` / `kill` are other words) and is not a word that means
+ * itself (isKnownWord).
  */
-function nearTypo(written: string, tool: string): boolean {
+function nearTypo(written: string, tool: string, toolset: ReadonlySet<string>): boolean {
   const a = nameTokens(written);
   const b = nameTokens(tool);
   if (a.length !== b.length || a.length === 0) return false;
@@ -154,6 +187,7 @@ function nearTypo(written: string, tool: string): boolean {
     // A short word may have lost a letter (`fle`, `usr`), not changed one (`get` / `set`).
     const shorter = Math.min(x.length, y.length);
     if (shorter < 3 || (shorter < 4 && x.length === y.length)) return false;
+    if (singular(x) !== singular(y) && (x[0] !== y[0] || isKnownWord(x, toolset))) return false;
     total += d;
   }
   return total <= 2;
@@ -236,6 +270,7 @@ export interface ResolveOptions {
 export function resolveToolName(written: string, toolNames: readonly string[], options: ResolveOptions = {}): NameResolution {
   const readOnly = options.readOnly ?? ((name: string) => isReadOnly({ name }));
   const fromServer = options.fromServer ?? (() => false);
+  const known = toolsetWords(toolNames);
   const match = toolNameMatcher(toolNames)(written);
   if (match && match.kind !== 'ambiguous') return match;
   if (written.length > MAX_TOOL_NAME_CHARS) return { kind: 'unknown', suggestions: [] };
@@ -245,7 +280,7 @@ export function resolveToolName(written: string, toolNames: readonly string[], o
     .sort((x, y) => y.score - x.score || Number(x.server) - Number(y.server) || x.name.localeCompare(y.name))
     .map((r) => {
       const ro = readOnly(r.name);
-      return { ...r, readOnly: ro, guess: r.score >= MIN_SUGGESTION && mayGuess(written, r.name, ro) };
+      return { ...r, readOnly: ro, guess: r.score >= MIN_SUGGESTION && mayGuess(written, r.name, ro, known) };
     });
   const suggestions = worthOffering(
     ranked.filter((r) => r.guess),
