@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ContentTemplate } from './content-template.ts';
+import { SseDecoder, type SseLimits, type SseMessage } from './sse-decode.ts';
+import { ModelError } from './types.ts';
 import { streamsDir } from '../../test/support/shared.ts';
 
 /** What the full parse says a chunk adds: its delta.content when that is all it does, else null; 'invalid' for text JSON refuses. */
@@ -190,5 +192,128 @@ describe('ContentTemplate', () => {
     }
     expect(chunks).toBeGreaterThan(1000);
     expect(hits).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * A stream as openai.ts reads it, in `reads` (their lengths in characters): the chunks parsed in full
+ * (their data) and the text between them, adjacent texts merged. `lane`: the template reads the chunks
+ * it matches straight from each read (SseDecoder's lane), else each event is a message it matches.
+ */
+function readStream(stream: string, readChars: number, lane: boolean, limits: Partial<SseLimits> = {}) {
+  const template = new ContentTemplate();
+  const decoder = new SseDecoder(limits, lane ? template : undefined);
+  const items: Array<{ text: string } | { parsed: string; event: string | null }> = [];
+  let laneMessages = 0;
+  const text = (t: string) => {
+    const last = items.at(-1);
+    if (last && 'text' in last) last.text += t;
+    else items.push({ text: t });
+  };
+  const take = (messages: SseMessage[]) => {
+    for (const m of messages) {
+      if (m.lane !== undefined) {
+        laneMessages++;
+        text(m.lane);
+        continue;
+      }
+      const matched = m.event === 'error' ? undefined : template.match(m.data);
+      if (matched !== undefined) {
+        text(matched);
+        continue;
+      }
+      items.push({ parsed: m.data, event: m.event });
+      try {
+        template.learn(m.data, JSON.parse(m.data));
+      } catch {
+        /* the full parse reports it */
+      }
+    }
+  };
+  const bytes = new TextEncoder().encode(stream);
+  for (let at = 0; at < bytes.length; at += readChars) take(decoder.push(bytes.subarray(at, at + readChars)));
+  take(decoder.end());
+  return { items, laneMessages };
+}
+
+describe("ContentTemplate as the SSE decoder's lane", () => {
+  const ev = (data: string) => `data: ${data}\n\n`;
+  const openai = (c: string, pad = 'pad') => chunk(c, `,"obfuscation":${JSON.stringify(pad)}`);
+  /** A chunk whose content string is `body` as written, escapes and all (JSON may refuse it). */
+  const rawContent = (body: string) => openai('\u0000').replace('"\\u0000"', `"${body}"`);
+  // Chunks the lane reads (once learned, from the reads that follow), interleaved with everything it must leave to the decoder: other framings of
+  // the same chunk (CRLF, `data:` without its space, a named event, an id line, two data lines), text
+  // JSON must decode or refuses, comments, a chunk that does more than add text, and [DONE].
+  const STREAM = [
+    ev(chunk('', ',"role":"assistant"')),
+    ev(openai('a')),
+    ev(openai('b', 'q')),
+    ev(openai('say "hi"\n', '')),
+    `data: ${openai('crlf')}\r\n\r\n`,
+    ev(openai('c')),
+    `data:${openai('nospace')}\n\n`,
+    `event: error\ndata: ${openai('named')}\n\n`,
+    `id: 7\ndata: ${openai('with id')}\n\n`,
+    `data: ${openai('two').replace('"choices"', '\ndata: "choices"')}\n\n`,
+    ev(rawContent('\\u00e9\\ud83d\\ude00 \\"q\\" \\n')),
+    ev(rawContent('bad \\x escape')),
+    ev(rawContent('raw \u0001 control')),
+    ': keepalive\n\n',
+    ev(openai('d', 'x\\"y')),
+    ev(chunk('e', ',"usage":{"prompt_tokens":1,"completion_tokens":2}')),
+    ev(openai('f')),
+    'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}\n\n',
+    ...Array.from({ length: 30 }, (_, i) => ev(openai(`w${i} `, `p${i}`))),
+    'data: [DONE]\n\n',
+  ].join('');
+
+  it('gives what the decoder and match give, event by event, wherever the reads are cut', () => {
+    const expected = readStream(STREAM, STREAM.length, false).items;
+    let laneMessages = 0;
+    for (const readChars of [1, 2, 3, 5, 8, 13, 40, 97, 200, 333, 500, 777, 1000, 2000, STREAM.length]) {
+      const got = readStream(STREAM, readChars, true);
+      expect(got.items, `reads of ${readChars}`).toEqual(expected);
+      expect(readStream(STREAM, readChars, false).items, `reads of ${readChars}, no lane`).toEqual(expected);
+      laneMessages += got.laneMessages;
+    }
+    expect(laneMessages).toBeGreaterThan(10);
+    // What it leaves to the decoder is each framing it does not write, and what match alone refuses.
+    expect(expected.filter((i) => 'parsed' in i).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('on every recorded provider stream, gives what the decoder and match give', () => {
+    const dir = streamsDir();
+    const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Array<{ file: string }>;
+    let laneMessages = 0;
+    for (const { file } of index) {
+      const raw = readFileSync(join(dir, file), 'utf8');
+      const expected = readStream(raw, raw.length + 1, false).items;
+      for (const readChars of [61, 1000, raw.length + 1]) {
+        const got = readStream(raw, readChars, true);
+        expect(got.items, `${file}, reads of ${readChars}`).toEqual(expected);
+        laneMessages += got.laneMessages;
+      }
+    }
+    expect(laneMessages).toBeGreaterThan(100);
+  });
+
+  it("takes no event past the decoder's caps: the decoder refuses it as it would without the lane", () => {
+    // The template is learned from the first read; the second holds the long event whole.
+    const first = ev(openai('a')) + ev(openai('b')) + ev(openai('c'));
+    const stream = first + ev(openai('x'.repeat(200)));
+    expect(stream.length).toBeLessThan(2 * first.length);
+    for (const limits of [{ maxLineChars: 250 }, { maxEventChars: 240 }]) {
+      const errors = [true, false].map((lane) => {
+        try {
+          readStream(stream, first.length, lane, limits);
+        } catch (err) {
+          return err;
+        }
+        return undefined;
+      });
+      expect(errors[0]).toBeInstanceOf(ModelError);
+      expect((errors[0] as Error).message).toMatch(/limit/);
+      expect((errors[0] as Error).message).toBe((errors[1] as Error).message);
+    }
   });
 });

@@ -14,15 +14,26 @@
 // to the same chunk with other strings there. A string body that is not plainly valid (a backslash or
 // a control character in it) is decoded by JSON.parse; one it refuses goes to the full parse, which
 // reports it as before.
+//
+// The template is also the SSE decoder's lane (sse-decode.ts): the runs of such chunks, each framed as
+// an event of its own (`data: `, the chunk, a blank line), are read straight from the decoded read,
+// without the decoder's lines, fields and messages for each (most of the allocations per token, so
+// most of the loop's garbage), only where the decoder would have made exactly those events and match
+// exactly that text of them.
 
 import { isPlainObject } from 'rebound-gate/internal';
+import type { SseLane, SseMessage } from './sse-decode.ts';
 
 /** How many chunks in a row may fail to match before learning stops (providers that vary every chunk). */
 const MAX_MISSES = 4;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes control characters, so they are what this finds
 const NEEDS_DECODING = /["\\\u0000-\u001f]/;
 
-export class ContentTemplate {
+/** How a chat-completions chunk comes on the wire as an event of its own: one `data:` line, then a blank line. */
+const DATA_FIELD = 'data: ';
+const EVENT_END = '\n\n';
+
+export class ContentTemplate implements SseLane {
   /** The text up to and including the opening quote of the content string ('' while none is learned). */
   private prefix = '';
   /**
@@ -33,24 +44,84 @@ export class ContentTemplate {
   /** The text after the last string the template leaves open, to the end. */
   private tail = '';
   private misses = 0;
+  /** The closing quote of the content string tailAt found last. */
+  private close = 0;
+  /** The learned chunk framed as an event of its own (`take`): prefix and tail with the field and the blank line around them. */
+  private framedPrefix = '';
+  private framedTail = '';
+  /** The text of the events `take` read since the last `read()`. */
+  private taken = '';
 
   /** The delta.content of `data` when it is the learned chunk with other strings in its open places, else undefined. */
   match(data: string): string | undefined {
-    const { prefix, middle, tail } = this;
-    if (prefix === '') return undefined;
-    if (!startsAt(data, prefix, 0)) return this.miss();
-    const close = stringEnd(data, prefix.length - 1);
-    if (close === -1) return this.miss();
-    let rest = close;
-    if (middle !== null) {
-      if (!startsAt(data, middle, close)) return this.miss();
-      const open = close + middle.length - 1;
-      rest = stringEnd(data, open);
-      if (rest === -1 || stringValue(data.slice(open + 1, rest)) === undefined) return this.miss();
-    }
-    if (data.length - rest !== tail.length || !startsAt(data, tail, rest)) return this.miss();
+    if (this.prefix === '') return undefined;
+    if (!this.fits(data)) return this.miss();
     this.misses = 0;
-    return stringValue(data.slice(prefix.length, close));
+    return stringValue(data.slice(this.prefix.length, this.close));
+  }
+
+  /**
+   * SseLane (sse-decode.ts): from `pos`, at the start of an event, the run of events that are each a
+   * chunk `match` reads, sent as `data: ` + the chunk + a blank line (what the decoder would hand out as
+   * {event: null, data: chunk}); their text is kept for `read`. The index after the run (`pos`: none).
+   * Any other event, or one whose data is past `maxDataChars`, ends the run: the decoder splits it.
+   */
+  take(text: string, pos: number, maxDataChars: number): number {
+    const { framedPrefix, framedTail } = this;
+    if (framedPrefix === '') return pos;
+    let at = pos;
+    for (;;) {
+      const rest = this.tailAt(text, at, framedPrefix);
+      if (rest === -1 || !startsAt(text, framedTail, rest)) break;
+      const end = rest + framedTail.length;
+      if (end - at - DATA_FIELD.length - EVENT_END.length > maxDataChars) break;
+      const content = stringValue(text.slice(at + framedPrefix.length, this.close));
+      if (content === undefined) break;
+      this.taken += content;
+      at = end;
+    }
+    if (at !== pos) this.misses = 0;
+    return at;
+  }
+
+  /** SseLane: the message standing for the events `take` read since the last call, their text as its `lane`. */
+  read(): SseMessage {
+    const lane = this.taken;
+    this.taken = '';
+    return { event: null, data: '', lane };
+  }
+
+  /**
+   * SseLane: whether the template stays as it is when `message`, an event the decoder handed out, is
+   * read (openai.ts: matched, or parsed and offered to `learn`). Only then may `take` read past it in
+   * the same read: each chunk it takes is one `match` would have read with the template as it is then.
+   */
+  passes(message: SseMessage): boolean {
+    return message.event !== 'error' && this.prefix !== '' && this.fits(message.data);
+  }
+
+  /** `data` is the learned chunk with a string in each open place (`match` then reads it): no state changes. */
+  private fits(data: string): boolean {
+    const rest = this.tailAt(data, 0, this.prefix);
+    return rest !== -1 && data.length - rest === this.tail.length && startsAt(data, this.tail, rest);
+  }
+
+  /**
+   * Where the learned tail should start in `text`, for a chunk at `at` that begins with `prefix` (the
+   * learned one, or it framed) and has a string in each open place; -1 when it is not such a chunk. The
+   * content string's closing quote is left in `close`.
+   */
+  private tailAt(text: string, at: number, prefix: string): number {
+    if (!startsAt(text, prefix, at)) return -1;
+    const close = stringEnd(text, at + prefix.length - 1);
+    if (close === -1) return -1;
+    this.close = close;
+    const { middle } = this;
+    if (middle === null) return close;
+    if (!startsAt(text, middle, close)) return -1;
+    const open = close + middle.length - 1;
+    const rest = stringEnd(text, open);
+    return rest === -1 || stringValue(text.slice(open + 1, rest)) === undefined ? -1 : rest;
   }
 
   /**
@@ -88,10 +159,23 @@ export class ContentTemplate {
         this.middle = data.slice(close, last.open + 1);
         this.tail = data.slice(last.close);
       }
+      this.frame();
       return true;
     }
     this.misses++; // no content string found where a template needs it: this costs a parse, so it counts
     return false;
+  }
+
+  /**
+   * The learned chunk as an event of its own, for `take`: only when no line break is in its fixed text
+   * (a chunk that came in several `data:` lines has one), so that the framed text is one line and its
+   * blank line, split by the decoder exactly there. (A line break in a string is refused by stringValue.)
+   */
+  private frame(): void {
+    const fixed = this.prefix + (this.middle ?? '') + this.tail;
+    const oneLine = !fixed.includes('\n') && !fixed.includes('\r');
+    this.framedPrefix = oneLine ? DATA_FIELD + this.prefix : '';
+    this.framedTail = oneLine ? this.tail + EVENT_END : '';
   }
 
   private miss(): undefined {

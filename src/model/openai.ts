@@ -40,8 +40,9 @@ export class OpenAIModel implements ModelClient {
     if (!response.body) throw new ModelError('the model answered without a body', true);
 
     const calls = new ToolCallAssembler();
-    const decoder = new SseDecoder();
     const template = new ContentTemplate();
+    // The template reads the chunks it matches straight from each read, as runs (the decoder's lane).
+    const decoder = new SseDecoder({}, template);
     let finishReason: string | null = null;
     let usage: Usage | null = null;
     let answeredBy: string | undefined;
@@ -54,6 +55,11 @@ export class OpenAIModel implements ModelClient {
         for (const message of batch) {
           // After [DONE] the body is read to its end (so the connection can be reused) and ignored.
           if (sawDone) break;
+          if (message.lane !== undefined) {
+            sawChunk = true;
+            text += message.lane;
+            continue;
+          }
           if (message.data.startsWith('[DONE]')) {
             sawDone = true;
             break;

@@ -6,12 +6,35 @@
 // bound. This decoder looks at every character once (it remembers what it has scanned), keeps an
 // unfinished line as the pieces it arrived in, and refuses a line or an event past a hard cap: the
 // stream then fails as a retryable ModelError that names the limit. Batches let the caller merge
-// the deltas that arrived together.
+// the deltas that arrived together. A lane (SseLane: the model's content template) may read the runs
+// of events it recognises whole, straight from a read, in the decoder's place.
 import { ModelError } from './types.ts';
 
 export interface SseMessage {
   event: string | null;
   data: string;
+  /** Only on the message a lane hands out for a run of events it read (SseLane.read): what it read of them. */
+  lane?: string;
+}
+
+/**
+ * A reader of whole events that the decoder hands each event start to, before splitting it into lines
+ * and a message (the model's text chunks, which are most of a stream: content-template.ts). It reads
+ * only events it can tell are exactly what the decoder would have made of them.
+ */
+export interface SseLane {
+  /**
+   * From `pos` in `text`, at an event's start: reads the run of whole events there that it takes (none
+   * past `maxDataChars` of data) and returns the index after them, `pos` when it takes none.
+   */
+  take(text: string, pos: number, maxDataChars: number): number;
+  /** The message that stands in the batch, in their place, for the events `take` just read. */
+  read(): SseMessage;
+  /**
+   * Whether `take` may go on past an event the decoder hands out in the same batch: false when reading
+   * that event may change what the lane takes (a batch is read in full before the next push).
+   */
+  passes(message: SseMessage): boolean;
 }
 
 export interface SseLimits {
@@ -51,8 +74,17 @@ export class SseDecoder {
   /** The first characters of the stream, whatever they are: what an error about the stream quotes. */
   private headText = '';
 
-  constructor(limits: Partial<SseLimits> = {}) {
+  /** Data a lane may take in one event: its line (`data: ` and the data) and its data within the caps. */
+  private readonly laneDataChars: number;
+  /** The lane may take events in this read: no event handed out before them in it may change the lane. */
+  private laneOpen = false;
+
+  constructor(
+    limits: Partial<SseLimits> = {},
+    private readonly lane?: SseLane,
+  ) {
     this.limits = { ...DEFAULT_SSE_LIMITS, ...limits };
+    this.laneDataChars = Math.min(this.limits.maxLineChars - 'data: '.length, this.limits.maxEventChars);
   }
 
   /** The beginning of the stream as decoded text (at most 200 characters). */
@@ -86,7 +118,17 @@ export class SseDecoder {
     // character is looked at a bounded number of times.
     let lf = chunk.indexOf('\n', pos);
     let cr = chunk.indexOf('\r', pos);
+    const { lane } = this;
+    this.laneOpen = lane !== undefined;
     for (;;) {
+      // At an event's start (no line, field or data of one pending), the lane reads the events it can whole.
+      if (lane && this.laneOpen && this.partialChars === 0 && this.dataLines.length === 0 && this.eventName === null) {
+        const after = lane.take(chunk, pos, this.laneDataChars);
+        if (after !== pos) {
+          out.push(lane.read());
+          pos = after;
+        }
+      }
       if (lf !== -1 && lf < pos) lf = chunk.indexOf('\n', pos);
       if (cr !== -1 && cr < pos) cr = chunk.indexOf('\r', pos);
       const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
@@ -140,7 +182,11 @@ export class SseDecoder {
 
   private dispatch(out: SseMessage[]): void {
     // As the spec: an event with no data line is not dispatched; `data:` alone is an empty payload.
-    if (this.dataLines.length > 0) out.push({ event: this.eventName, data: this.dataLines.length === 1 ? this.dataLines[0]! : this.dataLines.join('\n') });
+    if (this.dataLines.length > 0) {
+      const message = { event: this.eventName, data: this.dataLines.length === 1 ? this.dataLines[0]! : this.dataLines.join('\n') };
+      out.push(message);
+      if (this.laneOpen && !this.lane!.passes(message)) this.laneOpen = false;
+    }
     this.eventName = null;
     this.dataLines = [];
     this.dataChars = 0;
