@@ -14,6 +14,7 @@ import { finishReason, outcomeOf, type GatedCall, type Outcome } from './gated-c
 import { HeldStream, type AttemptResult } from './held-stream.ts';
 import type { GatewayRequest } from './request.ts';
 import { blockedOf, retryMessages } from './retry.ts';
+import { cutCall, cutCallError, tooLongStream } from './stream-limits.ts';
 import type { ChatChunks, UpstreamResult } from './upstream.ts';
 import { addUsage, type UsageRecord } from './usage.ts';
 
@@ -86,8 +87,11 @@ export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
     } finally {
       signal.removeEventListener('abort', onGone);
     }
-    // The first attempt's stream broke: the client sees the connection fail, as it would without the gateway.
-    if (broken) throw broken;
+    // The first attempt's stream broke: the client sees the connection fail, as it would without the gateway;
+    // past a cap of the decoder, an error event says why (stream-limits.ts).
+    const tooLong = tooLongStream(broken);
+    if (tooLong) delivery.chunk(tooLong);
+    else if (broken) throw broken;
   });
 }
 
@@ -174,9 +178,17 @@ interface Ending {
 }
 
 function finish(run: StreamRun, delivery: Delivery, { last, attempt, usage }: Ending): void {
-  // Still blocked with no retry left: the calls go out as the model wrote them.
-  for (const g of blockedOf(last.calls)) delivery.call(g);
+  // Still blocked with no retry left: the calls go out as the model wrote them, unless one was kept only
+  // in part (past the gate's argument limit): then an error event ends the answer (stream-limits.ts).
+  const blocked = blockedOf(last.calls);
+  const cut = cutCall(blocked);
+  if (cut) delivery.chunk(cutCallError(cut));
+  else for (const g of blocked) delivery.call(g);
   const outcome = outcomeOf(delivery.calls);
+  if (cut) {
+    run.settled({ attempts: attempt, outcome, delivered: delivery.calls });
+    return;
+  }
   const reason = finishReason(
     last.finishReason,
     delivery.calls,

@@ -84,8 +84,8 @@ export async function upstreamResult(options: ChatEndpoint, posted: ChatPost): P
   return { ok: false, status: response.status, body: errorBody, headers };
 }
 
-/** A non-streaming answer larger than this is not a completion any model sends: the gateway stops reading. */
-export const MAX_COMPLETION_BYTES = 32 * 1024 * 1024;
+/** An answer larger than this is not a completion any model sends: the gateway stops reading (a stream too, sse-decode.ts). */
+export { MAX_COMPLETION_BYTES } from '../model/answer-size.ts';
 
 function failure(status: number, body: OpenAIErrorBody): UpstreamResult {
   return { ok: false, status, body, headers: {} };

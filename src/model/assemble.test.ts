@@ -1,6 +1,7 @@
 // Tool-call assembly from deltas: the shapes real providers send (the recorded streams in
 // test/model/replay.test.ts cover them end to end) and the ones a hostile model could send.
 import { describe, expect, it } from 'vitest';
+import { gate, MAX_ARGUMENTS_CHARS, toolSpec } from 'rebound-gate';
 import { ToolCallAssembler, type ToolCallDelta } from './assemble.ts';
 
 function assemble(deltas: unknown[]) {
@@ -10,6 +11,22 @@ function assemble(deltas: unknown[]) {
 }
 
 describe('ToolCallAssembler', () => {
+  it("keeps a call's arguments up to the gate's limit and counts the rest: the gate blocks it unread, with its whole length", () => {
+    const piece = 'x'.repeat(64 * 1024);
+    const a = new ToolCallAssembler();
+    a.push({ index: 0, id: 'big', function: { name: 'write_file', arguments: '{"content": "' } });
+    for (let i = 0; i < 48; i++) a.push({ index: 0, function: { arguments: piece } });
+    a.push({ index: 1, id: 'small', function: { name: 'read_file', arguments: '{"path": "a"}' } });
+    const [big, small] = a.result();
+    const whole = 13 + 48 * piece.length;
+    expect(big).toMatchObject({ id: 'big', argumentsChars: whole });
+    expect(big!.arguments).toBe(`{"content": "${piece.repeat(48)}`.slice(0, MAX_ARGUMENTS_CHARS));
+    expect(small).toEqual({ id: 'small', name: 'read_file', arguments: '{"path": "a"}' });
+    const verdict = gate(big!, [toolSpec({ name: 'write_file', parameters: { type: 'object', properties: { content: { type: 'string' } } } })]);
+    expect(verdict).toMatchObject({ verdict: 'blocked', category: 'malformed_json' });
+    expect(JSON.stringify(verdict)).toContain(`${whole.toLocaleString('en-US')} characters long, over the limit of 1,000,000`);
+  });
+
   it('joins a call split across chunks: id and name first, arguments in pieces', () => {
     expect(
       assemble([

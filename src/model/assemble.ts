@@ -3,7 +3,11 @@
 // repeats `"name": ""` in later chunks, some omit `index`, Cerebras repeats a finished call under
 // the same index with a new id), so this accumulates defensively: a field of the wrong type is
 // ignored, and every delta costs the same whatever came before (no scan over earlier calls), so a
-// completion with thousands of calls assembles in linear time.
+// completion with thousands of calls assembles in linear time. A call's arguments are kept up to the
+// gate's limit (MAX_ARGUMENTS_CHARS) and the rest only counted (`argumentsChars`): past it the gate
+// blocks the call unread whatever it holds, so what one call costs does not grow with what is streamed.
+import { MAX_ARGUMENTS_CHARS } from 'rebound-gate';
+import { keptUpTo } from 'rebound-gate/internal';
 import type { AssembledToolCall } from './types.ts';
 
 export interface ToolCallDelta {
@@ -47,7 +51,11 @@ export class ToolCallAssembler {
     if (fn === null || typeof fn !== 'object') return;
     // A provider that repeats the whole name in every chunk must not produce "readread".
     if (typeof fn.name === 'string' && fn.name && fn.name !== call.name) call.name += fn.name;
-    if (typeof fn.arguments === 'string' && fn.arguments) call.arguments += fn.arguments;
+    if (typeof fn.arguments === 'string' && fn.arguments) {
+      const chars = (call.argumentsChars ?? call.arguments.length) + fn.arguments.length;
+      call.arguments = keptUpTo(call.arguments, fn.arguments, MAX_ARGUMENTS_CHARS);
+      if (chars > call.arguments.length) call.argumentsChars = chars;
+    }
   }
 
   /** The calls in key order; a call that never got an id gets a stable synthetic one. */

@@ -2,7 +2,7 @@
 // comments and fields, the caps, the end of the stream, and the body being cancelled when the
 // caller stops.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SSE_LIMITS, SseDecoder, sseBatches, type SseLimits, type SseMessage } from './sse-decode.ts';
+import { DEFAULT_SSE_LIMITS, SseDecoder, SseLimitError, sseBatches, type SseLimits, type SseMessage } from './sse-decode.ts';
 import { ModelError } from './types.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -109,8 +109,27 @@ describe('SseDecoder', () => {
     expect(decoder.head).toBe(`<html>${'x'.repeat(194)}`);
   });
 
-  it('defaults both caps to 1 MB', () => {
-    expect(DEFAULT_SSE_LIMITS).toEqual({ maxLineChars: 1_048_576, maxEventChars: 1_048_576 });
+  it('defaults a line and an event to 1 MB, a stream to 32 MB (MAX_COMPLETION_BYTES)', () => {
+    expect(DEFAULT_SSE_LIMITS).toEqual({ maxLineChars: 1_048_576, maxEventChars: 1_048_576, maxStreamBytes: 33_554_432 });
+  });
+
+  it('stops a stream past maxStreamBytes, however well formed its events, as an SseLimitError that names the limit', () => {
+    const event = `data: {"choices":[{"index":0,"delta":{"content":"${'w'.repeat(980)}"}}]}\n\n`;
+    const decoder = new SseDecoder();
+    let read = 0;
+    let events = 0;
+    const err = caught(() => {
+      for (; read < 40_000; read++) events += decoder.push(bytes(event)).length;
+    });
+    expect(err).toBeInstanceOf(SseLimitError);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as ModelError).message).toMatch(/stream is longer than 32 MB \(33,554,432 bytes\) \(the stream limit, MAX_COMPLETION_BYTES\)/);
+    // Every event before the read that crossed it was decoded; that read was not.
+    expect(read).toBe(Math.floor(DEFAULT_SSE_LIMITS.maxStreamBytes / event.length));
+    expect(events).toBe(read);
+    // Within the cap a stream of any number of events is read whole.
+    expect(decode([event.repeat(3)], { maxStreamBytes: 3 * event.length })).toHaveLength(3);
+    expect(caught(() => decode([event.repeat(3)], { maxStreamBytes: 3 * event.length - 1 }))).toBeInstanceOf(SseLimitError);
   });
 
   it('fails a line longer than the cap as a retryable ModelError that names the limit, whether it arrives in one read or many', () => {

@@ -8,6 +8,7 @@
 // stream then fails as a retryable ModelError that names the limit. Batches let the caller merge
 // the deltas that arrived together. A lane (SseLane: the model's content template) may read the runs
 // of events it recognises whole, straight from a read, in the decoder's place.
+import { MAX_COMPLETION_BYTES } from './answer-size.ts';
 import { ModelError } from './types.ts';
 
 export interface SseMessage {
@@ -42,10 +43,12 @@ export interface SseLimits {
   maxLineChars: number;
   /** Longest data of one event (its data lines joined with "\n"), in characters. */
   maxEventChars: number;
+  /** Most bytes of one stream, the whole answer (MAX_COMPLETION_BYTES, as much as a whole answer is read). */
+  maxStreamBytes: number;
 }
 
 /** The default caps: 1 MB each. A chat-completions chunk is a few hundred bytes; a megabyte on one line is not a stream. */
-export const DEFAULT_SSE_LIMITS: SseLimits = { maxLineChars: 1 << 20, maxEventChars: 1 << 20 };
+export const DEFAULT_SSE_LIMITS: SseLimits = { maxLineChars: 1 << 20, maxEventChars: 1 << 20, maxStreamBytes: MAX_COMPLETION_BYTES };
 
 /** How much of the stream's beginning the decoder keeps, so that an error can quote it. */
 const HEAD_CHARS = 200;
@@ -73,6 +76,8 @@ export class SseDecoder {
   private dataChars = 0;
   /** The first characters of the stream, whatever they are: what an error about the stream quotes. */
   private headText = '';
+  /** Bytes read so far, checked against the stream cap on every read. */
+  private bytes = 0;
 
   /** Data a lane may take in one event: its line (`data: ` and the data) and its data within the caps. */
   private readonly laneDataChars: number;
@@ -94,6 +99,8 @@ export class SseDecoder {
 
   /** Decodes one read; returns the events it completed. Throws a retryable ModelError past a cap. */
   push(bytes: Uint8Array): SseMessage[] {
+    this.bytes += bytes.byteLength;
+    if (this.bytes > this.limits.maxStreamBytes) throw streamTooLong(this.limits);
     return this.scan(this.text.decode(bytes, { stream: true }));
   }
 
@@ -193,17 +200,29 @@ export class SseDecoder {
   }
 }
 
+/** A stream past one of the decoder's caps (SseLimits): the upstream sent more than any answer holds. */
+export class SseLimitError extends ModelError {
+  constructor(message: string) {
+    super(message, true);
+    this.name = 'SseLimitError';
+  }
+}
+
+function streamTooLong(limits: SseLimits): ModelError {
+  return new SseLimitError(
+    `the model's stream is longer than ${formatChars(limits.maxStreamBytes).replace('characters', 'bytes')} (the stream limit, MAX_COMPLETION_BYTES); the stream was stopped`,
+  );
+}
+
 function lineTooLong(limits: SseLimits): ModelError {
-  return new ModelError(
+  return new SseLimitError(
     `the model sent an SSE line longer than ${formatChars(limits.maxLineChars)} without a line break (the line limit); the stream was stopped`,
-    true,
   );
 }
 
 function eventTooLong(limits: SseLimits): ModelError {
-  return new ModelError(
+  return new SseLimitError(
     `the model sent an SSE event whose data is longer than ${formatChars(limits.maxEventChars)} (the event limit); the stream was stopped`,
-    true,
   );
 }
 

@@ -21,8 +21,10 @@ export interface ModelRequest {
 export interface AssembledToolCall {
   id: string;
   name: string;
-  /** Raw arguments text as streamed, concatenated. */
+  /** Raw arguments text as streamed, concatenated: at most MAX_ARGUMENTS_CHARS (the gate's limit). */
   arguments: string;
+  /** Past that limit: the whole length streamed, of which `arguments` is the start (the gate blocks the call unread). */
+  argumentsChars?: number;
 }
 
 export type ModelEvent =
