@@ -33,10 +33,11 @@ export const nodeFetch: typeof fetch = async (input, init = {}) => {
     if (init.signal?.aborted) throw init.signal.reason ?? err;
     throw new TypeError('fetch failed', { cause: err });
   }
-  const headers = new Headers();
+  // The pairs as they came, for the Response to make its Headers of once (not a Headers of ours it then copies).
+  const headers: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(answer.headers)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else if (value !== undefined) headers.set(name, value);
+    if (Array.isArray(value)) for (const v of value) headers.push([name, v]);
+    else if (value !== undefined) headers.push([name, value]);
   }
   const status = answer.statusCode;
   if (NULL_BODY.has(status) || init.method === 'HEAD') {
@@ -44,7 +45,8 @@ export const nodeFetch: typeof fetch = async (input, init = {}) => {
     return new Response(null, { status, headers });
   }
   // undici.request asks for no encoding, but a server may send one anyway: decoded as fetch does (its headers kept, as fetch keeps them).
-  const encoding = headers.get('content-encoding')?.trim().toLowerCase();
+  const encoded = answer.headers['content-encoding'];
+  const encoding = (Array.isArray(encoded) ? encoded.join(', ') : encoded)?.trim().toLowerCase();
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip'
       ? createGunzip()
