@@ -2,7 +2,7 @@
 // ChatOpenAI) and the scripted upstream: zod tools that record what they ran. Each case also runs
 // without the middleware, where LangChain's own tool-input error reaches the model instead.
 import { ChatOpenAI } from '@langchain/openai';
-import { createAgent, tool } from 'langchain';
+import { AIMessage, createAgent, tool } from 'langchain';
 import { reboundMiddleware } from 'rebound-gate/langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -15,7 +15,7 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-async function run(script: Script, middleware: boolean) {
+async function run(script: Script, middleware: boolean, retries?: number) {
   upstream = await startScriptedOpenAI(script);
   const ran: unknown[] = [];
   const getWeather = tool(
@@ -26,7 +26,7 @@ async function run(script: Script, middleware: boolean) {
     { name: 'get_weather', description: 'The forecast for a city', schema: z.object({ city: z.string(), days: z.number().int() }) },
   );
   const model = new ChatOpenAI({ model: 'scripted-model', apiKey: 'sk-test', configuration: { baseURL: upstream.url }, maxRetries: 0 });
-  const agent = createAgent({ model, tools: [getWeather], middleware: middleware ? [reboundMiddleware()] : [] });
+  const agent = createAgent({ model, tools: [getWeather], middleware: middleware ? [reboundMiddleware({ retries })] : [] });
   const result = await agent.invoke({ messages: [{ role: 'user', content: 'Weather in Paris?' }] });
   return { ran, result, requests: upstream.requests };
 }
@@ -97,5 +97,41 @@ describe('rebound-gate/langchain: reboundMiddleware', () => {
     expect(told?.tool_call_id).toBe('call_1');
     expect(told?.content).not.toContain('"ok":false');
     expect(result.messages.at(-1)?.content).toBe('Sunny.');
+  });
+
+  it('a call written into the text in a calling form is taken as the other adapters take it: repaired, run, the text kept without it', async () => {
+    const script: Script = (req) =>
+      done(req) ? { text: 'Sunny.' } : { text: 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}\n</tool_call>' };
+    const { ran, result } = await run(script, true);
+    expect(ran).toEqual([{ city: 'Paris', days: 3 }]);
+    const asked = result.messages.find((m) => AIMessage.isInstance(m) && (m.tool_calls ?? []).length > 0) as AIMessage;
+    expect(asked.content).toBe('Checking.');
+    expect(asked.tool_calls?.[0]).toMatchObject({ name: 'get_weather', args: { city: 'Paris', days: 3 }, id: expect.stringMatching(/^call_text_/) });
+    expect(result.messages.at(-1)?.content).toBe('Sunny.');
+    // Without the middleware LangChain reads no call from text: the answer is the text.
+    await upstream!.close();
+    const without = await run(script, false);
+    expect(without.ran).toEqual([]);
+  });
+
+  it('a blocked call in the text is re-asked like any call; with no retry left the answer stays text and nothing runs', async () => {
+    const missing = 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>';
+    const script: Script = (_req, i) => {
+      if (i === 0) return { text: missing };
+      if (i === 1) return { toolCalls: [{ id: 'call_2', name: 'get_weather', arguments: '{"city":"Paris","days":1}' }] };
+      return { text: 'Sunny.' };
+    };
+    const withRetry = await run(script, true);
+    expect(withRetry.ran).toEqual([{ city: 'Paris', days: 1 }]);
+    const reask = withRetry.requests[1]!.messages;
+    expect(reask.find((m) => m.role === 'assistant')?.content).toBe('Checking.');
+    const told = reask.find((m) => m.role === 'tool');
+    expect(told?.tool_call_id).toMatch(/^call_text_/);
+    expect(JSON.parse(told!.content!)).toMatchObject({ ok: false, error: expect.stringContaining('days') });
+    await upstream!.close();
+    const noRetry = await run(() => ({ text: missing }), true, 0);
+    expect(noRetry.ran).toEqual([]);
+    expect(noRetry.requests).toHaveLength(1);
+    expect(noRetry.result.messages.at(-1)?.content).toBe(missing);
   });
 });

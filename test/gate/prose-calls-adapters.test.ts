@@ -2,9 +2,8 @@
 // review's answers and the hand-written negatives over the own tools (test/support/prose-calls.ts) run
 // no tool and reach the caller exactly as the model wrote them, through rebound-gate/ai-sdk
 // (generateText, streamText), rebound-gate/langchain (createAgent) and rebound-gate/openai-agents (run,
-// streamed and not); a call in markup, or an answer that is nothing but the call, still runs where the
-// adapter reads calls written into the text (the AI SDK and Agents ones; the LangChain one reads none, so
-// there it stays text too).
+// streamed and not); a call in markup, or an answer that is nothing but the call, still runs through
+// each of them (all three read calls written into the text).
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
 import { Agent, type Model, OpenAIChatCompletionsModel, run, setTracingDisabled, tool as agentsTool } from '@openai/agents';
@@ -89,16 +88,15 @@ function agents(stream: boolean): Answer {
   };
 }
 
-/** Each adapter, and whether it takes calls written into the text. */
-const adapters: Array<[string, () => Answer, boolean]> = [
-  ['rebound-gate/ai-sdk generateText', () => aiSdk(false), true],
-  ['rebound-gate/ai-sdk streamText', () => aiSdk(true), true],
-  ['rebound-gate/langchain createAgent', langchain, false],
-  ['rebound-gate/openai-agents run', () => agents(false), true],
-  ['rebound-gate/openai-agents run, streamed', () => agents(true), true],
+const adapters: Array<[string, () => Answer]> = [
+  ['rebound-gate/ai-sdk generateText', () => aiSdk(false)],
+  ['rebound-gate/ai-sdk streamText', () => aiSdk(true)],
+  ['rebound-gate/langchain createAgent', langchain],
+  ['rebound-gate/openai-agents run', () => agents(false)],
+  ['rebound-gate/openai-agents run, streamed', () => agents(true)],
 ];
 
-describe.each(adapters)('a call in the model’s prose runs nothing: %s (issue 29)', (_name, make, readsText) => {
+describe.each(adapters)('a call in the model’s prose runs nothing: %s (issue 29)', (_name, make) => {
   it(`every prose answer (${prose.length}) runs no tool and reaches the caller unchanged`, async () => {
     const answer = make();
     for (let i = 0; i < prose.length; i++) {
@@ -108,12 +106,12 @@ describe.each(adapters)('a call in the model’s prose runs nothing: %s (issue 2
     }
   });
 
-  it(readsText ? 'a call in markup, or an answer that is nothing but the call, runs' : 'calls in the text are left to the framework: text', async () => {
+  it('a call in markup, or an answer that is nothing but the call, runs', async () => {
     const answer = make();
     for (let i = prose.length; i < answers.length; i++) {
       ran = [];
-      expect(await answer(i), answers[i]).toBe(readsText ? 'Deleted.' : answers[i]);
-      expect(ran, answers[i]).toEqual(readsText ? [{ name: 'delete_file', input: { path: 'notes/important.md' } }] : []);
+      expect(await answer(i), answers[i]).toBe('Deleted.');
+      expect(ran, answers[i]).toEqual([{ name: 'delete_file', input: { path: 'notes/important.md' } }]);
     }
   });
 });

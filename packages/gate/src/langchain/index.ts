@@ -7,13 +7,17 @@
 // conversation shape). The retry's calls join the ones that went on (one repeating them is dropped), or
 // its text when it sends none. Still blocked, a call goes on as the model gave it, and a re-ask that fails
 // leaves the answer as it stood: never worse than no middleware. wrapModelCall rather than afterModel:
-// it sees the request's tools and can re-ask the model itself. `langchain` and `@langchain/core` are
-// optional peer dependencies, used only by this subpath.
+// it sees the request's tools and can re-ask the model itself. Calls written into the text of an answer
+// that sent none are taken as the other adapters take them (gatedTextCalls, extractTextCalls' rule: only
+// a calling form, never a call shown or asked about in prose; ids `call_text_…`; on the last attempt only
+// when every one passes), the answer keeping its text without them. wrapModelCall sees the answer whole:
+// a stream of the model's tokens (`streamMode: "messages"`) has shown them before it does.
+// `langchain` and `@langchain/core` are optional peer dependencies, used only by this subpath.
 import { AIMessage, type InvalidToolCall, mergeContent, mergeUsageMetadata, type ToolCall, ToolMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { createMiddleware } from 'langchain';
 import { blockedToolResult } from '../blocked-result.ts';
-import { parseOrText, sameCall, splitCalls } from '../held-answer.ts';
+import { gatedTextCalls, parseOrText, sameCall, splitCalls } from '../held-answer.ts';
 import { compileTools } from '../index.ts';
 import { reaskLoop } from '../reask-loop.ts';
 import { isPlainObject } from '../plain-object.ts';
@@ -55,6 +59,45 @@ function gateCalls(tools: CompiledTools, message: AIMessage): GatedCall[] {
 
 const accepted = (g: GatedCall): boolean => g.verdict.verdict !== 'blocked';
 
+type Content = AIMessage['content'];
+
+/** The text of a message's content: a string, or its text blocks. */
+function textOf(content: Content): string {
+  if (typeof content === 'string') return content;
+  return content.map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('');
+}
+
+/** The content with its text replaced by `text` (other blocks kept after it). */
+function withText(content: Content, text: string): Content {
+  if (typeof content === 'string') return text;
+  const said = text.trim() === '' ? [] : [{ type: 'text' as const, text }];
+  return [...said, ...content.filter((b) => b.type !== 'text')];
+}
+
+/**
+ * An answer's calls, gated: its own, or when it sent none and the request allows calls, those written
+ * into its text (held-answer.ts gatedTextCalls), with the content it keeps without them.
+ */
+function gateAnswer(
+  tools: CompiledTools,
+  message: AIMessage,
+  request: { toolChoice?: unknown },
+  last: boolean,
+): { calls: GatedCall[]; content: Content; fromText: boolean } {
+  const own = gateCalls(tools, message);
+  if (own.length > 0 || request.toolChoice === 'none') return { calls: own, content: message.content, fromText: false };
+  const found = gatedTextCalls(textOf(message.content), tools.tools, {
+    last,
+    check: (c): GatedCall => ({
+      written: { kind: 'call', call: { id: c.id, name: c.name, args: JSON.parse(c.arguments) as Record<string, unknown>, type: 'tool_call' } },
+      verdict: tools.check(c),
+    }),
+    accepted,
+  });
+  if (!found) return { calls: [], content: message.content, fromText: false };
+  return { calls: found.calls, content: withText(message.content, found.visibleText), fromText: true };
+}
+
 /** The call as it goes on: repaired under the same id, or as the model wrote it (arguments that did not parse: `{}`). */
 function toolCall(g: GatedCall): ToolCall {
   const { written: w, verdict: v } = g;
@@ -85,6 +128,8 @@ export function reboundMiddleware(options: ReboundLangChainOptions = {}) {
       const out: GatedCall[] = [];
       let blocked: GatedCall[] = [];
       let untouched = false;
+      /** The standing answer's content, without the calls taken out of its text. */
+      let said = first.content;
       // The one re-ask loop (rebound-gate/host): each answer gated here, a re-ask for its blocked calls.
       await reaskLoop<AIMessage, typeof request>({
         retries,
@@ -93,14 +138,17 @@ export function reboundMiddleware(options: ReboundLangChainOptions = {}) {
           const message = await handler(next);
           return AIMessage.isInstance(message) ? message : null;
         },
-        read: (next, { first: isFirst }) => {
+        read: (next, { first: isFirst, last }) => {
           if (!isFirst) usage = next.usage_metadata && usage ? mergeUsageMetadata(usage, next.usage_metadata) : (usage ?? next.usage_metadata);
           answer = next;
-          const calls = gateCalls(tools, answer);
-          if (isFirst && calls.every((g) => g.verdict.verdict === 'pass' && g.written.kind === 'call')) {
+          const gated = gateAnswer(tools, answer, request, last);
+          const calls = gated.calls;
+          said = gated.content;
+          if (isFirst && !gated.fromText && calls.every((g) => g.verdict.verdict === 'pass' && g.written.kind === 'call')) {
             untouched = true;
             return { blocked: 0, reask: null };
           }
+          if (isFirst) content = said;
           const split = splitCalls(calls, { accepted, sent: (g) => out.some((o) => sameCall(wire(o), wire(g))) });
           if (!isFirst && calls.length === 0) content = mergeContent(content, answer.content);
           out.push(...split.going);
@@ -116,7 +164,7 @@ export function reboundMiddleware(options: ReboundLangChainOptions = {}) {
                   content: JSON.stringify(blockedToolResult(v)),
                 });
               });
-              messages = [...messages, new AIMessage({ content: answer.content, tool_calls: blocked.map(toolCall) }), ...told];
+              messages = [...messages, new AIMessage({ content: said, tool_calls: blocked.map(toolCall) }), ...told];
               return { ...request, messages };
             },
           };
