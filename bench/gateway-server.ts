@@ -2,11 +2,16 @@
 // bench process do not share its event loop and its CPU is measured apart: the real app
 // (POST /v1/chat/completions, and /v1/messages and /v1/responses in the upstream modes the env names)
 // in front of UPSTREAM_URL, no auth (loopback), activity rows counted and dropped, GATEWAY_RETRIES from
-// the env; beside it a bare pass-through proxy of the same upstream (/proxy/chat/completions, the
-// baseline for the hop itself). It answers IPC requests for its cpuUsage.
+// the env; beside it two bare pass-through proxies of the same upstream: /proxy/chat/completions on
+// the same Hono server over `fetch` (the baseline issue 34's goals are set against), and one on a
+// node:http server of its own over undici's request(), Node streams end to end (the hop's physical
+// limit in Node: what any proxy in this process pays for a second HTTP exchange). It answers IPC
+// requests for its cpuUsage.
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/http/app.ts';
 import { noAuth } from '../src/http/deps.ts';
@@ -52,8 +57,41 @@ outer.post('/proxy/chat/completions', async (c) => {
 });
 outer.route('/', app);
 
+// The node:http one: the body read as Buffers and sent on by undici, the answer's Node stream written to the client.
+const upstreamChat = `${process.env.UPSTREAM_URL}/chat/completions`;
+const nodeProxy = createServer(async (req, res) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  try {
+    const answer = await request(upstreamChat, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+      body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+      signal: abort.signal,
+    });
+    res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'text/event-stream') });
+    // What one socket read of the upstream brought (all its HTTP chunks, parsed in one go) is one write
+    // to the client: read() takes all the stream holds, as nodeFetch's body does.
+    const body = answer.body;
+    const forward = () => {
+      for (let chunk = body.read() as Buffer | null; chunk !== null; chunk = body.read() as Buffer | null) {
+        if (!res.write(chunk)) return void res.once('drain', forward);
+      }
+    };
+    body.on('readable', forward);
+    body.on('end', () => res.end());
+    body.on('error', () => res.destroy());
+  } catch {
+    res.destroy();
+  }
+});
+
 const server = serve({ fetch: outer.fetch, port: 0, hostname: '127.0.0.1' }, () => {
-  process.send!({ type: 'ready', port: (server.address() as AddressInfo).port });
+  nodeProxy.listen(0, '127.0.0.1', () => {
+    process.send!({ type: 'ready', port: (server.address() as AddressInfo).port, nodeProxyPort: (nodeProxy.address() as AddressInfo).port });
+  });
 });
 process.on('message', (msg: { type: string }) => {
   if (msg.type === 'cpu') process.send!({ type: 'cpu', usage: process.cpuUsage() });

@@ -4,7 +4,11 @@
 //
 //   npm run bench:gateway -- [--json] [--tokens 2000] [--rounds 15] [--requests 300] [--calls 300]
 //                            [--corpus ../shared/bench/tool-calls.dev.jsonl] [--protocols-only] [--cpu-prof DIR]
+//                            [--ttfb-only [--sides gateway,proxy,nodeProxy,direct]]
 //
+// Two bare proxies in the gateway's server process are the baselines: `proxy`, over fetch in the same
+// Hono server (issue 34's goals are set against it), and `nodeProxy`, node:http and undici's request()
+// with Node streams end to end (the hop's physical limit in Node).
 // 1. time to first byte: the first body byte of a short streamed answer, p50 and p99 of each side.
 // 2. total time of a streamed answer of --tokens words (the request carries tools, so the text goes
 //    through the held-text check). Paced at 1 ms a token (about 1,000 tokens/s, faster than most
@@ -25,7 +29,8 @@
 //    translated and native) against its upstream directly: time to first byte, the paced answer's
 //    ratio, CPU per token (gateway-protocols.ts). --protocols-only runs this part alone.
 // --cpu-prof DIR writes the V8 CPU profile of the gateway server of parts 1, 2a and 4 (the scripted
-// upstream's) to DIR (read it with `npx tsx bench/cpu-profile.ts FILE`).
+// upstream's) to DIR (read it with `npx tsx bench/cpu-profile.ts FILE`). --ttfb-only runs part 1 alone:
+// with --sides gateway and --cpu-prof, the profile of a short request's fixed cost in the gateway.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -51,6 +56,9 @@ const CALLS = Number(opt('calls', '300'));
 const CORPUS = opt('corpus', new URL('../../shared/bench/tool-calls.dev.jsonl', import.meta.url).pathname);
 /** --no-corpus skips part 4 (a quick run of the latency figures). */
 const RUN_CORPUS = !args.includes('--no-corpus');
+/** --ttfb-only runs part 1 alone, for the sides --sides lists (comma-separated; default all four). */
+const TTFB_ONLY = args.includes('--ttfb-only');
+const TTFB_SIDES = opt('sides', 'gateway,proxy,nodeProxy,direct').split(',') as Array<'gateway' | 'proxy' | 'nodeProxy' | 'direct'>;
 const PROTOCOL_OPTIONS = { tokens: TOKENS, requests: Math.min(REQUESTS, 200), pacedRounds: PACED_ROUNDS, rounds: ROUNDS, calls: Math.min(CALLS, 100) };
 if (args.includes('--protocols-only')) {
   const figures = await protocolFigures(PROTOCOL_OPTIONS);
@@ -141,7 +149,7 @@ const timing: Server = createServer((req, res) => {
 await new Promise<void>((r) => timing.listen(0, '127.0.0.1', r));
 const timingUrl = `http://127.0.0.1:${(timing.address() as AddressInfo).port}/v1`;
 
-async function startGatewayServer(upstream: string, profile = false): Promise<{ child: ChildProcess; url: string; proxyUrl: string }> {
+async function startGatewayServer(upstream: string, profile = false): Promise<{ child: ChildProcess; url: string; proxyUrl: string; nodeProxyUrl: string }> {
   const cpuProf = profile && args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${opt('cpu-prof', '')}`] : [];
   const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
     execArgv: ['--import', 'tsx', '--conditions=rebound-source', ...cpuProf],
@@ -150,8 +158,15 @@ async function startGatewayServer(upstream: string, profile = false): Promise<{ 
   });
   // A failing bench must not leave its servers running.
   process.once('exit', () => child.kill());
-  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve((m as { port: number }).port)));
-  return { child, url: `http://127.0.0.1:${port}/v1`, proxyUrl: `http://127.0.0.1:${port}/proxy` };
+  const ready = await new Promise<{ port: number; nodeProxyPort: number }>((resolve) =>
+    child.once('message', (m) => resolve(m as { port: number; nodeProxyPort: number })),
+  );
+  return {
+    child,
+    url: `http://127.0.0.1:${ready.port}/v1`,
+    proxyUrl: `http://127.0.0.1:${ready.port}/proxy`,
+    nodeProxyUrl: `http://127.0.0.1:${ready.nodeProxyPort}`,
+  };
 }
 const gw = await startGatewayServer(scripted.url, true);
 const gwTiming = await startGatewayServer(timingUrl);
@@ -181,14 +196,29 @@ for (let i = 0; i < 20; i++) {
   await timed(scripted.url, 'short');
 }
 
-const SIDES = { gateway: gw.url, proxy: gw.proxyUrl, direct: scripted.url } as const;
+// The bare proxies: `proxy` over fetch in the gateway's Hono server (issue 34's goals are against it), `nodeProxy` node:http and undici's request() (the hop's floor).
+const SIDES = { gateway: gw.url, proxy: gw.proxyUrl, nodeProxy: gw.nodeProxyUrl, direct: scripted.url } as const;
 type Side = keyof typeof SIDES;
+const ALL_SIDES: Side[] = ['gateway', 'proxy', 'nodeProxy', 'direct'];
 /** The sides in a rotating order, so drift hits each alike. */
-const order = (r: number): Side[] => (['gateway', 'proxy', 'direct'] as Side[]).map((_, i, all) => all[(i + r) % all.length]!);
+const order = (r: number, sides: Side[] = ALL_SIDES): Side[] => sides.map((_, i, all) => all[(i + r) % all.length]!);
 
 // 1. Time to first byte.
-const ttfb = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
-for (let i = 0; i < REQUESTS; i++) for (const side of order(i)) ttfb[side].push((await timed(SIDES[side], 'short')).ttfb);
+const ttfb = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
+for (let i = 0; i < REQUESTS; i++) for (const side of order(i, TTFB_SIDES)) ttfb[side].push((await timed(SIDES[side], 'short')).ttfb);
+if (TTFB_ONLY) {
+  // --ttfb-only: part 1 alone (with --cpu-prof and --sides gateway, a profile of the request's fixed cost).
+  const line = TTFB_SIDES.map((side) => `${side} p50 ${percentile(ttfb[side], 50).toFixed(2)} ms p99 ${percentile(ttfb[side], 99).toFixed(2)} ms`);
+  console.log(`time to first byte, ${REQUESTS} short answers: ${line.join('   ')}`);
+  if (json)
+    console.log(
+      JSON.stringify({ ttfbMs: Object.fromEntries(TTFB_SIDES.map((side) => [side, { p50: percentile(ttfb[side], 50), p99: percentile(ttfb[side], 99) }])) }),
+    );
+  gw.child.send({ type: 'exit' });
+  gwTiming.child.send({ type: 'exit' });
+  await new Promise((resolve) => gw.child.once('exit', resolve));
+  process.exit(0);
+}
 
 // 2. A long answer, end to end: paced, then unpaced with the server's CPU.
 const cpuMs = () =>
@@ -202,12 +232,12 @@ const cpuMs = () =>
     gw.child.on('message', on);
     gw.child.send({ type: 'cpu' });
   });
-const PACED_SIDES = { gateway: gwTiming.url, proxy: gwTiming.proxyUrl, direct: timingUrl } as const;
-const paced = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
-const pacedRatio = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
+const PACED_SIDES = { gateway: gwTiming.url, proxy: gwTiming.proxyUrl, nodeProxy: gwTiming.nodeProxyUrl, direct: timingUrl } as const;
+const paced = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
+const pacedRatio = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
 let pacedId = 0;
 for (let r = 0; r < PACED_ROUNDS; r++) {
-  for (const side of order(r)) {
+  for (const side of order(r, ['gateway', 'proxy', 'direct'])) {
     const mode = `paced:${++pacedId}`;
     const { total: ms } = await timed(PACED_SIDES[side], mode);
     paced[side].push(ms);
@@ -215,8 +245,8 @@ for (let r = 0; r < PACED_ROUNDS; r++) {
   }
 }
 for (const side of order(0)) await timed(SIDES[side], 'long');
-const total = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
-const cpu = { gateway: [] as number[], proxy: [] as number[] };
+const total = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
+const cpu = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[] };
 for (let r = 0; r < ROUNDS; r++) {
   for (const side of order(r)) {
     const c0 = side === 'direct' ? 0 : await cpuMs();
@@ -244,15 +274,17 @@ async function callArrival(base: string, gated: boolean): Promise<number> {
     }
   }
 }
-const arrival = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
+const arrival = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
 for (let i = 0; i < 10; i++) {
   await callArrival(gwTiming.url, true);
   await callArrival(gwTiming.proxyUrl, false);
+  await callArrival(gwTiming.nodeProxyUrl, false);
   await callArrival(timingUrl, false);
 }
 for (let i = 0; i < CALLS; i++) {
   arrival.gateway.push(await callArrival(gwTiming.url, true));
   arrival.proxy.push(await callArrival(gwTiming.proxyUrl, false));
+  arrival.nodeProxy.push(await callArrival(gwTiming.nodeProxyUrl, false));
   arrival.direct.push(await callArrival(timingUrl, false));
 }
 
@@ -318,19 +350,24 @@ const corpusMs = performance.now() - corpusStart;
 
 const med = (xs: number[]) => percentile(xs, 50);
 const r = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
-/** The three paths' median times, in ms to a tenth. */
-const medianMs = (xs: Record<'gateway' | 'proxy' | 'direct', number[]>) => ({
+/** The paths' median times, in ms to a tenth (the node:http proxy where the part ran it). */
+const medianMs = (xs: Record<'gateway' | 'proxy' | 'nodeProxy' | 'direct', number[]>) => ({
   gatewayMs: r(med(xs.gateway), 1),
   proxyMs: r(med(xs.proxy), 1),
+  ...(xs.nodeProxy.length ? { nodeProxyMs: r(med(xs.nodeProxy), 1) } : {}),
   directMs: r(med(xs.direct), 1),
 });
 const result = {
   ttfbMs: {
     gateway: { p50: r(percentile(ttfb.gateway, 50)), p99: r(percentile(ttfb.gateway, 99)) },
     proxy: { p50: r(percentile(ttfb.proxy, 50)), p99: r(percentile(ttfb.proxy, 99)) },
+    nodeProxy: { p50: r(percentile(ttfb.nodeProxy, 50)), p99: r(percentile(ttfb.nodeProxy, 99)) },
     direct: { p50: r(percentile(ttfb.direct, 50)), p99: r(percentile(ttfb.direct, 99)) },
     overheadP50: r(percentile(ttfb.gateway, 50) - percentile(ttfb.direct, 50)),
     overheadP99: r(percentile(ttfb.gateway, 99) - percentile(ttfb.direct, 99)),
+    /** What the hop alone adds (the node:http proxy over direct), and the gateway over it. */
+    nodeProxyOverheadP50: r(percentile(ttfb.nodeProxy, 50) - percentile(ttfb.direct, 50)),
+    overheadToNodeProxyP50: r(percentile(ttfb.gateway, 50) - percentile(ttfb.nodeProxy, 50)),
     requests: REQUESTS,
   },
   pacedAnswer: {
@@ -349,10 +386,12 @@ const result = {
     ratioToProxy: r(med(total.gateway) / med(total.proxy), 3),
     gatewayCpuUsPerToken: r((med(cpu.gateway) * 1000) / TOKENS, 2),
     proxyCpuUsPerToken: r((med(cpu.proxy) * 1000) / TOKENS, 2),
+    nodeProxyCpuUsPerToken: r((med(cpu.nodeProxy) * 1000) / TOKENS, 2),
   },
   lastArgDeltaToCallUs: {
     httpGatewayP50: r(med(arrival.gateway), 0),
     httpProxyP50: r(med(arrival.proxy), 0),
+    httpNodeProxyP50: r(med(arrival.nodeProxy), 0),
     httpDirectP50: r(med(arrival.direct), 0),
     httpOverheadP50: r(med(arrival.gateway) - med(arrival.direct), 0),
     httpOverheadToProxyP50: r(med(arrival.gateway) - med(arrival.proxy), 0),
@@ -376,7 +415,7 @@ const result = {
 console.log(`gateway vs direct, the same scripted stream (${REQUESTS} short answers, ${ROUNDS} of ${TOKENS} tokens, ${CALLS} calls; interleaved)`);
 const t = result.ttfbMs;
 console.log(
-  `  time to first byte  gateway p50 ${t.gateway.p50} ms p99 ${t.gateway.p99} ms   bare proxy p50 ${t.proxy.p50} ms p99 ${t.proxy.p99} ms   direct p50 ${t.direct.p50} ms p99 ${t.direct.p99} ms   overhead p50 ${t.overheadP50} ms p99 ${t.overheadP99} ms`,
+  `  time to first byte  gateway p50 ${t.gateway.p50} ms p99 ${t.gateway.p99} ms   bare proxy p50 ${t.proxy.p50} ms p99 ${t.proxy.p99} ms   node:http proxy p50 ${t.nodeProxy.p50} ms p99 ${t.nodeProxy.p99} ms   direct p50 ${t.direct.p50} ms p99 ${t.direct.p99} ms   overhead p50 ${t.overheadP50} ms p99 ${t.overheadP99} ms (the hop alone ${t.nodeProxyOverheadP50} ms)`,
 );
 const p = result.pacedAnswer;
 const u = result.unpacedAnswer;
@@ -384,12 +423,14 @@ console.log(
   `  ${TOKENS}-token answer, 1 ms a token   gateway ${p.gatewayMs} ms   bare proxy ${p.proxyMs} ms   direct ${p.directMs} ms   ratio ${p.ratio}x (target <= 1.05; bare proxy ${p.proxyRatio}x), each against its upstream's own time`,
 );
 console.log(
-  `  ${TOKENS}-token answer, unpaced        gateway ${u.gatewayMs} ms   bare proxy ${u.proxyMs} ms   direct ${u.directMs} ms   ratio ${u.ratioToDirect}x to direct, ${u.ratioToProxy}x to the bare proxy`,
+  `  ${TOKENS}-token answer, unpaced        gateway ${u.gatewayMs} ms   bare proxy ${u.proxyMs} ms   node:http proxy ${u.nodeProxyMs} ms   direct ${u.directMs} ms   ratio ${u.ratioToDirect}x to direct, ${u.ratioToProxy}x to the bare proxy`,
 );
-console.log(`    server CPU per token  gateway ${u.gatewayCpuUsPerToken} µs   bare proxy ${u.proxyCpuUsPerToken} µs`);
+console.log(
+  `    server CPU per token  gateway ${u.gatewayCpuUsPerToken} µs   bare proxy ${u.proxyCpuUsPerToken} µs   node:http proxy ${u.nodeProxyCpuUsPerToken} µs`,
+);
 const l = result.lastArgDeltaToCallUs;
 console.log(
-  `  last argument delta → call at the client  gateway p50 ${l.httpGatewayP50} µs   bare proxy p50 ${l.httpProxyP50} µs   direct p50 ${l.httpDirectP50} µs   overhead p50 ${l.httpOverheadP50} µs (${l.httpOverheadToProxyP50} µs over the bare proxy)`,
+  `  last argument delta → call at the client  gateway p50 ${l.httpGatewayP50} µs   bare proxy p50 ${l.httpProxyP50} µs   node:http proxy p50 ${l.httpNodeProxyP50} µs   direct p50 ${l.httpDirectP50} µs   overhead p50 ${l.httpOverheadP50} µs (${l.httpOverheadToProxyP50} µs over the bare proxy)`,
 );
 console.log(
   `  … inside the gateway (finish chunk in → gated call out, corpus calls)  p50 ${result.lastArgDeltaToCallUs.inGatewayP50} µs   p99 ${result.lastArgDeltaToCallUs.inGatewayP99} µs`,
