@@ -44,11 +44,16 @@ export class ContentTemplate implements SseLane {
   /** The text after the last string the template leaves open, to the end. */
   private tail = '';
   private misses = 0;
-  /** The closing quote of the content string tailAt found last. */
+  /** The closing quote of the content string restAt found last, and whether no escape or control character is in it. */
   private close = 0;
-  /** The learned chunk framed as an event of its own (`take`): prefix and tail with the field and the blank line around them. */
+  private plain = false;
+  /**
+   * The learned chunk framed as an event of its own (`take`): prefix and tail with the field and the
+   * blank line around them, and the joint of two such events (a tail, then the next event's prefix).
+   */
   private framedPrefix = '';
   private framedTail = '';
+  private joint = '';
   /** The text of the events `take` read since the last `read()`. */
   private taken = '';
 
@@ -57,7 +62,7 @@ export class ContentTemplate implements SseLane {
     if (this.prefix === '') return undefined;
     if (!this.fits(data)) return this.miss();
     this.misses = 0;
-    return stringValue(data.slice(this.prefix.length, this.close));
+    return this.content(data, this.prefix.length);
   }
 
   /**
@@ -67,18 +72,23 @@ export class ContentTemplate implements SseLane {
    * Any other event, or one whose data is past `maxDataChars`, ends the run: the decoder splits it.
    */
   take(text: string, pos: number, maxDataChars: number): number {
-    const { framedPrefix, framedTail } = this;
-    if (framedPrefix === '') return pos;
+    const { framedPrefix, framedTail, joint } = this;
+    if (framedPrefix === '' || !startsAt(text, framedPrefix, pos)) return pos;
     let at = pos;
+    // Each event's tail is compared with the next event's prefix at once (the joint): one comparison
+    // an event in a run; its tail alone ends the run.
     for (;;) {
-      const rest = this.tailAt(text, at, framedPrefix);
-      if (rest === -1 || !startsAt(text, framedTail, rest)) break;
+      const rest = this.restAt(text, at + framedPrefix.length - 1);
+      if (rest === -1) break;
+      const next = startsAt(text, joint, rest);
+      if (!next && !startsAt(text, framedTail, rest)) break;
       const end = rest + framedTail.length;
       if (end - at - DATA_FIELD.length - EVENT_END.length > maxDataChars) break;
-      const content = stringValue(text.slice(at + framedPrefix.length, this.close));
+      const content = this.content(text, at + framedPrefix.length);
       if (content === undefined) break;
       this.taken += content;
       at = end;
+      if (!next) break;
     }
     if (at !== pos) this.misses = 0;
     return at;
@@ -102,26 +112,49 @@ export class ContentTemplate implements SseLane {
 
   /** `data` is the learned chunk with a string in each open place (`match` then reads it): no state changes. */
   private fits(data: string): boolean {
-    const rest = this.tailAt(data, 0, this.prefix);
+    if (!startsAt(data, this.prefix, 0)) return false;
+    const rest = this.restAt(data, this.prefix.length - 1);
     return rest !== -1 && data.length - rest === this.tail.length && startsAt(data, this.tail, rest);
   }
 
   /**
-   * Where the learned tail should start in `text`, for a chunk at `at` that begins with `prefix` (the
-   * learned one, or it framed) and has a string in each open place; -1 when it is not such a chunk. The
-   * content string's closing quote is left in `close`.
+   * Where the learned tail should start in `text`, for a chunk whose content string opens at `open` and
+   * that has a string in each open place after it; -1 when it has not. The content string's closing
+   * quote is left in `close` (and in `plain`, whether it needs no decoding).
    */
-  private tailAt(text: string, at: number, prefix: string): number {
-    if (!startsAt(text, prefix, at)) return -1;
-    const close = stringEnd(text, at + prefix.length - 1);
+  private restAt(text: string, open: number): number {
+    const close = this.closeOf(text, open);
     if (close === -1) return -1;
     this.close = close;
     const { middle } = this;
     if (middle === null) return close;
     if (!startsAt(text, middle, close)) return -1;
-    const open = close + middle.length - 1;
-    const rest = stringEnd(text, open);
-    return rest === -1 || stringValue(text.slice(open + 1, rest)) === undefined ? -1 : rest;
+    const padOpen = close + middle.length - 1;
+    const rest = stringEnd(text, padOpen);
+    return rest === -1 || stringValue(text.slice(padOpen + 1, rest)) === undefined ? -1 : rest;
+  }
+
+  /** The content string whose body starts at `from` and ends at `close` (restAt's), decoded; undefined when JSON refuses it. */
+  private content(text: string, from: number): string | undefined {
+    const body = text.slice(from, this.close);
+    return this.plain ? body : stringValue(body);
+  }
+
+  /** stringEnd, noting in `plain` whether the string has no backslash or control character (its body is its text). */
+  private closeOf(text: string, open: number): number {
+    let plain = true;
+    for (let i = open + 1; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 34) {
+        this.plain = plain;
+        return i;
+      }
+      if (c === 92) {
+        plain = false;
+        i++;
+      } else if (c < 32) plain = false;
+    }
+    return -1;
   }
 
   /**
@@ -176,6 +209,7 @@ export class ContentTemplate implements SseLane {
     const oneLine = !fixed.includes('\n') && !fixed.includes('\r');
     this.framedPrefix = oneLine ? DATA_FIELD + this.prefix : '';
     this.framedTail = oneLine ? this.tail + EVENT_END : '';
+    this.joint = this.framedTail + this.framedPrefix;
   }
 
   private miss(): undefined {
