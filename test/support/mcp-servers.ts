@@ -149,6 +149,8 @@ export function closeServer(server: Server): Promise<void> {
 export interface TestServerOptions {
   /** The description of its `lookup` tool. */
   lookupDescription?: string;
+  /** Offers `huge` too, answering a text of this many characters. */
+  hugeResultChars?: number;
 }
 
 export interface RunningTestServer extends Omit<RunningMcp, 'log'> {
@@ -159,7 +161,8 @@ export interface RunningTestServer extends Omit<RunningMcp, 'log'> {
 /**
  * A stateful Streamable HTTP server built with the SDK's McpServer. Tools: `lookup` (its description is
  * whatever the test says), `slow` (waits for its signal, records the cancellation), `fail` (isError),
- * `add-tool` (registers `added` at run time, so the server sends notifications/tools/list_changed).
+ * `add-tool` (registers `added` at run time, so the server sends notifications/tools/list_changed), and
+ * `huge` (a text of hugeResultChars) when asked for.
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<RunningTestServer> {
   const cancelled: string[] = [];
@@ -180,6 +183,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       });
       return { content: [{ type: 'text', text: 'finally' }] };
     });
+    const huge = options.hugeResultChars;
+    if (huge !== undefined)
+      mcp.registerTool('huge', { description: 'Answers a long text.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'h'.repeat(huge) }] }));
     mcp.registerTool('fail', { description: 'Always fails.', inputSchema: {} }, async () => ({
       isError: true,
       content: [{ type: 'text', text: 'the ledger is locked' }],

@@ -15,6 +15,9 @@
 // A listed tool is cut to the depth the gate reads before the SDK walks it (listing-depth.ts): a schema
 // nested thousands of levels leaves that tool out (source.ts), not the server's whole list.
 //
+// Every answer is read through AnswerCap (answer-size.ts): past MAX_MCP_ANSWER_BYTES it is not read on,
+// and the handshake, listing or call waiting on it fails with McpAnswerTooLarge.
+//
 // JSON Schema: the client is given the gate's validator (validator.ts), and calls name the listed tool
 // without its outputSchema, so the SDK never compiles a schema: ajv (its Node default, which compiles
 // with `new Function`) is never constructed, and the Worker build resolves the client's `workerd`
@@ -22,6 +25,7 @@
 import { Client, StreamableHTTPClientTransport, type PriorDiscovery, type Tool } from '@modelcontextprotocol/client';
 import { delay } from '../../delay.ts';
 import type { JSONSchema, ToolAnnotations } from 'rebound-gate';
+import { AnswerCap } from './answer-size.ts';
 import { boundListedTools } from './listing-depth.ts';
 import type { CallResultLike } from './result.ts';
 import type { McpCallAnswer, McpSession, McpToolInfo, McpVerdict, OpenSession } from './session.ts';
@@ -52,18 +56,20 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, prio
   // The trace context of the call in flight goes out as HTTP headers too (a turn's calls to a server are
   // sequential, so one slot is enough); the MCP conventions' own channel is params._meta (callTool).
   let trace: Record<string, string> | undefined;
-  const traced: typeof fetch = (input, init) => {
-    if (!trace) return fetch(input, init);
+  const answers = new AnswerCap();
+  const traced: typeof fetch = async (input, init) => {
+    const answered = init?.method?.toUpperCase() === 'POST';
+    if (!trace) return answers.bound(await fetch(input, init), answered);
     const headers = new Headers(init?.headers);
     for (const [k, v] of Object.entries(trace)) headers.set(k, v);
-    return fetch(input, { ...init, headers });
+    return answers.bound(await fetch(input, { ...init, headers }), answered);
   };
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, fetch: traced });
   // Set before connect: the SDK calls it with each message before its own handling, which would recurse
   // into a schema nested thousands of levels (listing-depth.ts).
   transport.onmessage = boundListedTools;
   try {
-    await client.connect(transport, { signal, timeout: timeoutMs, ...(prior ? { prior: prior as PriorDiscovery } : {}) });
+    await answers.run(signal, (s) => client.connect(transport, { signal: s, timeout: timeoutMs, ...(prior ? { prior: prior as PriorDiscovery } : {}) }));
   } catch (err) {
     await client.close().catch(() => {});
     throw err;
@@ -76,7 +82,7 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, prio
     verdict,
     async listTools(options) {
       // 'bypass': the list is kept by source.ts (per isolate, by its ttlMs), not by this turn's client.
-      const result = await client.listTools(undefined, { signal: options.signal, timeout: options.timeoutMs, cacheMode: 'bypass' });
+      const result = await answers.run(options.signal, (signal) => client.listTools(undefined, { signal, timeout: options.timeoutMs, cacheMode: 'bypass' }));
       const { ttlMs, cacheScope } = result as { ttlMs?: unknown; cacheScope?: unknown };
       return {
         tools: result.tools.map(toolInfo),
@@ -98,12 +104,14 @@ export const openSession: OpenSession = async (server, { signal, timeoutMs, prio
         // The tool as listed, without its outputSchema: the SDK mirrors x-mcp-header parameters from
         // its inputSchema, and source.ts alone checks the result against the outputSchema.
         const toolDefinition = { name, inputSchema: (options.tool?.inputSchema ?? { type: 'object' }) as Tool['inputSchema'] };
-        const result = (await client.callTool(params as Parameters<Client['callTool']>[0], {
-          signal: options.signal,
-          timeout: options.timeoutMs + 1_000,
-          allowInputRequired: true,
-          toolDefinition,
-        })) as CallResultLike & { resultType?: string; inputRequests?: Record<string, unknown>; requestState?: string };
+        const result = (await answers.run(options.signal, (signal) =>
+          client.callTool(params as Parameters<Client['callTool']>[0], {
+            signal,
+            timeout: options.timeoutMs + 1_000,
+            allowInputRequired: true,
+            toolDefinition,
+          }),
+        )) as CallResultLike & { resultType?: string; inputRequests?: Record<string, unknown>; requestState?: string };
         if (result.resultType === 'input_required') {
           return {
             kind: 'input_required',

@@ -20,6 +20,7 @@ import { checkSchema, type JSONSchema } from 'rebound-gate';
 import { type InputQuestion, type InputReply, InputRequired, MAX_INPUT_MESSAGE, MAX_INPUT_URL, unaskable } from '../input.ts';
 import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
 import type { Tool } from '../types.ts';
+import { McpAnswerTooLarge } from './answer-size.ts';
 import { sanitiseDescription } from './description.ts';
 import { exposedNames, serverPrefix } from './names.ts';
 import { mapCallResult } from './result.ts';
@@ -286,9 +287,16 @@ class TurnSessions {
       });
     } catch (err) {
       if (isProtocolError(err)) throw new Error(`the MCP server "${server.name}" refused the call: ${describeError(err)}`, { cause: err });
-      // The connection is gone: drop the session so that the next call connects afresh.
+      // The connection is gone (or an answer was cut at the cap): drop the session so that the next call connects afresh.
       this.forget(server, this.sessions.get(server.name));
       void session.close();
+      if (err instanceof McpAnswerTooLarge)
+        throw new Error(
+          `the MCP server "${server.name}" ${err.message}. Call it again asking for less (a narrower query, a smaller page), or continue without it.`,
+          {
+            cause: err,
+          },
+        );
       throw new Error(`the MCP server "${server.name}" did not answer (${describeError(err)}). Continue without this tool, or try it again later.`, {
         cause: err,
       });
