@@ -76,6 +76,7 @@ describe('asksBeforeCall', () => {
       'Is it OK to delete them?\nHere is the call for the first one:\n',
       'Do you mean Paris, France or Paris, Texas?\n',
       'Shall I? I will once you say so.\n',
+      '<think>\nThey asked.\n</think>\nShould I delete the old logs?\n',
     ]) {
       expect(before(text), text).toBe(true);
     }
@@ -89,6 +90,8 @@ describe('asksBeforeCall', () => {
       "You asked whether the file exists. Sure, I'll look.\n",
       'Should I read it first? Yes, here it is:\n',
       'Is there anything else I can help you with? Checking now.\n',
+      // The model asking itself in a reasoning block, not the user.
+      '<think>\nThe user wants the old logs gone. Should I delete them? They asked for exactly that.\n</think>\n\n',
     ]) {
       expect(before(text), text).toBe(false);
     }

@@ -17,7 +17,9 @@
 // proposal too: the model asks, then shows (asksBeforeCall). Read over at most MAX_CONFIRM_LOOKBACK
 // characters before the call, so a question far before it blocks nothing; and a question the model
 // answers itself before the call ("What is the weather in Paris? Let me check.", "Shall I? Yes, here
-// it is:") is settled: only an ask still open when the call starts counts.
+// it is:") is settled: only an ask still open when the call starts counts. A reasoning block written
+// into the text (`<think>…</think>`, as Qwen3 or DeepSeek-R1 behind a server without a reasoning parser
+// write it) is the model asking itself, not the user: only what follows its end is read.
 // Every pattern is tested on one sentence of the window, with no nested quantifiers: linear.
 
 /** How far past a call its text is read for a request to confirm it (characters). */
@@ -57,6 +59,8 @@ function sentenceAsks(sentence: string): boolean {
 const ANSWERS_ITSELF =
   /^\W*(?:yes|yeah|sure|ok|okay|alright|all right|certainly|of course|absolutely|let me|let's|let us|I'll|I will|I'm going to|I am going to|now,? I)\b/i;
 const CONDITION = /\b(?:if|unless|once|when|after|before|until|not|never|only)\b|n't\b/i;
+/** The ends of a reasoning block written into the text. */
+const REASONING_ENDS = ['</think>', '</thinking>', '</reasoning>'];
 
 /**
  * Calls `onSentence` on each sentence of `text[start, end)` in order, until it returns true (then
@@ -83,13 +87,24 @@ export function asksToConfirm(text: string, from: number, to: number = text.leng
 }
 
 /**
- * Whether `text[from, to)` (its last MAX_CONFIRM_LOOKBACK characters) asks the user about the call
- * that starts at `to` and leaves the ask open: an asking sentence not followed, before `to`, by one in
- * which the model answers it itself (ANSWERS_ITSELF without a CONDITION).
+ * Whether `text[from, to)` (its last MAX_CONFIRM_LOOKBACK characters, past the end of a reasoning block
+ * in them) asks the user about the call that starts at `to` and leaves the ask open: an asking sentence
+ * not followed, before `to`, by one in which the model answers it itself (ANSWERS_ITSELF without a
+ * CONDITION).
  */
 export function asksBeforeCall(text: string, from: number, to: number): boolean {
+  const end = Math.min(to, text.length);
+  let start = Math.max(from, end - MAX_CONFIRM_LOOKBACK);
+  const window = text.slice(start, end);
+  start += Math.max(
+    0,
+    ...REASONING_ENDS.map((closer) => {
+      const at = window.lastIndexOf(closer);
+      return at < 0 ? 0 : at + closer.length;
+    }),
+  );
   let open = false;
-  someSentence(text, Math.max(from, to - MAX_CONFIRM_LOOKBACK), Math.min(to, text.length), (sentence) => {
+  someSentence(text, start, end, (sentence) => {
     if (sentenceAsks(sentence)) open = true;
     else if (open && ANSWERS_ITSELF.test(sentence.trim()) && !CONDITION.test(sentence)) open = false;
     return false;

@@ -131,7 +131,12 @@ describe('a call shown in prose is not a call (issue 29)', () => {
   });
 
   it('markup after a question the model answers itself, or one far before it, still runs', () => {
-    for (const before of ['What is in the file? Let me check.', 'Should I read it first? Yes, here it is:', `Shall I? ${'It is long. '.repeat(60)}`]) {
+    for (const before of [
+      'What is in the file? Let me check.',
+      'Should I read it first? Yes, here it is:',
+      `Shall I? ${'It is long. '.repeat(60)}`,
+      '<think>\nShould I read it first? The user asked what it says.\n</think>\n',
+    ]) {
       expect(extractTextCalls(`${before}\n<tool_call>${read}</tool_call>`, workspace).calls, before).toEqual([
         { name: 'read_file', arguments: { path: 'notes/important.md' } },
       ]);
