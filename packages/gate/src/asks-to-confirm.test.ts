@@ -76,6 +76,9 @@ describe('asksBeforeCall', () => {
       'Is it OK to delete them?\nHere is the call for the first one:\n',
       'Do you mean Paris, France or Paris, Texas?\n',
       'Shall I? I will once you say so.\n',
+      'Do you want me to delete the old logs? Let me know.\n',
+      "Should I remove build/? I'll wait.\n",
+      "Shall I cancel it? OK, I'll hold off for now.\n",
       '<think>\nThey asked.\n</think>\nShould I delete the old logs?\n',
     ]) {
       expect(before(text), text).toBe(true);

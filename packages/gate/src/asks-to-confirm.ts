@@ -58,7 +58,8 @@ function sentenceAsks(sentence: string): boolean {
 /** A sentence in which the model answers a question itself and goes on: yes, sure, let me, I'll …, with no condition or wait. */
 const ANSWERS_ITSELF =
   /^\W*(?:yes|yeah|sure|ok|okay|alright|all right|certainly|of course|absolutely|let me|let's|let us|I'll|I will|I'm going to|I am going to|now,? I)\b/i;
-const CONDITION = /\b(?:if|unless|once|when|after|before|until|not|never|only)\b|n't\b/i;
+/** What keeps the question open: a condition, a negation, a wait ("Let me know.", "I'll wait.", "I'll hold off."). */
+const CONDITION = /\b(?:if|unless|once|when|after|before|until|not|never|only|know|wait|waiting|hold|hear|ask|need)\b|n't\b/i;
 /** The ends of a reasoning block written into the text. */
 const REASONING_ENDS = ['</think>', '</thinking>', '</reasoning>'];
 
