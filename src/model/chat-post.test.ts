@@ -1,6 +1,7 @@
 // The POST to /chat/completions and what the model adapter makes of its failures: what the openai
 // SDK used to do for it (a headers timeout, status → retryable or not, the error body's message, the
 // caller's abort), now with fetch alone.
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { getModels, postChat, readBounded } from './chat-post.ts';
 import { OpenAIModel } from './openai.ts';
@@ -96,6 +97,15 @@ describe('postChat', () => {
     controller.abort(reason);
     expect(sent.aborted).toBe(true);
     expect(sent.reason).toBe(reason);
+  });
+
+  it("leaves no listener on the caller's signal once the request has aborted (a headers timeout): a turn's signal outlives its requests", async () => {
+    const { fn } = fakeFetch('never');
+    const controller = new AbortController();
+    const pending = postChat({ baseURL: 'http://u', apiKey: 'k', timeoutMs: 20, fetch: fn }, {}, { signal: controller.signal });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    expect((await pending).kind).toBe('timeout');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('sends an already aborted request aborted', async () => {
