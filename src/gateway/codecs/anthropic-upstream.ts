@@ -11,6 +11,7 @@ import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
+import { eventShape, INTEGER, STRING } from './event-shape.ts';
 import { jsonObject } from './json-object.ts';
 import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation } from './native-stream.ts';
 
@@ -90,6 +91,9 @@ function usageOf(input: unknown, output: unknown): Json {
   return { prompt_tokens: n(input), completion_tokens: n(output), total_tokens: n(input) + n(output) };
 }
 
+/** A text block's delta as Anthropic streams it: the block's index, the text. */
+const TEXT_DELTA = eventShape('{"type":"content_block_delta","index":', INTEGER, ',"delta":{"type":"text_delta","text":', STRING, '}}');
+
 /** Anthropic's answer, whole or streamed, as the core reads Chat Completions. */
 function anthropicTranslation(): NativeTranslation {
   const who: ChunkIdentity = { id: '', created: Math.floor(Date.now() / 1000), model: '' };
@@ -97,6 +101,7 @@ function anthropicTranslation(): NativeTranslation {
   let calls = 0;
   /** The open blocks by index: a tool_use's call index, or another block being put together whole. */
   const blocks = new Map<number, { kind: 'text' } | { kind: 'call'; call: number } | { kind: 'other'; block: Json; json: string }>();
+  const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(who, delta, finish, usage);
   return {
     whole(json) {
       if (json.type !== 'message' || !Array.isArray(json.content)) return null;
@@ -123,9 +128,11 @@ function anthropicTranslation(): NativeTranslation {
       };
     },
     event(message: SseMessage) {
+      // A text block's delta, read without JSON.parse when it comes as Anthropic writes it (event-shape.ts).
+      const text = TEXT_DELTA(message.data);
+      if (text && blocks.get(text[0] as number)?.kind === 'text') return [chunk({ content: text[1] })];
       const e = jsonObject(message.data);
       if (!e) return [];
-      const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(who, delta, finish, usage);
       switch (e.type) {
         case 'message_start': {
           const m = isPlainObject(e.message) ? e.message : {};

@@ -12,6 +12,7 @@ import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
 import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation } from './native-stream.ts';
+import { eventShape, INTEGER, STRING } from './event-shape.ts';
 import { jsonObject } from './json-object.ts';
 import { FREEFORM_PARAM, freeformText } from './responses-in.ts';
 
@@ -68,12 +69,30 @@ function toolCallOf(item: Json): Json {
 
 const isCallItem = (item: Json) => item.type === 'function_call' || item.type === 'custom_tool_call';
 
+/** A text delta as the Responses API streams it (sequence number, item id, output and content index, the text), and with OpenAI's obfuscation padding after it. */
+const TEXT_DELTA_FIELDS = [
+  '{"type":"response.output_text.delta","sequence_number":',
+  INTEGER,
+  ',"item_id":',
+  STRING,
+  ',"output_index":',
+  INTEGER,
+  ',"content_index":',
+  INTEGER,
+  ',"delta":',
+  STRING,
+  ',"logprobs":[]',
+] as const;
+const TEXT_DELTA = eventShape(...TEXT_DELTA_FIELDS, '}');
+const OBFUSCATED_TEXT_DELTA = eventShape(...TEXT_DELTA_FIELDS, ',"obfuscation":', STRING, '}');
+
 /** The Responses answer, whole or streamed, as the core reads Chat Completions. */
 function responsesTranslation(): NativeTranslation {
   const who: ChunkIdentity = { id: '', created: Math.floor(Date.now() / 1000), model: '' };
   let calls = 0;
   /** The call items by output_index: their index among the calls, and a custom call's input so far. */
   const open = new Map<number, { call: number; custom: boolean; input: string }>();
+  const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(who, delta, finish, usage);
   const finishOf = (response: Json) => (response.status === 'incomplete' ? 'length' : calls > 0 ? 'tool_calls' : 'stop');
   return {
     whole(json) {
@@ -103,9 +122,11 @@ function responsesTranslation(): NativeTranslation {
       };
     },
     event(message: SseMessage) {
+      // A text delta, read without JSON.parse when it comes as the API writes it (event-shape.ts).
+      const text = TEXT_DELTA(message.data) ?? OBFUSCATED_TEXT_DELTA(message.data);
+      if (text) return [chunk({ content: text[4] })];
       const e = jsonObject(message.data);
       if (!e) return [];
-      const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(who, delta, finish, usage);
       const item = isPlainObject(e.item) ? e.item : {};
       const index = Number(e.output_index);
       switch (e.type) {
