@@ -166,7 +166,13 @@ describe('a call shown in prose is not a call (issue 29)', () => {
       calls: [{ name: 'read_file', arguments: { path: 'notes/important.md' } }],
       visibleText: 'Let me read the file:',
     });
-    for (const text of [`Let me delete the file:\n${del}`, `Let me read the file: ${read}\nThen I will summarise it.`, `Shall I read it?\n${read}`]) {
+    for (const text of [
+      `Let me delete the file:\n${del}`,
+      `Let me read the file: ${read}\nThen I will summarise it.`,
+      `Shall I read it?\n${read}`,
+      // An ask the lead-in cues do not name: the same ask detection as before markup.
+      `Reply yes and I will read it:\n${read}`,
+    ]) {
       expect(extractTextCalls(text, workspace), text).toEqual({ calls: [], visibleText: text });
     }
     // Without annotations the name decides (a gateway's tools): get_weather reads, send_email does not.
