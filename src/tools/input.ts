@@ -52,6 +52,10 @@ export const MAX_INPUT_FIELDS = 20;
 export const MAX_INPUT_MESSAGE = 2_000;
 /** The longest URL a URL question may send the person to (kept in the turn's log, sent to every reader). */
 export const MAX_INPUT_URL = 2_048;
+/** The longest key a server may file its request under (the answer goes back under it; kept with the question). */
+export const MAX_INPUT_KEY = 256;
+/** The longest requestState a server may hand over to be echoed (kept with the question until it is answered). */
+export const MAX_INPUT_STATE = 65_536;
 const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean']);
 
 /**

@@ -4,6 +4,7 @@
 // 2026-07-28 to both: server/discover, then requests that carry their version in _meta; never initialize.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { MAX_INPUT_KEY, MAX_INPUT_STATE } from '../../src/tools/input.ts';
 import { mcpToolSource } from '../../src/tools/mcp/index.ts';
 import { ORDER_SCHEMA, ORDER_STATE, type RunningV2, startV2Server } from '../support/mcp-v2-servers.ts';
 import { scriptedApps } from '../support/scripted-app.ts';
@@ -165,6 +166,35 @@ describe('2026-07-28 servers built with the v2 SDK', () => {
       ['strict__confirm_order', 'strict', '2026-07-28', 'accept'],
     ]);
   }, 30_000);
+
+  it.each([
+    ['requestState', { orderState: 's'.repeat(MAX_INPUT_STATE + 1) }, `a requestState of ${MAX_INPUT_STATE + 1} characters (at most ${MAX_INPUT_STATE})`],
+    ['request key', { orderKey: 'k'.repeat(MAX_INPUT_KEY + 1) }, `a request key of ${MAX_INPUT_KEY + 1} characters (at most ${MAX_INPUT_KEY})`],
+  ] as const)(
+    'a question whose %s is past its cap is not put to the person: the call fails with the reason, the turn goes on',
+    async (_, options, reason) => {
+      const big = await startV2Server({ name: 'big-shop', ...options });
+      try {
+        const { app } = await start(
+          (req) =>
+            req.messages.some((m) => m.role === 'tool')
+              ? { text: 'Done.' }
+              : { toolCalls: [{ id: 'o-big', name: 'big__confirm_order', arguments: '{"item":"mug"}' }] },
+          { env: { MCP_SERVERS: JSON.stringify([{ name: 'big', url: big.url }]) }, deps: (vars) => ({ toolSource: mcpToolSource(loadConfig(vars)) }) },
+        );
+        const res = await chat(app.url, { message: 'order me a mug' });
+        expect(res.events.some((e) => e.event === 'input_required')).toBe(false);
+        expect(results(res.events)).toEqual([
+          expect.objectContaining({ id: 'o-big', ok: false, error: expect.stringContaining(`asked for input Rebound cannot put to the person: ${reason}`) }),
+        ]);
+        expect(res.events.at(-1)!.data).toMatchObject({ reason: 'completed' });
+        expect(big.orderRounds).toEqual([{ requestState: undefined }]);
+      } finally {
+        await big.stop();
+      }
+    },
+    30_000,
+  );
 
   it('declined: the call goes back with the decline, and the model reads an error saying so with what the server answered', async () => {
     const { upstream, app, stream, url } = await ordering('shop');

@@ -24,8 +24,18 @@ export interface RunningV2 extends Omit<RunningMcp, 'log' | 'kill'> {
   orderRounds: Array<{ requestState: string | undefined; action?: string }>;
 }
 
-export async function startV2Server(options: { legacy?: 'stateless' | 'reject'; name?: string } = {}): Promise<RunningV2> {
+export interface V2Options {
+  legacy?: 'stateless' | 'reject';
+  name?: string;
+  /** The requestState confirm_order mints and expects back (default ORDER_STATE), and the key it asks under (default "confirm"). */
+  orderState?: string;
+  orderKey?: string;
+}
+
+export async function startV2Server(options: V2Options = {}): Promise<RunningV2> {
   const orderRounds: RunningV2['orderRounds'] = [];
+  const state = options.orderState ?? ORDER_STATE;
+  const key = options.orderKey ?? 'confirm';
   const build = () => {
     const mcp = new McpServer({ name: options.name ?? 'shop', version: '2.0.0' });
     mcp.registerTool(
@@ -61,16 +71,16 @@ export async function startV2Server(options: { legacy?: 'stateless' | 'reject'; 
       { description: 'Orders an item after the person confirms', inputSchema: z.object({ item: z.string() }), annotations: { readOnlyHint: true } },
       async ({ item }, ctx) => {
         const given = ctx.mcpReq.requestState<string>();
-        const view = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
+        const view = inputResponse(ctx.mcpReq.inputResponses, key);
         orderRounds.push({ requestState: given, ...(view.kind === 'elicit' ? { action: view.action } : {}) });
         if (view.kind === 'elicit' && view.action !== 'accept') {
           return { content: [{ type: 'text', text: `The order was not placed: the person chose ${view.action}.` }], isError: true };
         }
-        const confirmed = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', z.object({ confirm: z.boolean() }));
-        if (confirmed?.confirm !== true || given !== ORDER_STATE) {
+        const confirmed = acceptedContent(ctx.mcpReq.inputResponses, key, z.object({ confirm: z.boolean() }));
+        if (confirmed?.confirm !== true || given !== state) {
           return inputRequired({
-            inputRequests: { confirm: inputRequired.elicit({ message: `Order ${item}?`, requestedSchema: ORDER_SCHEMA }) },
-            requestState: ORDER_STATE,
+            inputRequests: { [key]: inputRequired.elicit({ message: `Order ${item}?`, requestedSchema: ORDER_SCHEMA }) },
+            requestState: state,
           });
         }
         return { content: [{ type: 'text', text: `ordered ${item}` }] };

@@ -17,7 +17,7 @@
 import type { McpServerConfig } from '../../config.ts';
 import { cut, quote } from '../../quote.ts';
 import { checkSchema, type JSONSchema } from 'rebound-gate';
-import { type InputQuestion, type InputReply, InputRequired, MAX_INPUT_MESSAGE, MAX_INPUT_URL, unaskable } from '../input.ts';
+import { type InputQuestion, type InputReply, InputRequired, MAX_INPUT_KEY, MAX_INPUT_MESSAGE, MAX_INPUT_STATE, MAX_INPUT_URL, unaskable } from '../input.ts';
 import type { ToolSet, ToolSource, ToolSourceStatus } from '../source.ts';
 import type { Tool } from '../types.ts';
 import { McpAnswerTooLarge } from './answer-size.ts';
@@ -364,6 +364,10 @@ function questionOf(server: string, tool: string, answer: Extract<McpCallAnswer,
   const entries = Object.entries(answer.inputRequests);
   if (entries.length !== 1) return `${entries.length} requests at once (Rebound answers one)`;
   const [key, request] = entries[0]!;
+  // Both are kept with the question until the person answers, and sent back as they came.
+  if (key.length > MAX_INPUT_KEY) return `a request key of ${key.length} characters (at most ${MAX_INPUT_KEY})`;
+  const state = answer.requestState;
+  if (state !== undefined && state.length > MAX_INPUT_STATE) return `a requestState of ${state.length} characters (at most ${MAX_INPUT_STATE})`;
   const r = request as { method?: unknown; params?: Record<string, unknown> };
   if (r.method !== 'elicitation/create' || !r.params)
     return `a ${typeof r.method === 'string' ? quote(r.method, 60) : 'malformed'} request (only elicitation is declared)`;
