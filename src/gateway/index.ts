@@ -4,6 +4,7 @@
 // and body. The route (src/http/routes/gateway.ts) authenticates and validates; this runs it.
 //
 //   request.ts   what is accepted, the tools after tool_choice     upstream.ts  the upstream call
+//   tool-specs.ts each tool as the gate reads it, kept for the requests that send it again
 //   gated-call.ts one call through the gate, what the client gets   retry.ts     the retry policy
 //   held-stream.ts the streaming transformer of one attempt         stream.ts    attempts + keepalive
 //   complete.ts / response.ts  the non-streaming path               activity.ts  the log rows

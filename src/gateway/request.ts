@@ -12,9 +12,10 @@
 // same content checks (rebound-gate's withFileParams: Claude Code's Write.content and Edit.new_string,
 // Codex's apply_patch text and a patch in a shell command, a path beside a content parameter).
 import * as z from 'zod';
-import { checkSchema, type JSONSchema, type ToolSpec, toolSpec, withFileParams, withoutExtensions } from 'rebound-gate';
+import { type JSONSchema, type ToolSpec, withoutExtensions } from 'rebound-gate';
 import { quote } from '../quote.ts';
 import { GatewayError } from './errors.ts';
+import { readTool } from './tool-specs.ts';
 
 /**
  * The most members the gateway reads of these arrays (docs/configuration.md § Limits), counted on the body's text
@@ -120,15 +121,15 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
     if (!tool.function) throw unsupported(`tools[${i}].function`, `tools[${i}] has no "function": send {"type": "function", "function": {name, parameters}}.`);
     return tool.function;
   });
-  // The coding agents' own file tools are known by name and schema (withFileParams): nobody marks them x-rebound-code.
-  const specs = tools.map((fn) =>
-    withFileParams(toolSpec({ name: fn.name, description: fn.description, parameters: fn.parameters as JSONSchema | null | undefined })),
-  );
+  // The coding agents' own file tools are known by name and schema (withFileParams): nobody marks them
+  // x-rebound-code. Each tool read once for the requests that send it (tool-specs.ts).
+  const read = tools.map(readTool);
+  const specs = read.map((r) => r.spec);
   const narrowed = narrow(specs, body.tool_choice);
   // Checked before anything walks a schema: past the limits no call of this request is gated (a call
   // the model meant for that tool could otherwise be "repaired" into another one).
-  const unreadable = specs.map((s) => ({ tool: s.name, check: checkSchema(s.parameters) })).find((u) => !u.check.ok);
-  const ungated = unreadable && !unreadable.check.ok ? { tool: unreadable.tool, reason: unreadable.check.reason } : undefined;
+  const unreadable = read.find((r) => !r.check.ok);
+  const ungated = unreadable && !unreadable.check.ok ? { tool: unreadable.spec.name, reason: unreadable.check.reason } : undefined;
   const toolset = ungated ? [] : narrowed;
   const model = upstreamModel(body.model, options.models);
   const stream = body.stream === true;
