@@ -75,6 +75,13 @@ function writeBlock(out: StreamChannel, index: number, block: Json): void {
 }
 
 /**
+ * A text block's delta: sseEvent's text for `{type: 'content_block_delta', index, delta: {type:
+ * 'text_delta', text}}`, with only the text serialised (most events of a stream; sse-text.test.ts).
+ */
+export const textDelta = (index: number, text: string): string =>
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`;
+
+/**
  * The channel the core writes its Chat Completions stream to, writing Anthropic's events to `out`
  * instead: text and calls as blocks in the order they come, the finish and usage held for
  * `message_delta`, `[DONE]` as `message_stop`.
@@ -132,7 +139,7 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
         open = { index: blocks++, kind: 'text' };
         out.write(sseEvent('content_block_start', { type: 'content_block_start', index: open.index, content_block: { type: 'text', text: '' } }));
       }
-      out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index: open.index, delta: { type: 'text_delta', text: delta.content } }));
+      out.write(textDelta(open.index, delta.content));
     }
     // The core sends each call whole, once gated: one block, its arguments in one delta.
     for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {

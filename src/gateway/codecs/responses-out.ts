@@ -98,6 +98,14 @@ export function completionToResponse(completion: Json, echo: ResponseEcho): Json
 }
 
 /**
+ * A text delta: emit's text for `response.output_text.delta` (`{type, sequence_number, item_id,
+ * output_index, content_index: 0, delta, logprobs: []}`), with only the strings serialised (most events
+ * of a stream; sse-text.test.ts).
+ */
+export const outputTextDelta = (seq: number, itemId: string, index: number, delta: string): string =>
+  `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq},"item_id":${JSON.stringify(itemId)},"output_index":${index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]}\n\n`;
+
+/**
  * The channel the core writes its Chat Completions stream to, writing the Responses events to `out`
  * instead: the text as one message item, each call as its own item in the order they come, the
  * usage and verdict held for `response.completed`.
@@ -181,7 +189,7 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
         });
       }
       text.text += delta.content;
-      emit('response.output_text.delta', { item_id: text.id, output_index: text.index, content_index: 0, delta: delta.content, logprobs: [] });
+      out.write(outputTextDelta(seq++, text.id, text.index, delta.content));
     }
     // The core sends each call whole, once gated: one item, its arguments in one delta.
     for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {
