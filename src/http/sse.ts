@@ -121,10 +121,6 @@ export class SseStream implements SseChannel {
     );
   }
 
-  get signal(): AbortSignal {
-    return this.abort.signal;
-  }
-
   write(text: string): void {
     if (this.closed || text === '') return;
     this.pending.push(text);
