@@ -22,7 +22,7 @@ import type { GatewayResponse } from './gateway-response.ts';
 import { callUpstream, type UpstreamResult } from './upstream.ts';
 import type { ClientCodec } from './codecs/protocol.ts';
 
-export { ChatCompletionsBody, GATEWAY_COUNTS, toGatewayRequest, type GatewayRequest, upstreamModel } from './request.ts';
+export { ChatCompletionsBody, fitsChatBody, GATEWAY_COUNTS, toGatewayRequest, type GatewayRequest, upstreamModel } from './request.ts';
 export { upstreamResult } from './upstream.ts';
 export { GatewayError, openAIError, type OpenAIErrorBody } from './errors.ts';
 export { listModels } from './models.ts';

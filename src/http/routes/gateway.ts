@@ -8,6 +8,7 @@
 import { Hono, type Context } from 'hono';
 import {
   ChatCompletionsBody,
+  fitsChatBody,
   GATEWAY_COUNTS,
   GatewayError,
   gatewayLimits,
@@ -123,7 +124,7 @@ export function gatewayRoutes(deps: AppDeps) {
   const requestOptions = { models: config.gateway.models, only: config.gateway.modelsOnly };
 
   app.post('/v1/chat/completions', authenticated, async (c) => {
-    const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS });
+    const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS, fits: fitsChatBody });
     return serve(c, toGatewayRequest(body, requestOptions));
   });
 
