@@ -3,7 +3,8 @@
 // (a probe every 5 ms on its own connection: what every other user of the process waits). Then readers
 // that never read (bench/stalled-readers.ts): the server's RSS growth. The app runs in its own process
 // (bench/stream-server.ts, as npm start wires it, the memory store), so its event loop is what /health
-// measures.
+// measures. Two classes are a hostile upstream rather than client: a streamed answer of 48 MB (stopped at
+// MAX_COMPLETION_BYTES) and a call of 3 MB (past the gate's argument limit), read to their end.
 //
 //   npm run bench:abuse -- [--json] [--runs 3]
 import { Agent, request } from 'node:http';
@@ -15,8 +16,13 @@ const args = process.argv.slice(2);
 const json = args.includes('--json');
 const RUNS = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 3;
 
+/** What the two hostile-upstream classes ask for (the user message), and what the upstream streams then. */
+const LONG_STREAM = 'stream 48 MB';
+const LONG_CALL = 'call with 3 MB of arguments';
 const upstream = await startScriptedOpenAI((req) => {
   const message = req.messages.findLast((m) => m.role === 'user')?.content;
+  if (message === LONG_STREAM) return { text: `${'y'.repeat(10 * 1024 - 1)} `.repeat(4_800) };
+  if (message === LONG_CALL) return { toolCalls: [{ name: 't', arguments: JSON.stringify({ content: 'z'.repeat(3_000_000) }) }], argChunk: 64 * 1024 };
   return { text: message === BIG_MESSAGE ? BIG_ANSWER : 'fine' };
 });
 const { child, base } = await startAppProcess({ upstreamUrl: upstream.url });
@@ -30,7 +36,13 @@ interface Class {
   name: string;
   path: string;
   body: () => string;
+  /** A streamed answer read to its end (otherwise a stream is timed to its headers). */
+  read?: boolean;
 }
+const streamed = (message: string) =>
+  gateway(
+    `"stream":true,"messages":[{"role":"user","content":"${message}"}],"tools":[{"type":"function","function":{"name":"t","parameters":{"type":"object"}}}]`,
+  );
 
 const classes: Class[] = [
   // The baseline, in the same run: a small body refused, on this machine as it is now.
@@ -57,9 +69,21 @@ const classes: Class[] = [
       ),
   },
   { name: 'turns: 256 KB of [ (nesting never closed)', path: '/v1/turns', body: () => '['.repeat(256 * 1024 - 1) },
+  {
+    name: 'gateway, hostile upstream: a 48 MB streamed answer (stopped at 32 MB)',
+    path: '/v1/chat/completions',
+    body: () => streamed(LONG_STREAM),
+    read: true,
+  },
+  {
+    name: 'gateway, hostile upstream: a call of 3 MB arguments streamed, re-asked (GATEWAY_RETRIES: 2)',
+    path: '/v1/chat/completions',
+    body: () => streamed(LONG_CALL),
+    read: true,
+  },
 ];
 
-function post(path: string, body: string): Promise<{ status: number; bytes: number; ms: number }> {
+function post(path: string, body: string, read = false): Promise<{ status: number; bytes: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const req = request(
@@ -68,7 +92,7 @@ function post(path: string, body: string): Promise<{ status: number; bytes: numb
         const ms = performance.now() - t0;
         let bytes = 0;
         // A stream (the accepted useChat body) is timed to its headers and then dropped.
-        if (res.headers['content-type']?.includes('event-stream')) {
+        if (!read && res.headers['content-type']?.includes('event-stream')) {
           res.destroy();
           resolve({ status: res.statusCode!, bytes: 0, ms });
           return;
@@ -132,12 +156,12 @@ for (const c of classes) {
   for (let i = 0; i < RUNS; i++) {
     // Alone: the answer's time and the server's CPU over it (nothing else asks the server meanwhile).
     const c0 = await cpuMs();
-    const a = await post(c.path, body);
+    const a = await post(c.path, body, c.read);
     cpus.push((await cpuMs()) - c0);
     times.push(a.ms);
     last = a;
     // Again, with GET /health probed every 5 ms meanwhile: the worst wait another user sees.
-    const probed = post(c.path, body);
+    const probed = post(c.path, body, c.read);
     const [, h] = await Promise.all([probed, worstHealth(probed)]);
     healths.push(h);
   }
