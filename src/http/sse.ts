@@ -10,7 +10,9 @@
 //     to a client that has not taken what it was sent;
 //   - a client disconnect (the body cancelled, or the request's signal) as the abort signal.
 // A class, as Hono's StreamingApi (hono/utils/stream): the stream's state is its fields, what a producer
-// and the runtime do to it are its methods.
+// and the runtime do to it are its methods. The body is a web ReadableStream on Node too: writing the
+// text to Node's response directly (c.env.outgoing) measured no faster, in CPU or in the time to the
+// client (docs/benchmarks.md § The streaming paths at the physical limit).
 import type { TurnEvent } from '../vocabulary.ts';
 
 export const SSE_HEADERS = {
@@ -180,6 +182,7 @@ export class SseStream implements SseChannel {
     this.end(error);
   }
 
+  /** Closes the stream: with `error` or `force` at once, else once the client has taken what waits for it (`closing`). */
   private end(error?: unknown, force = false): void {
     if (this.closed) return;
     if (error === undefined && !force && this.queued() > 0) {
