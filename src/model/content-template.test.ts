@@ -196,15 +196,18 @@ describe('ContentTemplate', () => {
 });
 
 /**
- * A stream as openai.ts reads it, in `reads` (their lengths in characters): the chunks parsed in full
- * (their data) and the text between them, adjacent texts merged. `lane`: the template reads the chunks
- * it matches straight from each read (SseDecoder's lane), else each event is a message it matches.
+ * A stream as openai.ts reads it, in reads of `readChars` characters: the chunks parsed in full (their
+ * data) and the text between them, adjacent texts merged, up to where it stops: [DONE], or a failure
+ * (text JSON refuses, an `error` event or field, a value not an object). `lane`: the template is the
+ * decoder's lane (it reads or learns from each event as the decoder makes it; the rest is parsed), else
+ * each event is matched, or parsed and offered to learn, after its read (as before the lane).
  */
 function readStream(stream: string, readChars: number, lane: boolean, limits: Partial<SseLimits> = {}) {
   const template = new ContentTemplate();
   const decoder = new SseDecoder(limits, lane ? template : undefined);
-  const items: Array<{ text: string } | { parsed: string; event: string | null }> = [];
+  const items: Array<{ text: string } | { parsed: string; event: string | null } | { failed: string } | { done: true }> = [];
   let laneMessages = 0;
+  let stopped = false;
   const text = (t: string) => {
     const last = items.at(-1);
     if (last && 'text' in last) last.text += t;
@@ -212,27 +215,41 @@ function readStream(stream: string, readChars: number, lane: boolean, limits: Pa
   };
   const take = (messages: SseMessage[]) => {
     for (const m of messages) {
+      if (stopped) return;
       if (m.lane !== undefined) {
         laneMessages++;
         text(m.lane);
         continue;
       }
-      const matched = m.event === 'error' ? undefined : template.match(m.data);
+      if (m.data.startsWith('[DONE]')) {
+        items.push({ done: true });
+        stopped = true;
+        return;
+      }
+      const matched = lane || m.event === 'error' ? undefined : template.match(m.data);
       if (matched !== undefined) {
         text(matched);
         continue;
       }
-      items.push({ parsed: m.data, event: m.event });
+      if (m.data === '') continue;
+      let chunk: any;
       try {
-        template.learn(m.data, JSON.parse(m.data));
+        chunk = JSON.parse(m.data);
       } catch {
-        /* the full parse reports it */
+        chunk = undefined;
       }
+      if (chunk === null || typeof chunk !== 'object' || Array.isArray(chunk) || chunk.error || m.event === 'error') {
+        items.push({ failed: m.data });
+        stopped = true;
+        return;
+      }
+      items.push({ parsed: m.data, event: m.event });
+      if (!lane) template.learn(m.data, chunk);
     }
   };
   const bytes = new TextEncoder().encode(stream);
-  for (let at = 0; at < bytes.length; at += readChars) take(decoder.push(bytes.subarray(at, at + readChars)));
-  take(decoder.end());
+  for (let at = 0; at < bytes.length && !stopped; at += readChars) take(decoder.push(bytes.subarray(at, at + readChars)));
+  if (!stopped) take(decoder.end());
   return { items, laneMessages };
 }
 
@@ -241,10 +258,10 @@ describe("ContentTemplate as the SSE decoder's lane", () => {
   const openai = (c: string, pad = 'pad') => chunk(c, `,"obfuscation":${JSON.stringify(pad)}`);
   /** A chunk whose content string is `body` as written, escapes and all (JSON may refuse it). */
   const rawContent = (body: string) => openai('\u0000').replace('"\\u0000"', `"${body}"`);
-  // Chunks the lane reads (once learned, from the reads that follow), interleaved with everything it must leave to the decoder: other framings of
-  // the same chunk (CRLF, `data:` without its space, a named event, an id line, two data lines), text
-  // JSON must decode or refuses, comments, a chunk that does more than add text, and [DONE].
-  const STREAM = [
+  // Chunks the lane reads (once learned, in the read it learns from too), interleaved with everything
+  // it must leave to the decoder: other framings of the same chunk (CRLF, `data:` without its space,
+  // an id line, two data lines), escapes, an empty payload, comments, chunks that do more than add text.
+  const OK = [
     ev(chunk('', ',"role":"assistant"')),
     ev(openai('a')),
     ev(openai('b', 'q')),
@@ -252,33 +269,51 @@ describe("ContentTemplate as the SSE decoder's lane", () => {
     `data: ${openai('crlf')}\r\n\r\n`,
     ev(openai('c')),
     `data:${openai('nospace')}\n\n`,
-    `event: error\ndata: ${openai('named')}\n\n`,
     `id: 7\ndata: ${openai('with id')}\n\n`,
     `data: ${openai('two').replace('"choices"', '\ndata: "choices"')}\n\n`,
     ev(rawContent('\\u00e9\\ud83d\\ude00 \\"q\\" \\n')),
-    ev(rawContent('bad \\x escape')),
-    ev(rawContent('raw \u0001 control')),
+    'data:\n\n',
     ': keepalive\n\n',
     ev(openai('d', 'x\\"y')),
     ev(chunk('e', ',"usage":{"prompt_tokens":1,"completion_tokens":2}')),
     ev(openai('f')),
     'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}\n\n',
     ...Array.from({ length: 30 }, (_, i) => ev(openai(`w${i} `, `p${i}`))),
-    'data: [DONE]\n\n',
   ].join('');
+  // Where a stream stops (openai.ts fails it, or stops at [DONE]), then more it never reads.
+  const ENDS = [
+    'data: [DONE]\n\n',
+    ev(rawContent('bad \\x escape')),
+    ev(rawContent('raw \u0001 control')),
+    `event: error\ndata: ${openai('named')}\n\n`,
+    ev(chunk('x', ',"error":{"message":"overloaded"}')),
+    ev('[1,2]'),
+  ];
+  const TAIL = Array.from({ length: 5 }, (_, i) => ev(openai(`after${i} `))).join('');
 
   it('gives what the decoder and match give, event by event, wherever the reads are cut', () => {
-    const expected = readStream(STREAM, STREAM.length, false).items;
     let laneMessages = 0;
-    for (const readChars of [1, 2, 3, 5, 8, 13, 40, 97, 200, 333, 500, 777, 1000, 2000, STREAM.length]) {
-      const got = readStream(STREAM, readChars, true);
-      expect(got.items, `reads of ${readChars}`).toEqual(expected);
-      expect(readStream(STREAM, readChars, false).items, `reads of ${readChars}, no lane`).toEqual(expected);
-      laneMessages += got.laneMessages;
+    for (const end of ENDS) {
+      const stream = OK + end + TAIL;
+      const expected = readStream(stream, stream.length, false).items;
+      expect(expected.at(-1)).toEqual(end.startsWith('data: [DONE]') ? { done: true } : { failed: expect.any(String) });
+      for (const readChars of [1, 2, 3, 5, 8, 13, 40, 97, 200, 333, 500, 777, 1000, 2000, stream.length]) {
+        const got = readStream(stream, readChars, true);
+        expect(got.items, `${JSON.stringify(end.slice(0, 30))}, reads of ${readChars}`).toEqual(expected);
+        expect(readStream(stream, readChars, false).items, `reads of ${readChars}, no lane`).toEqual(expected);
+        laneMessages += got.laneMessages;
+      }
+      // What it leaves to the decoder is each framing it does not write, and what match alone refuses.
+      expect(expected.filter((i) => 'parsed' in i).length).toBeGreaterThanOrEqual(6);
     }
-    expect(laneMessages).toBeGreaterThan(10);
-    // What it leaves to the decoder is each framing it does not write, and what match alone refuses.
-    expect(expected.filter((i) => 'parsed' in i).length).toBeGreaterThanOrEqual(8);
+    expect(laneMessages).toBeGreaterThan(100);
+  });
+
+  it('learns in the read it learns from: the chunks after the first ones in one read are read by the lane', () => {
+    const stream = OK + ENDS[0];
+    const got = readStream(stream, stream.length, true);
+    expect(got.laneMessages).toBeGreaterThan(5);
+    expect(got.items).toEqual(readStream(stream, stream.length, false).items);
   });
 
   it('on every recorded provider stream, gives what the decoder and match give', () => {

@@ -102,12 +102,29 @@ export class ContentTemplate implements SseLane {
   }
 
   /**
-   * SseLane: whether the template stays as it is when `message`, an event the decoder handed out, is
-   * read (openai.ts: matched, or parsed and offered to `learn`). Only then may `take` read past it in
-   * the same read: each chunk it takes is one `match` would have read with the template as it is then.
+   * SseLane: an event the decoder made (one `take` did not read), in stream order, read as a chunk was
+   * before the lane: a chunk `match` reads becomes its text (`lane`); any other is parsed and offered to
+   * `learn` now, so the events after it, in this read too, are taken with the template it makes. Its
+   * owner then parses what has no `lane` (openai.ts). False where the owner fails the stream or stops
+   * reading (an `error` event, text JSON refuses such as [DONE]): nothing more is taken in this read.
    */
-  passes(message: SseMessage): boolean {
-    return message.event !== 'error' && this.prefix !== '' && this.fits(message.data);
+  offer(message: SseMessage): boolean {
+    if (message.event === 'error') return false;
+    const content = this.match(message.data);
+    if (content !== undefined) {
+      message.lane = content;
+      return true;
+    }
+    // Nothing to learn from an empty payload (no chunk), nor once learning has stopped.
+    if (message.data === '' || this.misses >= MAX_MISSES) return true;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(message.data);
+    } catch {
+      return false;
+    }
+    this.learn(message.data, chunk);
+    return true;
   }
 
   /** `data` is the learned chunk with a string in each open place (`match` then reads it): no state changes. */

@@ -41,7 +41,8 @@ export class OpenAIModel implements ModelClient {
 
     const calls = new ToolCallAssembler();
     const template = new ContentTemplate();
-    // The template reads the chunks it matches straight from each read, as runs (the decoder's lane).
+    // The template is the decoder's lane: it reads the chunks it matches straight from each read, runs
+    // of them as one message, and learns from the others as they are made (content-template.ts).
     const decoder = new SseDecoder({}, template);
     let finishReason: string | null = null;
     let usage: Usage | null = null;
@@ -55,6 +56,7 @@ export class OpenAIModel implements ModelClient {
         for (const message of batch) {
           // After [DONE] the body is read to its end (so the connection can be reused) and ignored.
           if (sawDone) break;
+          // Chunks that only add text, read by the template (the learned chunk with another string): their text.
           if (message.lane !== undefined) {
             sawChunk = true;
             text += message.lane;
@@ -64,16 +66,8 @@ export class OpenAIModel implements ModelClient {
             sawDone = true;
             break;
           }
-          // A chunk that is the last content-only chunk with another string: only its text is read.
-          const content = message.event === 'error' ? undefined : template.match(message.data);
-          if (content !== undefined) {
-            sawChunk = true;
-            text += content;
-            continue;
-          }
           const chunk = parseChunk(message);
           if (!chunk) continue;
-          template.learn(message.data, chunk);
           sawChunk = true;
           if (chunk.usage) usage = validUsage(chunk.usage);
           if (answeredBy === undefined && typeof chunk.model === 'string' && chunk.model) answeredBy = chunk.model.slice(0, 200);

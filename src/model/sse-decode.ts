@@ -14,14 +14,18 @@ import { ModelError } from './types.ts';
 export interface SseMessage {
   event: string | null;
   data: string;
-  /** Only on the message a lane hands out for a run of events it read (SseLane.read): what it read of them. */
+  /**
+   * Set by a lane (SseLane) on the message for events it read, a run (`read`) or one it was offered:
+   * their text, when adding it is all they do.
+   */
   lane?: string;
 }
 
 /**
  * A reader of whole events that the decoder hands each event start to, before splitting it into lines
  * and a message (the model's text chunks, which are most of a stream: content-template.ts). It reads
- * only events it can tell are exactly what the decoder would have made of them.
+ * only events it can tell are exactly what the decoder would have made of them, and sees every other
+ * event the decoder makes, in stream order, as it makes it.
  */
 export interface SseLane {
   /**
@@ -32,10 +36,10 @@ export interface SseLane {
   /** The message that stands in the batch, in their place, for the events `take` just read. */
   read(): SseMessage;
   /**
-   * Whether `take` may go on past an event the decoder hands out in the same batch: false when reading
-   * that event may change what the lane takes (a batch is read in full before the next push).
+   * An event the decoder made, before any later one is taken: the lane may read it (its `lane`) or learn
+   * from it. False: it takes nothing more in this read (and is offered nothing more in it).
    */
-  passes(message: SseMessage): boolean;
+  offer(message: SseMessage): boolean;
 }
 
 export interface SseLimits {
@@ -81,7 +85,7 @@ export class SseDecoder {
 
   /** Data a lane may take in one event: its line (`data: ` and the data) and its data within the caps. */
   private readonly laneDataChars: number;
-  /** The lane may take events in this read: no event handed out before them in it may change the lane. */
+  /** The lane takes and is offered events in this read (until an offer says otherwise). */
   private laneOpen = false;
 
   constructor(
@@ -192,7 +196,7 @@ export class SseDecoder {
     if (this.dataLines.length > 0) {
       const message = { event: this.eventName, data: this.dataLines.length === 1 ? this.dataLines[0]! : this.dataLines.join('\n') };
       out.push(message);
-      if (this.laneOpen && !this.lane!.passes(message)) this.laneOpen = false;
+      if (this.laneOpen && !this.lane!.offer(message)) this.laneOpen = false;
     }
     this.eventName = null;
     this.dataLines = [];
