@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { coerce, fitsAfterCoercion } from './coerce.ts';
 import { compiled } from './schema-compile.ts';
+import { checkArguments } from './schema-repair.ts';
 import type { JSONSchema, Repair } from '../types.ts';
 
 /** The coerced value and the repairs, for a value at `$.v`. */
@@ -107,5 +108,72 @@ describe('fitsAfterCoercion', () => {
     expect(fitsAfterCoercion(3, { type: 'integer' })).toBe(true);
     expect(fitsAfterCoercion('3', { type: 'integer' })).toBe(true);
     expect(fitsAfterCoercion('three', { type: 'integer' })).toBe(false);
+  });
+});
+
+describe('coerce through anyOf/oneOf: the branches no coercion can make fit are not tried, and the answer is the same', () => {
+  const list = (items: JSONSchema): JSONSchema => ({ type: 'object', properties: { list: { type: 'array', items } } });
+  const shape = (kind: JSONSchema, required = ['kind', 'n']): JSONSchema => ({
+    type: 'object',
+    properties: { kind, n: { type: 'integer' } },
+    required,
+  });
+
+  it('takes the first branch whose coercion fits, past a null branch, for a scalar and for one wrapped into a list', () => {
+    const items = { anyOf: [{ type: 'null' }, { type: 'integer' }, { type: 'array', items: { type: 'string' } }] };
+    expect(checkArguments({ list: ['x', '5', 7] }, list(items))).toEqual({
+      status: 'repaired',
+      args: { list: [['x'], 5, 7] },
+      repairs: [
+        { kind: 'coerce', path: '$.list[0]', from: '"x"', to: '["x"]', category: 'wrong_type' },
+        { kind: 'coerce', path: '$.list[1]', from: '"5"', to: '5', category: 'wrong_type' },
+      ],
+      invented: [],
+    });
+  });
+
+  it('keeps a branch whose pinned value coercion reaches (0 for the string "0", "ALPHA" for the enum value "Alpha"), and only its repairs', () => {
+    const items = { oneOf: [shape({ type: 'string', const: '0' }), shape({ enum: ['Alpha'] }), shape({ const: 'b' })] };
+    expect(
+      checkArguments(
+        {
+          list: [
+            { kind: 0, n: '1' },
+            { kind: 'ALPHA', n: '2' },
+            { kind: 'b', n: '3' },
+          ],
+        },
+        list(items),
+      ),
+    ).toEqual({
+      status: 'repaired',
+      args: {
+        list: [
+          { kind: '0', n: 1 },
+          { kind: 'Alpha', n: 2 },
+          { kind: 'b', n: 3 },
+        ],
+      },
+      repairs: [
+        { kind: 'coerce', path: '$.list[0].kind', from: '0', to: '"0"', category: 'wrong_type' },
+        { kind: 'coerce', path: '$.list[0].n', from: '"1"', to: '1', category: 'wrong_type' },
+        { kind: 'enum_case', path: '$.list[1].kind', from: '"ALPHA"', to: '"Alpha"', category: 'enum_violation' },
+        { kind: 'coerce', path: '$.list[1].n', from: '"2"', to: '2', category: 'wrong_type' },
+        { kind: 'coerce', path: '$.list[2].n', from: '"3"', to: '3', category: 'wrong_type' },
+      ],
+      invented: [],
+    });
+  });
+
+  it('when no branch takes a value, the first branch with the fewest problems speaks (not the one its kind names)', () => {
+    const items = { anyOf: [shape({ const: 'a' }), shape({ const: 'b' }, ['kind']), shape({ const: 'c' })] };
+    const checked = checkArguments({ list: [{ kind: 'c', n: 'x' }, { kind: 'b' }, { kind: 'd', n: 1 }, { n: 'x' }] }, list(items));
+    expect(checked).toMatchObject({ status: 'blocked', repairs: [] });
+    expect(checked.status === 'blocked' && checked.problems).toEqual([
+      { category: 'missing_required', path: '$.list[3].kind', message: 'missing required parameter "kind"' },
+      { category: 'wrong_type', path: '$.list[0].n', message: 'expected integer, got string' },
+      { category: 'wrong_type', path: '$.list[3].n', message: 'expected integer, got string' },
+      { category: 'enum_violation', path: '$.list[2].kind', message: 'must be "a"' },
+    ]);
   });
 });

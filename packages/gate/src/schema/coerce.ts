@@ -10,8 +10,8 @@
 import { parseArgumentsText } from '../json/arguments-text.ts';
 import { bound } from '../bounded.ts';
 import { MAX_ECHO } from '../message.ts';
-import { compiled } from './schema-compile.ts';
-import { fits, type Fits, fitsType, newFits, schemaTypes } from './schema.ts';
+import { type CompiledNode, compiled, links } from './schema-compile.ts';
+import { fits, type Fits, fitsNode, matchesAny, matchesType, newFits } from './schema.ts';
 import { isPlainObject } from '../plain-object.ts';
 import type { JSONSchema, Repair } from '../types.ts';
 
@@ -28,25 +28,28 @@ const show = (v: unknown): string => bound(JSON.stringify(v) ?? String(v), MAX_E
  * holds what is known of which value fits which node (schema.ts): share it across one call's checks.
  */
 export function coerce(v: unknown, s: JSONSchema, path: string, repairs: Repair[], memo: Fits = newFits()): unknown {
-  // A value that fits needs nothing (and the memo usually knows at once): only what does not is walked.
-  if (fits(v, s, memo)) return v;
-  const node = compiled(s);
-  if (node.branches) return coerceBranches(v, node.branches, path, repairs, memo);
+  return coerceAt(v, compiled(s), path, repairs, memo);
+}
 
-  const types = schemaTypes(s);
-  if (types && v !== null && !fitsType(v, s)) {
-    const converted = convert(v, s, types);
+function coerceAt(v: unknown, node: CompiledNode, path: string, repairs: Repair[], memo: Fits): unknown {
+  // A value that fits needs nothing (and the memo usually knows at once): only what does not is walked.
+  if (fitsNode(v, node, memo)) return v;
+  if (node.branches) return coerceBranches(v, node, path, repairs, memo);
+
+  const types = node.types;
+  if (types && v !== null && !matchesAny(v, types)) {
+    const converted = convert(v, node, types);
     if (converted !== NO) {
       repairs.push({ kind: 'coerce', path, from: show(v), to: show(converted), category: 'wrong_type' });
       v = converted;
     }
   }
-  if (isPlainObject(v)) return coerceObject(v, s, path, repairs, memo);
+  if (isPlainObject(v)) return coerceObject(v, node, path, repairs, memo);
   if (Array.isArray(v) && node.items) {
-    const items = node.items;
+    const items = links(node).items!;
     let changed = false;
     const out = v.map((x, i) => {
-      const y = coerce(x, items, `${path}[${i}]`, repairs, memo);
+      const y = coerceAt(x, items, `${path}[${i}]`, repairs, memo);
       if (y !== x) changed = true;
       return y;
     });
@@ -62,14 +65,14 @@ export function coerce(v: unknown, s: JSONSchema, path: string, repairs: Repair[
   return v;
 }
 
-function coerceObject(v: Record<string, unknown>, s: JSONSchema, path: string, repairs: Repair[], memo: Fits): Record<string, unknown> {
-  const node = compiled(s);
-  const extra = node.additional || undefined;
+function coerceObject(v: Record<string, unknown>, node: CompiledNode, path: string, repairs: Repair[], memo: Fits): Record<string, unknown> {
+  const { properties, additional } = links(node);
+  const extra = additional || undefined;
   let out: Record<string, unknown> | undefined;
   for (const [key, val] of Object.entries(v)) {
-    const ps = node.properties?.[key] ?? extra;
+    const ps = properties?.[key] ?? extra;
     if (!ps) continue;
-    const next = coerce(val, ps, `${path}.${key}`, repairs, memo);
+    const next = coerceAt(val, ps, `${path}.${key}`, repairs, memo);
     if (next !== val) {
       out ??= { ...v };
       out[key] = next;
@@ -78,28 +81,74 @@ function coerceObject(v: Record<string, unknown>, s: JSONSchema, path: string, r
   return out ?? v;
 }
 
-/** The value as it stands when a branch takes it, else the first branch's coercion that it takes; each answer from the memo. */
-function coerceBranches(v: unknown, branches: JSONSchema[], path: string, repairs: Repair[], memo: Fits): unknown {
-  for (const b of branches) {
-    const tried: Repair[] = [];
-    const next = coerce(v, b, path, tried, memo);
-    if (next !== v && fits(next, b, memo)) {
-      repairs.push(...tried);
-      return next;
-    }
+/**
+ * The value as it stands when a branch takes it, else the first branch's coercion that it takes; each
+ * answer from the memo. A branch no coercion can make the value fit (`beyondCoercion`) is not tried.
+ */
+function coerceBranches(v: unknown, node: CompiledNode, path: string, repairs: Repair[], memo: Fits): unknown {
+  for (const b of links(node).branches!) {
+    if (beyondCoercion(v, b, memo)) continue;
+    const mark = repairs.length;
+    const next = coerceAt(v, b, path, repairs, memo);
+    if (next !== v && fitsNode(next, b, memo)) return next;
+    repairs.length = mark; // the branch does not take it: what was done towards it is not kept
   }
   return v;
 }
 
-function convert(v: unknown, s: JSONSchema, types: string[]): unknown {
+/**
+ * A value that `node` cannot take however it is coerced, told without coercing it: a scalar that does
+ * not fit and that coercion leaves as it is (no conversion to the node's types applies, no enum value
+ * differs from it in case only); an object the node reads as one (no conversion) that lacks a required
+ * name (coercion adds none) or holds such a scalar at a pinned property. So the discriminator of a
+ * union (`kind: {const: "circle"}`) rules out the other branches at once, and `{type: "null"}` a string.
+ */
+function beyondCoercion(v: unknown, node: CompiledNode, memo: Fits): boolean {
+  if (node.branches) return false;
+  if (typeof v !== 'object' || v === null) return keptAsIs(v, node) && !fitsNode(v, node, memo);
+  if (!isPlainObject(v) || !node.objectLike || (node.types && !matchesAny(v, node.types))) return false;
+  for (const name of node.required) if (!Object.hasOwn(v, name)) return true;
+  for (const { key, node: pin } of links(node).pins) {
+    const x = v[key];
+    if (Object.hasOwn(v, key) && (typeof x !== 'object' || x === null) && beyondCoercion(x, pin, memo)) return true;
+  }
+  return false;
+}
+
+/** Whether coercion towards `node` (no branches) leaves the scalar `x` as it is: no conversion of `convertTo` can apply, nor an enum's case. */
+function keptAsIs(x: unknown, node: CompiledNode): boolean {
+  if (node.types && x !== null && !matchesAny(x, node.types)) {
+    for (const t of node.types) if (mayConvert(x, t)) return false;
+  }
+  return !(typeof x === 'string' && node.enum && node.enum.fold(x) !== undefined);
+}
+
+/** Whether `convertTo(x, t)` may return a value for the scalar `x` (a superset: `convertTo` decides). */
+function mayConvert(x: unknown, t: string): boolean {
+  switch (t) {
+    case 'integer':
+    case 'number':
+    case 'boolean':
+    case 'object':
+      return typeof x === 'string';
+    case 'string':
+      return typeof x === 'number' || typeof x === 'boolean';
+    case 'array':
+      return x !== null && x !== undefined;
+    default:
+      return false;
+  }
+}
+
+function convert(v: unknown, node: CompiledNode, types: string[]): unknown {
   for (const t of types) {
-    const r = convertTo(v, t, s);
+    const r = convertTo(v, t, node);
     if (r !== NO) return r;
   }
   return NO;
 }
 
-function convertTo(v: unknown, t: string, s: JSONSchema): unknown {
+function convertTo(v: unknown, t: string, node: CompiledNode): unknown {
   switch (t) {
     case 'integer':
     case 'number': {
@@ -107,15 +156,15 @@ function convertTo(v: unknown, t: string, s: JSONSchema): unknown {
         const n = Number(v.trim());
         if (Number.isFinite(n) && (t === 'number' || Number.isInteger(n))) return n;
       }
-      return unwrapSingle(v, t, s);
+      return unwrapSingle(v, t, node);
     }
     case 'boolean':
       if (typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === 'true';
-      return unwrapSingle(v, t, s);
+      return unwrapSingle(v, t, node);
     case 'string':
       if (typeof v === 'number' && Number.isFinite(v)) return String(v);
       if (typeof v === 'boolean') return String(v);
-      return unwrapSingle(v, t, s);
+      return unwrapSingle(v, t, node);
     case 'object':
       if (typeof v === 'string' && v.trim().startsWith('{')) {
         const parsed = parseArgumentsText(v);
@@ -123,23 +172,22 @@ function convertTo(v: unknown, t: string, s: JSONSchema): unknown {
       }
       return NO;
     case 'array':
-      return toArray(v, s);
+      return toArray(v, node);
     default:
       return NO;
   }
 }
 
 /** `["x"]` where a scalar is expected: the model wrapped one value in a list. */
-function unwrapSingle(v: unknown, t: string, s: JSONSchema): unknown {
+function unwrapSingle(v: unknown, t: string, node: CompiledNode): unknown {
   if (!Array.isArray(v) || v.length !== 1) return NO;
   const x = v[0];
-  if (fitsType(x, { type: t })) return x;
-  const inner = typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' ? convertTo(x, t, s) : NO;
+  if (matchesType(x, t)) return x;
+  const inner = typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' ? convertTo(x, t, node) : NO;
   return inner;
 }
 
-function toArray(v: unknown, s: JSONSchema): unknown {
-  const items = s.items && typeof s.items === 'object' ? s.items : undefined;
+function toArray(v: unknown, node: CompiledNode): unknown {
   if (typeof v === 'string') {
     const text = v.trim();
     if (text.startsWith('[')) {
@@ -148,7 +196,7 @@ function toArray(v: unknown, s: JSONSchema): unknown {
       return NO;
     }
     // "a, b" is how a list of words is written in prose; only split where items are words.
-    const itemTypes = items ? schemaTypes(items) : undefined;
+    const itemTypes = node.items ? compiled(node.items).types : undefined;
     const stringItems = !itemTypes || itemTypes.includes('string');
     if (stringItems && text.includes(',')) {
       const parts = text

@@ -11,6 +11,7 @@
 // start. The gate itself blocks a call to such a tool rather than walk its schema (index.ts).
 import { bound } from '../bounded.ts';
 import { formatCount, MAX_ENUM_VALUES, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from '../limits.ts';
+import { isPlainObject } from '../plain-object.ts';
 import type { JSONSchema } from '../types.ts';
 
 /** `reason` completes "the schema …": "nests deeper than 64 levels of JSON; the gate reads at most 64". */
@@ -127,12 +128,143 @@ export interface CompiledNode {
   additional: JSONSchema | false | undefined;
   /** The node reads as an object schema: `type` says so or it declares properties or required names. */
   objectLike: boolean;
+  /** The `const` keyword, when present. */
+  const: { value: unknown } | undefined;
   /**
    * The last answer of schema.ts's `fits` at this node: for which call (`owner`, its memo), which
    * value, and whether it fitted. One entry is enough: a value is asked about again right after
    * (coercion asks at each level what the check just below answered).
    */
   last: { owner: object | null; value: unknown; answer: boolean };
+  /** The subschemas compiled and what the checks precompute of them (`links`); made on first use. */
+  linked: Links | undefined;
+}
+
+/**
+ * A node's subschemas as compiled nodes (so a check goes from node to node with no lookup) and the
+ * answers a check would otherwise work out per value: which kinds of scalar fit, the properties that
+ * pin a value (a `const` or `enum`), the branches indexed by a property every branch pins.
+ */
+export interface Links {
+  branches: CompiledNode[] | undefined;
+  properties: Record<string, CompiledNode> | undefined;
+  items: CompiledNode | undefined;
+  additional: CompiledNode | false | undefined;
+  /**
+   * The scalars that fit, a bit per `scalarKind`, when the kind alone decides (no enum or const at the
+   * node or, for branches, in any branch); -1 otherwise.
+   */
+  scalars: number;
+  /** Declared properties whose value must be one of a few (a `const` or an `enum`, no branches). */
+  pins: Array<{ key: string; node: CompiledNode }>;
+  /**
+   * For branches that all require one property and pin it to a scalar `const`: the branches by that
+   * value, in order. An object whose value there is not a key fits none of them.
+   */
+  index: { key: string; byValue: Map<unknown, CompiledNode[]> } | undefined;
+}
+
+/** The kind of a scalar, as a bit: what `type` tells of it (null, boolean, string, integer, other finite number, other number). */
+export function scalarKind(v: unknown): number {
+  if (v === null) return 1;
+  switch (typeof v) {
+    case 'boolean':
+      return 2;
+    case 'string':
+      return 4;
+    case 'number':
+      return Number.isInteger(v) ? 8 : Number.isFinite(v) ? 16 : 32;
+    default:
+      return 64;
+  }
+}
+
+/** One sample per kind of `scalarKind`, to ask `type` about each once. */
+const KIND_SAMPLES: ReadonlyArray<[number, unknown]> = [
+  [1, null],
+  [2, true],
+  [4, ''],
+  [8, 1],
+  [16, 1.5],
+  [32, Number.POSITIVE_INFINITY],
+  [64, undefined],
+];
+
+/** The node's links (see `Links`), made once. Recursive through branches only, whose depth the limits bound. */
+export function links(node: CompiledNode): Links {
+  if (node.linked) return node.linked;
+  const branches = node.branches?.map(compiled);
+  let properties: Record<string, CompiledNode> | undefined;
+  const pins: Links['pins'] = [];
+  if (node.properties) {
+    properties = Object.create(null) as Record<string, CompiledNode>;
+    for (const [key, sub] of Object.entries(node.properties)) {
+      const child = compiled(sub);
+      properties[key] = child;
+      if (!child.branches && (child.const || child.enum)) pins.push({ key, node: child });
+    }
+  }
+  let scalars = 0;
+  if (branches) {
+    for (const b of branches) {
+      const kinds = links(b).scalars;
+      scalars = kinds < 0 || scalars < 0 ? -1 : scalars | kinds;
+    }
+  } else if (node.enum || node.const) scalars = -1;
+  else for (const [bit, sample] of KIND_SAMPLES) if (!node.types || node.types.some((t) => matchesType(sample, t))) scalars |= bit;
+  node.linked = {
+    branches,
+    properties,
+    items: node.items && compiled(node.items),
+    additional: node.additional && compiled(node.additional),
+    scalars,
+    pins,
+    index: branches && indexBranches(branches),
+  };
+  return node.linked;
+}
+
+/** The index of `Links.index`: the first property the first branch requires that every branch requires and pins with a scalar `const`. */
+function indexBranches(branches: CompiledNode[]): Links['index'] {
+  const first = branches[0];
+  if (!first || branches.some((b) => b.branches || !b.objectLike)) return undefined;
+  const pinned = (b: CompiledNode, key: string) => {
+    const c = b.required.includes(key) ? b.properties?.[key] : undefined;
+    const node = c && compiled(c);
+    return node && !node.branches && node.const && (typeof node.const.value !== 'object' || node.const.value === null) ? node.const : undefined;
+  };
+  const key = first.required.find((k) => branches.every((b) => pinned(b, k)));
+  if (key === undefined) return undefined;
+  const byValue = new Map<unknown, CompiledNode[]>();
+  for (const b of branches) {
+    const value = pinned(b, key)!.value;
+    const list = byValue.get(value);
+    if (list) list.push(b);
+    else byValue.set(value, [b]);
+  }
+  return { key, byValue };
+}
+
+/** Whether `v` is of JSON Schema type `type` (`integer` takes 5.0; `number` takes integers, not booleans). */
+export function matchesType(v: unknown, type: string): boolean {
+  switch (type) {
+    case 'string':
+      return typeof v === 'string';
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'object':
+      return isPlainObject(v);
+    case 'array':
+      return Array.isArray(v);
+    case 'null':
+      return v === null;
+    default:
+      return true; // an unknown type keyword constrains nothing we can check
+  }
 }
 
 /** Longest enum text in a message (the problem is cut at 1,000 characters anyway). */
@@ -160,7 +292,9 @@ const EMPTY: CompiledNode = {
   items: undefined,
   additional: undefined,
   objectLike: false,
+  const: undefined,
   last: { owner: null, value: undefined, answer: false },
+  linked: undefined,
 };
 
 const isSchema = (v: unknown): v is JSONSchema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -194,7 +328,9 @@ function compile(s: JSONSchema): CompiledNode {
     items: isSchema(s.items) ? s.items : undefined, // a list (tuple form) or `true`: no constraint read
     additional,
     objectLike: !!types?.includes('object') || properties !== undefined || Array.isArray(s.required),
+    const: s.const !== undefined ? { value: s.const } : undefined,
     last: { owner: null, value: undefined, answer: false },
+    linked: undefined,
   };
 }
 

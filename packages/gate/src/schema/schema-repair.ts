@@ -6,7 +6,7 @@ import { coerce } from './coerce.ts';
 import { renameUnknown, unwrapWrapper } from './rename.ts';
 import { MAX_TOOL_NAME_CHARS } from '../limits.ts';
 import { compiled } from './schema-compile.ts';
-import { newFits, validate } from './schema.ts';
+import { newFits, passes, validate } from './schema.ts';
 import { isPlainObject } from '../plain-object.ts';
 import { worthOffering } from '../suggest.ts';
 import type { JSONSchema, Problem, Repair } from '../types.ts';
@@ -19,14 +19,14 @@ export type ArgumentsCheck =
 export function checkArguments(args: Record<string, unknown>, schema: JSONSchema): ArgumentsCheck {
   // One memo of which value fits which node for every check of this call (schema.ts).
   const fits = newFits();
-  if (validate(args, schema, { fits }).length === 0) return { status: 'pass', args };
+  if (passes(args, schema, fits)) return { status: 'pass', args };
 
   const repairs: Repair[] = [];
   const unwrapped = unwrapWrapper(args, schema, repairs);
   const renamed = renameUnknown(unwrapped, schema);
   repairs.push(...renamed.repairs);
   const coerced = fillDefaults(coerce(renamed.args, schema, '$', repairs, fits) as Record<string, unknown>, schema, '$', repairs);
-  const problems = validate(coerced, schema, { fits });
+  const problems = passes(coerced, schema, fits) ? [] : validate(coerced, schema, { fits });
   if (problems.length === 0) return { status: 'repaired', args: coerced, repairs, invented: renamed.invented };
 
   return {

@@ -4,17 +4,20 @@
 // are reported at the top level always (the model invented a parameter) and below only under
 // `additionalProperties: false`.
 //
-// Work: each schema node is compiled once (schema-compile.ts: types, enum set); a value is checked
-// against each node of the schema at most once per call. Whether a value fits a node is memoised per
-// (node, value) in a `Fits` the caller may share across its validations (coercion asks the same
-// question of every anyOf level, schema-repair.ts asks before and after repairing), so nested anyOf
-// costs (argument size × schema size), not depth² × items.
+// Work: each schema node is compiled once (schema-compile.ts: types, enum set, its subschemas linked as
+// compiled nodes, the scalar kinds it takes, its branches indexed by a discriminator); a value is
+// checked against each node of the schema at most once per call. Whether a value fits a node is
+// memoised per (node, value) in a `Fits` the caller may share across its validations (coercion asks
+// the same question of every anyOf level, schema-repair.ts asks before and after repairing), so nested
+// anyOf costs (argument size × schema size), not depth² × items; a scalar is answered by its kind where
+// no enum or const decides, and an object at a union by the branches its discriminator names. Problems
+// are data written only for the branch that speaks (the others are counted, not listed).
 import { echo } from '../message.ts';
-import { type CompiledNode, compiled, deepEqual } from './schema-compile.ts';
+import { type CompiledNode, compiled, deepEqual, links, matchesType, scalarKind } from './schema-compile.ts';
 import type { JSONSchema, Problem } from '../types.ts';
 import { isPlainObject } from '../plain-object.ts';
 
-export { deepEqual };
+export { deepEqual, matchesType };
 
 export interface ValidateOptions {
   /** Report top-level keys the schema does not declare (default true). Plain JSON Schema does not. */
@@ -40,40 +43,14 @@ export function typeOf(v: unknown): string {
   return typeof v;
 }
 
-export function matchesType(v: unknown, type: string): boolean {
-  switch (type) {
-    case 'string':
-      return typeof v === 'string';
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
-    case 'integer':
-      return typeof v === 'number' && Number.isInteger(v);
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'object':
-      return isPlainObject(v);
-    case 'array':
-      return Array.isArray(v);
-    case 'null':
-      return v === null;
-    default:
-      return true; // an unknown type keyword constrains nothing we can check
-  }
-}
-
 /** `types.some(t => matchesType(v, t))` without a closure per value (this runs per value and node). */
-function matchesAny(v: unknown, types: readonly string[]): boolean {
+export function matchesAny(v: unknown, types: readonly string[]): boolean {
   for (const t of types) if (matchesType(v, t)) return true;
   return false;
 }
 
 export function schemaTypes(schema: JSONSchema): string[] | undefined {
   return compiled(schema).types;
-}
-
-export function fitsType(v: unknown, schema: JSONSchema): boolean {
-  const types = schemaTypes(schema);
-  return types === undefined || matchesAny(v, types);
 }
 
 export const childPath = (path: string, key: string): string => `${path}.${key}`;
@@ -118,24 +95,50 @@ interface Ctx {
   fits: Fits;
 }
 
+/**
+ * Where `check` puts what it finds: the problems, or only how many (`found` null, to compare anyOf
+ * branches without writing theirs). A count is exact below `limit`; at it the walk stops (a branch with
+ * as many problems as the best so far cannot speak). Counting allocates nothing.
+ */
+interface Sink {
+  found: Found[] | null;
+  n: number;
+  limit: number;
+}
+
 export function validate(value: unknown, schema: JSONSchema, options: ValidateOptions = {}): Problem[] {
   const ctx = { strictTop: options.strictTopLevel ?? true, fits: options.fits ?? newFits() };
-  if (!ctx.strictTop && fits(value, schema, ctx.fits)) return [];
+  const node = compiled(schema);
+  if (!ctx.strictTop && fitsNode(value, node, ctx.fits)) return [];
   const found: Found[] = [];
-  check(value, schema, '$', true, ctx, found);
+  check(value, node, '$', true, ctx, { found, n: 0, limit: Number.POSITIVE_INFINITY });
   const problems: Problem[] = [];
   for (const f of found) problems.push({ category: f.category, path: f.path, message: say(f) });
   return problems;
 }
 
+/** Whether `validate(value, schema)` (strict at the top) would list no problem, told without listing any. */
+export function passes(value: unknown, schema: JSONSchema, memo: Fits): boolean {
+  return fitsNow(value, compiled(schema), true, memo);
+}
+
 /** Whether `v` satisfies `s` below the top level (no problem listed): validate's verdict without its messages, memoised in `memo`. */
 export function fits(v: unknown, s: JSONSchema, memo: Fits): boolean {
-  const node = compiled(s);
-  // A scalar against a node without branches is answered at once; the memo is for the rest.
-  if (!node.branches && (typeof v !== 'object' || v === null)) return fitsNow(v, s, node, false, memo);
+  return fitsNode(v, compiled(s), memo);
+}
+
+/** `fits` at a compiled node. */
+export function fitsNode(v: unknown, node: CompiledNode, memo: Fits): boolean {
+  if (typeof v !== 'object' || v === null) {
+    // A scalar: its kind answers when no enum or const decides, else it is checked at once (through
+    // branches, from the memo).
+    const kinds = links(node).scalars;
+    if (kinds >= 0) return (kinds & scalarKind(v)) !== 0;
+    if (!node.branches) return fitsNow(v, node, false, memo);
+  }
   const last = node.last;
   if (last.owner === memo && last.value === v) return last.answer;
-  const answer = fitsNow(v, s, node, false, memo);
+  const answer = fitsNow(v, node, false, memo);
   last.owner = memo;
   last.value = v;
   last.answer = answer;
@@ -143,96 +146,122 @@ export function fits(v: unknown, s: JSONSchema, memo: Fits): boolean {
 }
 
 /** `top`: the arguments object itself, where undeclared keys are problems (strict validation only). */
-function fitsNow(v: unknown, s: JSONSchema, node: CompiledNode, top: boolean, memo: Fits): boolean {
-  if (node.branches) return fitsABranch(v, node.branches, top, memo);
+function fitsNow(v: unknown, node: CompiledNode, top: boolean, memo: Fits): boolean {
+  if (node.branches) return fitsABranch(v, node, top, memo);
   if (node.types && !matchesAny(v, node.types)) return false;
   if (node.enum && !node.enum.has(v)) return false;
-  if (s.const !== undefined && !deepEqual(s.const, v)) return false;
+  if (node.const && !deepEqual(node.const.value, v)) return false;
   if (isPlainObject(v) && node.objectLike) {
-    const props = node.properties;
+    const { properties, additional } = links(node);
     for (const name of node.required) if (!Object.hasOwn(v, name)) return false;
     for (const key of Object.keys(v)) {
-      const ps = props?.[key];
+      const ps = properties?.[key];
       if (ps) {
-        if (!fits(v[key], ps, memo)) return false;
-      } else if (node.additional) {
-        if (!fits(v[key], node.additional, memo)) return false;
-      } else if (top || node.additional === false) return false;
+        if (!fitsNode(v[key], ps, memo)) return false;
+      } else if (additional) {
+        if (!fitsNode(v[key], additional, memo)) return false;
+      } else if (top || additional === false) return false;
     }
   } else if (Array.isArray(v) && node.items) {
-    const items = node.items;
-    for (const x of v) if (!fits(x, items, memo)) return false;
+    const items = links(node).items!;
+    for (const x of v) if (!fitsNode(x, items, memo)) return false;
   }
   return true;
+}
+
+const NO_BRANCHES: CompiledNode[] = [];
+
+/** Whether a branch takes `v`. With an index (schema-compile.ts) an object is asked only of the branches that pin the value it has there. */
+function fitsABranch(v: unknown, node: CompiledNode, top: boolean, memo: Fits): boolean {
+  const { branches, index } = links(node);
+  let asked = branches!;
+  if (index && isPlainObject(v)) {
+    if (!Object.hasOwn(v, index.key)) return false;
+    const x = v[index.key];
+    // A scalar `const` equals only the same scalar (NaN equals nothing, though a Map finds it).
+    asked = (typeof x === 'object' && x !== null) || Number.isNaN(x) ? NO_BRANCHES : (index.byValue.get(x) ?? NO_BRANCHES);
+  }
+  for (const b of asked) if (top ? fitsNow(v, b, true, memo) : fitsNode(v, b, memo)) return true;
+  return false;
 }
 
 /**
  * null (or "") for an optional parameter whose schema takes neither: the model sent no value. The
  * gate does not decide whether it meant "unset" or "unknown"; the message says how to say "unset".
  */
-function checkNoValue(val: null | '', s: JSONSchema, path: string, key: string, ctx: Ctx, out: Found[]): void {
-  const found: Found[] = [];
-  check(val, s, path, false, ctx, found);
-  const first = found[0];
-  if (first) out.push({ category: first.category, path, why: { kind: 'no_value', inner: first, key, sent: val } });
+function checkNoValue(val: null | '', node: CompiledNode, path: string, key: string, ctx: Ctx, out: Sink): void {
+  const inner: Sink = { found: out.found && [], n: 0, limit: out.found ? Number.POSITIVE_INFINITY : 1 };
+  check(val, node, path, false, ctx, inner);
+  if (inner.n === 0) return;
+  const first = inner.found?.[0];
+  if (first) out.found?.push({ category: first.category, path, why: { kind: 'no_value', inner: first, key, sent: val } });
+  out.n++;
 }
 
-function fitsABranch(v: unknown, branches: JSONSchema[], top: boolean, memo: Fits): boolean {
-  for (const b of branches) if (top ? fitsNow(v, b, compiled(b), true, memo) : fits(v, b, memo)) return true;
-  return false;
-}
-
-function check(v: unknown, s: JSONSchema, path: string, top: boolean, ctx: Ctx, out: Found[]): void {
-  const node = compiled(s);
+function check(v: unknown, node: CompiledNode, path: string, top: boolean, ctx: Ctx, out: Sink): void {
   const strictHere = top && ctx.strictTop;
   if (node.branches) {
-    // A branch that fits ends it; otherwise the branch with the fewest problems speaks. Each branch is
-    // checked once, and its own branches answer from the memo.
-    if (fitsABranch(v, node.branches, strictHere, ctx.fits)) return;
-    let best: Found[] | undefined;
-    for (const b of node.branches) {
-      const p: Found[] = [];
-      check(v, b, path, top, ctx, p);
-      if (!best || p.length < best.length) best = p;
-      if (best.length <= 1) break; // no branch has fewer than one problem
+    // A branch that fits ends it; otherwise the first branch with the fewest problems speaks (none has
+    // fewer than one). The branches are compared by counting; only the one that speaks is walked for its problems.
+    if (fitsABranch(v, node, strictHere, ctx.fits)) return;
+    let best: CompiledNode | undefined;
+    let fewest = Number.POSITIVE_INFINITY;
+    const count: Sink = { found: null, n: 0, limit: 0 };
+    for (const b of links(node).branches!) {
+      count.n = 0;
+      count.limit = Math.min(fewest, out.limit - out.n);
+      check(v, b, path, top, ctx, count);
+      if (count.n < fewest) {
+        best = b;
+        fewest = count.n;
+      }
+      if (fewest <= 1) break;
     }
-    if (best) for (const f of best) out.push(f);
+    if (best && out.found) check(v, best, path, top, ctx, out);
+    else if (best) out.n += fewest;
     return; // sibling keywords next to anyOf are rare in tool schemas; the branches decide
   }
   const types = node.types;
   if (types && !matchesAny(v, types)) {
-    out.push({ category: 'wrong_type', path, why: { kind: 'type', expected: types.join(' or '), got: v } });
+    out.found?.push({ category: 'wrong_type', path, why: { kind: 'type', expected: types.join(' or '), got: v } });
+    out.n++;
     return;
   }
   const allowed = node.enum;
   if (allowed && !allowed.has(v)) {
-    out.push({ category: 'enum_violation', path, why: { kind: 'enum', got: v, allowed: allowed.text } });
+    out.found?.push({ category: 'enum_violation', path, why: { kind: 'enum', got: v, allowed: allowed.text } });
+    out.n++;
   }
-  if (s.const !== undefined && !deepEqual(s.const, v)) {
-    out.push({ category: 'enum_violation', path, why: { kind: 'const', expected: s.const } });
+  if (node.const && !deepEqual(node.const.value, v)) {
+    out.found?.push({ category: 'enum_violation', path, why: { kind: 'const', expected: node.const.value } });
+    out.n++;
   }
   if (isPlainObject(v) && node.objectLike) {
-    const props = node.properties;
+    const { properties, additional } = links(node);
     for (const name of node.required) {
-      if (!Object.hasOwn(v, name)) out.push({ category: 'missing_required', path: childPath(path, name), why: { kind: 'required', name } });
+      if (Object.hasOwn(v, name)) continue;
+      out.found?.push({ category: 'missing_required', path: childPath(path, name), why: { kind: 'required', name } });
+      out.n++;
     }
-    const required = node.required.length > 0 ? new Set(node.required) : undefined;
     for (const key of Object.keys(v)) {
+      if (out.n >= out.limit) return;
       const val = v[key];
-      const ps = props?.[key];
-      if (ps && (val === null || val === '') && !required?.has(key)) checkNoValue(val, ps, childPath(path, key), key, ctx, out);
+      const ps = properties?.[key];
+      if (ps && (val === null || val === '') && !node.required.includes(key)) checkNoValue(val, ps, childPath(path, key), key, ctx, out);
       else if (ps) {
-        if (!fits(val, ps, ctx.fits)) check(val, ps, childPath(path, key), false, ctx, out);
-      } else if (node.additional) {
-        if (!fits(val, node.additional, ctx.fits)) check(val, node.additional, childPath(path, key), false, ctx, out);
-      } else if (strictHere || node.additional === false) {
-        out.push({ category: 'unknown_parameter', path: childPath(path, key), why: { kind: 'unknown', key } });
+        if (!fitsNode(val, ps, ctx.fits)) check(val, ps, childPath(path, key), false, ctx, out);
+      } else if (additional) {
+        if (!fitsNode(val, additional, ctx.fits)) check(val, additional, childPath(path, key), false, ctx, out);
+      } else if (strictHere || additional === false) {
+        out.found?.push({ category: 'unknown_parameter', path: childPath(path, key), why: { kind: 'unknown', key } });
+        out.n++;
       }
     }
   } else if (Array.isArray(v) && node.items) {
-    const items = node.items;
+    const items = links(node).items!;
     for (let i = 0; i < v.length; i++) {
-      if (!fits(v[i], items, ctx.fits)) check(v[i], items, itemPath(path, i), false, ctx, out);
+      if (out.n >= out.limit) return;
+      if (!fitsNode(v[i], items, ctx.fits)) check(v[i], items, itemPath(path, i), false, ctx, out);
     }
   }
 }
