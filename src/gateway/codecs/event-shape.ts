@@ -16,35 +16,31 @@ export const STRING = Symbol('string');
 export const INTEGER = Symbol('integer');
 type Piece = string | typeof STRING | typeof INTEGER;
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes control characters; a raw one is an error JSON.parse reports
-const NOT_PLAIN = /[\\\u0000-\u001f]/;
+/** The holes as regular expressions: a string without a quote, backslash or control character in it; an integer as JSON writes it (no leading zero). */
+const HOLE = { [STRING]: '"([^"\\\\\\u0000-\\u001f]*)"', [INTEGER]: '(0|[1-9]\\d{0,14})' } as const;
 
-/** A matcher of `pieces` (fixed text and holes): the holes' values in order when `data` is exactly that shape, else undefined. */
+/**
+ * A matcher of `pieces` (fixed text and holes): the holes' values in order when `data` is exactly that
+ * shape, else undefined. One regular expression, anchored at both ends (V8 compiles it to machine code:
+ * a Responses text delta 0.3 µs against 0.5–0.8 µs for a loop over the pieces and JSON.parse alike;
+ * Anthropic's 0.15–0.2 µs against 0.6–0.8 µs for JSON.parse).
+ */
 export function eventShape(...pieces: Piece[]): (data: string) => Array<string | number> | undefined {
-  return (data) => {
-    const values: Array<string | number> = [];
-    let at = 0;
-    for (const piece of pieces) {
-      if (piece === STRING) {
-        if (data.charCodeAt(at) !== 34) return undefined;
-        const close = data.indexOf('"', at + 1);
-        if (close === -1) return undefined;
-        const body = data.slice(at + 1, close);
-        if (NOT_PLAIN.test(body)) return undefined;
-        values.push(body);
-        at = close + 1;
-      } else if (piece === INTEGER) {
-        let end = at;
-        while (end < data.length && data.charCodeAt(end) >= 48 && data.charCodeAt(end) <= 57) end++;
-        // No digits, or a leading zero (JSON has none): not this shape.
-        if (end === at || (end - at > 1 && data.charCodeAt(at) === 48) || end - at > 15) return undefined;
-        values.push(Number(data.slice(at, end)));
-        at = end;
-      } else {
-        if (data.slice(at, at + piece.length) !== piece) return undefined;
-        at += piece.length;
-      }
+  const integers: boolean[] = [];
+  let source = '^';
+  for (const piece of pieces) {
+    if (typeof piece === 'string') source += piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else {
+      integers.push(piece === INTEGER);
+      source += HOLE[piece];
     }
-    return at === data.length ? values : undefined;
+  }
+  const pattern = new RegExp(`${source}$`);
+  return (data) => {
+    const match = pattern.exec(data);
+    if (!match) return undefined;
+    const values: Array<string | number> = [];
+    for (let i = 0; i < integers.length; i++) values.push(integers[i] ? Number(match[i + 1]) : match[i + 1]!);
+    return values;
   };
 }
