@@ -32,7 +32,7 @@ const results = (events: SseEvent[]) => events.filter((e) => e.event === 'tool_r
 describe('an MCP server of our own', () => {
   it(`an answer past MAX_MCP_ANSWER_BYTES (${MAX_MCP_ANSWER_BYTES / 1024 / 1024} MB) to tools/call: not read past it; the call fails with the reason the model reads, and the next call connects afresh`, async () => {
     const { app, server } = await setup(
-      (req, i) =>
+      (_req, i) =>
         i === 0
           ? { toolCalls: [{ id: 'c1', name: 'own__huge', arguments: '{}' }] }
           : i === 1
