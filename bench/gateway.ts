@@ -29,8 +29,9 @@
 //    translated and native) against its upstream directly: time to first byte, the paced answer's
 //    ratio, CPU per token (gateway-protocols.ts). --protocols-only runs this part alone.
 // --cpu-prof DIR writes the V8 CPU profile of the gateway server of parts 1, 2a and 4 (the scripted
-// upstream's) to DIR (read it with `npx tsx bench/cpu-profile.ts FILE`). --ttfb-only runs part 1 alone:
-// with --sides gateway and --cpu-prof, the profile of a short request's fixed cost in the gateway.
+// upstream's) to DIR (read it with `npx tsx bench/cpu-profile.ts FILE`). --ttfb-only runs part 1 alone,
+// then the server's CPU per short request of each side (batches of 20, taking turns); with --sides gateway
+// and --cpu-prof, the profile of a short request's fixed cost in the gateway.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -203,24 +204,7 @@ const ALL_SIDES: Side[] = ['gateway', 'proxy', 'nodeProxy', 'direct'];
 /** The sides in a rotating order, so drift hits each alike. */
 const order = (r: number, sides: Side[] = ALL_SIDES): Side[] => sides.map((_, i, all) => all[(i + r) % all.length]!);
 
-// 1. Time to first byte.
-const ttfb = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
-for (let i = 0; i < REQUESTS; i++) for (const side of order(i, TTFB_SIDES)) ttfb[side].push((await timed(SIDES[side], 'short')).ttfb);
-if (TTFB_ONLY) {
-  // --ttfb-only: part 1 alone (with --cpu-prof and --sides gateway, a profile of the request's fixed cost).
-  const line = TTFB_SIDES.map((side) => `${side} p50 ${percentile(ttfb[side], 50).toFixed(2)} ms p99 ${percentile(ttfb[side], 99).toFixed(2)} ms`);
-  console.log(`time to first byte, ${REQUESTS} short answers: ${line.join('   ')}`);
-  if (json)
-    console.log(
-      JSON.stringify({ ttfbMs: Object.fromEntries(TTFB_SIDES.map((side) => [side, { p50: percentile(ttfb[side], 50), p99: percentile(ttfb[side], 99) }])) }),
-    );
-  gw.child.send({ type: 'exit' });
-  gwTiming.child.send({ type: 'exit' });
-  await new Promise((resolve) => gw.child.once('exit', resolve));
-  process.exit(0);
-}
-
-// 2. A long answer, end to end: paced, then unpaced with the server's CPU.
+/** The gateway server's CPU time so far, ms (IPC). */
 const cpuMs = () =>
   new Promise<number>((resolve) => {
     const on = (message: unknown) => {
@@ -232,6 +216,36 @@ const cpuMs = () =>
     gw.child.on('message', on);
     gw.child.send({ type: 'cpu' });
   });
+
+// 1. Time to first byte.
+const ttfb = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
+for (let i = 0; i < REQUESTS; i++) for (const side of order(i, TTFB_SIDES)) ttfb[side].push((await timed(SIDES[side], 'short')).ttfb);
+if (TTFB_ONLY) {
+  // --ttfb-only: part 1 alone (with --cpu-prof and --sides gateway, a profile of the request's fixed cost).
+  const line = TTFB_SIDES.map((side) => `${side} p50 ${percentile(ttfb[side], 50).toFixed(2)} ms p99 ${percentile(ttfb[side], 99).toFixed(2)} ms`);
+  console.log(`time to first byte, ${REQUESTS} short answers: ${line.join('   ')}`);
+  // The server's CPU per short request: batches of 20, the sides taking turns (the IPC that asks costs each side alike).
+  const served = TTFB_SIDES.filter((side) => side !== 'direct');
+  const cpuPerRequest = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
+  for (let r = 0; r < 10; r++) {
+    for (const side of order(r, served)) {
+      const c0 = await cpuMs();
+      for (let k = 0; k < 20; k++) await timed(SIDES[side], 'short');
+      cpuPerRequest[side].push((((await cpuMs()) - c0) * 1000) / 20);
+    }
+  }
+  console.log(`server CPU per short request: ${served.map((side) => `${side} ${percentile(cpuPerRequest[side], 50).toFixed(0)} µs`).join('   ')}`);
+  if (json) {
+    const figures = (side: Side) => ({ p50: percentile(ttfb[side], 50), p99: percentile(ttfb[side], 99), cpuUs: percentile(cpuPerRequest[side], 50) });
+    console.log(JSON.stringify({ ttfbMs: Object.fromEntries(TTFB_SIDES.map((side) => [side, figures(side)])) }));
+  }
+  gw.child.send({ type: 'exit' });
+  gwTiming.child.send({ type: 'exit' });
+  await new Promise((resolve) => gw.child.once('exit', resolve));
+  process.exit(0);
+}
+
+// 2. A long answer, end to end: paced, then unpaced with the server's CPU.
 const PACED_SIDES = { gateway: gwTiming.url, proxy: gwTiming.proxyUrl, nodeProxy: gwTiming.nodeProxyUrl, direct: timingUrl } as const;
 const paced = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
 const pacedRatio = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
