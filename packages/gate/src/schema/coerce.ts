@@ -11,7 +11,7 @@ import { parseArgumentsText } from '../json/arguments-text.ts';
 import { bound } from '../bounded.ts';
 import { MAX_ECHO } from '../message.ts';
 import { type CompiledNode, compiled, links } from './schema-compile.ts';
-import { fits, type Fits, fitsNode, matchesAny, matchesType, newFits } from './schema.ts';
+import { fits, type Fits, fitsNode, indexed, matchesAny, matchesType, newFits } from './schema.ts';
 import { isPlainObject } from '../plain-object.ts';
 import type { JSONSchema, Repair } from '../types.ts';
 
@@ -86,7 +86,8 @@ function coerceObject(v: Record<string, unknown>, node: CompiledNode, path: stri
  * answer from the memo. A branch no coercion can make the value fit (`beyondCoercion`) is not tried.
  */
 function coerceBranches(v: unknown, node: CompiledNode, path: string, repairs: Repair[], memo: Fits): unknown {
-  for (const b of links(node).branches!) {
+  const { branches, index } = links(node);
+  for (const b of index?.coerced && isPlainObject(v) ? indexed(v, index) : branches!) {
     if (beyondCoercion(v, b, memo)) continue;
     const mark = repairs.length;
     const next = coerceAt(v, b, path, repairs, memo);

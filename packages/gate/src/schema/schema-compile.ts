@@ -159,9 +159,11 @@ export interface Links {
   pins: Array<{ key: string; node: CompiledNode }>;
   /**
    * For branches that all require one property and pin it to a scalar `const`: the branches by that
-   * value, in order. An object whose value there is not a key fits none of them.
+   * value, in order. An object whose value there is not a key fits none of them. `coerced`: nor does
+   * it once coerced (each branch reads an object as one, and no pin has a `type` or `enum` that coercion
+   * could bring the value to).
    */
-  index: { key: string; byValue: Map<unknown, CompiledNode[]> } | undefined;
+  index: { key: string; byValue: Map<unknown, CompiledNode[]>; coerced: boolean } | undefined;
 }
 
 /** The kind of a scalar, as a bit: what `type` tells of it (null, boolean, string, integer, other finite number, other number). */
@@ -236,13 +238,16 @@ function indexBranches(branches: CompiledNode[]): Links['index'] {
   const key = first.required.find((k) => branches.every((b) => pinned(b, k)));
   if (key === undefined) return undefined;
   const byValue = new Map<unknown, CompiledNode[]>();
+  let coerced = true;
   for (const b of branches) {
     const value = pinned(b, key)!.value;
     const list = byValue.get(value);
     if (list) list.push(b);
     else byValue.set(value, [b]);
+    const pin = compiled(b.properties![key]!);
+    if ((b.types && !b.types.includes('object')) || pin.types || pin.enum) coerced = false;
   }
-  return { key, byValue };
+  return { key, byValue, coerced };
 }
 
 /** Whether `v` is of JSON Schema type `type` (`integer` takes 5.0; `number` takes integers, not booleans). */

@@ -13,7 +13,7 @@
 // no enum or const decides, and an object at a union by the branches its discriminator names. Problems
 // are data written only for the branch that speaks (the others are counted, not listed).
 import { echo } from '../message.ts';
-import { type CompiledNode, compiled, deepEqual, links, matchesType, scalarKind } from './schema-compile.ts';
+import { type CompiledNode, compiled, deepEqual, type Links, links, matchesType, scalarKind } from './schema-compile.ts';
 import type { JSONSchema, Problem } from '../types.ts';
 import { isPlainObject } from '../plain-object.ts';
 
@@ -55,6 +55,9 @@ export function schemaTypes(schema: JSONSchema): string[] | undefined {
 
 export const childPath = (path: string, key: string): string => `${path}.${key}`;
 export const itemPath = (path: string, i: number): string => `${path}[${i}]`;
+/** The path of a child where problems are listed; counting needs none. */
+const childAt = (out: Sink, path: string, key: string): string => (out.found ? childPath(path, key) : path);
+const itemAt = (out: Sink, path: string, i: number): string => (out.found ? itemPath(path, i) : path);
 
 /**
  * A problem found, as data: its message is written only if it is reported (most found under an anyOf
@@ -174,15 +177,17 @@ const NO_BRANCHES: CompiledNode[] = [];
 /** Whether a branch takes `v`. With an index (schema-compile.ts) an object is asked only of the branches that pin the value it has there. */
 function fitsABranch(v: unknown, node: CompiledNode, top: boolean, memo: Fits): boolean {
   const { branches, index } = links(node);
-  let asked = branches!;
-  if (index && isPlainObject(v)) {
-    if (!Object.hasOwn(v, index.key)) return false;
-    const x = v[index.key];
-    // A scalar `const` equals only the same scalar (NaN equals nothing, though a Map finds it).
-    asked = (typeof x === 'object' && x !== null) || Number.isNaN(x) ? NO_BRANCHES : (index.byValue.get(x) ?? NO_BRANCHES);
-  }
+  const asked = index && isPlainObject(v) ? indexed(v, index) : branches!;
   for (const b of asked) if (top ? fitsNow(v, b, true, memo) : fitsNode(v, b, memo)) return true;
   return false;
+}
+
+/** The branches of `index` (schema-compile.ts) that pin the value the object `v` has at its key; none when it has none there. */
+export function indexed(v: Record<string, unknown>, index: NonNullable<Links['index']>): CompiledNode[] {
+  if (!Object.hasOwn(v, index.key)) return NO_BRANCHES;
+  const x = v[index.key];
+  // A scalar `const` equals only the same scalar (NaN equals nothing, though a Map finds it).
+  return (typeof x === 'object' && x !== null) || Number.isNaN(x) ? NO_BRANCHES : (index.byValue.get(x) ?? NO_BRANCHES);
 }
 
 /**
@@ -247,11 +252,11 @@ function check(v: unknown, node: CompiledNode, path: string, top: boolean, ctx: 
       if (out.n >= out.limit) return;
       const val = v[key];
       const ps = properties?.[key];
-      if (ps && (val === null || val === '') && !node.required.includes(key)) checkNoValue(val, ps, childPath(path, key), key, ctx, out);
+      if (ps && (val === null || val === '') && !node.required.includes(key)) checkNoValue(val, ps, childAt(out, path, key), key, ctx, out);
       else if (ps) {
-        if (!fitsNode(val, ps, ctx.fits)) check(val, ps, childPath(path, key), false, ctx, out);
+        if (!fitsNode(val, ps, ctx.fits)) check(val, ps, childAt(out, path, key), false, ctx, out);
       } else if (additional) {
-        if (!fitsNode(val, additional, ctx.fits)) check(val, additional, childPath(path, key), false, ctx, out);
+        if (!fitsNode(val, additional, ctx.fits)) check(val, additional, childAt(out, path, key), false, ctx, out);
       } else if (strictHere || additional === false) {
         out.found?.push({ category: 'unknown_parameter', path: childPath(path, key), why: { kind: 'unknown', key } });
         out.n++;
@@ -261,7 +266,7 @@ function check(v: unknown, node: CompiledNode, path: string, top: boolean, ctx: 
     const items = links(node).items!;
     for (let i = 0; i < v.length; i++) {
       if (out.n >= out.limit) return;
-      if (!fitsNode(v[i], items, ctx.fits)) check(v[i], items, itemPath(path, i), false, ctx, out);
+      if (!fitsNode(v[i], items, ctx.fits)) check(v[i], items, itemAt(out, path, i), false, ctx, out);
     }
   }
 }
