@@ -227,15 +227,11 @@ export class LooseReader {
     const isObject = closer === CLOSE_BRACE;
     const out: unknown[] | Record<string, unknown> = isObject ? {} : [];
     let i = this.skipSpace(at + 1);
-    const done = (close: number) => {
-      this.pos = close + 1;
-      return out;
-    };
-    if (t.charCodeAt(i) === closer) return done(i);
+    if (t.charCodeAt(i) === closer) return this.closedAt(i, out);
     if (t.charCodeAt(i) === COMMA) {
       // `[,]` reads as empty, as the comma it is.
       const close = this.trailingCloser(i + 1, closer);
-      return close < 0 ? this.fail(i) : done(close);
+      return close < 0 ? this.fail(i) : this.closedAt(close, out);
     }
     for (;;) {
       let key = '';
@@ -255,12 +251,18 @@ export class LooseReader {
       else (out as unknown[]).push(v);
       i = this.skipSpace(this.pos);
       const c = t.charCodeAt(i);
-      if (c === closer) return done(i);
+      if (c === closer) return this.closedAt(i, out);
       if (c !== COMMA) return this.fail(i);
       const trailing = this.trailingCloser(i + 1, closer);
-      if (trailing >= 0) return done(trailing);
+      if (trailing >= 0) return this.closedAt(trailing, out);
       i = this.skipSpace(i + 1);
     }
+  }
+
+  /** A container read to its closer at `close` (a method, not a closure made per container read). */
+  private closedAt(close: number, out: unknown): unknown {
+    this.pos = close + 1;
+    return out;
   }
 
   private readString(i: number): string | typeof FAIL {
