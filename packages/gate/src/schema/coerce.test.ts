@@ -132,6 +132,20 @@ describe('coerce through anyOf/oneOf: the branches no coercion can make fit are 
     });
   });
 
+  it('a scalar in nested unions takes the first leaf whose coercion fits: an enum value up to case, a number, a boolean', () => {
+    const items = { anyOf: [{ type: 'null' }, { anyOf: [{ type: 'integer' }, { enum: ['Alpha', 'beta'] }, { type: 'boolean' }] }] };
+    const checked = checkArguments({ list: ['ALPHA', 'x', '3', null, 'TRUE'] }, list(items));
+    expect(checked).toMatchObject({
+      status: 'blocked',
+      problems: [{ category: 'wrong_type', path: '$.list[1]', message: 'expected null, got string' }],
+      repairs: [
+        { kind: 'enum_case', path: '$.list[0]', from: '"ALPHA"', to: '"Alpha"', category: 'enum_violation' },
+        { kind: 'coerce', path: '$.list[2]', from: '"3"', to: '3', category: 'wrong_type' },
+        { kind: 'coerce', path: '$.list[4]', from: '"TRUE"', to: 'true', category: 'wrong_type' },
+      ],
+    });
+  });
+
   it('keeps a branch whose pinned value coercion reaches (0 for the string "0", "ALPHA" for the enum value "Alpha"), and only its repairs', () => {
     const items = { oneOf: [shape({ type: 'string', const: '0' }), shape({ enum: ['Alpha'] }), shape({ const: 'b' })] };
     expect(

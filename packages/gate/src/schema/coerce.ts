@@ -10,7 +10,7 @@
 import { parseArgumentsText } from '../json/arguments-text.ts';
 import { bound } from '../bounded.ts';
 import { MAX_ECHO } from '../message.ts';
-import { type CompiledNode, compiled, links } from './schema-compile.ts';
+import { type CompiledNode, compiled, KIND_SAMPLES, type Links, links, scalarKind } from './schema-compile.ts';
 import { fits, type Fits, fitsNode, indexed, matchesAny, matchesType, newFits } from './schema.ts';
 import { isPlainObject } from '../plain-object.ts';
 import type { JSONSchema, Repair } from '../types.ts';
@@ -86,8 +86,10 @@ function coerceObject(v: Record<string, unknown>, node: CompiledNode, path: stri
  * answer from the memo. A branch no coercion can make the value fit (`beyondCoercion`) is not tried.
  */
 function coerceBranches(v: unknown, node: CompiledNode, path: string, repairs: Repair[], memo: Fits): unknown {
-  const { branches, index } = links(node);
-  for (const b of index?.coerced && isPlainObject(v) ? indexed(v, index) : branches!) {
+  const linked = links(node);
+  const { branches, index } = linked;
+  const asked = typeof v !== 'object' || v === null ? coercibleLeaves(linked, v) : index?.coerced && isPlainObject(v) ? indexed(v, index) : branches!;
+  for (const b of asked) {
     if (beyondCoercion(v, b, memo)) continue;
     const mark = repairs.length;
     const next = coerceAt(v, b, path, repairs, memo);
@@ -95,6 +97,25 @@ function coerceBranches(v: unknown, node: CompiledNode, path: string, repairs: R
     repairs.length = mark; // the branch does not take it: what was done towards it is not kept
   }
   return v;
+}
+
+/**
+ * The nodes to try a scalar that fits no branch against: a branch with branches of its own takes the
+ * first coercion one of its leaves takes (a value fits a node when it fits one of its branches), so
+ * the leaves are tried in order, and only those whose `type` or `enum` coercion may bring a scalar of
+ * this kind to (`keptAsIs`); at any other it stays as it is and fits no better. Kept per kind.
+ */
+function coercibleLeaves(linked: Links, x: unknown): readonly CompiledNode[] {
+  const bit = scalarKind(x);
+  if (bit > 32) return linked.branches!; // undefined, a bigint…: no JSON value, tried branch by branch
+  const k = 31 - Math.clz32(bit);
+  let leaves = linked.coercible[k];
+  if (!leaves) {
+    const sample = KIND_SAMPLES.find(([b]) => b === bit)![1];
+    leaves = linked.leaves!.filter((leaf) => !keptAsIs(sample, leaf) || (typeof sample === 'string' && leaf.enum));
+    linked.coercible[k] = leaves;
+  }
+  return leaves;
 }
 
 /**

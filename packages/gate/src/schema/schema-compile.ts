@@ -164,6 +164,13 @@ export interface Links {
    * could bring the value to).
    */
   index: { key: string; byValue: Map<unknown, CompiledNode[]>; coerced: boolean } | undefined;
+  /**
+   * With branches: the nodes without branches reached through them, in the order a branch-by-branch
+   * walk meets them. A value fits the node when it fits one of these.
+   */
+  leaves: CompiledNode[] | undefined;
+  /** The leaves coercion may change a scalar of each kind towards (coerce.ts), by the kind's bit position; made on first use. */
+  coercible: Array<CompiledNode[] | undefined>;
 }
 
 /** The kind of a scalar, as a bit: what `type` tells of it (null, boolean, string, integer, other finite number, other number). */
@@ -182,7 +189,7 @@ export function scalarKind(v: unknown): number {
 }
 
 /** One sample per kind of `scalarKind`, to ask `type` about each once. */
-const KIND_SAMPLES: ReadonlyArray<[number, unknown]> = [
+export const KIND_SAMPLES: ReadonlyArray<[number, unknown]> = [
   [1, null],
   [2, true],
   [4, ''],
@@ -222,6 +229,8 @@ export function links(node: CompiledNode): Links {
     scalars,
     pins,
     index: branches && indexBranches(branches),
+    leaves: branches?.flatMap((b) => (b.branches ? links(b).leaves! : [b])),
+    coercible: [],
   };
   return node.linked;
 }
