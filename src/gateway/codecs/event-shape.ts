@@ -1,8 +1,9 @@
 // Most events of a native upstream's stream are text deltas that differ from the one before only in
 // their text (and a counter or two): Anthropic's `content_block_delta` / `text_delta`, the Responses
 // API's `response.output_text.delta`. JSON.parse of each was the largest item of a native upstream's
-// CPU per token (docs/benchmarks.md § issue 34), so such an event is read by matching its text against
-// the exact shape the provider writes: fixed text, and in its holes a plain string or an integer.
+// CPU per token (docs/benchmarks.md § The streaming paths at the physical limit), so such an event is
+// read by matching its text against the exact shape the provider writes: fixed text, and in its holes
+// a plain string or an integer.
 //
 // Why this is exact: a shape is JSON with no whitespace, no duplicate key and no hole but a string or
 // a non-negative integer; text that is the fixed text with such tokens in the holes parses to that

@@ -3,7 +3,8 @@
 // is read only as fast as the core reads, and cancelled with it), and a JSON body turned into a
 // chat.completion; the call, its errors as the chat upstream's (upstream.ts). The core takes the
 // chunks as objects (UpstreamResult `chunks`), not as SSE text to split and parse again; the answer's
-// body is the same chunks as text, for a reader that wants bytes (docs/benchmarks.md § issue 34).
+// body is the same chunks as text, for a reader that wants bytes (docs/benchmarks.md § The streaming
+// paths at the physical limit).
 import { jsonText } from 'rebound-gate/internal';
 import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
 import { type SseMessage, sseBatches } from '../../model/sse-decode.ts';
