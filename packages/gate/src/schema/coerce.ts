@@ -46,14 +46,18 @@ function coerceAt(v: unknown, node: CompiledNode, path: string, repairs: Repair[
   }
   if (isPlainObject(v)) return coerceObject(v, node, path, repairs, memo);
   if (Array.isArray(v) && node.items) {
+    // A copy only once an item changes, and an item's path only for one that does not fit.
     const items = links(node).items!;
-    let changed = false;
-    const out = v.map((x, i) => {
-      const y = coerceAt(x, items, `${path}[${i}]`, repairs, memo);
-      if (y !== x) changed = true;
-      return y;
-    });
-    v = changed ? out : v;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      const y = fitsNode(x, items, memo) ? x : coerceAt(x, items, `${path}[${i}]`, repairs, memo);
+      if (y !== x) {
+        out ??= v.slice();
+        out[i] = y;
+      }
+    }
+    v = out ?? v;
   }
   if (typeof v === 'string' && node.enum && !node.enum.has(v)) {
     const match = node.enum.fold(v);
@@ -69,10 +73,11 @@ function coerceObject(v: Record<string, unknown>, node: CompiledNode, path: stri
   const { properties, additional } = links(node);
   const extra = additional || undefined;
   let out: Record<string, unknown> | undefined;
-  for (const [key, val] of Object.entries(v)) {
+  for (const key of Object.keys(v)) {
     const ps = properties?.[key] ?? extra;
     if (!ps) continue;
-    const next = coerceAt(val, ps, `${path}.${key}`, repairs, memo);
+    const val = v[key];
+    const next = fitsNode(val, ps, memo) ? val : coerceAt(val, ps, `${path}.${key}`, repairs, memo);
     if (next !== val) {
       out ??= { ...v };
       out[key] = next;
