@@ -89,9 +89,10 @@ function isSpec(t: ToolSpec | Tool): t is ToolSpec {
 /** `writtenName`: the name the model wrote, when the gate has already substituted the tool's name. */
 function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext, writtenName?: string): Verdict {
   const names = toolset.map((t) => t.name);
-  const readOnly = new Set(toolset.filter(isReadOnly).map((t) => t.name));
-  const fromServer = new Set(toolset.filter((t) => t.origin !== undefined).map((t) => t.name));
-  const resolved = resolveToolName(call.name, names, { readOnly: (name) => readOnly.has(name), fromServer: (name) => fromServer.has(name) });
+  // Asked only when the name is not the toolset's as written (resolveToolName's guesses).
+  const readOnly = (name: string) => toolset.some((t) => t.name === name && isReadOnly(t));
+  const fromServer = (name: string) => toolset.some((t) => t.name === name && t.origin !== undefined);
+  const resolved = resolveToolName(call.name, names, { readOnly, fromServer });
   const parsed = parseArgumentsText(call.arguments, context.limits, call.argumentsChars);
   // Arguments too large to read are not quoted back either: the message says their size.
   const raw = parsed.ok || parsed.reason !== 'too_large' ? call.arguments : undefined;
@@ -102,7 +103,7 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
     const fits = toolset.filter(
       (t) => isPlainObject(parsed.value) && checkSchema(t.parameters).ok && fitsAsTheyStand(checkArguments(parsed.value, t.parameters)),
     );
-    if (fits.length === 1 && readOnly.has(fits[0]!.name)) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
+    if (fits.length === 1 && readOnly(fits[0]!.name)) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
   }
   if (resolved.kind === 'unknown') {
     const problems: Problem[] = [

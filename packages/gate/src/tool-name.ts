@@ -268,6 +268,9 @@ export interface ResolveOptions {
 
 /** The tool a written name means (see the top of this file). */
 export function resolveToolName(written: string, toolNames: readonly string[], options: ResolveOptions = {}): NameResolution {
+  // A name the toolset has as written (nearly every call): the matcher's first answer, without building
+  // it, the toolset's words or the ranking (each call pays this on a gateway's stream).
+  if (toolNames.includes(written)) return { kind: 'exact', name: written };
   const readOnly = options.readOnly ?? ((name: string) => isReadOnly({ name }));
   const fromServer = options.fromServer ?? (() => false);
   const known = toolsetWords(toolNames);
