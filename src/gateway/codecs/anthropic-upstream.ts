@@ -130,7 +130,7 @@ function anthropicTranslation(): NativeTranslation {
     event(message: SseMessage) {
       // A text block's delta, read without JSON.parse when it comes as Anthropic writes it (event-shape.ts).
       const text = TEXT_DELTA(message.data);
-      if (text && blocks.get(text[0] as number)?.kind === 'text') return [chunk({ content: text[1] })];
+      if (text && blocks.get(Number(text[1]))?.kind === 'text') return [chunk({ content: text[2] })];
       const e = jsonObject(message.data);
       if (!e) return [];
       switch (e.type) {

@@ -14,7 +14,8 @@ describe('eventShape', () => {
     ] as const) {
       const data = event(index, text);
       const parsed = JSON.parse(data) as { index: number; delta: { text: string } };
-      expect(TEXT_DELTA(data)).toEqual([parsed.index, parsed.delta.text]);
+      const match = TEXT_DELTA(data)!;
+      expect([Number(match[1]), match[2]]).toEqual([parsed.index, parsed.delta.text]);
     }
   });
 
@@ -36,6 +37,6 @@ describe('eventShape', () => {
       '{"type":"content_block_delta","index":',
       '',
     ];
-    for (const data of refused) expect(TEXT_DELTA(data), data).toBeUndefined();
+    for (const data of refused) expect(TEXT_DELTA(data), data).toBeNull();
   });
 });

@@ -21,27 +21,14 @@ type Piece = string | typeof STRING | typeof INTEGER;
 const HOLE = { [STRING]: '"([^"\\\\\\u0000-\\u001f]*)"', [INTEGER]: '(0|[1-9]\\d{0,14})' } as const;
 
 /**
- * A matcher of `pieces` (fixed text and holes): the holes' values in order when `data` is exactly that
- * shape, else undefined. One regular expression, anchored at both ends (V8 compiles it to machine code:
- * a Responses text delta 0.3 µs against 0.5–0.8 µs for a loop over the pieces and JSON.parse alike;
- * Anthropic's 0.15–0.2 µs against 0.6–0.8 µs for JSON.parse).
+ * A matcher of `pieces` (fixed text and holes): the match when `data` is exactly that shape (hole i's
+ * text at [i + 1], an integer as its digits), else null. One regular expression, anchored at both ends
+ * (V8 compiles it to machine code: a Responses text delta 0.15–0.2 µs, Anthropic's ~0.1 µs, against
+ * 0.6–0.9 µs for JSON.parse; a loop over the pieces took as long as the parse).
  */
-export function eventShape(...pieces: Piece[]): (data: string) => Array<string | number> | undefined {
-  const integers: boolean[] = [];
+export function eventShape(...pieces: Piece[]): (data: string) => RegExpExecArray | null {
   let source = '^';
-  for (const piece of pieces) {
-    if (typeof piece === 'string') source += piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    else {
-      integers.push(piece === INTEGER);
-      source += HOLE[piece];
-    }
-  }
+  for (const piece of pieces) source += typeof piece === 'string' ? piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : HOLE[piece];
   const pattern = new RegExp(`${source}$`);
-  return (data) => {
-    const match = pattern.exec(data);
-    if (!match) return undefined;
-    const values: Array<string | number> = [];
-    for (let i = 0; i < integers.length; i++) values.push(integers[i] ? Number(match[i + 1]) : match[i + 1]!);
-    return values;
-  };
+  return (data) => pattern.exec(data);
 }

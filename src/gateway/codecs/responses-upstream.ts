@@ -124,7 +124,7 @@ function responsesTranslation(): NativeTranslation {
     event(message: SseMessage) {
       // A text delta, read without JSON.parse when it comes as the API writes it (event-shape.ts).
       const text = TEXT_DELTA(message.data) ?? OBFUSCATED_TEXT_DELTA(message.data);
-      if (text) return [chunk({ content: text[4] })];
+      if (text) return [chunk({ content: text[5] })];
       const e = jsonObject(message.data);
       if (!e) return [];
       const item = isPlainObject(e.item) ? e.item : {};
