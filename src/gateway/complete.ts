@@ -5,7 +5,7 @@
 // after the last attempt go out as the model wrote them.
 import { accepted, gateProposed, outcomeOf, textCalls, wireCall, type GatedCall, type Outcome } from './gated-call.ts';
 import { reaskLoop, sameCall, splitCalls } from 'rebound-gate/host';
-import { isPlainObject } from 'rebound-gate/internal';
+import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import { openAIError } from './errors.ts';
 import { buildCompletion } from './response.ts';
 import { blockedOf, retryMessages } from './retry.ts';
@@ -122,7 +122,8 @@ export async function gatewayComplete(run: AttemptsRun): Promise<Completed> {
   if (!changed) return { status: 200, body: firstText, contentType: 'application/json', attempts: end.attempts, outcome };
   const lastSentCalls = ended.calls.some((c) => !c.embedded);
   const body = buildCompletion({ first, last: ended.json, lastSentCalls, content, calls: delivered, originals, usage });
-  return { status: 200, body: JSON.stringify(body), contentType: 'application/json', attempts: end.attempts, outcome };
+  // jsonText: the upstream's message may carry fields nested past what JSON.stringify can write (docs/configuration.md § Limits).
+  return { status: 200, body: jsonText(body), contentType: 'application/json', attempts: end.attempts, outcome };
 }
 
 /** The first answer past the cap: refused as an upstream failure. */

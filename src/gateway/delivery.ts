@@ -5,6 +5,7 @@
 // the chunks as objects (`read`): the core hands over what it holds rather than text to parse again.
 import type { SseMessage } from '../model/sse-decode.ts';
 import { sameCall } from 'rebound-gate/host';
+import { jsonText } from 'rebound-gate/internal';
 import { wireCall, type GatedCall } from './gated-call.ts';
 
 type Chunk = Record<string, unknown>;
@@ -58,9 +59,10 @@ export class Delivery {
     this.read({ ...like, choices: [{ ...choice, delta: { ...(choice.delta as Chunk), content } }] });
   }
 
+  /** Written by jsonText: an upstream chunk's own fields may nest past what JSON.stringify can write (docs/configuration.md § Limits). */
   chunk(chunk: Chunk): void {
     if (this.read) this.read(chunk);
-    else this.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    else this.write(`data: ${jsonText(chunk)}\n\n`);
   }
 
   text(content: string): void {

@@ -32,6 +32,12 @@ export type Reply =
       usage?: { prompt_tokens: unknown; completion_tokens: unknown };
       /** End after the usage chunk without `data: [DONE]` (some providers do). */
       omitDone?: boolean;
+      /**
+       * A JSON member as raw text (`"name":value`, of any depth: JSON.stringify could not write it) put
+       * in the delta of the first chunk after the role chunk and in the finish choice; when not
+       * streamed, in the message: a field of the upstream's own the gateway does not know.
+       */
+      member?: string;
     }
   | { status: number; message?: string }
   | { garbledAfter: string; delayMs?: number }
@@ -189,7 +195,16 @@ async function respond(res: ServerResponse, reply: Reply, model: string, sent: (
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_scripted', choices, ...extra })}\n\n`;
-  const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+  let memberDelta = reply.member;
+  /** `d` as a chunk's delta; the scripted member in the first delta after the role chunk and in the finish choice. */
+  const delta = (d: Record<string, unknown>, finish: string | null = null) => {
+    const member = finish ? reply.member : d.role ? undefined : memberDelta;
+    if (!finish && !d.role) memberDelta = undefined;
+    const text = chunk([
+      { index: 0, delta: member && !finish ? { ...d, [MEMBER]: 0 } : d, logprobs: null, finish_reason: finish, ...(member && finish ? { [MEMBER]: 0 } : {}) },
+    ]);
+    return member ? text.replace(`"${MEMBER}":0`, member) : text;
+  };
 
   const write = async (text: string, delayMs = 0) => {
     if (res.destroyed) return;
@@ -237,6 +252,9 @@ function listModels(res: ServerResponse, models: NonNullable<ScriptedOptions['mo
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
 }
 
+/** Where a scripted raw member goes: JSON.stringify writes this key with 0, then the text replaces it. */
+const MEMBER = 'x_scripted_member';
+
 /** A request without `stream: true` gets one chat.completion JSON body, as the real API answers it. */
 function completion(res: ServerResponse, reply: Extract<Reply, { text?: string }>, model: string, sent: (bytes: number) => void): void {
   const calls = (reply.toolCalls ?? []).map((c) => ({
@@ -246,7 +264,7 @@ function completion(res: ServerResponse, reply: Extract<Reply, { text?: string }
   }));
   const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
   const total = typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number' ? usage.prompt_tokens + usage.completion_tokens : null;
-  const body = JSON.stringify({
+  let body = JSON.stringify({
     id: `chatcmpl-${Math.random().toString(36).slice(2, 12)}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
@@ -255,13 +273,20 @@ function completion(res: ServerResponse, reply: Extract<Reply, { text?: string }
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: reply.text ?? null, refusal: null, ...(calls.length ? { tool_calls: calls } : {}) },
+        message: {
+          role: 'assistant',
+          content: reply.text ?? null,
+          refusal: null,
+          ...(calls.length ? { tool_calls: calls } : {}),
+          ...(reply.member ? { [MEMBER]: 0 } : {}),
+        },
         logprobs: null,
         finish_reason: calls.length ? 'tool_calls' : 'stop',
       },
     ],
     usage: { ...usage, total_tokens: total },
   });
+  if (reply.member) body = body.replace(`"${MEMBER}":0`, reply.member);
   sent(Buffer.byteLength(body));
   res.writeHead(200, { 'content-type': 'application/json' }).end(body);
 }

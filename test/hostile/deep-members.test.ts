@@ -1,0 +1,125 @@
+// A field of the upstream's own nested 10,000 levels, past what JSON.stringify can write (it recurses
+// and throws a RangeError at a few thousand; JSON.parse reads any depth, and a chunk's line may be up
+// to 1 MB). The chat upstream puts it in the delta that carries a tool call and in the finish choice
+// (streamed), or in the message (not streamed); the call is repaired, so the gateway writes the chunk
+// or the completion itself rather than passing the upstream's bytes on. Each protocol answers 200 with
+// the call (the chat answer with the field as deep as it came), never a 500 or a broken stream, and
+// the agent loop's turn reading such a chunk completes (docs/configuration.md § Limits). Real parts:
+// the gateway and the app, the scripted chat upstream.
+import { afterEach, describe, expect, it } from 'vitest';
+import { depthOf } from '../support/json-depth.ts';
+import { lastToolResult } from '../support/scripted-openai.ts';
+import { chat, textOf } from '../support/sse-client.ts';
+import { startGateway, TOOLS, type Gateway } from '../gateway/harness.ts';
+
+const LEVELS = 10_000;
+const MEMBER = `"x_deep":${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}`;
+/** Repaired by the gate (days "3" → 3): the gateway writes what the client gets. */
+const CALL = { id: 'call_deep', name: 'get_weather', arguments: '{"city":"Paris","days":"3"}' };
+const REPAIRED = { city: 'Paris', days: 3 };
+
+let gw: Gateway | undefined;
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+async function post(path: string, body: unknown): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${gw!.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, text: await res.text() };
+}
+
+/** The data of each event of an SSE body, parsed ([DONE] left out). */
+const events = (text: string): Array<Record<string, any>> =>
+  text
+    .split('\n\n')
+    .filter((b) => b.includes('data: ') && !b.includes('data: [DONE]'))
+    .map((b) => JSON.parse(b.slice(b.indexOf('data: ') + 6)) as Record<string, any>);
+
+const TOOL_MESSAGES = { name: 'get_weather', input_schema: TOOLS[0]!.function.parameters };
+const TOOL_RESPONSES = { type: 'function', name: 'get_weather', parameters: TOOLS[0]!.function.parameters };
+
+describe('an upstream field nested 10,000 levels, with a repaired call', () => {
+  it('/v1/chat/completions streamed: the call repaired, the field as deep in its delta and the finish choice, [DONE] at the end', async () => {
+    gw = await startGateway(() => ({ toolCalls: [CALL], member: MEMBER }));
+    const answer = await post('/chat/completions', { model: 'm', stream: true, messages: [{ role: 'user', content: 'go' }], tools: TOOLS });
+    expect(answer.status).toBe(200);
+    expect(answer.text.endsWith('data: [DONE]\n\n')).toBe(true);
+    const chunks = events(answer.text);
+    expect(chunks.filter((c) => c.error !== undefined)).toEqual([]);
+    const choices = chunks.flatMap((c) => c.choices as Array<Record<string, any>>);
+    const call = choices.flatMap((c) => c.delta.tool_calls ?? []);
+    expect(call.map((tc: any) => JSON.parse(tc.function.arguments))).toEqual([REPAIRED]);
+    expect(choices.filter((c) => c.delta.x_deep !== undefined).map((c) => depthOf(c.delta.x_deep))).toEqual([LEVELS]);
+    expect(choices.filter((c) => c.finish_reason !== null).map((c) => [c.finish_reason, depthOf(c.x_deep)])).toEqual([['tool_calls', LEVELS]]);
+  }, 30_000);
+
+  it('/v1/chat/completions not streamed: the call repaired, the field as deep in the message', async () => {
+    gw = await startGateway(() => ({ toolCalls: [CALL], member: MEMBER }));
+    const answer = await post('/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'go' }], tools: TOOLS });
+    expect(answer.status).toBe(200);
+    const message = JSON.parse(answer.text).choices[0].message;
+    expect(JSON.parse(message.tool_calls[0].function.arguments)).toEqual(REPAIRED);
+    expect(depthOf(message.x_deep)).toBe(LEVELS);
+  }, 30_000);
+
+  it.each([false, true])(
+    '/v1/messages from a chat upstream (stream: %s): answered with the call',
+    async (stream) => {
+      gw = await startGateway(() => ({ toolCalls: [CALL], member: MEMBER }));
+      const answer = await post('/messages', { model: 'm', max_tokens: 64, stream, messages: [{ role: 'user', content: 'go' }], tools: [TOOL_MESSAGES] });
+      expect(answer.status).toBe(200);
+      expect(answer.text).not.toContain('event: error');
+      if (!stream) expect(JSON.parse(answer.text).content.find((b: any) => b.type === 'tool_use').input).toEqual(REPAIRED);
+      else {
+        const json = events(answer.text)
+          .filter((e) => e.type === 'content_block_delta' && e.delta.type === 'input_json_delta')
+          .map((e) => e.delta.partial_json)
+          .join('');
+        expect(JSON.parse(json)).toEqual(REPAIRED);
+        expect(events(answer.text).at(-1)!.type).toBe('message_stop');
+      }
+    },
+    30_000,
+  );
+
+  it.each([false, true])(
+    '/v1/responses from a chat upstream (stream: %s): answered with the call',
+    async (stream) => {
+      gw = await startGateway(() => ({ toolCalls: [CALL], member: MEMBER }));
+      const answer = await post('/responses', { model: 'm', stream, input: 'go', tools: [TOOL_RESPONSES] });
+      expect(answer.status).toBe(200);
+      expect(answer.text).not.toContain('event: error');
+      const response = stream ? events(answer.text).at(-1)!.response : JSON.parse(answer.text);
+      expect(response.status).toBe('completed');
+      const call = response.output.find((o: any) => o.type === 'function_call');
+      expect(JSON.parse(call.arguments)).toEqual(REPAIRED);
+    },
+    30_000,
+  );
+});
+
+describe('the agent loop reading a chunk with a field nested 10,000 levels', () => {
+  it('the turn completes with the text', async () => {
+    gw = await startGateway(() => ({ text: 'Done.', member: MEMBER }));
+    const turn = await chat(gw.app.url, { message: 'go' });
+    expect(turn.status).toBe(200);
+    expect(turn.events.filter((e) => e.event === 'agent_error')).toEqual([]);
+    expect(turn.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
+    expect(textOf(turn.events)).toBe('Done.');
+  }, 30_000);
+
+  it('a call whose arguments nest as deep, the field in its delta: blocked, the model told so, the turn completes', async () => {
+    const deep = `{"path":${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}}`;
+    gw = await startGateway((_, i) =>
+      i === 0 ? { toolCalls: [{ id: 'call_deep', name: 'write_file', arguments: deep }], member: MEMBER } : { text: 'Done.' },
+    );
+    const turn = await chat(gw.app.url, { message: 'go' });
+    expect(turn.status).toBe(200);
+    expect(turn.events.filter((e) => e.event === 'agent_error')).toEqual([]);
+    expect(turn.events.filter((e) => e.event === 'tool_result').map((e) => [e.data.verdict, e.data.ok])).toEqual([['blocked', false]]);
+    expect(turn.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
+    expect(textOf(turn.events)).toBe('Done.');
+    expect(JSON.stringify(lastToolResult(gw.upstream.requests[1]!))).toContain('more than 64 levels');
+  }, 30_000);
+});
