@@ -121,7 +121,19 @@ describe("rebound-gate's public surface", () => {
     expect(repositorySubpaths(pkg)).toEqual(['./internal']);
     const internal = sorted(Object.keys(await import('rebound-gate/internal')));
     expect(internal).toEqual(
-      sorted(['bound', 'echo', 'MAX_NAME', 'jsonText', 'keptUpTo', 'isPlainObject', 'deepEqual', 'validate', 'schemaExample', 'checkContent', 'readWorkspacePath']),
+      sorted([
+        'bound',
+        'echo',
+        'MAX_NAME',
+        'jsonText',
+        'keptUpTo',
+        'isPlainObject',
+        'deepEqual',
+        'validate',
+        'schemaExample',
+        'checkContent',
+        'readWorkspacePath',
+      ]),
     );
     for (const e of subpaths(pkg))
       expect(
