@@ -9,6 +9,7 @@
 //   held-stream.ts the streaming transformer of one attempt         stream.ts    attempts + keepalive
 //   complete.ts / response.ts  the non-streaming path               activity.ts  the log rows
 //   models.ts    GET /v1/models: the upstream's list under the names a client can send
+import { jsonText } from 'rebound-gate/internal';
 import type { ActivityWriter } from '../activity/types.ts';
 import { quote } from '../quote.ts';
 import type { ChatTrace, TraceCarrier, Tracing } from '../telemetry/index.ts';
@@ -123,7 +124,7 @@ async function runCore(request: GatewayRequest, deps: GatewayDeps): Promise<Gate
       kind: 'json',
       status: first.status,
       headers: { ...first.headers, 'content-type': 'application/json', ...idHeader },
-      body: JSON.stringify(first.body),
+      body: jsonText(first.body), // the upstream's error body, nested as deep as it came (docs/configuration.md § Limits)
     };
   }
 

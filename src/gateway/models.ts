@@ -7,6 +7,7 @@
 // listed under the names GATEWAY_MODELS lists only (its own name too when it is listed). Without
 // GATEWAY_MODELS the upstream's answer goes out as it came; its errors do in any case, as the chat
 // completions' do.
+import { jsonText } from 'rebound-gate/internal';
 import { readBounded, type ChatEndpoint } from '../model/chat-post.ts';
 import type { GatewayResponse } from './gateway-response.ts';
 import { modelAllowed, upstreamModel } from './request.ts';
@@ -81,5 +82,5 @@ function notAList(what: string): GatewayResponse {
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): GatewayResponse {
-  return { kind: 'json', status, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  return { kind: 'json', status, headers: { ...headers, 'content-type': 'application/json' }, body: jsonText(body) };
 }

@@ -6,6 +6,7 @@ import { ContentTemplate } from './content-template.ts';
 import { SseDecoder, sseBatches, type SseMessage } from './sse-decode.ts';
 import { ModelError, type ModelClient, type ModelEvent, type ModelRequest } from './types.ts';
 import type { ToolSpec } from 'rebound-gate';
+import { jsonText } from 'rebound-gate/internal';
 import type { Usage } from '../vocabulary.ts';
 
 export interface OpenAIModelOptions {
@@ -184,7 +185,8 @@ function parseChunk(message: SseMessage): Chunk | null {
   const c = chunk as Chunk;
   // Providers report failures mid-stream as a data payload with `error` (or an `error` event).
   if (c.error || message.event === 'error') {
-    const detail = c.error?.message ?? message.data.slice(0, 200);
+    // A message that is no string is quoted from the text: it may nest past what String() can write.
+    const detail = typeof c.error?.message === 'string' ? c.error.message : message.data.slice(0, 200);
     throw new ModelError(`the model stream failed: ${detail}`, true);
   }
   return Array.isArray(c.choices) || isObject(c.usage) ? c : null;
@@ -206,7 +208,8 @@ function errorDetail(body: string): string {
   const error = isObject(parsed) ? (parsed as { error?: unknown }).error : undefined;
   const message = isObject(error) ? (error as { message?: unknown }).message : undefined;
   if (typeof message === 'string' && message) return preview(message, 300);
-  if (error !== undefined && error !== null) return preview(JSON.stringify(error), 300);
+  // jsonText: the upstream's error may nest past what JSON.stringify can write (docs/configuration.md § Limits).
+  if (error !== undefined && error !== null) return preview(jsonText(error), 300);
   return body.trim() ? preview(body.trim(), 300) : 'no body';
 }
 

@@ -4,8 +4,11 @@
 // (streamed), or in the message (not streamed); the call is repaired, so the gateway writes the chunk
 // or the completion itself rather than passing the upstream's bytes on. Each protocol answers 200 with
 // the call (the chat answer with the field as deep as it came), never a 500 or a broken stream, and
-// the agent loop's turn reading such a chunk completes (docs/configuration.md § Limits). Real parts:
-// the gateway and the app, the scripted chat upstream.
+// the agent loop's turn reading such a chunk completes (docs/configuration.md § Limits). The same for
+// an upstream's error body nesting so (passed on as its error, in each protocol's shape; the loop's turn
+// ends with an agent_error quoting it), and for a client's value nesting so where the gateway writes it
+// as text (an id, a name, a role, arguments: its JSON text; count_tokens' estimate). Real parts: the
+// gateway and the app, the scripted chat upstream.
 import { afterEach, describe, expect, it } from 'vitest';
 import { depthOf } from '../support/json-depth.ts';
 import { lastToolResult } from '../support/scripted-openai.ts';
@@ -36,8 +39,9 @@ const events = (text: string): Array<Record<string, any>> =>
     .filter((b) => b.includes('data: ') && !b.includes('data: [DONE]'))
     .map((b) => JSON.parse(b.slice(b.indexOf('data: ') + 6)) as Record<string, any>);
 
-const TOOL_MESSAGES = { name: 'get_weather', input_schema: TOOLS[0]!.function.parameters };
-const TOOL_RESPONSES = { type: 'function', name: 'get_weather', parameters: TOOLS[0]!.function.parameters };
+const WEATHER = (TOOLS[0] as { function: { parameters: unknown } }).function.parameters;
+const TOOL_MESSAGES = { name: 'get_weather', input_schema: WEATHER };
+const TOOL_RESPONSES = { type: 'function', name: 'get_weather', parameters: WEATHER };
 
 describe('an upstream field nested 10,000 levels, with a repaired call', () => {
   it('/v1/chat/completions streamed: the call repaired, the field as deep in its delta and the finish choice, [DONE] at the end', async () => {
@@ -121,5 +125,116 @@ describe('the agent loop reading a chunk with a field nested 10,000 levels', () 
     expect(turn.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'completed' } });
     expect(textOf(turn.events)).toBe('Done.');
     expect(JSON.stringify(lastToolResult(gw.upstream.requests[1]!))).toContain('more than 64 levels');
+  }, 30_000);
+});
+
+const DEEP = `${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}`;
+
+describe('an upstream error body with a field nested 10,000 levels', () => {
+  const body = `{"error":{"message":"bad request","type":"invalid_request_error","code":null,"param":${DEEP}}}`;
+
+  it.each([
+    ['/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'go' }] }],
+    ['/chat/completions', { model: 'm', stream: true, messages: [{ role: 'user', content: 'go' }] }],
+    ['/messages', { model: 'm', max_tokens: 64, messages: [{ role: 'user', content: 'go' }] }],
+    ['/responses', { model: 'm', input: 'go' }],
+  ])(
+    '%s %j: the 400 passed on in the protocol shape, its message kept',
+    async (path, request) => {
+      gw = await startGateway(() => ({ status: 400, body }));
+      const answer = await post(path, request);
+      expect(answer.status).toBe(400);
+      const json = JSON.parse(answer.text);
+      expect(json.error.message).toBe('bad request');
+    },
+    30_000,
+  );
+
+  it('the agent loop: the turn ends with an agent_error quoting the answer, not an internal error', async () => {
+    gw = await startGateway(() => ({ status: 400, body: `{"error":${DEEP}}` }));
+    const turn = await chat(gw.app.url, { message: 'go' });
+    expect(turn.status).toBe(200);
+    const errors = turn.events.filter((e) => e.event === 'agent_error').map((e) => e.data.message as string);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('400');
+    expect(turn.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'error' } });
+  }, 30_000);
+
+  it("the agent loop: a stream's error chunk whose message nests as deep ends the turn with an agent_error", async () => {
+    gw = await startGateway(() => ({ raw: `data: {"error":{"message":${DEEP}}}\n\n` }), { MODEL_RETRIES: '0' });
+    const turn = await chat(gw.app.url, { message: 'go' });
+    expect(turn.status).toBe(200);
+    const errors = turn.events.filter((e) => e.event === 'agent_error').map((e) => e.data.message as string);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('the model stream failed');
+    expect(turn.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'error' } });
+  }, 30_000);
+});
+
+describe('a client value nested 10,000 levels where the gateway names it', () => {
+  it('/v1/messages, an image source whose type nests so: a 400 naming the field', async () => {
+    gw = await startGateway(() => ({ text: 'not asked' }));
+    const image = `{"type":"image","source":{"type":${DEEP}}}`;
+    const res = await fetch(`${gw.baseURL}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"model":"m","max_tokens":64,"messages":[{"role":"user","content":[${image}]}]}`,
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toContain('messages[0].content[0]');
+    expect(gw.upstream.requests).toHaveLength(0);
+  }, 30_000);
+
+  it.each([
+    [
+      '/messages',
+      "an image's media_type",
+      `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","data":"x","media_type":${DEEP}}}]}]}`,
+    ],
+    [
+      '/messages',
+      "a tool_use's id and name, a tool_result's tool_use_id",
+      `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"tool_use","id":${DEEP},"name":${DEEP},"input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":${DEEP},"content":"x"}]}]}`,
+    ],
+    ['/responses', "a message's role", `{"model":"m","input":[{"type":"message","role":${DEEP},"content":"x"}]}`],
+    [
+      '/responses',
+      "a function_call's call_id, name and arguments",
+      `{"model":"m","input":[{"type":"function_call","call_id":${DEEP},"name":${DEEP},"arguments":${DEEP}}]}`,
+    ],
+    ['/responses', "a custom_tool_call's input", `{"model":"m","input":[{"type":"custom_tool_call","call_id":"c","name":"a","input":${DEEP}}]}`],
+  ])(
+    '%s, %s: a value where a string belongs goes to the upstream as its JSON text',
+    async (path, _what, body) => {
+      gw = await startGateway(() => ({ text: 'ok' }));
+      const res = await fetch(`${gw.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(200);
+      expect(gw.upstream.requests).toHaveLength(1);
+      expect(JSON.stringify(gw.upstream.requests[0]!.messages)).toContain(DEEP);
+    },
+    30_000,
+  );
+
+  it('/v1/responses, an input item whose type nests so: a 400 (the request schema refuses it)', async () => {
+    gw = await startGateway(() => ({ text: 'not asked' }));
+    const res = await fetch(`${gw.baseURL}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"model":"m","input":[{"type":${DEEP}}]}`,
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toMatch(/^Invalid request: input/);
+    expect(gw.upstream.requests).toHaveLength(0);
+  }, 30_000);
+
+  it('/v1/messages/count_tokens, a message nesting so: the estimate', async () => {
+    gw = await startGateway(() => ({ text: 'not asked' }));
+    const res = await fetch(`${gw.baseURL}/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"go","x":${DEEP}}]}]}`,
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).input_tokens).toBeGreaterThan(LEVELS / 2);
   }, 30_000);
 });

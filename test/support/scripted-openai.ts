@@ -39,7 +39,8 @@ export type Reply =
        */
       member?: string;
     }
-  | { status: number; message?: string }
+  /** An error answer: OpenAI's error body with `message`, or `body` as is. */
+  | { status: number; message?: string; body?: string }
   | { garbledAfter: string; delayMs?: number }
   /** A body sent as is, with status 200 and this content-type (default text/event-stream). */
   | { raw: string | Uint8Array; contentType?: string }
@@ -164,7 +165,7 @@ export async function startScriptedOpenAI(script: Script, options: ScriptedOptio
 async function respond(res: ServerResponse, reply: Reply, model: string, sent: (bytes: number) => void, streamed = true): Promise<void> {
   if ('status' in reply) {
     res.writeHead(reply.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: reply.message ?? `scripted error ${reply.status}`, type: 'server_error', code: null } }));
+    res.end(reply.body ?? JSON.stringify({ error: { message: reply.message ?? `scripted error ${reply.status}`, type: 'server_error', code: null } }));
     return;
   }
   if ('headersAfterMs' in reply && reply.headersAfterMs) await sleep(reply.headersAfterMs);
@@ -195,15 +196,16 @@ async function respond(res: ServerResponse, reply: Reply, model: string, sent: (
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_scripted', choices, ...extra })}\n\n`;
-  let memberDelta = reply.member;
+  const member = 'member' in reply ? reply.member : undefined;
+  let memberDelta = member;
   /** `d` as a chunk's delta; the scripted member in the first delta after the role chunk and in the finish choice. */
   const delta = (d: Record<string, unknown>, finish: string | null = null) => {
-    const member = finish ? reply.member : d.role ? undefined : memberDelta;
+    const raw = finish ? member : d.role ? undefined : memberDelta;
     if (!finish && !d.role) memberDelta = undefined;
     const text = chunk([
-      { index: 0, delta: member && !finish ? { ...d, [MEMBER]: 0 } : d, logprobs: null, finish_reason: finish, ...(member && finish ? { [MEMBER]: 0 } : {}) },
+      { index: 0, delta: raw && !finish ? { ...d, [MEMBER]: 0 } : d, logprobs: null, finish_reason: finish, ...(raw && finish ? { [MEMBER]: 0 } : {}) },
     ]);
-    return member ? text.replace(`"${MEMBER}":0`, member) : text;
+    return raw ? text.replace(`"${MEMBER}":0`, raw) : text;
   };
 
   const write = async (text: string, delayMs = 0) => {

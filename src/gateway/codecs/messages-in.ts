@@ -10,6 +10,8 @@
 import * as z from 'zod';
 import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import { GatewayError } from '../errors.ts';
+import { quote } from '../../quote.ts';
+import { stringOf } from './json-object.ts';
 
 /** The most members the gateway reads of these arrays (as GATEWAY_COUNTS for Chat Completions). */
 export const MESSAGES_COUNTS = { messages: 10_000, tools: 1_000, 'messages.*.content': 1_000, system: 1_000 } as const;
@@ -76,7 +78,7 @@ export function messagesToChat(body: MessagesBody, { native = false } = {}): Jso
       const text = blocks.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('');
       const calls = blocks
         .filter((b) => b.type === 'tool_use')
-        .map((b) => ({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: jsonText(b.input ?? {}) } }));
+        .map((b) => ({ id: stringOf(b.id), type: 'function', function: { name: stringOf(b.name), arguments: jsonText(b.input ?? {}) } }));
       messages.push({ role: 'assistant', content: text === '' ? null : text, ...(calls.length ? { tool_calls: calls } : {}) });
       continue;
     }
@@ -84,7 +86,7 @@ export function messagesToChat(body: MessagesBody, { native = false } = {}): Jso
     for (const b of blocks) {
       if (b.type !== 'tool_result') continue;
       const text = typeof b.content === 'string' ? b.content : textOf(Array.isArray(b.content) ? (b.content as Json[]) : []);
-      messages.push({ role: 'tool', tool_call_id: String(b.tool_use_id ?? ''), content: b.is_error === true ? `Error: ${text}` : text });
+      messages.push({ role: 'tool', tool_call_id: stringOf(b.tool_use_id), content: b.is_error === true ? `Error: ${text}` : text });
     }
     const parts = blocks.flatMap((b, j) => {
       try {
@@ -139,12 +141,12 @@ function userPart(b: Json, where: string): Array<{ type: 'text'; text: string } 
   if (b.type === 'image' && isPlainObject(b.source)) {
     const s = b.source;
     if (s.type === 'base64' && typeof s.data === 'string')
-      return [{ type: 'image_url', image_url: { url: `data:${String(s.media_type ?? 'image/png')};base64,${s.data}` } }];
+      return [{ type: 'image_url', image_url: { url: `data:${stringOf(s.media_type, 'image/png')};base64,${s.data}` } }];
     if (s.type === 'url' && typeof s.url === 'string') return [{ type: 'image_url', image_url: { url: s.url } }];
     throw new GatewayError(
       400,
       'unsupported_parameter',
-      `${where} is an image from a ${JSON.stringify(s.type)} source: through a chat upstream send base64 or url images.`,
+      `${where} is an image from a ${quote(stringOf(s.type))} source: through a chat upstream send base64 or url images.`,
       where,
     );
   }

@@ -11,7 +11,7 @@
 import * as z from 'zod';
 import { isPlainObject } from 'rebound-gate/internal';
 import { GatewayError } from '../errors.ts';
-import { jsonObject } from './json-object.ts';
+import { jsonObject, stringOf } from './json-object.ts';
 
 /** The most members the gateway reads of these arrays (as GATEWAY_COUNTS for Chat Completions). */
 export const RESPONSES_COUNTS = { input: 10_000, tools: 1_000, 'input.*.content': 1_000 } as const;
@@ -131,7 +131,7 @@ function responseFormat(text: unknown): Json | undefined {
 /** What a chat model is told of a freeform tool's grammar (the upstream cannot constrain it). */
 function freeformHint(format: unknown): string {
   if (!isPlainObject(format) || format.type !== 'grammar' || typeof format.definition !== 'string') return '';
-  return `Its input follows this ${String(format.syntax ?? '')} grammar:\n${format.definition}`;
+  return `Its input follows this ${stringOf(format.syntax)} grammar:\n${format.definition}`;
 }
 
 function chatToolChoice(choice: unknown): unknown {
@@ -154,7 +154,7 @@ function addItem(messages: Json[], item: Json, where: string): void {
   };
   switch (type) {
     case 'message': {
-      const role = item.role === 'developer' ? 'system' : String(item.role ?? 'user');
+      const role = item.role === 'developer' ? 'system' : stringOf(item.role, 'user');
       const parts = contentParts(item.content, where);
       if (role === 'assistant') {
         const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
@@ -164,10 +164,10 @@ function addItem(messages: Json[], item: Json, where: string): void {
     }
     case 'function_call':
     case 'custom_tool_call': {
-      const args = type === 'function_call' ? String(item.arguments ?? '') : JSON.stringify({ [FREEFORM_PARAM]: String(item.input ?? '') });
+      const args = type === 'function_call' ? stringOf(item.arguments) : JSON.stringify({ [FREEFORM_PARAM]: stringOf(item.input) });
       const assistant = lastAssistant();
       const calls = Array.isArray(assistant.tool_calls) ? assistant.tool_calls : [];
-      assistant.tool_calls = [...calls, { id: String(item.call_id ?? ''), type: 'function', function: { name: String(item.name ?? ''), arguments: args } }];
+      assistant.tool_calls = [...calls, { id: stringOf(item.call_id), type: 'function', function: { name: stringOf(item.name), arguments: args } }];
       return;
     }
     case 'function_call_output':
@@ -178,7 +178,7 @@ function addItem(messages: Json[], item: Json, where: string): void {
           : contentParts(item.output, where)
               .map((p) => (p.type === 'text' ? p.text : ''))
               .join('');
-      messages.push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: output });
+      messages.push({ role: 'tool', tool_call_id: stringOf(item.call_id), content: output });
       return;
     }
     case 'reasoning':

@@ -6,6 +6,7 @@
 // with an estimate. GET /v1/models lists the upstream's models under the names a client can send
 // (src/gateway/models.ts). The legacy completions endpoint gets a 400 that says what to call instead.
 import { Hono, type Context } from 'hono';
+import { jsonText } from 'rebound-gate/internal';
 import {
   ChatCompletionsBody,
   fitsChatBody,
@@ -232,6 +233,7 @@ function errorResponse(c: Context, err: unknown): Response {
  * decide when to compact; an upper estimate compacts early rather than late).
  */
 function estimateTokens(body: Pick<MessagesBody, 'system' | 'messages' | 'tools'>): number {
-  const chars = JSON.stringify(body.system ?? '').length + JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? []).length;
+  // jsonText: the client's messages may nest past what JSON.stringify can write (docs/configuration.md § Limits).
+  const chars = jsonText(body.system ?? '').length + jsonText(body.messages).length + jsonText(body.tools ?? []).length;
   return Math.ceil(chars / 4);
 }
