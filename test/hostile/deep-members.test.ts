@@ -130,6 +130,32 @@ describe('the agent loop reading a chunk with a field nested 10,000 levels', () 
 
 const DEEP = `${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}`;
 
+describe('the UI message stream (/v1/ui/chat) of a turn whose model calls with arguments nested 10,000 levels', () => {
+  it("the call's input shown as the model wrote it, the blocked result, the answer, [DONE]", async () => {
+    const deep = `{"path":${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}}`;
+    gw = await startGateway((_, i) => (i === 0 ? { toolCalls: [{ id: 'call_deep', name: 'write_file', arguments: deep }] } : { text: 'Done.' }));
+    const res = await fetch(`${gw.app.url}/v1/ui/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'deep', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'go' }] }], trigger: 'submit-message' }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    const chunks = events(text);
+    expect(chunks.filter((c) => c.type === 'error')).toEqual([]);
+    const input = chunks.find((c) => c.type === 'tool-input-available')!.input;
+    expect(depthOf(input)).toBe(LEVELS + 1);
+    expect(chunks.filter((c) => c.type === 'tool-input-error').map((c) => c.toolCallId)).toEqual(['call_deep']);
+    expect(
+      chunks
+        .filter((c) => c.type === 'text-delta')
+        .map((c) => c.delta)
+        .join(''),
+    ).toBe('Done.');
+  }, 30_000);
+});
+
 describe('an upstream error body with a field nested 10,000 levels', () => {
   const body = `{"error":{"message":"bad request","type":"invalid_request_error","code":null,"param":${DEEP}}}`;
 

@@ -20,6 +20,7 @@
 //   agent_error     → error
 //   done            → finish {messageMetadata: {reason, iterations, usage}} (also `interrupted`: a turn a restart closed); an aborted turn:
 //                     message-metadata with the same, then abort
+import { jsonText } from 'rebound-gate/internal';
 import type { Frame } from '../sse.ts';
 import type { TurnEvent } from '../../vocabulary.ts';
 import { UI_MESSAGE_STREAM_HEADERS, type StartMetadata, type UiChunk, type VerdictData } from './chunks.ts';
@@ -218,10 +219,13 @@ function parseInput(text: string): unknown {
   }
 }
 
-/** SSE text for chunks: one `data:` line each; the stream's end (after done) is `data: [DONE]`. */
+/**
+ * SSE text for chunks: one `data:` line each; the stream's end (after done) is `data: [DONE]`. Written by
+ * jsonText: a call's input is what the model wrote, nested at any depth (docs/configuration.md § Limits).
+ */
 export function uiFrames(chunks: UiChunk[], end: boolean): string {
   let text = '';
-  for (const chunk of chunks) text += `data: ${JSON.stringify(chunk)}\n\n`;
+  for (const chunk of chunks) text += `data: ${jsonText(chunk)}\n\n`;
   return end ? `${text}data: [DONE]\n\n` : text;
 }
 
