@@ -11,7 +11,9 @@
 // gateway and the app, the scripted chat upstream.
 import { afterEach, describe, expect, it } from 'vitest';
 import { depthOf } from '../support/json-depth.ts';
-import { lastToolResult } from '../support/scripted-openai.ts';
+import { startApp } from '../support/app-server.ts';
+import { startScriptedAnthropic, startScriptedResponses, type NativeServer } from '../support/scripted-native.ts';
+import { lastToolResult, startScriptedOpenAI } from '../support/scripted-openai.ts';
 import { chat, textOf } from '../support/sse-client.ts';
 import { startGateway, TOOLS, type Gateway } from '../gateway/harness.ts';
 
@@ -22,9 +24,11 @@ const CALL = { id: 'call_deep', name: 'get_weather', arguments: '{"city":"Paris"
 const REPAIRED = { city: 'Paris', days: 3 };
 
 let gw: Gateway | undefined;
+let native: NativeServer | undefined;
 afterEach(async () => {
   await gw?.close();
-  gw = undefined;
+  await native?.close();
+  gw = native = undefined;
 });
 
 async function post(path: string, body: unknown): Promise<{ status: number; text: string }> {
@@ -194,6 +198,49 @@ describe('an upstream error body with a field nested 10,000 levels', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain('the model stream failed');
     expect(turn.events.at(-1)).toMatchObject({ event: 'done', data: { reason: 'error' } });
+  }, 30_000);
+});
+
+describe('a native upstream or a model list whose error body nests 10,000 levels', () => {
+  it.each([
+    ['anthropic', '/messages', { model: 'm', max_tokens: 64, messages: [{ role: 'user', content: 'go' }] }],
+    ['anthropic', '/messages', { model: 'm', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'go' }] }],
+    ['responses', '/responses', { model: 'm', input: 'go' }],
+    ['responses', '/responses', { model: 'm', stream: true, input: 'go' }],
+  ])(
+    '%s upstream, %s %j: its 400 passed on, its message kept',
+    async (kind, path, request) => {
+      const body =
+        kind === 'anthropic'
+          ? `{"type":"error","error":{"type":"invalid_request_error","message":"bad request","x":${DEEP}}}`
+          : `{"error":{"message":"bad request","type":"invalid_request_error","code":null,"param":${DEEP}}}`;
+      native = kind === 'anthropic' ? await startScriptedAnthropic(() => ({ status: 400, body })) : await startScriptedResponses(() => ({ status: 400, body }));
+      gw = await startGateway(
+        () => ({ text: 'the chat upstream is not asked' }),
+        kind === 'anthropic'
+          ? { MESSAGES_UPSTREAM: 'anthropic', ANTHROPIC_BASE_URL: native.url, ANTHROPIC_API_KEY: 'sk-ant-server' }
+          : { RESPONSES_UPSTREAM: 'responses', OPENAI_BASE_URL: native.url },
+      );
+      const answer = await post(path, request);
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.text).error.message).toBe('bad request');
+    },
+    30_000,
+  );
+
+  it("GET /v1/models: the upstream's 500 passed on, its message kept", async () => {
+    const upstream = await startScriptedOpenAI(() => ({ text: 'not asked' }), {
+      models: { status: 500, body: `{"error":{"message":"models are down","type":"server_error","code":null,"param":${DEEP}}}` },
+    });
+    const app = await startApp({ OPENAI_API_KEY: 'sk-upstream-secret', OPENAI_BASE_URL: upstream.url, MODEL: 'loop-model', GATEWAY_MODELS: 'a=b' });
+    try {
+      const res = await fetch(`${app.url}/v1/models`);
+      expect(res.status).toBe(500);
+      expect((await res.json()).error.message).toBe('models are down');
+    } finally {
+      await app.close();
+      await upstream.close();
+    }
   }, 30_000);
 });
 

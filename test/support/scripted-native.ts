@@ -33,7 +33,8 @@ export type NativeReply =
       /** Characters per argument delta (default 7). */
       argChunk?: number;
     }
-  | { status: number; message?: string };
+  /** An error answer: the API's error body with `message`, or `body` as is. */
+  | { status: number; message?: string; body?: string };
 
 export type NativeBody = Record<string, unknown> & { stream?: boolean; model?: string };
 export type NativeScript = (body: NativeBody, index: number) => NativeReply;
@@ -75,7 +76,7 @@ async function serve(
         path === '/v1/messages'
           ? { type: 'error', error: { type: 'api_error', message: reply.message ?? 'scripted failure' } }
           : { error: { message: reply.message ?? 'scripted failure', type: 'server_error', param: null, code: null } };
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(error));
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body ?? JSON.stringify(error));
       return;
     }
     answer(res, reply, body);

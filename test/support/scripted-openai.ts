@@ -62,8 +62,8 @@ export interface ChatRequest {
 export type Script = (request: ChatRequest, index: number) => Reply | Promise<Reply>;
 
 export interface ScriptedOptions {
-  /** GET /models: these model ids as the API lists them, or an error; without it, a 404. */
-  models?: string[] | { status: number; message?: string };
+  /** GET /models: these model ids as the API lists them, or an error (its body as is when given); without it, a 404. */
+  models?: string[] | { status: number; message?: string; body?: string };
 }
 
 export interface ScriptedServer {
@@ -247,7 +247,7 @@ async function respond(res: ServerResponse, reply: Reply, model: string, sent: (
 function listModels(res: ServerResponse, models: NonNullable<ScriptedOptions['models']>): void {
   if (!Array.isArray(models)) {
     res.writeHead(models.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: models.message ?? `scripted error ${models.status}`, type: 'server_error', code: null } }));
+    res.end(models.body ?? JSON.stringify({ error: { message: models.message ?? `scripted error ${models.status}`, type: 'server_error', code: null } }));
     return;
   }
   const data = models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'scripted' }));
