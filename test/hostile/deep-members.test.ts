@@ -31,8 +31,10 @@ afterEach(async () => {
   gw = native = undefined;
 });
 
+/** POST to the gateway: `body` as JSON, or as is when it is text (a value JSON.stringify could not write). */
 async function post(path: string, body: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${gw!.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const res = await fetch(`${gw!.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
   return { status: res.status, text: await res.text() };
 }
 
@@ -248,13 +250,9 @@ describe('a client value nested 10,000 levels where the gateway names it', () =>
   it('/v1/messages, an image source whose type nests so: a 400 naming the field', async () => {
     gw = await startGateway(() => ({ text: 'not asked' }));
     const image = `{"type":"image","source":{"type":${DEEP}}}`;
-    const res = await fetch(`${gw.baseURL}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: `{"model":"m","max_tokens":64,"messages":[{"role":"user","content":[${image}]}]}`,
-    });
+    const res = await post('/messages', `{"model":"m","max_tokens":64,"messages":[{"role":"user","content":[${image}]}]}`);
     expect(res.status).toBe(400);
-    expect((await res.json()).error.message).toContain('messages[0].content[0]');
+    expect(JSON.parse(res.text).error.message).toContain('messages[0].content[0]');
     expect(gw.upstream.requests).toHaveLength(0);
   }, 30_000);
 
@@ -280,8 +278,7 @@ describe('a client value nested 10,000 levels where the gateway names it', () =>
     '%s, %s: a value where a string belongs goes to the upstream as its JSON text',
     async (path, _what, body) => {
       gw = await startGateway(() => ({ text: 'ok' }));
-      const res = await fetch(`${gw.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      expect(res.status).toBe(200);
+      expect((await post(path, body)).status).toBe(200);
       expect(gw.upstream.requests).toHaveLength(1);
       expect(JSON.stringify(gw.upstream.requests[0]!.messages)).toContain(DEEP);
     },
@@ -290,24 +287,16 @@ describe('a client value nested 10,000 levels where the gateway names it', () =>
 
   it('/v1/responses, an input item whose type nests so: a 400 (the request schema refuses it)', async () => {
     gw = await startGateway(() => ({ text: 'not asked' }));
-    const res = await fetch(`${gw.baseURL}/responses`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: `{"model":"m","input":[{"type":${DEEP}}]}`,
-    });
+    const res = await post('/responses', `{"model":"m","input":[{"type":${DEEP}}]}`);
     expect(res.status).toBe(400);
-    expect((await res.json()).error.message).toMatch(/^Invalid request: input/);
+    expect(JSON.parse(res.text).error.message).toMatch(/^Invalid request: input/);
     expect(gw.upstream.requests).toHaveLength(0);
   }, 30_000);
 
   it('/v1/messages/count_tokens, a message nesting so: the estimate', async () => {
     gw = await startGateway(() => ({ text: 'not asked' }));
-    const res = await fetch(`${gw.baseURL}/messages/count_tokens`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"go","x":${DEEP}}]}]}`,
-    });
+    const res = await post('/messages/count_tokens', `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"go","x":${DEEP}}]}]}`);
     expect(res.status).toBe(200);
-    expect((await res.json()).input_tokens).toBeGreaterThan(LEVELS / 2);
+    expect(JSON.parse(res.text).input_tokens).toBeGreaterThan(LEVELS / 2);
   }, 30_000);
 });
