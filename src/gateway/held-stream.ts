@@ -21,6 +21,7 @@ import { ContentTemplate } from '../model/content-template.ts';
 import type { SseMessage } from '../model/sse-decode.ts';
 import type { Delivery } from './delivery.ts';
 import { accepted, gateProposed, textCalls, type GatedCall } from './gated-call.ts';
+import { stringOf } from './string-of.ts';
 
 export interface AttemptOptions {
   toolset: readonly ToolSpec[];
@@ -168,7 +169,7 @@ export class HeldStream {
       }
     }
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
-      this.finishReason = String(choice.finish_reason);
+      this.finishReason = stringOf(choice.finish_reason);
       this.finishChoice = choice;
       changed = true;
     }

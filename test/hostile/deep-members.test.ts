@@ -162,6 +162,44 @@ describe('the UI message stream (/v1/ui/chat) of a turn whose model calls with a
   }, 30_000);
 });
 
+describe('a chat upstream stream with a value nested 10,000 levels where a string belongs', () => {
+  const chunk = (choice: string) => `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[${choice}]}\n\n`;
+  const role = chunk('{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}');
+  const call = (id: string, name: string) =>
+    `${role}${chunk(`{"index":0,"delta":{"tool_calls":[{"index":0,"id":${id},"type":"function","function":{"name":${name},"arguments":"{}"}}]},"finish_reason":null}`)}${chunk('{"index":0,"delta":{},"finish_reason":"tool_calls"}')}data: [DONE]\n\n`;
+  const finish = `${role}${chunk(`{"index":0,"delta":{"content":"hi"},"finish_reason":${DEEP}}`)}data: [DONE]\n\n`;
+  const REQUESTS: Record<string, object> = {
+    '/chat/completions': { model: 'm', stream: true, messages: [{ role: 'user', content: 'go' }] },
+    '/messages': { model: 'm', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'go' }] },
+    '/responses': { model: 'm', stream: true, input: 'go' },
+  };
+  /** The event that ends each protocol's stream when the answer ends, and its error event. */
+  const END: Record<string, string> = { '/chat/completions': 'data: [DONE]', '/messages': 'event: message_stop', '/responses': 'event: response.completed' };
+  const ERROR: Record<string, string> = { '/messages': 'event: error', '/responses': 'event: error' };
+
+  it.each([
+    ['/messages', "a call's id (no tools: the call passes as it came)", call(DEEP, '"get_weather"'), END],
+    ['/messages', "a call's name (no tools)", call('"c1"', DEEP), END],
+    ['/responses', "a call's id and name (no tools)", call(DEEP, DEEP), END],
+    ['/chat/completions', 'finish_reason', finish, END],
+    ['/messages', 'finish_reason', finish, END],
+    ['/responses', 'finish_reason', finish, END],
+    ['/messages', 'the error of an error chunk', `${role}data: {"error":${DEEP}}\n\n`, ERROR],
+    ['/responses', 'the error of an error chunk', `${role}data: {"error":${DEEP}}\n\n`, ERROR],
+    ['/responses', "an error chunk's message", `${role}data: {"error":{"message":${DEEP}}}\n\n`, ERROR],
+  ])(
+    '%s, %s: the stream ends as the protocol ends it',
+    async (path, _what, raw, ends) => {
+      gw = await startGateway(() => ({ raw }));
+      const answer = await post(path, REQUESTS[path]);
+      expect(answer.status).toBe(200);
+      const last = answer.text.trimEnd().split('\n\n').at(-1)!;
+      expect(last.startsWith(ends[path]!)).toBe(true);
+    },
+    30_000,
+  );
+});
+
 describe('an upstream error body with a field nested 10,000 levels', () => {
   const body = `{"error":{"message":"bad request","type":"invalid_request_error","code":null,"param":${DEEP}}}`;
 

@@ -14,6 +14,7 @@ import type { UpstreamResult } from '../upstream.ts';
 import { eventShape, INTEGER, STRING } from './event-shape.ts';
 import { jsonObject } from './json-object.ts';
 import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation } from './native-stream.ts';
+import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
 
@@ -70,11 +71,11 @@ function toAnthropic(messages: Json[]): Json[] {
       const text = typeof m.content === 'string' && m.content.trim() !== '' ? [{ type: 'text', text: m.content }] : [];
       const calls = (Array.isArray(m.tool_calls) ? m.tool_calls.filter(isPlainObject) : []).map((tc) => {
         const fn = isPlainObject(tc.function) ? tc.function : {};
-        return { type: 'tool_use', id: String(tc.id), name: String(fn.name), input: objectOf(fn.arguments) };
+        return { type: 'tool_use', id: stringOf(tc.id), name: stringOf(fn.name), input: objectOf(fn.arguments) };
       });
       out.push({ role: 'assistant', content: [...text, ...calls] });
     } else if (m.role === 'tool') {
-      const result = { type: 'tool_result', tool_use_id: String(m.tool_call_id), content: String(m.content ?? ''), is_error: true };
+      const result = { type: 'tool_result', tool_use_id: stringOf(m.tool_call_id), content: stringOf(m.content), is_error: true };
       const last = out.at(-1);
       if (last?.role === 'user' && Array.isArray(last.content)) last.content.push(result);
       else out.push({ role: 'user', content: [result] });
@@ -109,7 +110,7 @@ function anthropicTranslation(): NativeTranslation {
       const text = content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('');
       const toolCalls = content
         .filter((b) => b.type === 'tool_use')
-        .map((b) => ({ id: String(b.id), type: 'function', function: { name: String(b.name), arguments: jsonText(b.input ?? {}) } }));
+        .map((b) => ({ id: stringOf(b.id), type: 'function', function: { name: stringOf(b.name), arguments: jsonText(b.input ?? {}) } }));
       const other = content.filter((b) => b.type !== 'text' && b.type !== 'tool_use');
       const usage = isPlainObject(json.usage) ? json.usage : {};
       const message: Json = {
@@ -119,10 +120,10 @@ function anthropicTranslation(): NativeTranslation {
         ...(other.length ? { rebound_blocks: other } : {}),
       };
       return {
-        id: String(json.id ?? ''),
+        id: stringOf(json.id),
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
-        model: String(json.model ?? ''),
+        model: stringOf(json.model),
         choices: [{ index: 0, message, finish_reason: finishOf(json.stop_reason), logprobs: null }],
         usage: usageOf(usage.input_tokens, usage.output_tokens),
       };
@@ -136,8 +137,8 @@ function anthropicTranslation(): NativeTranslation {
       switch (e.type) {
         case 'message_start': {
           const m = isPlainObject(e.message) ? e.message : {};
-          who.id = String(m.id ?? '');
-          who.model = String(m.model ?? '');
+          who.id = stringOf(m.id);
+          who.model = stringOf(m.model);
           inputTokens = isPlainObject(m.usage) ? m.usage.input_tokens : 0;
           return [chunk({ role: 'assistant', content: '' })];
         }
@@ -151,7 +152,9 @@ function anthropicTranslation(): NativeTranslation {
           if (block.type === 'tool_use') {
             const call = calls++;
             blocks.set(index, { kind: 'call', call });
-            return [chunk({ tool_calls: [{ index: call, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] })];
+            return [
+              chunk({ tool_calls: [{ index: call, id: stringOf(block.id), type: 'function', function: { name: stringOf(block.name), arguments: '' } }] }),
+            ];
           }
           blocks.set(index, { kind: 'other', block: { ...block }, json: '' });
           return [];
@@ -159,14 +162,14 @@ function anthropicTranslation(): NativeTranslation {
         case 'content_block_delta': {
           const open = blocks.get(Number(e.index));
           const d = isPlainObject(e.delta) ? e.delta : {};
-          if (open?.kind === 'text' && d.type === 'text_delta') return [chunk({ content: String(d.text ?? '') })];
+          if (open?.kind === 'text' && d.type === 'text_delta') return [chunk({ content: stringOf(d.text) })];
           if (open?.kind === 'call' && d.type === 'input_json_delta')
-            return [chunk({ tool_calls: [{ index: open.call, function: { arguments: String(d.partial_json ?? '') } }] })];
+            return [chunk({ tool_calls: [{ index: open.call, function: { arguments: stringOf(d.partial_json) } }] })];
           if (open?.kind === 'other') {
             // Put the block together whole: thinking and its signature, a server tool's input.
-            if (d.type === 'thinking_delta') open.block.thinking = String(open.block.thinking ?? '') + String(d.thinking ?? '');
-            else if (d.type === 'signature_delta') open.block.signature = String(d.signature ?? '');
-            else if (d.type === 'input_json_delta') open.json += String(d.partial_json ?? '');
+            if (d.type === 'thinking_delta') open.block.thinking = stringOf(open.block.thinking) + stringOf(d.thinking);
+            else if (d.type === 'signature_delta') open.block.signature = stringOf(d.signature);
+            else if (d.type === 'input_json_delta') open.json += stringOf(d.partial_json);
             else if (d.type === 'citations_delta') open.block.citations = [...(Array.isArray(open.block.citations) ? open.block.citations : []), d.citation];
           }
           return [];

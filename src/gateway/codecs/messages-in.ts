@@ -11,7 +11,7 @@ import * as z from 'zod';
 import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import { GatewayError } from '../errors.ts';
 import { quote } from '../../quote.ts';
-import { stringOf } from './json-object.ts';
+import { stringOf } from '../string-of.ts';
 
 /** The most members the gateway reads of these arrays (as GATEWAY_COUNTS for Chat Completions). */
 export const MESSAGES_COUNTS = { messages: 10_000, tools: 1_000, 'messages.*.content': 1_000, system: 1_000 } as const;

@@ -11,6 +11,7 @@ import type { StreamChannel } from '../stream.ts';
 import { anthropicError } from './anthropic-error.ts';
 import { firstChoice, jsonObject } from './json-object.ts';
 import { type ChatEvent, eventChannel, sseEvent } from './sse-text.ts';
+import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
 
@@ -42,7 +43,7 @@ export function completionToMessage(completion: Json, model: string): Json {
   if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content });
   for (const tc of Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : []) {
     const fn = isPlainObject(tc.function) ? tc.function : {};
-    content.push({ type: 'tool_use', id: String(tc.id ?? ''), name: String(fn.name ?? ''), input: inputOf(fn.arguments) });
+    content.push({ type: 'tool_use', id: stringOf(tc.id), name: stringOf(fn.name), input: inputOf(fn.arguments) });
   }
   return {
     id: messageId(completion.id),
@@ -65,7 +66,7 @@ function writeBlock(out: StreamChannel, index: number, block: Json): void {
   const delta = (d: Json) => out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: d }));
   if (block.type === 'thinking') {
     out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
-    delta({ type: 'thinking_delta', thinking: String(block.thinking ?? '') });
+    delta({ type: 'thinking_delta', thinking: stringOf(block.thinking) });
     if (typeof block.signature === 'string') delta({ type: 'signature_delta', signature: block.signature });
   } else if (block.type === 'server_tool_use' || block.type === 'mcp_tool_use') {
     out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } }));
@@ -120,7 +121,7 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
     const { chunk } = event;
     if (chunk.error !== undefined && chunk.error !== null) {
       // The upstream reported an error mid-stream: Anthropic's error event, and the stream ends there.
-      const error = isPlainObject(chunk.error) ? chunk.error : { message: String(chunk.error) };
+      const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
       out.write(sseEvent('error', anthropicError(500, { error })));
       return;
     }
@@ -146,7 +147,7 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
       close();
       const fn = isPlainObject(tc.function) ? tc.function : {};
       const index = blocks++;
-      const block = { type: 'tool_use', id: String(tc.id ?? ''), name: String(fn.name ?? ''), input: {} };
+      const block = { type: 'tool_use', id: stringOf(tc.id), name: stringOf(fn.name), input: {} };
       out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
       const json = jsonText(inputOf(fn.arguments));
       out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } }));

@@ -11,7 +11,8 @@
 import * as z from 'zod';
 import { isPlainObject } from 'rebound-gate/internal';
 import { GatewayError } from '../errors.ts';
-import { jsonObject, stringOf } from './json-object.ts';
+import { jsonObject } from './json-object.ts';
+import { stringOf } from '../string-of.ts';
 
 /** The most members the gateway reads of these arrays (as GATEWAY_COUNTS for Chat Completions). */
 export const RESPONSES_COUNTS = { input: 10_000, tools: 1_000, 'input.*.content': 1_000 } as const;
@@ -43,7 +44,7 @@ export const FREEFORM_PARAM = 'input';
 /** The freeform text of a call made through its one string parameter (the arguments as written when they are not that). */
 export function freeformText(args: unknown): string {
   const v = jsonObject(args);
-  return v && typeof v[FREEFORM_PARAM] === 'string' ? v[FREEFORM_PARAM] : String(args ?? '');
+  return v && typeof v[FREEFORM_PARAM] === 'string' ? v[FREEFORM_PARAM] : stringOf(args);
 }
 
 /** The request's freeform (custom) tools by name: their calls go back out as custom_tool_call items. */

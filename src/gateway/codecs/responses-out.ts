@@ -14,6 +14,7 @@ import type { StreamChannel } from '../stream.ts';
 import { firstChoice } from './json-object.ts';
 import { freeformText } from './responses-in.ts';
 import { type ChatEvent, eventChannel, sseEvent } from './sse-text.ts';
+import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
 
@@ -65,9 +66,9 @@ function responseShell(id: string, echo: ResponseEcho, status: string): Json {
 /** One call as its output item: a function_call, or a custom_tool_call for a freeform tool. */
 function callItem(tc: Json, echo: ResponseEcho, status: string): Json {
   const fn = isPlainObject(tc.function) ? tc.function : {};
-  const name = String(fn.name ?? '');
-  const args = String(fn.arguments ?? '');
-  const callId = String(tc.id ?? '');
+  const name = stringOf(fn.name);
+  const args = stringOf(fn.arguments);
+  const callId = stringOf(tc.id);
   if (echo.freeform.has(name)) return { id: `ctc_${hex()}`, type: 'custom_tool_call', status, call_id: callId, name, input: freeformText(args) };
   return { id: `fc_${hex()}`, type: 'function_call', status, call_id: callId, name, arguments: args };
 }
@@ -155,10 +156,10 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
     }
     const { chunk } = event;
     if (chunk.error !== undefined && chunk.error !== null) {
-      const error = isPlainObject(chunk.error) ? chunk.error : { message: String(chunk.error) };
+      const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
       emit('error', {
         code: typeof error.code === 'string' ? error.code : 'upstream_error',
-        message: String(error.message ?? 'The upstream failed.'),
+        message: stringOf(error.message, 'The upstream failed.'),
         param: null,
       });
       return;
@@ -197,7 +198,7 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
       const done = callItem(tc, echo, 'completed');
       const index = output.length;
       const custom = done.type === 'custom_tool_call';
-      const body = custom ? String(done.input) : String(done.arguments);
+      const body = custom ? stringOf(done.input) : stringOf(done.arguments);
       output.push(done);
       emit('response.output_item.added', {
         output_index: index,

@@ -15,6 +15,7 @@ import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation } fro
 import { eventShape, INTEGER, STRING } from './event-shape.ts';
 import { jsonObject } from './json-object.ts';
 import { FREEFORM_PARAM, freeformText } from './responses-in.ts';
+import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
 
@@ -39,17 +40,17 @@ function toItems(messages: Json[], freeform: Set<string>): Json[] {
       const text = typeof m.content === 'string' && m.content.trim() !== '' ? [{ type: 'message', role: 'assistant', content: m.content }] : [];
       const calls = (Array.isArray(m.tool_calls) ? m.tool_calls.filter(isPlainObject) : []).map((tc): Json => {
         const fn = isPlainObject(tc.function) ? tc.function : {};
-        const name = String(fn.name);
-        names.set(String(tc.id), name);
-        if (freeform.has(name)) return { type: 'custom_tool_call', call_id: String(tc.id), name, input: freeformText(fn.arguments) };
-        return { type: 'function_call', call_id: String(tc.id), name, arguments: String(fn.arguments ?? '') };
+        const name = stringOf(fn.name);
+        names.set(stringOf(tc.id), name);
+        if (freeform.has(name)) return { type: 'custom_tool_call', call_id: stringOf(tc.id), name, input: freeformText(fn.arguments) };
+        return { type: 'function_call', call_id: stringOf(tc.id), name, arguments: stringOf(fn.arguments) };
       });
       return [...text, ...calls];
     }
     if (m.role === 'tool') {
-      const callId = String(m.tool_call_id);
+      const callId = stringOf(m.tool_call_id);
       const type = freeform.has(names.get(callId) ?? '') ? 'custom_tool_call_output' : 'function_call_output';
-      return [{ type, call_id: callId, output: String(m.content ?? '') }];
+      return [{ type, call_id: callId, output: stringOf(m.content) }];
     }
     return [];
   });
@@ -63,8 +64,8 @@ function usageOf(u: unknown): Json {
 
 /** A call item as the core's tool call (a custom one through its `input` parameter). */
 function toolCallOf(item: Json): Json {
-  const args = item.type === 'custom_tool_call' ? JSON.stringify({ [FREEFORM_PARAM]: String(item.input ?? '') }) : String(item.arguments ?? '');
-  return { id: String(item.call_id), type: 'function', function: { name: String(item.name), arguments: args } };
+  const args = item.type === 'custom_tool_call' ? JSON.stringify({ [FREEFORM_PARAM]: stringOf(item.input) }) : stringOf(item.arguments);
+  return { id: stringOf(item.call_id), type: 'function', function: { name: stringOf(item.name), arguments: args } };
 }
 
 const isCallItem = (item: Json) => item.type === 'function_call' || item.type === 'custom_tool_call';
@@ -113,10 +114,10 @@ function responsesTranslation(): NativeTranslation {
       };
       calls = toolCalls.length;
       return {
-        id: String(json.id ?? ''),
+        id: stringOf(json.id),
         object: 'chat.completion',
         created: Number(json.created_at ?? Math.floor(Date.now() / 1000)),
-        model: String(json.model ?? ''),
+        model: stringOf(json.model),
         choices: [{ index: 0, message, finish_reason: finishOf(json), logprobs: null }],
         usage: usageOf(json.usage),
       };
@@ -132,8 +133,8 @@ function responsesTranslation(): NativeTranslation {
       switch (e.type) {
         case 'response.created': {
           const r = isPlainObject(e.response) ? e.response : {};
-          who.id = String(r.id ?? '');
-          who.model = String(r.model ?? '');
+          who.id = stringOf(r.id);
+          who.model = stringOf(r.model);
           return [chunk({ role: 'assistant', content: '' })];
         }
         case 'response.output_item.added': {
@@ -141,19 +142,19 @@ function responsesTranslation(): NativeTranslation {
           const call = calls++;
           const custom = item.type === 'custom_tool_call';
           open.set(index, { call, custom, input: '' });
-          const start = { index: call, id: String(item.call_id), type: 'function', function: { name: String(item.name), arguments: '' } };
+          const start = { index: call, id: stringOf(item.call_id), type: 'function', function: { name: stringOf(item.name), arguments: '' } };
           const args = !custom && typeof item.arguments === 'string' ? item.arguments : '';
           return [chunk({ tool_calls: [{ ...start, function: { ...start.function, arguments: args } }] })];
         }
         case 'response.output_text.delta':
-          return [chunk({ content: String(e.delta ?? '') })];
+          return [chunk({ content: stringOf(e.delta) })];
         case 'response.function_call_arguments.delta': {
           const c = open.get(index);
-          return c ? [chunk({ tool_calls: [{ index: c.call, function: { arguments: String(e.delta ?? '') } }] })] : [];
+          return c ? [chunk({ tool_calls: [{ index: c.call, function: { arguments: stringOf(e.delta) } }] })] : [];
         }
         case 'response.custom_tool_call_input.delta': {
           const c = open.get(index);
-          if (c) c.input += String(e.delta ?? '');
+          if (c) c.input += stringOf(e.delta);
           return [];
         }
         case 'response.output_item.done': {
@@ -175,7 +176,7 @@ function responsesTranslation(): NativeTranslation {
           return [{ error: isPlainObject(r.error) ? r.error : { message: 'The upstream failed the response.' } }];
         }
         case 'error':
-          return [{ error: { message: String(e.message ?? 'The upstream failed.'), code: e.code ?? null } }];
+          return [{ error: { message: stringOf(e.message, 'The upstream failed.'), code: e.code ?? null } }];
         default:
           return [];
       }
