@@ -200,6 +200,50 @@ describe('a chat upstream stream with a value nested 10,000 levels where a strin
   );
 });
 
+describe('a native upstream stream with ids, names and deltas nested 10,000 levels (no tools: the call passes as it came)', () => {
+  const events = (list: Array<[string, string]>) => list.map(([name, data]) => `event: ${name}\ndata: ${data}\n\n`).join('');
+  it('an Anthropic upstream through /v1/messages: the stream ends with message_stop', async () => {
+    const raw = events([
+      ['message_start', `{"type":"message_start","message":{"id":${DEEP},"model":${DEEP},"usage":{"input_tokens":1}}}`],
+      ['content_block_start', `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":${DEEP},"name":${DEEP},"input":{}}}`],
+      ['content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":${DEEP}}}`],
+      ['content_block_stop', '{"type":"content_block_stop","index":0}'],
+      ['message_delta', '{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":1}}'],
+      ['message_stop', '{"type":"message_stop"}'],
+    ]);
+    native = await startScriptedAnthropic(() => ({ raw }));
+    gw = await startGateway(() => ({ text: 'not asked' }), {
+      MESSAGES_UPSTREAM: 'anthropic',
+      ANTHROPIC_BASE_URL: native.url,
+      ANTHROPIC_API_KEY: 'sk-ant-server',
+    });
+    const answer = await post('/messages', { model: 'm', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'go' }] });
+    expect(answer.status).toBe(200);
+    expect(answer.text.trimEnd().split('\n\n').at(-1)!.startsWith('event: message_stop')).toBe(true);
+  }, 30_000);
+
+  it('a Responses upstream through /v1/responses: the stream ends with response.completed', async () => {
+    const raw = events([
+      ['response.created', `{"type":"response.created","response":{"id":${DEEP},"model":${DEEP}}}`],
+      [
+        'response.output_item.added',
+        `{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","call_id":${DEEP},"name":${DEEP},"arguments":""}}`,
+      ],
+      ['response.function_call_arguments.delta', `{"type":"response.function_call_arguments.delta","output_index":0,"delta":${DEEP}}`],
+      [
+        'response.output_item.done',
+        '{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c","name":"n","arguments":"{}"}}',
+      ],
+      ['response.completed', '{"type":"response.completed","response":{"status":"completed","usage":{"input_tokens":1,"output_tokens":1}}}'],
+    ]);
+    native = await startScriptedResponses(() => ({ raw }));
+    gw = await startGateway(() => ({ text: 'not asked' }), { RESPONSES_UPSTREAM: 'responses', OPENAI_BASE_URL: native.url });
+    const answer = await post('/responses', { model: 'm', stream: true, input: 'go' });
+    expect(answer.status).toBe(200);
+    expect(answer.text.trimEnd().split('\n\n').at(-1)!.startsWith('event: response.completed')).toBe(true);
+  }, 30_000);
+});
+
 describe('an upstream error body with a field nested 10,000 levels', () => {
   const body = `{"error":{"message":"bad request","type":"invalid_request_error","code":null,"param":${DEEP}}}`;
 

@@ -34,7 +34,9 @@ export type NativeReply =
       argChunk?: number;
     }
   /** An error answer: the API's error body with `message`, or `body` as is. */
-  | { status: number; message?: string; body?: string };
+  | { status: number; message?: string; body?: string }
+  /** An event stream sent as is, with status 200. */
+  | { raw: string };
 
 export type NativeBody = Record<string, unknown> & { stream?: boolean; model?: string };
 export type NativeScript = (body: NativeBody, index: number) => NativeReply;
@@ -54,7 +56,7 @@ const hex = () => crypto.randomUUID().replaceAll('-', '').slice(0, 24);
 async function serve(
   path: string,
   script: NativeScript,
-  answer: (res: ServerResponse, reply: Exclude<NativeReply, { status: number }>, body: NativeBody) => void,
+  answer: (res: ServerResponse, reply: Exclude<NativeReply, { status: number } | { raw: string }>, body: NativeBody) => void,
 ): Promise<NativeServer> {
   const requests: NativeBody[] = [];
   const headers: IncomingMessage['headers'][] = [];
@@ -77,6 +79,10 @@ async function serve(
           ? { type: 'error', error: { type: 'api_error', message: reply.message ?? 'scripted failure' } }
           : { error: { message: reply.message ?? 'scripted failure', type: 'server_error', param: null, code: null } };
       res.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body ?? JSON.stringify(error));
+      return;
+    }
+    if ('raw' in reply) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(reply.raw);
       return;
     }
     answer(res, reply, body);
