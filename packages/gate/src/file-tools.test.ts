@@ -65,4 +65,14 @@ describe("withFileParams: the file-carrying parameters of the coding agents' too
     expect(kind(SHELL, { command: ['bash', '-lc', heredoc('+# ... rest of code here')] })).toBe('blocked');
     expect(kind(EXEC, { cmd: 'ls -la ... && echo "// ... rest"' })).toBe('pass');
   });
+
+  it('a spec toolSpec did not make keeps its keywords read by the gate, with file parameters found or not', () => {
+    // Made by hand: the x-rebound-code keyword unread. withFileParams finds only a fragment here, so the
+    // gate must still read the keyword (toolSpec's specs and what withFileParams makes of them are taken as they are).
+    const parameters: JSONSchema = { type: 'object', properties: { file_path: str, new_string: str, source_code: { type: 'string', 'x-rebound-code': true } } };
+    const handMade = withFileParams({ name: 'Patch', parameters });
+    expect(handMade).toMatchObject({ fragmentParams: ['new_string'] });
+    expect(kind(handMade, { file_path: 'src/add.ts', new_string: 'x', source_code: CUT })).toBe('blocked');
+    expect(kind(withFileParams(toolSpec({ name: 'Patch', parameters })), { file_path: 'src/add.ts', new_string: 'x', source_code: CUT })).toBe('blocked');
+  });
 });

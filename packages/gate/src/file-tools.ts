@@ -9,6 +9,7 @@
 // - a patch: Codex's apply_patch text, as its own tool's input (freeform, or a function's string
 //   parameter) or as a heredoc inside a shell command's cmd / command → patchParams (content/patch.ts).
 // Only top-level string parameters are read, and only what the schema itself does not mark.
+import { markRead, wasRead } from './tools.ts';
 import type { JSONSchema, ToolSpec } from './types.ts';
 
 const PATH = /^(path|file_?path|file_?name|filename|file|target_?file|absolute_?path)$/i;
@@ -32,10 +33,12 @@ export function withFileParams(spec: ToolSpec): ToolSpec {
   const patchTool = /^apply_?patch$/i.test(spec.name);
   const patches = free.filter((n) => (COMMAND.test(n) && isCommand(properties[n])) || (patchTool && PATCH.test(n) && isString(properties[n])));
   if (code.length === 0 && fragments.length === 0 && patches.length === 0) return spec;
-  return {
+  const found: ToolSpec = {
     ...spec,
     ...(code.length ? { codeParams: [...(spec.codeParams ?? []), ...code] } : {}),
     ...(fragments.length ? { fragmentParams: fragments } : {}),
     ...(patches.length ? { patchParams: patches } : {}),
   };
+  // The same parameters and keywords as `spec`: read when it was.
+  return wasRead(spec) ? markRead(found) : found;
 }

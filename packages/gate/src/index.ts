@@ -18,7 +18,7 @@ import { checkArguments } from './schema/schema-repair.ts';
 import { isPlainObject } from './plain-object.ts';
 import { resolveToolName, toolNameMatcher } from './tool-name.ts';
 import { readWorkspacePath } from './paths/workspace-path.ts';
-import { CODE_KEYWORD, type CompiledTools, hasKeyword, PATH_KEYWORD, type Tool, toolSpec } from './tools.ts';
+import { CODE_KEYWORD, type CompiledTools, hasKeyword, PATH_KEYWORD, type Tool, toolSpec, wasRead } from './tools.ts';
 import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } from './types.ts';
 
 export type * from './types.ts';
@@ -65,7 +65,7 @@ function blocked(
  * `repaired` (run `call.args` instead: every mistake had a repair that cannot change its meaning) or
  * `blocked` (do not run it; give the model `message` as the tool's result). Tools may be ToolSpecs or
  * `{name, description?, parameters}` with the extension keywords (tools.ts), read on every call:
- * `compileTools` reads them once.
+ * `compileTools` reads them once (a ToolSpec that toolSpec made is taken as it is, unread).
  */
 export function gate(call: ProposedCall, toolset: readonly (ToolSpec | Tool)[], context: GateContext = {}): Verdict {
   const specs = toolset.every(isSpec) ? (toolset as readonly ToolSpec[]) : toolset.map(toolSpec);
@@ -78,8 +78,9 @@ export function compileTools(toolset: readonly (ToolSpec | Tool)[]): CompiledToo
   return { tools, check: (call, context = {}) => boundedVerdict(gateCall(call, tools, context)) };
 }
 
-/** Already the gate's shape: parameters present, and no extension keyword left unread. */
+/** Already the gate's shape: parameters present, and no extension keyword left unread (toolSpec read them all). */
 function isSpec(t: ToolSpec | Tool): t is ToolSpec {
+  if (wasRead(t)) return true;
   if (!t.parameters) return false;
   const spec = t as ToolSpec;
   if (spec.codeParams !== undefined || spec.pathParams !== undefined) return true;

@@ -27,6 +27,21 @@ export function hasKeyword(schema: unknown, keyword: string): boolean {
   return mark === true || (typeof mark === 'string' && mark !== '');
 }
 
+// The specs toolSpec made: their keywords are read, so the gate takes them as they are without scanning
+// their parameters again on every call (a gateway's toolset is read once and gated call after call).
+const readSpecs = new WeakSet<ToolSpec>();
+
+/** Whether `spec` came from toolSpec (or withFileParams on such a spec): its keywords are already read. */
+export function wasRead(spec: object): boolean {
+  return readSpecs.has(spec as ToolSpec);
+}
+
+/** `spec`, recorded as read: for a spec derived from one toolSpec made (file-tools.ts). */
+export function markRead(spec: ToolSpec): ToolSpec {
+  readSpecs.add(spec);
+  return spec;
+}
+
 /** The gate's view of one tool: its top-level parameters marked as code or paths by the keywords. */
 export function toolSpec(tool: Tool): ToolSpec {
   const parameters = tool.parameters ?? { type: 'object', properties: {} };
@@ -34,14 +49,14 @@ export function toolSpec(tool: Tool): ToolSpec {
   const marked = (keyword: string) => Object.keys(properties).filter((k) => hasKeyword(properties[k], keyword));
   const codeParams = marked(CODE_KEYWORD);
   const pathParams = marked(PATH_KEYWORD);
-  return {
+  return markRead({
     name: tool.name,
     ...(tool.description ? { description: tool.description } : {}),
     parameters,
     ...(codeParams.length ? { codeParams } : {}),
     ...(pathParams.length ? { pathParams } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
-  };
+  });
 }
 
 /** `parameters` without the extension keywords (the same object when it has none), for an upstream model. */
