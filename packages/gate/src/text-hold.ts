@@ -37,6 +37,8 @@ export class TextHold {
   /** The text from `emitted` to the end, while not holding. */
   private pending = '';
   private holding = false;
+  /** Everything so far has been shown and none of it may start a trigger: no tail is held (pushPlain). */
+  private clear = true;
   /** Past MAX_TEXT_CALL_CHARS: no call will be taken out of this text, everything passes. */
   private unbounded = false;
   /** The last CARRY characters of the text. */
@@ -78,6 +80,7 @@ export class TextHold {
       return out;
     }
     if (this.holding) return '';
+    if (this.clear && this.pushPlain(delta, base)) return delta;
 
     // The earliest fixed trigger that ends in this delta (it may start in the carried characters).
     const window = this.carry + delta;
@@ -111,6 +114,7 @@ export class TextHold {
     } else {
       upTo = this.heldTail();
     }
+    this.clear = !this.holding && upTo === this.length;
     if (upTo <= this.emitted) {
       this.pending += delta;
       return '';
@@ -139,7 +143,42 @@ export class TextHold {
     const out = visible.startsWith(shown) ? visible.slice(shown.length) : '';
     this.emitted = this.length;
     this.pending = '';
+    this.clear = false;
     return out;
+  }
+
+  /**
+   * Most deltas of a reply: nothing held before it (`clear`), and none of `{ [ < \` \n \r` in it,
+   * a character other than a space or tab among them. No trigger can end in such a delta (each needs one
+   * of those characters, or starts in a held tail), nor a possible trigger be left at its end, so all of
+   * it is shown: the state is set as `advance` would set it, char by char, without the full pass
+   * (the largest of the gateway's costs a token beyond a bare proxy's: docs/benchmarks.md § The streaming
+   * paths at the physical limit). False (nothing changed) for any other delta.
+   */
+  private pushPlain(delta: string, base: number): boolean {
+    let lastSolid = -1;
+    let runStart = -1;
+    for (let k = 0; k < delta.length; k++) {
+      const c = delta.charCodeAt(k);
+      // { [ < ` \n \r
+      if (c === 123 || c === 91 || c === 60 || c === 96 || c === 10 || c === 13) return false;
+      if (c === 32 || c === 9) {
+        if (k === 0 ? !isBlank(this.last) : lastSolid === k - 1) runStart = k;
+      } else lastSolid = k;
+    }
+    if (lastSolid < 0) return false;
+    // The last run of blanks to start, as advance keeps it.
+    if (runStart >= 0) {
+      this.blankStart = base + runStart;
+      this.beforeBlank = runStart === 0 ? this.last : delta[runStart - 1]!;
+    }
+    this.wsStart = base + lastSolid + 1;
+    this.wsFirstNewline = -1;
+    this.bracketLine = -1;
+    this.last = delta[delta.length - 1]!;
+    this.carry = delta.length >= CARRY ? delta.slice(-CARRY) : (this.carry + delta).slice(-CARRY);
+    this.emitted = this.length;
+    return true;
   }
 
   /** Updates the state for character `c` at index `i`. */
