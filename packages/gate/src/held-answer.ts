@@ -47,11 +47,8 @@ export interface HeldAnswerEnd<G> {
 
 export class HeldAnswer<G> {
   private readonly hold: TextHold | null;
-  /**
-   * The answer's text as the model wrote it, up to MAX_KEPT_TEXT_CHARS: a longer one is not searched
-   * for calls, nor held (it goes out as it comes, a retry's too), nor kept past that.
-   */
-  text = '';
+  /** The text, where no TextHold keeps it already. */
+  private kept = '';
   /** Every call of the answer, gated, in order. */
   readonly calls: G[] = [];
 
@@ -59,14 +56,24 @@ export class HeldAnswer<G> {
     this.hold = o.first && o.extract ? new TextHold() : null;
   }
 
+  /**
+   * The answer's text as the model wrote it, up to MAX_KEPT_TEXT_CHARS: a longer one is not searched
+   * for calls, nor held (it goes out as it comes, a retry's too), nor kept past that. Kept once: by the
+   * TextHold where there is one (it keeps the same text to the same bound), else here.
+   */
+  get text(): string {
+    return this.hold ? this.hold.full : this.kept;
+  }
+
   /** A text delta; returns the part that can be shown now. */
   pushText(delta: string): string {
-    const before = this.text.length;
-    this.text = keptUpTo(this.text, delta, MAX_KEPT_TEXT_CHARS);
-    if (this.o.first) return this.hold ? this.hold.push(delta) : delta;
+    if (this.hold) return this.hold.push(delta);
+    const before = this.kept.length;
+    this.kept = keptUpTo(this.kept, delta, MAX_KEPT_TEXT_CHARS);
+    if (this.o.first) return delta;
     // A retry's text is held to its end, but not past the search: then what was held goes out with this delta.
-    if (this.text.length <= MAX_TEXT_CALL_CHARS) return '';
-    return before <= MAX_TEXT_CALL_CHARS ? this.text.slice(0, before) + delta : delta;
+    if (this.kept.length <= MAX_TEXT_CALL_CHARS) return '';
+    return before <= MAX_TEXT_CALL_CHARS ? this.kept.slice(0, before) + delta : delta;
   }
 
   /** A complete, gated call; true when it goes out now. */
