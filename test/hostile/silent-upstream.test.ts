@@ -35,24 +35,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  app = await startApp({
+  const env = {
     OPENAI_API_KEY: 'sk-test',
     OPENAI_BASE_URL: `${url}/v1`,
     ANTHROPIC_BASE_URL: url,
     ANTHROPIC_API_KEY: 'sk-ant-test',
     MODEL_TIMEOUT_MS: '200',
     MODEL_RETRIES: '1',
-  });
-  native = await startApp({
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: `${url}/v1`,
-    ANTHROPIC_BASE_URL: url,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    MODEL_TIMEOUT_MS: '200',
-    MODEL_RETRIES: '1',
-    MESSAGES_UPSTREAM: 'anthropic',
-    RESPONSES_UPSTREAM: 'responses',
-  });
+  };
+  app = await startApp(env);
+  native = await startApp({ ...env, MESSAGES_UPSTREAM: 'anthropic', RESPONSES_UPSTREAM: 'responses' });
 });
 
 afterAll(async () => {
