@@ -14,6 +14,16 @@
 // (issue 34): a call streamed with its arguments in 7-character deltas 1 ms apart, its last delta written
 // with the end of the answer in one write; the time from that write to the client holding the call
 // (through the gateway: the one event that carries the whole arguments; directly: the last delta), p50.
+// The second baseline (issue 34): a bare pass-through proxy over `fetch` in the gateway's own server
+// process (gateway-server.ts /proxy/…), forwarding the upstream's stream as it comes, measured beside
+// each row in the same rounds: its first byte, its CPU per token (in the same process, so the ratio is
+// the gateway's work over the hop's), its held call (the last delta, as direct). Each row's proxy is
+// that of the upstream the gateway reads in that mode: the translated modes (messages/chat,
+// responses/chat) read the chat upstream, so their baseline is the Chat Completions proxy, as chat's
+// is; messages/anthropic's is the proxy of Anthropic's /v1/messages, responses/responses' that of
+// /responses. --protocol-configs picks rows (their names, comma-separated); --cpu-prof DIR writes each
+// gateway server's V8 CPU profile there (protocols-translated.cpuprofile: chat, messages/chat,
+// responses/chat; protocols-native.cpuprofile: messages/anthropic, responses/responses).
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +42,16 @@ export interface ProtocolFigures {
   heldCallGatewayUsP50: number;
   heldCallDirectUsP50: number;
   heldCallOverheadUsP50: number;
+  /** The row's bare proxy: the protocol of the upstream it forwards (chat, anthropic, responses). */
+  proxyUpstream: Protocol;
+  ttfbProxyP50: number;
+  /** The gateway's first byte over the proxy's, p50 − p50. */
+  ttfbOverheadToProxyP50: number;
+  /** The proxy's server CPU per token on the same unpaced answer, and the gateway's over it (goal ≤ 1.5). */
+  proxyCpuUsPerToken: number;
+  cpuRatioToProxy: number;
+  heldCallProxyUsP50: number;
+  heldCallOverheadToProxyUsP50: number;
 }
 
 /** The held call: its arguments, sent in 7-character deltas; when the upstream wrote the last one. */
@@ -134,6 +154,10 @@ export interface ProtocolOptions {
   rounds: number;
   /** Held calls per side and configuration. */
   calls: number;
+  /** The rows to run, by name (absent: all). */
+  configs?: string[] | undefined;
+  /** Where each gateway server writes its V8 CPU profile (absent: none). */
+  cpuProfDir?: string | undefined;
 }
 
 const sse = (res: ServerResponse, event: string | null, data: unknown) => res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
@@ -245,9 +269,9 @@ function modeOf(body: Record<string, unknown>): string {
   return typeof c === 'string' ? c : '';
 }
 
-async function startGateway(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+async function startGateway(env: Record<string, string>, cpuProf: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx', '--conditions=rebound-source'],
+    execArgv: ['--import', 'tsx', '--conditions=rebound-source', ...cpuProf],
     env: { ...process.env, GATEWAY_RETRIES: '0', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -287,23 +311,33 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  const translated = await startGateway({ UPSTREAM_URL: base, MESSAGES_UPSTREAM: 'chat', RESPONSES_UPSTREAM: 'chat' });
-  const native = await startGateway({
-    UPSTREAM_URL: base,
-    MESSAGES_UPSTREAM: 'anthropic',
-    RESPONSES_UPSTREAM: 'responses',
-    ANTHROPIC_BASE_URL: base,
-    ANTHROPIC_API_KEY: 'sk-bench',
-  });
+  const cpuProf = (name: string) => (o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`, `--cpu-prof-name=protocols-${name}.cpuprofile`] : []);
+  const translated = await startGateway({ UPSTREAM_URL: base, MESSAGES_UPSTREAM: 'chat', RESPONSES_UPSTREAM: 'chat' }, cpuProf('translated'));
+  const native = await startGateway(
+    {
+      UPSTREAM_URL: base,
+      MESSAGES_UPSTREAM: 'anthropic',
+      RESPONSES_UPSTREAM: 'responses',
+      ANTHROPIC_BASE_URL: base,
+      ANTHROPIC_API_KEY: 'sk-bench',
+    },
+    cpuProf('native'),
+  );
 
-  /** Each configuration: the client's protocol, its gateway, the upstream protocol the direct side speaks. */
-  const configs: Array<{ name: string; client: Protocol; gateway: { child: ChildProcess; url: string }; direct: Protocol }> = [
+  /**
+   * Each configuration: the client's protocol, its gateway, the upstream protocol the direct side speaks
+   * (the bare proxy in the gateway's process forwards that same upstream).
+   */
+  const all: Array<{ name: string; client: Protocol; gateway: { child: ChildProcess; url: string }; direct: Protocol }> = [
     { name: 'chat', client: 'chat', gateway: translated, direct: 'chat' },
     { name: 'messages/chat', client: 'messages', gateway: translated, direct: 'chat' },
     { name: 'messages/anthropic', client: 'anthropic', gateway: native, direct: 'anthropic' },
     { name: 'responses/chat', client: 'responses', gateway: translated, direct: 'chat' },
     { name: 'responses/responses', client: 'responses', gateway: native, direct: 'responses' },
   ];
+  const unknown = (o.configs ?? []).filter((name) => !all.some((c) => c.name === name));
+  if (unknown.length) throw new Error(`--protocol-configs: no row ${unknown.join(', ')} (the rows: ${all.map((c) => c.name).join(', ')})`);
+  const configs = o.configs?.length ? all.filter((c) => o.configs!.includes(c.name)) : all;
   const timed = async (url: string, protocol: Protocol, mode: string) => {
     const r = request(protocol, mode);
     const t0 = performance.now();
@@ -339,18 +373,20 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
 
   const figures: ProtocolFigures[] = [];
   let id = 0;
+  type Side = 'gateway' | 'proxy' | 'direct';
+  /** The three sides in a rotating order, so drift hits each alike. */
+  const order = (r: number): Side[] => (['gateway', 'proxy', 'direct'] as const).map((_, i, s) => s[(i + r) % 3]!);
   for (const c of configs) {
     const gw = gatewayUrl(c.gateway, c.client);
-    for (let i = 0; i < 20; i++) {
-      await timed(gw, c.client, 'short');
-      await timed(base, c.direct, 'short');
-    }
-    const ttfb = { gateway: [] as number[], direct: [] as number[] };
-    for (let i = 0; i < o.requests; i++) {
-      // Interleaved, alternating which goes first, so drift hits both alike.
-      const sides = i % 2 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const);
-      for (const side of sides) ttfb[side].push((await timed(side === 'gateway' ? gw : base, side === 'gateway' ? c.client : c.direct, 'short')).ttfb);
-    }
+    /** Where each side is asked, in which protocol: the proxy in the gateway's process speaks the upstream's. */
+    const at = {
+      gateway: { url: gw, protocol: c.client },
+      proxy: { url: `${c.gateway.url}/proxy`, protocol: c.direct },
+      direct: { url: base, protocol: c.direct },
+    };
+    for (let i = 0; i < 20; i++) for (const side of order(i)) await timed(at[side].url, at[side].protocol, 'short');
+    const ttfb = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
+    for (let i = 0; i < o.requests; i++) for (const side of order(i)) ttfb[side].push((await timed(at[side].url, at[side].protocol, 'short')).ttfb);
     const paced = { gateway: [] as number[], direct: [] as number[] };
     for (let r = 0; r < o.pacedRounds; r++) {
       for (const side of r % 2 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const)) {
@@ -359,39 +395,51 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
         paced[side].push(total / upstreamMs.get(mode)!);
       }
     }
-    const cpu: number[] = [];
+    // The server's CPU of each unpaced answer, the gateway's and its proxy's taking turns.
+    const cpu = { gateway: [] as number[], proxy: [] as number[] };
     await timed(gw, c.client, 'long');
+    await timed(at.proxy.url, at.proxy.protocol, 'long');
     for (let r = 0; r < o.rounds; r++) {
-      const c0 = await cpuMs(c.gateway.child);
-      await timed(gw, c.client, 'long');
-      cpu.push((await cpuMs(c.gateway.child)) - c0);
+      for (const side of r % 2 ? (['proxy', 'gateway'] as const) : (['gateway', 'proxy'] as const)) {
+        const c0 = await cpuMs(c.gateway.child);
+        await timed(at[side].url, at[side].protocol, 'long');
+        cpu[side].push((await cpuMs(c.gateway.child)) - c0);
+      }
     }
-    const held = { gateway: [] as number[], direct: [] as number[] };
-    for (let i = 0; i < 5; i++) {
-      await callArrival(gw, c.client, true);
-      await callArrival(base, c.direct, false);
-    }
-    for (let i = 0; i < o.calls; i++) {
-      held.gateway.push(await callArrival(gw, c.client, true));
-      held.direct.push(await callArrival(base, c.direct, false));
-    }
+    const held = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
+    for (let i = 0; i < 5; i++) for (const side of order(i)) await callArrival(at[side].url, at[side].protocol, side === 'gateway');
+    for (let i = 0; i < o.calls; i++) for (const side of order(i)) held[side].push(await callArrival(at[side].url, at[side].protocol, side === 'gateway'));
     const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
     const g50 = percentile(ttfb.gateway, 50);
     const d50 = percentile(ttfb.direct, 50);
+    const p50 = percentile(ttfb.proxy, 50);
+    const cpuPerToken = (xs: number[]) => (percentile(xs, 50) * 1000) / o.tokens;
     figures.push({
       config: c.name,
       ttfbGatewayP50: round(g50),
       ttfbDirectP50: round(d50),
       ttfbOverheadP50: round(g50 - d50),
       pacedRatio: round(percentile(paced.gateway, 50) / percentile(paced.direct, 50), 4),
-      cpuUsPerToken: round((percentile(cpu, 50) * 1000) / o.tokens),
+      cpuUsPerToken: round(cpuPerToken(cpu.gateway)),
       heldCallGatewayUsP50: round(percentile(held.gateway, 50), 0),
       heldCallDirectUsP50: round(percentile(held.direct, 50), 0),
       heldCallOverheadUsP50: round(percentile(held.gateway, 50) - percentile(held.direct, 50), 0),
+      proxyUpstream: c.direct,
+      ttfbProxyP50: round(p50),
+      ttfbOverheadToProxyP50: round(g50 - p50),
+      proxyCpuUsPerToken: round(cpuPerToken(cpu.proxy)),
+      cpuRatioToProxy: round(cpuPerToken(cpu.gateway) / cpuPerToken(cpu.proxy)),
+      heldCallProxyUsP50: round(percentile(held.proxy, 50), 0),
+      heldCallOverheadToProxyUsP50: round(percentile(held.gateway, 50) - percentile(held.proxy, 50), 0),
     });
   }
-  translated.child.send({ type: 'exit' });
-  native.child.send({ type: 'exit' });
+  // Each server exits on its own (its CPU profile, when asked for, is written as it does).
+  const exited = (child: ChildProcess) =>
+    new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.send({ type: 'exit' });
+    });
+  await Promise.all([exited(translated.child), exited(native.child)]);
   upstream.close();
   return figures;
 }
@@ -405,6 +453,15 @@ export function printProtocolFigures(figures: ProtocolFigures[], o: ProtocolOpti
   for (const f of figures) {
     console.log(
       `  ${f.config.padEnd(20)} ${`${f.ttfbGatewayP50} ms`.padStart(16)} ${`${f.ttfbDirectP50} ms`.padStart(8)} ${`${f.ttfbOverheadP50} ms`.padStart(9)}   ${`${f.pacedRatio}x`.padStart(20)}   ${`${f.cpuUsPerToken} µs`.padStart(13)}   ${`${f.heldCallGatewayUsP50} µs`.padStart(21)} ${`${f.heldCallDirectUsP50} µs`.padStart(7)} ${`${f.heldCallOverheadUsP50} µs`.padStart(9)}`,
+    );
+  }
+  console.log("  … against each row's bare proxy (a fetch pass-through of the upstream it reads, in the gateway's process; the translated rows read chat)");
+  console.log(
+    '  config               proxy of    CPU per token proxy   gateway ÷ proxy (≤ 1.5)   ttfb p50 proxy  gateway over it   held call p50 proxy  gateway over it',
+  );
+  for (const f of figures) {
+    console.log(
+      `  ${f.config.padEnd(20)} ${f.proxyUpstream.padEnd(10)} ${`${f.proxyCpuUsPerToken} µs`.padStart(21)}   ${`${f.cpuRatioToProxy}x`.padStart(23)}   ${`${f.ttfbProxyP50} ms`.padStart(14)} ${`${f.ttfbOverheadToProxyP50} ms`.padStart(16)}   ${`${f.heldCallProxyUsP50} µs`.padStart(19)} ${`${f.heldCallOverheadToProxyUsP50} µs`.padStart(16)}`,
     );
   }
 }

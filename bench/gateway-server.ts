@@ -3,7 +3,8 @@
 // (POST /v1/chat/completions, and /v1/messages and /v1/responses in the upstream modes the env names)
 // in front of UPSTREAM_URL, no auth (loopback), activity rows counted and dropped, GATEWAY_RETRIES from
 // the env; beside it two bare pass-through proxies of the same upstream: /proxy/chat/completions on
-// the same Hono server over `fetch` (the baseline issue 34's goals are set against), and one on a
+// the same Hono server over `fetch` (the baseline issue 34's goals are set against; /proxy/v1/messages
+// and /proxy/responses are the same for the native upstreams' protocols), and one on a
 // node:http server of its own over undici's request(), Node streams end to end (the hop's physical
 // limit in Node: what any proxy in this process pays for a second HTTP exchange). It answers IPC
 // requests for its cpuUsage.
@@ -46,19 +47,26 @@ const app = createApp({
 });
 
 const outer = new Hono();
-outer.post('/proxy/chat/completions', async (c) => {
-  const res = await fetch(`${process.env.UPSTREAM_URL}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
-    body: await c.req.text(),
-    signal: c.req.raw.signal,
+/** A bare pass-through proxy over `fetch` at `path`: the client's body to `url` with `headers`, the upstream's stream back as it comes. */
+const fetchProxy = (path: string, url: string, headers: Record<string, string>) =>
+  outer.post(path, async (c) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: await c.req.text(),
+      signal: c.req.raw.signal,
+    });
+    return new Response(res.body, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'text/event-stream' } });
   });
-  return new Response(res.body, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'text/event-stream' } });
-});
+const upstream = process.env.UPSTREAM_URL!;
+fetchProxy('/proxy/chat/completions', `${upstream}/chat/completions`, { authorization: 'Bearer sk-bench' });
+// The native upstreams' own, as bench/gateway-protocols.ts's baselines: Anthropic's Messages API and the Responses API.
+fetchProxy('/proxy/v1/messages', `${process.env.ANTHROPIC_BASE_URL ?? upstream}/v1/messages`, { 'x-api-key': 'sk-bench', 'anthropic-version': '2023-06-01' });
+fetchProxy('/proxy/responses', `${upstream}/responses`, { authorization: 'Bearer sk-bench' });
 outer.route('/', app);
 
 // The node:http one: the body read as Buffers and sent on by undici, the answer's Node stream written to the client.
-const upstreamChat = `${process.env.UPSTREAM_URL}/chat/completions`;
+const upstreamChat = `${upstream}/chat/completions`;
 const nodeProxy = createServer(async (req, res) => {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);

@@ -4,6 +4,7 @@
 //
 //   npm run bench:gateway -- [--json] [--tokens 2000] [--rounds 15] [--requests 300] [--calls 300]
 //                            [--corpus ../shared/bench/tool-calls.dev.jsonl] [--protocols-only] [--cpu-prof DIR]
+//                            [--protocol-configs chat,messages/chat,messages/anthropic,responses/chat,responses/responses]
 //                            [--ttfb-only [--sides gateway,proxy,nodeProxy,direct]]
 //
 // Two bare proxies in the gateway's server process are the baselines: `proxy`, over fetch in the same
@@ -26,10 +27,13 @@
 //    of invalid calls the client receives valid (an exact tool name, JSON arguments that fit the schema
 //    as written: the plain-schema baseline's check), and of valid calls it receives byte for byte.
 // 5. each protocol and upstream mode (Chat Completions; Messages translated and to Anthropic; Responses
-//    translated and native) against its upstream directly: time to first byte, the paced answer's
-//    ratio, CPU per token (gateway-protocols.ts). --protocols-only runs this part alone.
+//    translated and native) against its upstream directly and against a bare proxy of that upstream
+//    in the gateway's process (the translated modes': the chat upstream's): time to first byte, the
+//    paced answer's ratio, CPU per token, the held call (gateway-protocols.ts). --protocols-only runs
+//    this part alone; --protocol-configs the rows it names.
 // --cpu-prof DIR writes the V8 CPU profile of the gateway server of parts 1, 2a and 4 (the scripted
-// upstream's) to DIR (read it with `npx tsx bench/cpu-profile.ts FILE`). --ttfb-only runs part 1 alone,
+// upstream's) to DIR, and those of part 5's two servers (protocols-translated.cpuprofile,
+// protocols-native.cpuprofile; read one with `npx tsx bench/cpu-profile.ts FILE`). --ttfb-only runs part 1 alone,
 // then the server's CPU per short request of each side (batches of 20, taking turns); with --sides gateway
 // and --cpu-prof, the profile of a short request's fixed cost in the gateway.
 import { fork, type ChildProcess } from 'node:child_process';
@@ -60,7 +64,15 @@ const RUN_CORPUS = !args.includes('--no-corpus');
 /** --ttfb-only runs part 1 alone, for the sides --sides lists (comma-separated; default all four). */
 const TTFB_ONLY = args.includes('--ttfb-only');
 const TTFB_SIDES = opt('sides', 'gateway,proxy,nodeProxy,direct').split(',') as Array<'gateway' | 'proxy' | 'nodeProxy' | 'direct'>;
-const PROTOCOL_OPTIONS = { tokens: TOKENS, requests: Math.min(REQUESTS, 200), pacedRounds: PACED_ROUNDS, rounds: ROUNDS, calls: Math.min(CALLS, 100) };
+const PROTOCOL_OPTIONS = {
+  tokens: TOKENS,
+  requests: Math.min(REQUESTS, 200),
+  pacedRounds: PACED_ROUNDS,
+  rounds: ROUNDS,
+  calls: Math.min(CALLS, 100),
+  configs: args.includes('--protocol-configs') ? opt('protocol-configs', '').split(',') : undefined,
+  cpuProfDir: args.includes('--cpu-prof') ? opt('cpu-prof', '') : undefined,
+};
 if (args.includes('--protocols-only')) {
   const figures = await protocolFigures(PROTOCOL_OPTIONS);
   printProtocolFigures(figures, PROTOCOL_OPTIONS);
