@@ -14,5 +14,8 @@ export function jsonObject(text: unknown): Record<string, unknown> | null {
 
 /** The first choice of a Chat Completions body or chunk that is an object, if any. */
 export function firstChoice(body: Record<string, unknown>): Record<string, unknown> | undefined {
-  return (Array.isArray(body.choices) ? body.choices : []).find(isPlainObject);
+  const choices = body.choices;
+  if (!Array.isArray(choices)) return undefined;
+  for (const choice of choices) if (isPlainObject(choice)) return choice;
+  return undefined;
 }

@@ -10,7 +10,7 @@ import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { anthropicError } from './anthropic-error.ts';
 import { firstChoice, jsonObject } from './json-object.ts';
-import { type ChatEvent, eventChannel, sseEvent } from './sse-text.ts';
+import { eventChannel, sseEvent } from './sse-text.ts';
 import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
@@ -76,11 +76,14 @@ function writeBlock(out: StreamChannel, index: number, block: Json): void {
 }
 
 /**
- * A text block's delta: sseEvent's text for `{type: 'content_block_delta', index, delta: {type:
- * 'text_delta', text}}`, with only the text serialised (most events of a stream; sse-text.test.ts).
+ * A text block's deltas: sseEvent's text for `{type: 'content_block_delta', index, delta: {type:
+ * 'text_delta', text}}`, the text before the text made once for the block, only the text serialised
+ * per delta (most events of a stream; sse-text.test.ts).
  */
-export const textDelta = (index: number, text: string): string =>
-  `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`;
+export function textDeltas(index: number): (text: string) => string {
+  const head = `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":`;
+  return (text) => `${head}${JSON.stringify(text)}}}\n\n`;
+}
 
 /**
  * The channel the core writes its Chat Completions stream to, writing Anthropic's events to `out`
@@ -89,8 +92,8 @@ export const textDelta = (index: number, text: string): string =>
  */
 export function messagesChannel(out: StreamChannel, model: string): StreamChannel {
   let started = false;
-  /** The open block: its index and kind. */
-  let open: { index: number; kind: 'text' } | null = null;
+  /** The open text block: its index and its deltas' writer. */
+  let open: { index: number; delta: (text: string) => string } | null = null;
   let blocks = 0;
   let stop = 'end_turn';
   let usage = { input_tokens: 0, output_tokens: 0 };
@@ -106,54 +109,59 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
     out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: open.index }));
     open = null;
   };
-  /** One event of the core's stream, read from its text or handed over as it holds it. */
-  const handle = (event: ChatEvent): void => {
-    if (event.kind === 'other') return;
-    if (event.kind === 'done') {
+  // Each event of the core's stream, read from its text or handed over as it holds it.
+  return eventChannel(out, {
+    done() {
       start({});
       close();
       out.write(
         sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage, ...(rebound ? { rebound } : {}) }),
       );
       out.write(sseEvent('message_stop', { type: 'message_stop' }));
-      return;
-    }
-    const { chunk } = event;
-    if (chunk.error !== undefined && chunk.error !== null) {
-      // The upstream reported an error mid-stream: Anthropic's error event, and the stream ends there.
-      const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
-      out.write(sseEvent('error', anthropicError(500, { error })));
-      return;
-    }
-    start(chunk);
-    if (chunk.usage) usage = usageOf(chunk.usage);
-    if (chunk.rebound) rebound = chunk.rebound;
-    const choice = firstChoice(chunk);
-    if (!choice) return;
-    const delta = isPlainObject(choice.delta) ? choice.delta : {};
-    if (isPlainObject(delta.rebound_block)) {
-      close();
-      writeBlock(out, blocks++, delta.rebound_block);
-    }
-    if (typeof delta.content === 'string' && delta.content !== '') {
-      if (!open) {
-        open = { index: blocks++, kind: 'text' };
-        out.write(sseEvent('content_block_start', { type: 'content_block_start', index: open.index, content_block: { type: 'text', text: '' } }));
+    },
+    chunk(chunk) {
+      if (chunk.error !== undefined && chunk.error !== null) {
+        // The upstream reported an error mid-stream: Anthropic's error event, and the stream ends there.
+        const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
+        out.write(sseEvent('error', anthropicError(500, { error })));
+        return;
       }
-      out.write(textDelta(open.index, delta.content));
-    }
-    // The core sends each call whole, once gated: one block, its arguments in one delta.
-    for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {
-      close();
-      const fn = isPlainObject(tc.function) ? tc.function : {};
-      const index = blocks++;
-      const block = { type: 'tool_use', id: stringOf(tc.id), name: stringOf(fn.name), input: {} };
-      out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
-      const json = jsonText(inputOf(fn.arguments));
-      out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } }));
-      out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
-    }
-    if (choice.finish_reason) stop = stopReason(choice.finish_reason);
-  };
-  return eventChannel(out, handle);
+      start(chunk);
+      if (chunk.usage) usage = usageOf(chunk.usage);
+      if (chunk.rebound) rebound = chunk.rebound;
+      const choice = firstChoice(chunk);
+      if (!choice) return;
+      const delta = isPlainObject(choice.delta) ? choice.delta : NO_DELTA;
+      if (isPlainObject(delta.rebound_block)) {
+        close();
+        writeBlock(out, blocks++, delta.rebound_block);
+      }
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        if (!open) {
+          const index = blocks++;
+          open = { index, delta: textDeltas(index) };
+          out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+        }
+        out.write(open.delta(delta.content));
+      }
+      // The core sends each call whole, once gated: one block, its arguments in one delta.
+      if (Array.isArray(delta.tool_calls)) {
+        for (const tc of delta.tool_calls) {
+          if (!isPlainObject(tc)) continue;
+          close();
+          const fn = isPlainObject(tc.function) ? tc.function : NO_DELTA;
+          const index = blocks++;
+          const block = { type: 'tool_use', id: stringOf(tc.id), name: stringOf(fn.name), input: {} };
+          out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
+          const json = jsonText(inputOf(fn.arguments));
+          out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } }));
+          out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
+        }
+      }
+      if (choice.finish_reason) stop = stopReason(choice.finish_reason);
+    },
+  });
 }
+
+/** What a chunk without a delta object (or a call without a function object) reads as. */
+const NO_DELTA: Json = Object.freeze({});

@@ -9,11 +9,11 @@
 //   `response.output_item.done`, and `response.completed` with the whole response and
 //   `rebound: {attempts, verdict}` (the verdict on the stream's last event);
 // - an error: the OpenAI shape the gateway already answers (`{error: {message, type, param, code}}`).
-import { isPlainObject } from 'rebound-gate/internal';
+import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { firstChoice } from './json-object.ts';
 import { freeformText } from './responses-in.ts';
-import { type ChatEvent, eventChannel, sseEvent } from './sse-text.ts';
+import { eventChannel, sseEvent } from './sse-text.ts';
 import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
@@ -99,12 +99,31 @@ export function completionToResponse(completion: Json, echo: ResponseEcho): Json
 }
 
 /**
- * A text delta: emit's text for `response.output_text.delta` (`{type, sequence_number, item_id,
- * output_index, content_index: 0, delta, logprobs: []}`), with only the strings serialised (most events
- * of a stream; sse-text.test.ts).
+ * A message item's text deltas: emit's text for `response.output_text.delta` (`{type, sequence_number,
+ * item_id, output_index, content_index: 0, delta, logprobs: []}`), the text around the sequence number
+ * and the delta made once for the item, only the delta serialised per event (most events of a stream;
+ * sse-text.test.ts).
  */
-export const outputTextDelta = (seq: number, itemId: string, index: number, delta: string): string =>
-  `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq},"item_id":${JSON.stringify(itemId)},"output_index":${index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]}\n\n`;
+export function outputTextDeltas(itemId: string, index: number): (seq: number, delta: string) => string {
+  const middle = `,"item_id":${JSON.stringify(itemId)},"output_index":${index},"content_index":0,"delta":`;
+  return (seq, delta) =>
+    `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq}${middle}${JSON.stringify(delta)},"logprobs":[]}\n\n`;
+}
+
+/**
+ * jsonText of `response` with its `output` given as the JSON text of each item, joined: the keys before
+ * and after `output` written apart, so that an item whose text is already written (the message item:
+ * the whole answer's text) is not serialised again (sse-text.test.ts).
+ */
+export function responseJson(response: Json, items: string[]): string {
+  const keys = Object.keys(response);
+  const at = keys.indexOf('output');
+  const part = (from: number, to: number) => jsonText(Object.fromEntries(keys.slice(from, to).map((k) => [k, response[k]])));
+  // Each part is an object's text; the first never empty (the response's id comes before its output).
+  const head = part(0, at).slice(0, -1);
+  const tail = part(at + 1, keys.length).slice(1);
+  return `${head},"output":[${items.join(',')}]${tail === '}' ? '' : ','}${tail}`;
+}
 
 /**
  * The channel the core writes its Chat Completions stream to, writing the Responses events to `out`
@@ -116,12 +135,17 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
   let seq = 0;
   let started = false;
   const output: Json[] = [];
-  /** The open message item: its index and the text so far. */
-  let text: { index: number; id: string; text: string } | null = null;
+  /** The JSON text of the items that have it written already, by their index in `output`. */
+  const written = new Map<number, string>();
+  /** The open message item: its index, its id, the text so far and its deltas' writer. */
+  let text: { index: number; id: string; text: string; delta: (seq: number, delta: string) => string } | null = null;
   let usage: unknown = null;
   let rebound: unknown;
   let length = false;
   const emit = (type: string, fields: Json) => out.write(sseEvent(type, { type, sequence_number: seq++, ...fields }));
+  /** emit's text for an event whose fields after the sequence number are given as JSON text (`fields`: without braces). */
+  const emitText = (type: string, fields: string) =>
+    out.write(`event: ${type}\ndata: {"type":${JSON.stringify(type)},"sequence_number":${seq++},${fields}}\n\n`);
   const start = () => {
     if (started) return;
     started = true;
@@ -131,89 +155,100 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
   const closeText = () => {
     if (!text) return;
     const { index, id: itemId, text: whole } = text;
-    const part = { type: 'output_text', text: whole, annotations: [], logprobs: [] };
-    emit('response.output_text.done', { item_id: itemId, output_index: index, content_index: 0, text: whole, logprobs: [] });
-    emit('response.content_part.done', { item_id: itemId, output_index: index, content_index: 0, part });
-    const item = messageItem(whole, 'completed', itemId);
-    output[index] = item;
-    emit('response.output_item.done', { output_index: index, item });
     text = null;
+    // The whole text serialised once, for the three events that carry it and response.completed.
+    const wholeJson = JSON.stringify(whole);
+    const part = `{"type":"output_text","text":${wholeJson},"annotations":[],"logprobs":[]}`;
+    const at = `"item_id":${JSON.stringify(itemId)},"output_index":${index},"content_index":0`;
+    emitText('response.output_text.done', `${at},"text":${wholeJson},"logprobs":[]`);
+    emitText('response.content_part.done', `${at},"part":${part}`);
+    // messageItem(whole, 'completed', itemId) as JSON.
+    const item = `{"id":${JSON.stringify(itemId)},"type":"message","status":"completed","role":"assistant","content":[${part}]}`;
+    output[index] = messageItem(whole, 'completed', itemId);
+    written.set(index, item);
+    emitText('response.output_item.done', `"output_index":${index},"item":${item}`);
   };
-  /** One event of the core's stream, read from its text or handed over as it holds it. */
-  const handle = (event: ChatEvent): void => {
-    if (event.kind === 'other') return;
-    start();
-    if (event.kind === 'done') {
+  // Each event of the core's stream, read from its text or handed over as it holds it.
+  return eventChannel(out, {
+    done() {
+      start();
       closeText();
-      const response = {
-        ...responseShell(id, echo, length ? 'incomplete' : 'completed'),
-        ...(length ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
-        output,
-        usage: usageOf(usage),
-      };
-      emit(length ? 'response.incomplete' : 'response.completed', { response, ...(rebound ? { rebound } : {}) });
-      return;
-    }
-    const { chunk } = event;
-    if (chunk.error !== undefined && chunk.error !== null) {
-      const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
-      emit('error', {
-        code: typeof error.code === 'string' ? error.code : 'upstream_error',
-        message: stringOf(error.message, 'The upstream failed.'),
-        param: null,
-      });
-      return;
-    }
-    if (chunk.usage) usage = chunk.usage;
-    if (chunk.rebound) rebound = chunk.rebound;
-    const choice = firstChoice(chunk);
-    if (!choice) return;
-    const delta = isPlainObject(choice.delta) ? choice.delta : {};
-    if (isPlainObject(delta.rebound_item)) {
-      closeText();
-      const item = delta.rebound_item;
-      const index = output.push(item) - 1;
-      emit('response.output_item.added', { output_index: index, item });
-      emit('response.output_item.done', { output_index: index, item });
-    }
-    if (typeof delta.content === 'string' && delta.content !== '') {
-      if (!text) {
-        text = { index: output.length, id: `msg_${hex()}`, text: '' };
-        const item = { ...messageItem('', 'in_progress', text.id), content: [] };
-        output.push(item);
-        emit('response.output_item.added', { output_index: text.index, item });
-        emit('response.content_part.added', {
-          item_id: text.id,
-          output_index: text.index,
-          content_index: 0,
-          part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      const response = responseShell(id, echo, length ? 'incomplete' : 'completed');
+      if (length) response.incomplete_details = { reason: 'max_output_tokens' };
+      response.usage = usageOf(usage);
+      const items = output.map((item, i) => written.get(i) ?? jsonText(item));
+      const type = length ? 'response.incomplete' : 'response.completed';
+      emitText(type, `"response":${responseJson(response, items)}${rebound ? `,"rebound":${jsonText(rebound)}` : ''}`);
+    },
+    chunk(chunk) {
+      start();
+      if (chunk.error !== undefined && chunk.error !== null) {
+        const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
+        emit('error', {
+          code: typeof error.code === 'string' ? error.code : 'upstream_error',
+          message: stringOf(error.message, 'The upstream failed.'),
+          param: null,
         });
+        return;
       }
-      text.text += delta.content;
-      out.write(outputTextDelta(seq++, text.id, text.index, delta.content));
-    }
-    // The core sends each call whole, once gated: one item, its arguments in one delta.
-    for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls.filter(isPlainObject) : []) {
-      closeText();
-      const done = callItem(tc, echo, 'completed');
-      const index = output.length;
-      const custom = done.type === 'custom_tool_call';
-      const body = custom ? stringOf(done.input) : stringOf(done.arguments);
-      output.push(done);
-      emit('response.output_item.added', {
-        output_index: index,
-        item: { ...done, status: 'in_progress', ...(custom ? { input: '' } : { arguments: '' }) },
-      });
-      if (custom) {
-        emit('response.custom_tool_call_input.delta', { item_id: done.id, output_index: index, delta: body });
-        emit('response.custom_tool_call_input.done', { item_id: done.id, output_index: index, input: body });
-      } else {
-        emit('response.function_call_arguments.delta', { item_id: done.id, output_index: index, delta: body });
-        emit('response.function_call_arguments.done', { item_id: done.id, output_index: index, name: done.name, arguments: body });
+      if (chunk.usage) usage = chunk.usage;
+      if (chunk.rebound) rebound = chunk.rebound;
+      const choice = firstChoice(chunk);
+      if (!choice) return;
+      const delta = isPlainObject(choice.delta) ? choice.delta : NO_DELTA;
+      if (isPlainObject(delta.rebound_item)) {
+        closeText();
+        const item = delta.rebound_item;
+        const index = output.push(item) - 1;
+        emit('response.output_item.added', { output_index: index, item });
+        emit('response.output_item.done', { output_index: index, item });
       }
-      emit('response.output_item.done', { output_index: index, item: done });
-    }
-    if (choice.finish_reason === 'length') length = true;
-  };
-  return eventChannel(out, handle);
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        if (!text) {
+          const index = output.length;
+          const itemId = `msg_${hex()}`;
+          text = { index, id: itemId, text: '', delta: outputTextDeltas(itemId, index) };
+          const item = { ...messageItem('', 'in_progress', itemId), content: [] };
+          output.push(item);
+          emit('response.output_item.added', { output_index: index, item });
+          emit('response.content_part.added', {
+            item_id: itemId,
+            output_index: index,
+            content_index: 0,
+            part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+          });
+        }
+        text.text += delta.content;
+        out.write(text.delta(seq++, delta.content));
+      }
+      // The core sends each call whole, once gated: one item, its arguments in one delta.
+      if (Array.isArray(delta.tool_calls)) {
+        for (const tc of delta.tool_calls) {
+          if (!isPlainObject(tc)) continue;
+          closeText();
+          const done = callItem(tc, echo, 'completed');
+          const index = output.length;
+          const custom = done.type === 'custom_tool_call';
+          const body = custom ? stringOf(done.input) : stringOf(done.arguments);
+          output.push(done);
+          emit('response.output_item.added', {
+            output_index: index,
+            item: { ...done, status: 'in_progress', ...(custom ? { input: '' } : { arguments: '' }) },
+          });
+          if (custom) {
+            emit('response.custom_tool_call_input.delta', { item_id: done.id, output_index: index, delta: body });
+            emit('response.custom_tool_call_input.done', { item_id: done.id, output_index: index, input: body });
+          } else {
+            emit('response.function_call_arguments.delta', { item_id: done.id, output_index: index, delta: body });
+            emit('response.function_call_arguments.done', { item_id: done.id, output_index: index, name: done.name, arguments: body });
+          }
+          emit('response.output_item.done', { output_index: index, item: done });
+        }
+      }
+      if (choice.finish_reason === 'length') length = true;
+    },
+  });
 }
+
+/** What a chunk without a delta object reads as. */
+const NO_DELTA: Json = Object.freeze({});

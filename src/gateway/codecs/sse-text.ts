@@ -36,17 +36,26 @@ export function sseEvent(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${jsonText(data)}\n\n`;
 }
 
+/** What a codec does with the core's stream: each chunk (as the core holds it, or read from its text), and its end ([DONE]). */
+export interface ChatEventHandlers {
+  chunk(chunk: Record<string, unknown>): void;
+  done(): void;
+}
+
 /**
  * A codec's channel over `out`: each event the core writes, as text or as a chunk object, goes to
- * `handle`; draining and flushing are `out`'s.
+ * `on` (text that is neither a chunk nor [DONE] is dropped: no codec writes it); draining and flushing are `out`'s.
  */
-export function eventChannel(out: StreamChannel, handle: (event: ChatEvent) => void): StreamChannel {
+export function eventChannel(out: StreamChannel, on: ChatEventHandlers): StreamChannel {
   return {
     drained: () => out.drained(),
     flush: () => out.flush(),
     write(text) {
-      for (const event of chatEvents(text)) handle(event);
+      for (const event of chatEvents(text)) {
+        if (event.kind === 'chunk') on.chunk(event.chunk);
+        else if (event.kind === 'done') on.done();
+      }
     },
-    chunk: (chunk) => handle({ kind: 'chunk', chunk }),
+    chunk: (chunk) => on.chunk(chunk),
   };
 }
