@@ -90,6 +90,22 @@ describe.each([
     await aborted;
   });
 
+  it('sends the path and query as the URL reads them (a string or a URL, each time the same), and a URL it cannot parse fails as fetch fails', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const url of [`${base}/v1/a b?q=1&r=é#frag`, new URL(`${base}/v1/x/../models?x`), `${base}/v1/a b?q=1&r=é#frag`, base]) {
+      expect(await (await fetchFn(url, { method: 'GET' })).text()).toBe('ok');
+    }
+    server.close();
+    expect(seen).toEqual(['/v1/a%20b?q=1&r=%C3%A9', '/v1/models?x', '/v1/a%20b?q=1&r=%C3%A9', '/']);
+    await expect(fetchFn('http://[::1', { method: 'GET' })).rejects.toThrow(TypeError);
+  });
+
   it('a gzip body is decoded (its headers as they came)', async () => {
     const response = await fetchFn(gzipUrl, { method: 'GET', headers: { accept: 'text/plain' } });
     expect(await response.text()).toBe('compressed answer');

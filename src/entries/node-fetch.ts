@@ -14,16 +14,37 @@
 // TypeError "fetch failed" with the cause (ECONNREFUSED, …), the signal's abort as an AbortError.
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { request } from 'undici';
+import { type Dispatcher, getGlobalDispatcher } from 'undici';
 
 /** Statuses whose response has no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
+/**
+ * Each URL's origin and path, as undici's request(url) takes them apart (a WHATWG URL's origin, its
+ * pathname and search), worked out once: the URLs are the configured upstreams' few endpoints, and the
+ * parse was part of every upstream request's time to be sent (docs/benchmarks.md § The streaming paths at
+ * the physical limit). Bounded, so that a caller with many URLs only parses each.
+ */
+const targets = new Map<string, { origin: string; path: string }>();
+const MAX_TARGETS = 64;
+
+function targetOf(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size < MAX_TARGETS) targets.set(url, target);
+  }
+  return target;
+}
+
 export const nodeFetch: typeof fetch = async (input, init = {}) => {
-  const url = typeof input === 'string' || input instanceof URL ? input : input.url;
-  let answer: Awaited<ReturnType<typeof request>>;
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  let answer: Dispatcher.ResponseData;
   try {
-    answer = await request(url, {
+    // The global dispatcher as request() would take it (one a deployment may have set: a proxy agent), given the parts.
+    answer = await getGlobalDispatcher().request({
+      ...targetOf(url),
       method: (init.method ?? 'GET') as 'GET' | 'POST',
       headers: init.headers as Record<string, string> | undefined,
       body: init.body as string | undefined,

@@ -85,15 +85,18 @@ async function runCore(request: GatewayRequest, deps: GatewayDeps): Promise<Gate
     log(`rebound gateway ${requestId}: the parameters schema of tool ${quote(tool)} ${reason}; this request is forwarded ungated (its calls' verdict: none).`);
   }
 
-  const trace = await deps.tracing?.startGateway({
-    model: request.model,
-    upstreamModel: String(request.upstreamBody.model ?? request.model),
-    stream: request.stream,
-    baseURL: deps.upstream.baseURL,
-    carrier: deps.carrier,
-    protocol: deps.codec?.protocol ?? 'chat',
-    ...(deps.provider ? { provider: deps.provider } : {}),
-  });
+  // Tracing off: no await (a turn of the microtask queue before the upstream is asked).
+  const trace =
+    deps.tracing &&
+    (await deps.tracing.startGateway({
+      model: request.model,
+      upstreamModel: String(request.upstreamBody.model ?? request.model),
+      stream: request.stream,
+      baseURL: deps.upstream.baseURL,
+      carrier: deps.carrier,
+      protocol: deps.codec?.protocol ?? 'chat',
+      ...(deps.provider ? { provider: deps.provider } : {}),
+    }));
   // Each upstream attempt's span, open from its request until its calls are gated (record) or the answer settles.
   const attempts = new Map<number, ChatTrace>();
   let asked = 0;

@@ -15,8 +15,7 @@ import { sessionRoutes } from './routes/sessions.ts';
 import { gatewayRoutes } from './routes/gateway.ts';
 import { webRoutes } from './routes/web.ts';
 import { toolRoutes } from './routes/tools.ts';
-import { hostGuard } from './middleware/host-guard.ts';
-import { originGuard } from './middleware/origin-guard.ts';
+import { localGuard } from './middleware/local-guard.ts';
 import { createTracing } from '../telemetry/index.ts';
 import { checkSchema } from 'rebound-gate';
 import type { Tool } from '../tools/types.ts';
@@ -43,7 +42,7 @@ export function createApp(given: AppDeps): Hono {
   // (against CSRF), as when the network position was the only credential. With Supabase auth both are
   // moot: deployments have their own hostnames, and a bearer token is never attached by the browser.
   if (deps.auth.local) {
-    app.use('*', hostGuard({ allowedHosts: deps.config.allowedHosts }), originGuard({ allowedOrigins: deps.config.corsOrigins }));
+    app.use('*', localGuard({ allowedHosts: deps.config.allowedHosts, allowedOrigins: deps.config.corsOrigins }));
   }
   if (deps.config.corsOrigins.length > 0) {
     app.use(

@@ -37,19 +37,42 @@ export type Scan =
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-export function scanJson(text: string, bounds: JsonBounds): Scan {
-  const maxItems = bounds.maxItems ?? {};
-  const maxValues = bounds.maxValues ?? Number.POSITIVE_INFINITY;
+/** The paths a scan names and the depth it can reach open, worked out once per route's bounds (the routes pass constants). */
+interface Plan {
+  named: Set<string>;
+  slots: number;
+}
+
+const plans = new WeakMap<Record<string, number>, Map<string, Plan>>();
+const NO_ITEMS: Record<string, number> = {};
+
+function planOf(maxItems: Record<string, number>, keepLast: string | undefined): Plan {
+  let byKeepLast = plans.get(maxItems);
+  if (!byKeepLast) {
+    byKeepLast = new Map();
+    plans.set(maxItems, byKeepLast);
+  }
+  const kept = byKeepLast.get(keepLast ?? '');
+  if (kept) return kept;
   // The paths worth naming: those limited and their prefixes (`messages.*.content` needs `messages` and
   // `messages.*`). A container under any other path gets none, and costs no string.
   // Any other container is skipped whole (skip()), so only named ones are open in this loop.
   const named = new Set<string>(['']);
   let slots = 1;
-  for (const path of [...Object.keys(maxItems), ...(bounds.keepLast ? [bounds.keepLast] : [])]) {
+  for (const path of [...Object.keys(maxItems), ...(keepLast ? [keepLast] : [])]) {
     const parts = path.split('.');
     slots = Math.max(slots, parts.length + 1);
     for (let n = 1; n <= parts.length; n++) named.add(parts.slice(0, n).join('.'));
   }
+  const plan = { named, slots };
+  byKeepLast.set(keepLast ?? '', plan);
+  return plan;
+}
+
+export function scanJson(text: string, bounds: JsonBounds): Scan {
+  const maxItems = bounds.maxItems ?? NO_ITEMS;
+  const maxValues = bounds.maxValues ?? Number.POSITIVE_INFINITY;
+  const { named, slots } = planOf(maxItems, bounds.keepLast);
   // The open containers, one slot per depth: whether each is an array, its members so far and their
   // cap, whether an object's next string is a key and its last key, and its path.
   const isArray = new Uint8Array(slots);

@@ -68,6 +68,7 @@ export function getModels(endpoint: ChatEndpoint, signal: AbortSignal): Promise<
 interface Sent {
   path: string;
   method: 'GET' | 'POST';
+  /** Made for this request alone: send adds the key to it. */
   headers: Record<string, string>;
   body?: string;
 }
@@ -92,10 +93,12 @@ async function send(endpoint: ChatEndpoint, request: Sent, signal: AbortSignal):
   }
   // Called without a receiver: workerd's fetch throws "Illegal invocation" when called as a method of another object.
   const fetchFn = endpoint.fetch ?? fetch;
+  // The request's own headers object (made by the caller for this request): the key is added to it, not to a copy.
+  if (endpoint.apiKey) request.headers.authorization = `Bearer ${endpoint.apiKey}`;
   try {
     const response = await fetchFn(`${endpoint.baseURL.replace(/\/+$/, '')}${request.path}`, {
       method: request.method,
-      headers: { ...request.headers, ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
+      headers: request.headers,
       body: request.body,
       signal: controller.signal,
     });

@@ -11,9 +11,11 @@
 // default) that header is the client's own upstream key, passed on instead of OPENAI_API_KEY, and the
 // gateway credential, where one is needed, moves to `X-Rebound-Authorization: Bearer …`.
 //
-// gatewayAuth is the gateway's middleware, as middleware.ts is the other /v1 routes': it runs
-// before the body is read and leaves the caller in `c.get('caller')`.
-import { createMiddleware } from 'hono/factory';
+// gatewayAuth makes the gateway's check, as middleware.ts is the other /v1 routes': each gateway route
+// calls it first, before the body is read, and gets the caller. A call, not a middleware of its own:
+// a step of Hono's chain (and the compose around each step of a sub-app with its own error handler)
+// was a few µs of every request's first byte (docs/benchmarks.md § The streaming paths at the physical limit).
+import type { Context } from 'hono';
 import { AuthConfigError } from './env.ts';
 import { bearerValue, sameSecret } from './bearer.ts';
 import { AuthError } from '../../auth-error.ts';
@@ -44,12 +46,10 @@ export interface GatewayCaller {
   upstreamKey: string | undefined;
 }
 
-/** The context variables of the gateway route. */
-export interface GatewayAuthEnv {
-  Variables: { caller: GatewayCaller };
-}
+/** The gateway's check of a request: its caller, or a refusal thrown (AuthError, AuthConfigError, ApiError). */
+export type GatewayAuth = (c: Context) => Promise<GatewayCaller>;
 
-export function gatewayAuth(options: GatewayAuthOptions) {
+export function gatewayAuth(options: GatewayAuthOptions): GatewayAuth {
   // Each gateway key's hash is taken once: a SHA-256 on the runtime's crypto is ~25 µs of every request, and a thread-pool hop on Node.
   const hashes = new Map<string, Promise<string>>();
   const subjectOf = (key: string) => {
@@ -60,17 +60,16 @@ export function gatewayAuth(options: GatewayAuthOptions) {
     }
     return hash;
   };
-  return createMiddleware<GatewayAuthEnv>(async function gatewayAuth(c, next) {
-    c.set('caller', await authenticateGateway(c.req.raw, options, subjectOf));
-    await next();
-  });
+  return (c) => authenticateGateway(c.req.raw, options, subjectOf);
 }
 
 async function authenticateGateway(request: Request, options: GatewayAuthOptions, subjectOf: (key: string) => Promise<string>): Promise<GatewayCaller> {
+  const { headers } = request;
+  const sent = headers.get('authorization');
   // Anthropic's clients send their key as x-api-key: the same credential as a bearer token.
-  const apiKey = request.headers.get('x-api-key');
-  const authorization = request.headers.get('authorization') ?? (apiKey ? `Bearer ${apiKey}` : null);
-  const separate = request.headers.get(GATEWAY_AUTH_HEADER);
+  const apiKey = sent === null ? headers.get('x-api-key') : null;
+  const authorization = sent ?? (apiKey ? `Bearer ${apiKey}` : null);
+  const separate = headers.get(GATEWAY_AUTH_HEADER);
   let upstreamKey = options.serverKey;
   if (options.forwardClientKey) {
     upstreamKey = bearerValue(authorization);
@@ -88,7 +87,7 @@ async function authenticateGateway(request: Request, options: GatewayAuthOptions
   // Anything else is for the app's authenticator, which reads the Authorization header.
   let principal: Principal;
   try {
-    principal = await options.auth.authenticate(withAuthorization(request, credential));
+    principal = await options.auth.authenticate(withAuthorization(request, sent, credential));
   } catch (err) {
     if (options.keys.length === 0) throw err;
     if (err instanceof AuthConfigError) {
@@ -108,12 +107,12 @@ async function authenticateGateway(request: Request, options: GatewayAuthOptions
 
 /**
  * The request as the authenticator reads it: with `credential` as its Authorization header. Where that is
- * already the request's own (a bearer token, or none), the request itself: a copy of its headers and a new
+ * the one it was `sent` with (a bearer token, or none), the request itself: a copy of its headers and a new
  * Request were ~0.1 ms of every gateway request's first byte (docs/benchmarks.md § The streaming paths at
  * the physical limit). Its body is left unread either way.
  */
-function withAuthorization(request: Request, credential: string | null): Request {
-  if (credential === request.headers.get('authorization')) return request;
+function withAuthorization(request: Request, sent: string | null, credential: string | null): Request {
+  if (credential === sent) return request;
   const headers = new Headers(request.headers);
   if (credential) headers.set('authorization', credential);
   else headers.delete('authorization');

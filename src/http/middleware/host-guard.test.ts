@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { hostGuard, hostName } from './host-guard.ts';
+import { hostName } from './host-guard.ts';
+import { localGuard } from './local-guard.ts';
 
-describe('hostGuard', () => {
+describe('localGuard: the Host', () => {
   const app = new Hono();
-  app.use('*', hostGuard({ allowedHosts: ['dev.example.test', '[fd00::1]'] }));
+  app.use('*', localGuard({ allowedHosts: ['dev.example.test', '[fd00::1]'], allowedOrigins: [] }));
   app.get('/health', (c) => c.text('ok'));
   app.post('/v1/turns', (c) => c.text('created', 201));
 
@@ -48,7 +49,7 @@ describe('hostGuard', () => {
   it('refuses before the handler runs, whatever the method', async () => {
     let ran = false;
     const guarded = new Hono();
-    guarded.use('*', hostGuard({ allowedHosts: [] }));
+    guarded.use('*', localGuard({ allowedHosts: [], allowedOrigins: [] }));
     guarded.post('/v1/turns', (c) => {
       ran = true;
       return c.text('created', 201);
@@ -57,6 +58,20 @@ describe('hostGuard', () => {
     expect(res.status).toBe(403);
     expect(ran).toBe(false);
     expect((await request('localhost', { method: 'POST' }, '/v1/turns')).status).toBe(201);
+  });
+});
+
+describe('localGuard: both checks in one step', () => {
+  const app = new Hono();
+  app.use('*', localGuard({ allowedHosts: [], allowedOrigins: [] }));
+  app.post('/v1/turns', (c) => c.text('created', 201));
+  const post = (headers: Record<string, string>) => app.request('http://127.0.0.1/v1/turns', { method: 'POST', headers });
+
+  it('refuses a foreign Host first, a foreign Origin on a served Host next, and lets the rest through', async () => {
+    const code = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code;
+    expect(await code(await post({ host: 'evil.example', origin: 'https://evil.example' }))).toBe('host_not_allowed');
+    expect(await code(await post({ host: '127.0.0.1', origin: 'https://evil.example' }))).toBe('origin_not_allowed');
+    expect((await post({ host: '127.0.0.1', origin: 'http://127.0.0.1' })).status).toBe(201);
   });
 });
 

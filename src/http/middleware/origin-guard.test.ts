@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { originGuard } from './origin-guard.ts';
+import { localGuard } from './local-guard.ts';
 
-describe('originGuard', () => {
+describe('localGuard: the Origin', () => {
   let runs = 0;
   const app = new Hono();
-  app.use('*', originGuard({ allowedOrigins: ['https://chat.example'] }));
+  app.use('*', localGuard({ allowedHosts: [], allowedOrigins: ['https://chat.example'] }));
   app.get('/v1/dashboard', (c) => c.text('figures'));
   app.post('/v1/turns', (c) => {
     runs++;

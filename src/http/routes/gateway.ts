@@ -39,7 +39,7 @@ import { readJson } from '../body.ts';
 import { quote } from '../../quote.ts';
 import type { AppDeps } from '../deps.ts';
 import { toApiError } from '../errors.ts';
-import { gatewayAuth, type GatewayAuthEnv, type GatewayCaller } from '../auth/gateway.ts';
+import { gatewayAuth, type GatewayCaller } from '../auth/gateway.ts';
 import { waitUntilFor } from '../wait-until.ts';
 import { SSE_HEADERS, sseStream } from '../sse.ts';
 import { carrierOf } from '../../telemetry/index.ts';
@@ -54,12 +54,10 @@ let codecModule: Promise<typeof import('../../gateway/codecs/index.ts')> | undef
 const loadCodecs = () => (codecModule ??= import('../../gateway/codecs/index.ts'));
 
 export function gatewayRoutes(deps: AppDeps) {
-  const app = new Hono<GatewayAuthEnv>();
+  const app = new Hono();
   const { config } = deps;
-  // Every error of these routes, the middleware's included, in the shape an OpenAI client reads.
-  app.onError((err, c) => errorResponse(c, err));
 
-  const authenticated = gatewayAuth({
+  const authenticate = gatewayAuth({
     keys: config.gateway.keys,
     forwardClientKey: config.gateway.forwardClientKey,
     auth: deps.auth,
@@ -67,6 +65,21 @@ export function gatewayRoutes(deps: AppDeps) {
     users: config.gateway.users,
   });
   const limits = gatewayLimits(config.gateway.limits, deps.storage.meters, { missing: deps.storageMissing });
+  /**
+   * A gateway route: the caller checked first (before the body is read), then `handle`; every error, the
+   * check's included, in the shape an OpenAI client reads (an Anthropic client's on /v1/messages). A
+   * try/catch, not this sub-app's onError: Hono runs that as a compose around each of its handlers, a few
+   * µs of every request's first byte (docs/benchmarks.md § The streaming paths at the physical limit).
+   */
+  const route =
+    (handle: (c: Context, caller: GatewayCaller) => Promise<Response>) =>
+    async (c: Context): Promise<Response> => {
+      try {
+        return await handle(c, await authenticate(c));
+      } catch (err) {
+        return errorResponse(c, err);
+      }
+    };
   /** The upstream as this caller reaches it: with the server's key, or its own (GATEWAY_FORWARD_CLIENT_KEY). */
   const upstreamFor = (caller: GatewayCaller) => {
     if (!caller.upstreamKey) {
@@ -83,14 +96,14 @@ export function gatewayRoutes(deps: AppDeps) {
    * One request through the gateway core, answered in the client's protocol (`codec`; none: Chat
    * Completions), asked of the chat upstream or of a native one (`native`: its endpoint and call).
    */
-  const serve = async (c: Context<GatewayAuthEnv>, request: GatewayRequest, codec?: ClientCodec, native?: Native) => {
-    const caller = c.get('caller');
+  const serve = async (c: Context, caller: GatewayCaller, request: GatewayRequest, codec?: ClientCodec, native?: Native) => {
     const upstream = native?.endpoint ?? upstreamFor(caller);
-    const waitUntil = waitUntilFor(c, deps);
-    await limits?.admit(caller.subject);
+    // Asked when first needed, after the first byte (on Node, Hono's getter throws to say there is none; waitUntilFor keeps the answer).
+    const waitUntil = (promise: Promise<unknown>) => waitUntilFor(c, deps)?.(promise);
+    if (limits) await limits.admit(caller.subject);
     // On the edge the request's spans go out as it settles (or fails), within waitUntil; elsewhere the batch processor sends them.
     const flushTraces = () => {
-      if (deps.tracing && waitUntil) waitUntil(deps.tracing.flush());
+      if (deps.tracing && waitUntilFor(c, deps)) waitUntil(deps.tracing.flush());
     };
     const result = await runGateway(request, {
       upstream,
@@ -104,8 +117,7 @@ export function gatewayRoutes(deps: AppDeps) {
       onUsage:
         limits &&
         ((usage) => {
-          const charged = limits.charge(caller.subject, usage);
-          waitUntil?.(charged);
+          waitUntil(limits.charge(caller.subject, usage));
         }),
       tracing: deps.tracing,
       carrier: deps.tracing && carrierOf(c.req.raw.headers),
@@ -115,7 +127,7 @@ export function gatewayRoutes(deps: AppDeps) {
           if (report.dropped > 0)
             console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${quote(report.lastError ?? 'unknown error')})`);
         });
-        waitUntil?.(flushed);
+        waitUntil(flushed);
       },
       codec,
       ...(native ? { call: native.call, provider: native.provider } : {}),
@@ -124,15 +136,16 @@ export function gatewayRoutes(deps: AppDeps) {
   };
   const requestOptions = { models: config.gateway.models, only: config.gateway.modelsOnly };
 
-  app.post('/v1/chat/completions', authenticated, async (c) => {
-    const body = await readJson(c, ChatCompletionsBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS, fits: fitsChatBody });
-    return serve(c, toGatewayRequest(body, requestOptions));
-  });
+  const chatBody = { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS, fits: fitsChatBody };
+  app.post(
+    '/v1/chat/completions',
+    route(async (c, caller) => serve(c, caller, toGatewayRequest(await readJson(c, ChatCompletionsBody, chatBody), requestOptions))),
+  );
 
   // Anthropic's Messages API (Claude Code) and the Responses API (Codex, the Agents SDK): codecs around the same core.
   // MESSAGES_UPSTREAM=anthropic: Anthropic's API with ANTHROPIC_API_KEY (or, GATEWAY_FORWARD_CLIENT_KEY, the client's key).
-  const anthropicFor = (c: Context<GatewayAuthEnv>) => {
-    const apiKey = config.gateway.forwardClientKey ? c.get('caller').upstreamKey : config.gateway.anthropic.apiKey;
+  const anthropicFor = (c: Context, caller: GatewayCaller) => {
+    const apiKey = config.gateway.forwardClientKey ? caller.upstreamKey : config.gateway.anthropic.apiKey;
     if (!apiKey) {
       throw new GatewayError(
         503,
@@ -148,45 +161,57 @@ export function gatewayRoutes(deps: AppDeps) {
     return { baseURL: config.gateway.anthropic.baseURL, apiKey, timeoutMs: config.openai.timeoutMs, headers, fetch: deps.upstreamFetch };
   };
 
-  app.post('/v1/messages', authenticated, async (c) => {
-    const { MESSAGES_COUNTS, MessagesBody, anthropicCall, messagesCodec, messagesToChat } = await loadCodecs();
-    const body = await readJson(c, MessagesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
-    const native = config.gateway.messagesUpstream === 'anthropic';
-    const chat = messagesToChat(body, { native });
-    const request = toGatewayRequest(chat as ChatCompletionsBody, requestOptions);
-    if (!native) return serve(c, request, messagesCodec(body));
-    const anthropic = anthropicFor(c);
-    const call = anthropicCall(anthropic, body, (chat.messages as unknown[]).length);
-    return serve(c, request, messagesCodec(body), { endpoint: { ...anthropic, apiKey: undefined }, call, provider: 'anthropic' });
-  });
-  app.post('/v1/messages/count_tokens', authenticated, async (c) => {
-    const { MESSAGES_COUNTS, MessagesBody } = await loadCodecs();
-    const body = await readJson(c, MessagesBody.omit({ max_tokens: true }), { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
-    if (config.gateway.messagesUpstream !== 'anthropic') return c.json({ input_tokens: estimateTokens(body) });
-    // Anthropic counts its own tokens: passed through.
-    const anthropic = anthropicFor(c);
-    const headers = { ...anthropic.headers, 'x-api-key': anthropic.apiKey, 'anthropic-version': anthropic.headers['anthropic-version'] ?? '2023-06-01' };
-    const endpoint = { ...anthropic, apiKey: undefined };
-    const sent = { ...body, model: upstreamModel(body.model, config.gateway.models) };
-    const result = await upstreamResult(endpoint, await postJson(endpoint, '/v1/messages/count_tokens', sent, { signal: c.req.raw.signal, headers }));
-    if (!result.ok) return c.json(anthropicError(result.status, result.body), result.status as 400);
-    return new Response(result.response.body, { status: result.response.status, headers: { 'content-type': 'application/json' } });
-  });
-  app.post('/v1/responses', authenticated, async (c) => {
-    const { RESPONSES_COUNTS, ResponsesBody, freeformTools, responsesCall, responsesCodec, responsesToChat } = await loadCodecs();
-    const body = await readJson(c, ResponsesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: RESPONSES_COUNTS });
-    const native = config.gateway.responsesUpstream === 'responses';
-    const chat = responsesToChat(body, { native });
-    const request = toGatewayRequest(chat as ChatCompletionsBody, requestOptions);
-    if (!native) return serve(c, request, responsesCodec(body));
-    const endpoint = upstreamFor(c.get('caller'));
-    const call = responsesCall(endpoint, body, (chat.messages as unknown[]).length, freeformTools(body));
-    return serve(c, request, responsesCodec(body), { endpoint, call, provider: 'openai' });
-  });
+  app.post(
+    '/v1/messages',
+    route(async (c, caller) => {
+      const { MESSAGES_COUNTS, MessagesBody, anthropicCall, messagesCodec, messagesToChat } = await loadCodecs();
+      const body = await readJson(c, MessagesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
+      const native = config.gateway.messagesUpstream === 'anthropic';
+      const chat = messagesToChat(body, { native });
+      const request = toGatewayRequest(chat as ChatCompletionsBody, requestOptions);
+      if (!native) return serve(c, caller, request, messagesCodec(body));
+      const anthropic = anthropicFor(c, caller);
+      const call = anthropicCall(anthropic, body, (chat.messages as unknown[]).length);
+      return serve(c, caller, request, messagesCodec(body), { endpoint: { ...anthropic, apiKey: undefined }, call, provider: 'anthropic' });
+    }),
+  );
+  app.post(
+    '/v1/messages/count_tokens',
+    route(async (c, caller) => {
+      const { MESSAGES_COUNTS, MessagesBody } = await loadCodecs();
+      const body = await readJson(c, MessagesBody.omit({ max_tokens: true }), { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: MESSAGES_COUNTS });
+      if (config.gateway.messagesUpstream !== 'anthropic') return c.json({ input_tokens: estimateTokens(body) });
+      // Anthropic counts its own tokens: passed through.
+      const anthropic = anthropicFor(c, caller);
+      const headers = { ...anthropic.headers, 'x-api-key': anthropic.apiKey, 'anthropic-version': anthropic.headers['anthropic-version'] ?? '2023-06-01' };
+      const endpoint = { ...anthropic, apiKey: undefined };
+      const sent = { ...body, model: upstreamModel(body.model, config.gateway.models) };
+      const result = await upstreamResult(endpoint, await postJson(endpoint, '/v1/messages/count_tokens', sent, { signal: c.req.raw.signal, headers }));
+      if (!result.ok) return c.json(anthropicError(result.status, result.body), result.status as 400);
+      return new Response(result.response.body, { status: result.response.status, headers: { 'content-type': 'application/json' } });
+    }),
+  );
+  app.post(
+    '/v1/responses',
+    route(async (c, caller) => {
+      const { RESPONSES_COUNTS, ResponsesBody, freeformTools, responsesCall, responsesCodec, responsesToChat } = await loadCodecs();
+      const body = await readJson(c, ResponsesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: RESPONSES_COUNTS });
+      const native = config.gateway.responsesUpstream === 'responses';
+      const chat = responsesToChat(body, { native });
+      const request = toGatewayRequest(chat as ChatCompletionsBody, requestOptions);
+      if (!native) return serve(c, caller, request, responsesCodec(body));
+      const endpoint = upstreamFor(caller);
+      const call = responsesCall(endpoint, body, (chat.messages as unknown[]).length, freeformTools(body));
+      return serve(c, caller, request, responsesCodec(body), { endpoint, call, provider: 'openai' });
+    }),
+  );
 
   // What OpenWebUI and other clients ask before they chat.
-  app.get('/v1/models', authenticated, async (c) =>
-    toResponse(await listModels(upstreamFor(c.get('caller')), { models: config.gateway.models, only: config.gateway.modelsOnly, signal: c.req.raw.signal })),
+  app.get(
+    '/v1/models',
+    route(async (c, caller) =>
+      toResponse(await listModels(upstreamFor(caller), { models: config.gateway.models, only: config.gateway.modelsOnly, signal: c.req.raw.signal })),
+    ),
   );
 
   app.post('/v1/completions', (c) =>
