@@ -59,7 +59,8 @@ export function boundedProblems(problems: readonly Problem[]): Problem[] {
 
 /** The verdict with every model-sized string and list bounded (see the top of this file). */
 export function boundedVerdict(v: Verdict): Verdict {
-  const invented = boundedNames(v.invented);
+  // No invented name (nearly every call): nothing to bound, and no copy of an empty list.
+  const invented = v.invented.length === 0 ? v.invented : boundedNames(v.invented);
   if (v.verdict === 'pass') return { ...v, invented };
   if (v.verdict === 'repaired') return { ...v, invented, repairs: boundedRepairs(v.repairs) };
   const out = { ...v, invented, problems: boundedProblems(v.problems), suggestions: v.suggestions.map((s) => bound(s, MAX_SUGGESTION)) };

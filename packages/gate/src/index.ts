@@ -16,7 +16,7 @@ import { blockedMessage, echo } from './message.ts';
 import { checkSchema } from './schema/schema-compile.ts';
 import { checkArguments } from './schema/schema-repair.ts';
 import { isPlainObject } from './plain-object.ts';
-import { resolveToolName, toolNameMatcher } from './tool-name.ts';
+import { type NameResolution, resolveToolName, toolNameMatcher } from './tool-name.ts';
 import { readWorkspacePath } from './paths/workspace-path.ts';
 import { CODE_KEYWORD, type CompiledTools, hasKeyword, PATH_KEYWORD, type Tool, toolSpec, wasRead } from './tools.ts';
 import type { GateContext, Problem, ProposedCall, Repair, ToolSpec, Verdict } from './types.ts';
@@ -89,11 +89,14 @@ function isSpec(t: ToolSpec | Tool): t is ToolSpec {
 
 /** `writtenName`: the name the model wrote, when the gate has already substituted the tool's name. */
 function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: GateContext, writtenName?: string): Verdict {
-  const names = toolset.map((t) => t.name);
-  // Asked only when the name is not the toolset's as written (resolveToolName's guesses).
-  const readOnly = (name: string) => toolset.some((t) => t.name === name && isReadOnly(t));
-  const fromServer = (name: string) => toolset.some((t) => t.name === name && t.origin !== undefined);
-  const resolved = resolveToolName(call.name, names, { readOnly, fromServer });
+  // A name the toolset has as written (nearly every call) is resolveToolName's first answer, found here
+  // without the names' list or the guessers. A held call is gated once a request, on cold caches and
+  // in V8's interpreter, where each step costs what its code and data touch: so no closure over this
+  // frame either (each would allocate its context on every call), the guesses' helpers are below
+  // (docs/benchmarks.md § The streaming paths at the physical limit).
+  const named = toolNamed(toolset, call.name);
+  const names = named ? [] : toolset.map(nameOf);
+  const resolved: NameResolution = named ? { kind: 'exact', name: named.name } : resolveToolName(call.name, names, guessers(toolset));
   const parsed = parseArgumentsText(call.arguments, context.limits, call.argumentsChars);
   // Arguments too large to read are not quoted back either: the message says their size.
   const raw = parsed.ok || parsed.reason !== 'too_large' ? call.arguments : undefined;
@@ -101,10 +104,8 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   if (resolved.kind === 'unknown' && parsed.ok && !/[A-Za-z]/.test(call.name)) {
     // No name at all (`""`, `[{` from a broken template): the arguments alone may identify the tool.
     // Only a tool known to change nothing: this is a guess (annotations.ts).
-    const fits = toolset.filter(
-      (t) => isPlainObject(parsed.value) && checkSchema(t.parameters).ok && fitsAsTheyStand(checkArguments(parsed.value, t.parameters)),
-    );
-    if (fits.length === 1 && readOnly(fits[0]!.name)) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
+    const fits = fittingAsTheyStand(toolset, parsed.value);
+    if (fits.length === 1 && readOnlyIn(toolset, fits[0]!.name)) return gateCall({ ...call, name: fits[0]!.name }, toolset, context, call.name);
   }
   if (resolved.kind === 'unknown') {
     const problems: Problem[] = [
@@ -119,7 +120,7 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
     return blocked(call.name, problems, { suggestions: wrapped.length > 0 ? wrapped : resolved.suggestions });
   }
   const toolName = resolved.kind === 'similar' ? resolved.candidate : resolved.name;
-  const tool = toolset.find((t) => t.name === toolName)!;
+  const tool = named ?? toolNamed(toolset, toolName)!;
 
   if (!parsed.ok) {
     const problems: Problem[] = [{ category: 'malformed_json', path: '$', message: `The arguments are ${parsed.message}.` }];
@@ -130,7 +131,7 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   if (resolved.kind !== 'exact' || writtenName !== undefined) {
     repairs.push({ kind: 'tool_name', path: '$name', from: writtenName ?? call.name, to: toolName, category: 'phantom_tool' });
   }
-  repairs.push(...parsed.repairs);
+  for (const r of parsed.repairs) repairs.push(r);
 
   let args = parsed.value;
   if (Array.isArray(args) && args.length === 1 && isPlainObject(args[0])) {
@@ -168,6 +169,29 @@ function gateCall(call: ProposedCall, toolset: readonly ToolSpec[], context: Gat
   return { verdict: 'repaired', category: mainCategory(repairs), call: resolvedCall, repairs, invented };
 }
 
+/** The first tool of that name. */
+function toolNamed(toolset: readonly ToolSpec[], name: string): ToolSpec | undefined {
+  for (const t of toolset) if (t.name === name) return t;
+  return undefined;
+}
+
+const nameOf = (t: ToolSpec): string => t.name;
+
+const readOnlyIn = (toolset: readonly ToolSpec[], name: string): boolean => toolset.some((t) => t.name === name && isReadOnly(t));
+
+/** What resolveToolName asks of the toolset when it guesses: which tools change nothing, which are a server's. */
+function guessers(toolset: readonly ToolSpec[]) {
+  return {
+    readOnly: (name: string) => readOnlyIn(toolset, name),
+    fromServer: (name: string) => toolset.some((t) => t.name === name && t.origin !== undefined),
+  };
+}
+
+/** The tools the arguments fit as they stand (no name written: they alone may identify the tool). */
+function fittingAsTheyStand(toolset: readonly ToolSpec[], value: unknown): ToolSpec[] {
+  return toolset.filter((t) => isPlainObject(value) && checkSchema(t.parameters).ok && fitsAsTheyStand(checkArguments(value, t.parameters)));
+}
+
 /**
  * The arguments fit a tool whose name was guessed (similar, or none written): valid, or valid after
  * lossless conversions only. Nothing dropped as invented and no default filled in: one guess per
@@ -203,6 +227,8 @@ function phantom(name: string): Problem {
 
 /** Layers 4 and 5, for the parameters a tool declares as paths or as code. */
 function checkPathsAndContent(tool: ToolSpec, args: Record<string, unknown>, context: GateContext): Blocked | undefined {
+  // Most tools declare neither: nothing below reads their arguments.
+  if (!tool.pathParams && !tool.codeParams && !tool.fragmentParams && !tool.patchParams) return undefined;
   const index = context.paths;
   if (index) {
     for (const param of tool.pathParams ?? []) {

@@ -147,6 +147,16 @@ describe('parseArgumentsText', () => {
     expect(parseArgumentsText(JSON.stringify(nest(200)))).toMatchObject({ reason: 'too_deep' });
   });
 
+  it('scans the structure only where the brackets could nest past the cap, with the same readings', () => {
+    // As many brackets as the cap: read at once; brackets in a string count too, and are scanned as a string.
+    expect(parseArgumentsText('{"a": [1]}', { maxNestingDepth: 2 })).toEqual({ ok: true, value: { a: [1] }, repairs: [] });
+    expect(parseArgumentsText(`{"a": "${'['.repeat(200)}"}`)).toEqual({ ok: true, value: { a: '['.repeat(200) }, repairs: [] });
+    // Text JSON.parse refuses is scanned as before: cut off, unbalanced, elided.
+    expect(parseArgumentsText('{"a": [1')).toMatchObject({ ok: false, reason: 'truncated' });
+    expect(parseArgumentsText('{"a": 1]')).toMatchObject({ ok: false, reason: 'syntax' });
+    expect(parseArgumentsText('{"a": [1, ...]}')).toMatchObject({ ok: false, reason: 'elided' });
+  });
+
   it('takes other caps from the caller, and says plainly when one is not a positive integer', () => {
     expect(parseArgumentsText('{"a": [[1]]}', { maxNestingDepth: 2 })).toMatchObject({ reason: 'too_deep' });
     expect(parseArgumentsText('{"a": 1}', { maxArgumentsChars: 5 })).toMatchObject({ reason: 'too_large' });

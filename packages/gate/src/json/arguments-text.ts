@@ -23,6 +23,9 @@ export type ParsedArguments =
 /** What a call's arguments may be written in: JSON plus single quotes and comments. */
 const ARGUMENTS: Dialect = { singleQuotes: true, comments: true, rawControls: true };
 
+/** What no JSON.parse returns: the strict reading refused the text. */
+const REFUSED: unique symbol = Symbol('refused');
+
 function repair(from: string, to: string): Repair {
   return { kind: 'json_syntax', path: '$', from, to, category: 'malformed_json' };
 }
@@ -42,17 +45,22 @@ export function parseArgumentsText(raw: string, overrides?: Partial<GateLimits>,
   const text = raw.trim();
   // An empty arguments string is how several APIs stream a call without parameters.
   if (text === '') return { ok: true, value: {}, repairs: [] };
-  const shape = scanStructure(text, limits.maxNestingDepth, ARGUMENTS);
-  if (shape.kind === 'too_deep') {
+  // The structure is scanned (a JS pass over every character) only where it may be too deep: a text
+  // with no more brackets than the depth limit cannot nest past it, and JSON.parse may read it at once.
+  // A held call's arguments are read once a request on cold caches, where that pass was a large step
+  // (docs/benchmarks.md § The streaming paths at the physical limit).
+  let shape = mayNestPast(text, limits.maxNestingDepth) ? scanStructure(text, limits.maxNestingDepth, ARGUMENTS) : undefined;
+  if (shape?.kind === 'too_deep') {
     return { ok: false, reason: 'too_deep', message: `nested more than ${limits.maxNestingDepth} levels deep (objects and arrays): send a flatter value` };
   }
-  let strict: { value: unknown } | undefined;
+  let strict: unknown = REFUSED;
   try {
-    strict = { value: JSON.parse(text) };
+    strict = JSON.parse(text);
   } catch {
     // fall through to the lenient reading, which is only ever taken for text JSON.parse refused
   }
-  if (strict) return unwrapJsonString(strict.value, [], limits);
+  if (strict !== REFUSED) return unwrapJsonString(strict, [], limits);
+  shape ??= scanStructure(text, limits.maxNestingDepth, ARGUMENTS);
   const repairs: Repair[] = [];
   const fenced = unfence(text);
   if (fenced !== undefined) repairs.push(repair('code fence', 'JSON'));
@@ -73,6 +81,15 @@ export function parseArgumentsText(raw: string, overrides?: Partial<GateLimits>,
   if (slips.pyLiteral) repairs.push(repair('True/False/None', 'true/false/null'));
   if (slips.rawControl) repairs.push(repair('raw control characters in a string', 'escaped'));
   return unwrapJsonString(value, repairs, limits);
+}
+
+/** Whether `text` has more than `maxDepth` opening brackets (in strings and comments too): only then may it nest past `maxDepth`. Counted by indexOf, stopping past the limit. */
+function mayNestPast(text: string, maxDepth: number): boolean {
+  let brackets = 0;
+  for (const open of ['{', '[']) {
+    for (let i = text.indexOf(open); i >= 0; i = text.indexOf(open, i + 1)) if (++brackets > maxDepth) return true;
+  }
+  return false;
 }
 
 /** What the structure alone refuses: a value cut off, or `...` standing for content. */
