@@ -41,22 +41,28 @@ export class Delivery {
     return { ...chunk, ...this.baseOrDefault() };
   }
 
+  /** Whether the channel takes chunks as objects (a codec's: `read`), so a chunk read without its parse is handed over as `like`. */
+  get reads(): boolean {
+    return this.read !== undefined;
+  }
+
   /** An upstream event passed on byte for byte. */
   raw(message: SseMessage): void {
     this.write(`${message.event ? `event: ${message.event}\n` : ''}data: ${message.data}\n\n`);
   }
 
+  /** Upstream events passed on byte for byte, as their SSE text (a run the decoder's lane read: sse-decode.ts SseRun). */
+  sse(text: string): void {
+    this.write(text);
+  }
+
   /**
-   * An upstream chunk passed on as it came, `like` with `content` as its delta's text (null: no parse of
-   * it at hand): what reading `message` gives (HeldStream's content template).
+   * For a codec's channel (`reads`): an upstream chunk passed on as it came, read without its parse:
+   * `like` (the parse of a chunk it repeats, HeldStream's content template) with `content` as its text.
    */
-  rawText(message: SseMessage, like: Chunk | null, content: string): void {
-    if (!this.read || !like) {
-      this.raw(message);
-      return;
-    }
+  like(like: Chunk, content: string): void {
     const choice = (like.choices as Chunk[])[0]!;
-    this.read({ ...like, choices: [{ ...choice, delta: { ...(choice.delta as Chunk), content } }] });
+    this.read!({ ...like, choices: [{ ...choice, delta: { ...(choice.delta as Chunk), content } }] });
   }
 
   /** Written by jsonText: an upstream chunk's own fields may nest past what JSON.stringify can write (docs/configuration.md § Limits). */

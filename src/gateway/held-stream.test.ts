@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ToolSpec } from 'rebound-gate';
-import type { SseMessage } from '../model/sse-decode.ts';
+import { SseDecoder, type SseMessage } from '../model/sse-decode.ts';
 import { Delivery } from './delivery.ts';
 import { HeldStream, type AttemptOptions } from './held-stream.ts';
 
@@ -14,12 +14,25 @@ const data = (chunk: Chunk, event: string | null = null): SseMessage => ({ event
 const choice = (delta: Chunk, finish: string | null = null) =>
   data({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
 const call = (tc: Chunk) => choice({ tool_calls: [tc] });
+/** Messages as SSE text: what the upstream sent for them. */
+const sse = (messages: SseMessage[]) => messages.map((m) => `${m.event ? `event: ${m.event}\n` : ''}data: ${m.data}\n\n`).join('');
+/** Messages as stream.ts hands them to an attempt: their SSE text read back by a decoder with the attempt's lane, one read a call. */
+function decoded(held: HeldStream): (messages: SseMessage[]) => void {
+  const decoder = new SseDecoder({}, held.lane);
+  return (messages) => {
+    for (const m of decoder.push(new TextEncoder().encode(sse(messages)))) held.push(m);
+  };
+}
 
 function attempt(options: Partial<AttemptOptions> = {}) {
   const out: string[] = [];
   const delivery = new Delivery((text) => out.push(text));
   const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: true, last: false, delivery, ...options });
-  const chunks = () => out.filter((t) => t.startsWith('data: ')).map((t) => JSON.parse(t.slice(6)) as Chunk);
+  const chunks = () =>
+    out
+      .flatMap((t) => t.split('\n\n'))
+      .filter((t) => t.startsWith('data: '))
+      .map((t) => JSON.parse(t.slice(6)) as Chunk);
   const calls = () =>
     chunks().flatMap(
       (c) =>
@@ -191,7 +204,7 @@ describe('HeldStream', () => {
     const run = (messages: SseMessage[]) => {
       const a = attempt();
       const parse = vi.spyOn(JSON, 'parse');
-      for (const m of messages) a.held.push(m);
+      decoded(a.held)(messages);
       const parses = parse.mock.calls.length;
       parse.mockRestore();
       a.held.end();
@@ -200,14 +213,117 @@ describe('HeldStream', () => {
     const same = stream(() => 'chatcmpl-1');
     const quick = run(same);
     // Chunks whose ids differ never match a learned one: every chunk is parsed.
-    const full = run(stream((i) => `chatcmpl-${i}`));
+    const other = stream((i) => `chatcmpl-${i}`);
+    const full = run(other);
     expect(quick.text()).toBe('Let me check.  Done.');
     expect(full.text()).toBe(quick.text());
     expect(quick.calls().map((c) => c.function)).toEqual([{ name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
     expect(full.calls().map((c) => c.function)).toEqual(quick.calls().map((c) => c.function));
-    // The text before the call went out as the upstream's own bytes.
-    expect(quick.out.slice(0, 3)).toEqual(same.slice(0, 3).map((m) => `data: ${m.data}\n\n`));
+    // The text before the call went out as the upstream's own bytes, the chunks after the first in one write.
+    expect(quick.out.slice(0, 2)).toEqual([sse(same.slice(0, 1)), sse(same.slice(1, 3))]);
+    expect(full.out.slice(0, 3)).toEqual(other.slice(0, 3).map((m) => sse([m])));
     expect(quick.parses).toBeLessThan(full.parses);
+  });
+
+  it('passes a run of text chunks the lane read on as one write of their text, and writes what the full read writes wherever a read ends', () => {
+    const openai = (content: string, i: number) =>
+      data({
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
+        obfuscation: 'x'.repeat(i % 5),
+      });
+    // '{', '\n': the text is held for a moment (the chunk is rewritten) and shown with the next chunk's; a run goes on around them.
+    const words = ['Let ', 'me ', 'check é. ', 'see {', 'not json} ', 'ok ', 'fine.\n', 'Next ', 'one. '];
+    const body =
+      sse([choice({ role: 'assistant', content: '' }), ...words.map(openai)]) +
+      // A CRLF event breaks the run (the decoder reads it); the text chunks after it are a run again.
+      `data: ${openai('crlf ', 0).data}\r\n\r\n` +
+      sse([
+        ...['and ', 'more. '].map(openai),
+        call({ index: 0, id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q":' } }),
+        call({ index: 0, function: { arguments: '"rain"}' } }),
+        choice({}, 'tool_calls'),
+        { event: null, data: '[DONE]' },
+      ]);
+    const bytes = new TextEncoder().encode(body);
+    /**
+     * What the attempt writes with the body in two reads cut at `cut`: the text written, each write, and
+     * what a codec's channel reads (text parsed, objects as they are; without OpenAI's obfuscation
+     * string, which no codec reads and a chunk read as a repeat of another does not carry as its own).
+     */
+    const written = (cut: number, lane: boolean, codec: boolean) => {
+      const out: string[] = [];
+      const read: unknown[] = [];
+      const delivery = new Delivery(
+        (t) => {
+          out.push(t);
+          for (const e of t.split('\n\n').filter(Boolean)) read.push(e === 'data: [DONE]' ? e : { ...JSON.parse(e.slice(6)), obfuscation: undefined });
+        },
+        codec ? (c) => read.push({ ...c, obfuscation: undefined }) : undefined,
+      );
+      const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: true, last: false, delivery });
+      const decoder = new SseDecoder({}, lane ? held.lane : undefined);
+      for (const part of [bytes.subarray(0, cut), bytes.subarray(cut)]) for (const m of decoder.push(part)) held.push(m);
+      for (const m of decoder.end()) held.push(m);
+      const result = held.end();
+      const events = out.flatMap((t) => t.split('\n\n').filter(Boolean));
+      return { text: out.join(''), writes: out.length, events, read, calls: result.calls.map((c) => c.verdict.verdict) };
+    };
+    const full = written(bytes.length, false, false);
+    const fullCodec = written(bytes.length, false, true);
+    // The call written into the text became a tool call; the text around it was shown.
+    expect(full.calls).toEqual(['pass']);
+    expect(full.text).toContain('"content":"{not json} "');
+    expect(full.text).toContain('"content":"\\nNext "');
+    const whole = written(bytes.length, true, false);
+    // In one read: the run from 'me ' is one write up to 'see {', rewritten, then the next writes; the same bytes.
+    expect(whole.text).toBe(full.text);
+    expect(whole.writes).toBeLessThan(full.writes);
+    expect(whole.events).toEqual(full.events);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const got = written(cut, true, false);
+      expect(got.text, `cut at byte ${cut}`).toBe(full.text);
+      expect(got.calls).toEqual(full.calls);
+      if (cut % 7 === 0) expect(written(cut, true, true).read, `cut at byte ${cut}, a codec's channel`).toEqual(fullCodec.read);
+    }
+    // A codec's channel took the chunks the lane read as objects, not text.
+    expect(written(bytes.length, true, true).writes).toBeLessThan(fullCodec.writes);
+  });
+
+  it('learns no template from a text chunk it does not pass on as it came: an error, usage or finish_reason of any value but null', () => {
+    for (const [field, value] of [
+      ['finish_reason', ''],
+      ['usage', 0],
+      ['error', false],
+    ] as const) {
+      const text = (content: string) => {
+        const c: Chunk = {
+          id: 'chatcmpl-1',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, delta: { content }, finish_reason: null }],
+        };
+        if (field === 'finish_reason') (c.choices as Chunk[])[0]!.finish_reason = value;
+        else c[field] = value;
+        return data(c);
+      };
+      const bytes = new TextEncoder().encode(sse(['a ', 'b ', 'c ', 'd '].map(text)));
+      const run = (lane: boolean) => {
+        const out: string[] = [];
+        const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: true, last: false, delivery: new Delivery((t) => out.push(t)) });
+        const decoder = new SseDecoder({}, lane ? held.lane : undefined);
+        for (const m of [...decoder.push(bytes), ...decoder.end()]) held.push(m);
+        const { finishReason, usage, failed } = held.end();
+        return { out: out.join(''), finishReason, usage, failed };
+      };
+      const full = run(false);
+      expect(full.out, field).not.toBe(new TextDecoder().decode(bytes));
+      expect(run(true), field).toEqual(full);
+    }
   });
 
   it("hands a codec's channel each chunk as the parse of the text it would have written", () => {
@@ -240,7 +356,7 @@ describe('HeldStream', () => {
           : undefined,
       );
       const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: true, last: false, delivery });
-      for (const m of messages) held.push(m);
+      decoded(held)(messages);
       held.end();
       return { events, objects };
     };

@@ -18,7 +18,7 @@ import { HeldAnswer } from 'rebound-gate/host';
 import { isPlainObject } from 'rebound-gate/internal';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
 import { ContentTemplate } from '../model/content-template.ts';
-import type { SseMessage } from '../model/sse-decode.ts';
+import { runData, type SseLane, type SseMessage, type SseRun } from '../model/sse-decode.ts';
 import type { Delivery } from './delivery.ts';
 import { accepted, gateProposed, textCalls, type GatedCall } from './gated-call.ts';
 import { stringOf } from './string-of.ts';
@@ -59,6 +59,14 @@ interface OpenCall {
   assembler: ToolCallAssembler;
 }
 
+/**
+ * A chunk that only adds text is passed on as it came when nothing else in it is read (`read` below): no
+ * `error`, `usage` or `finish_reason` of any value but null. Only such a chunk may be the template.
+ */
+function passesAsItCame(chunk: Chunk): boolean {
+  return chunk.error == null && chunk.usage == null && (chunk.choices as Chunk[])[0]!.finish_reason == null;
+}
+
 export class HeldStream {
   private readonly answer: HeldAnswer<GatedCall>;
   private open: OpenCall | null = null;
@@ -68,19 +76,22 @@ export class HeldStream {
   private usage: unknown = null;
   private lateDeltas = 0;
   /**
-   * The first attempt's text chunks that are the last plain text chunk with another string (most of a
-   * streamed answer): read without JSON.parse, by comparing the text around the string (the model's
-   * reader does the same, src/model/content-template.ts). Such a chunk only adds text; when the text
-   * shown is the text it brought, it passes as it came, as the full read below would pass it.
+   * The first attempt's text chunks that are the learned plain text chunk with another string (most of
+   * a streamed answer): read without JSON.parse, by comparing the text around the string, as the SSE
+   * decoder's lane (`lane`; the model's reader does the same, src/model/content-template.ts). Such a
+   * chunk only adds text; when the text shown is the text it brought, it passes as it came, as the full
+   * read below would pass it, and a run of them read from one upstream read as one write.
    */
-  private readonly template = new ContentTemplate();
+  private readonly template = new ContentTemplate(passesAsItCame);
   /**
-   * The parse of the template's chunk, for a codec's channel (Delivery `read`): a matched chunk is it
-   * with another delta.content (and another value in the string the template leaves open, which no
-   * codec reads). Null when it carries a field a codec reads beyond the text (the native upstreams'
-   * `rebound_block` / `rebound_item`, a `rebound`): such chunks are passed on as text.
+   * For a codec's channel (Delivery `reads`): the parse of the chunk the lane read one as a repeat of
+   * (`likeFrom`; a matched chunk is it with another delta.content, and another value in the string the
+   * template may leave open, which no codec reads). Null when it carries a field a codec reads beyond
+   * the text (the native upstreams' `rebound_block` / `rebound_item`, a `rebound`): such chunks are
+   * passed on as text.
    */
-  private learned: Chunk | null = null;
+  private like: Chunk | null = null;
+  private likeFrom: unknown = undefined;
   failed = false;
 
   constructor(private readonly options: AttemptOptions) {
@@ -95,21 +106,29 @@ export class HeldStream {
     });
   }
 
+  /**
+   * The SSE decoder's lane for this attempt's body (sse-decode.ts SseLane): the first attempt's. A retry
+   * has none: its text is held to the end and its chunks re-stamped, so each is read in full.
+   */
+  get lane(): SseLane | undefined {
+    return this.options.first ? this.template : undefined;
+  }
+
+  /** One event of the attempt's body, as the decoder with `lane` hands it out (a message the lane read: its text, or a run of them). */
   push(message: SseMessage): void {
     if (this.failed) return;
+    if (message.run !== undefined) {
+      this.pushRun(message.run, message.like);
+      return;
+    }
     const d = this.options.delivery;
-    const plain = this.options.first && message.event === null;
-    const quick = plain ? this.template.match(message.data) : undefined;
+    const quick = message.event === null ? message.lane : undefined;
     if (quick !== undefined) {
       const shown = quick === '' ? quick : this.answer.pushText(quick);
-      if (shown === quick) {
-        d.rawText(message, this.learned, quick);
-        return;
-      }
-      // The text is held from here on: the chunk is rewritten as the full read rewrites it.
-      const chunk = JSON.parse(message.data) as Chunk;
-      const choice = (chunk.choices as Chunk[])[0]!;
-      this.rewrite(chunk, choice, choice.delta as Chunk, shown);
+      const like = d.reads ? this.likeOf(message.like) : null;
+      if (shown !== quick) this.rewriteText(message.data, shown);
+      else if (like) d.like(like, quick);
+      else d.raw(message);
       return;
     }
     if (message.data.trim() === '[DONE]') {
@@ -128,6 +147,47 @@ export class HeldStream {
       return;
     }
     this.read(chunk, message);
+  }
+
+  /**
+   * A run of chunks the lane read from one upstream read, each adding its text: passed on as the
+   * upstream's own text, the events in one write, up to an event whose text is not all shown now (it is
+   * rewritten as the full read rewrites it); for a codec's channel, event by event as objects (`like`).
+   */
+  private pushRun(run: SseRun, learned: unknown): void {
+    const d = this.options.delivery;
+    const like = d.reads ? this.likeOf(learned) : null;
+    const { raw, texts, ends } = run;
+    /** Where the events passed on but not written yet begin in `raw`. */
+    let from = 0;
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i]!;
+      const shown = text === '' ? text : this.answer.pushText(text);
+      if (shown === text && like === null) continue;
+      const start = i === 0 ? 0 : ends[i - 1]!;
+      if (from < start) d.sse(raw.slice(from, start));
+      from = ends[i]!;
+      if (shown !== text) this.rewriteText(runData(run, i), shown);
+      else d.like(like!, text);
+    }
+    if (from < raw.length) d.sse(from === 0 ? raw : raw.slice(from));
+  }
+
+  /** A chunk the lane read whose text is held from here on: rewritten as the full read rewrites it. */
+  private rewriteText(data: string, shown: string): void {
+    const chunk = JSON.parse(data) as Chunk;
+    const choice = (chunk.choices as Chunk[])[0]!;
+    this.rewrite(chunk, choice, choice.delta as Chunk, shown);
+  }
+
+  /** The parse of the chunk the lane read a chunk as a repeat of (SseMessage `like`), for a codec's channel; null when such chunks go as text. */
+  private likeOf(chunk: unknown): Chunk | null {
+    if (chunk !== this.likeFrom) {
+      this.likeFrom = chunk;
+      const delta = isPlainObject(chunk) ? (((chunk.choices as Chunk[] | undefined)?.[0]?.delta as Chunk | undefined) ?? {}) : {};
+      this.like = isPlainObject(chunk) && chunk.rebound === undefined && delta.rebound_block === undefined && delta.rebound_item === undefined ? chunk : null;
+    }
+    return this.like;
   }
 
   /**
@@ -175,11 +235,6 @@ export class HeldStream {
     }
     if (!changed) this.pass(chunk, message);
     else this.rewrite(chunk, choice, delta, content);
-    // A chunk the full read passed on for its text alone may be the template for the ones after it.
-    const plain = message !== null && this.options.first && message.event === null;
-    if (plain && !changed && chunk.error == null && chunk.usage == null && choice.finish_reason == null && this.template.learn(message.data, chunk)) {
-      this.learned = chunk.rebound === undefined && delta.rebound_block === undefined && delta.rebound_item === undefined ? chunk : null;
-    }
     for (const tc of toolDeltas) if (isPlainObject(tc)) this.toolDelta(tc as ToolCallDelta);
     // The answer is finished, so is its last call: it goes out now, not when the body ends.
     if (this.finishReason !== null && this.open) this.close(this.open);

@@ -7,7 +7,7 @@
 // Everything is written through the server's one SSE writer (StreamChannel), which the route hands
 // down: the upstream is read only as fast as the client takes the answer, and aborted when it leaves.
 import { reaskLoop } from 'rebound-gate/host';
-import { sseBatches } from '../model/sse-decode.ts';
+import { SseDecoder, sseBatches } from '../model/sse-decode.ts';
 import type { AttemptSaid } from './activity.ts';
 import { Delivery } from './delivery.ts';
 import { finishReason, outcomeOf, type GatedCall, type Outcome } from './gated-call.ts';
@@ -131,7 +131,8 @@ async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promi
             if (await next()) break;
           }
         } else {
-          for await (const batch of sseBatches(response.body!)) {
+          // The attempt's lane reads the runs of text chunks straight from each read (held-stream.ts).
+          for await (const batch of sseBatches(response.body!, new SseDecoder({}, held.lane))) {
             for (const message of batch) held.push(message);
             if (await next()) break;
           }

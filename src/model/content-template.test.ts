@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ContentTemplate } from './content-template.ts';
-import { SseDecoder, type SseLimits, type SseMessage } from './sse-decode.ts';
+import { runData, SseDecoder, type SseLimits, type SseMessage, type SseRun } from './sse-decode.ts';
 import { ModelError } from './types.ts';
 import { streamsDir } from '../../test/support/shared.ts';
 
@@ -330,6 +330,60 @@ describe("ContentTemplate as the SSE decoder's lane", () => {
       }
     }
     expect(laneMessages).toBeGreaterThan(100);
+  });
+
+  it("hands out each run's events as they came, wherever one read ends and the next begins", () => {
+    // Runs broken by events the lane leaves to the decoder: CRLF, CR and LF-then-CRLF framings, a tool-call
+    // delta, a comment, [DONE]; an escape and a two-byte character inside runs.
+    const stream = [
+      ev(chunk('', ',"role":"assistant"')),
+      ev(openai('a')),
+      ev(openai('b', 'q')),
+      ev(openai('c')),
+      `data: ${openai('crlf')}\r\n\r\n`,
+      ev(openai('d')),
+      ev(openai('é e')),
+      `data: ${openai('mixed')}\n\r\n`,
+      `data: ${openai('cr')}\r\r`,
+      ev(openai('f')),
+      ev(rawContent('\\u00e9 \\"q\\"')),
+      ev(openai('g')),
+      'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}\n\n',
+      ev(openai('h')),
+      ev(openai('i')),
+      ': keepalive\n\n',
+      ev(openai('j')),
+      'data: [DONE]\n\n',
+    ].join('');
+    const bytes = new TextEncoder().encode(stream);
+    const events = (messages: SseMessage[]) => messages.map((m) => ({ event: m.event, data: m.data }));
+    const expected = events([...new SseDecoder().push(bytes), ...new SseDecoder().end()]);
+    const read = (cut: number) => {
+      const decoder = new SseDecoder({}, new ContentTemplate());
+      const messages = [...decoder.push(bytes.subarray(0, cut)), ...decoder.push(bytes.subarray(cut)), ...decoder.end()];
+      const runs = messages.flatMap((m) => (m.run ? [m.run] : []));
+      // A run's message stands for its events: expanded, the stream is what the decoder alone makes of it.
+      const expanded = messages.flatMap((m) => (m.run ? m.run.texts.map((_, i) => ({ event: null, data: runData(m.run!, i) })) : events([m])));
+      for (const m of messages) {
+        if (!m.run) continue;
+        const run: SseRun = m.run;
+        const datas = run.texts.map((_, i) => runData(run, i));
+        expect(run.raw).toBe(datas.map((d) => `data: ${d}\n\n`).join(''));
+        expect(run.ends.at(-1)).toBe(run.raw.length);
+        expect(run.texts).toEqual(datas.map((d) => JSON.parse(d).choices[0].delta.content));
+        expect(m.lane).toBe(run.texts.join(''));
+        expect(m.like).toEqual(expect.objectContaining({ id: 'c1' }));
+      }
+      return { expanded, runs };
+    };
+    // In one read: the runs are the learned chunks between the events that break them.
+    expect(read(bytes.length).runs.map((r) => r.texts)).toEqual([['b', 'c'], ['d', 'é e'], ['f', 'é "q"', 'g'], ['h', 'i'], ['j']]);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const got = read(cut);
+      expect(got.expanded, `cut at byte ${cut}`).toEqual(expected);
+      // A cut inside an event leaves that one to the decoder (the run [j] then has none): the others stay runs.
+      expect(got.runs.length).toBeGreaterThanOrEqual(4);
+    }
   });
 
   it("takes no event past the decoder's caps: the decoder refuses it as it would without the lane", () => {

@@ -19,19 +19,16 @@
 // an event of its own (`data: `, the chunk, a blank line), are read straight from the decoded read,
 // without the decoder's lines, fields and messages for each (most of the allocations per token, so
 // most of the loop's garbage), only where the decoder would have made exactly those events and match
-// exactly that text of them.
+// exactly that text of them. A run is handed out as its text and as its events' own text (SseRun): the
+// gateway passes a run on as it came when nothing in it changes (src/gateway/held-stream.ts).
 
 import { isPlainObject } from 'rebound-gate/internal';
-import type { SseLane, SseMessage } from './sse-decode.ts';
+import { DATA_FIELD, EVENT_END, type SseLane, type SseMessage, type SseRun } from './sse-decode.ts';
 
 /** How many chunks in a row may fail to match before learning stops (providers that vary every chunk). */
 const MAX_MISSES = 4;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes control characters, so they are what this finds
 const NEEDS_DECODING = /["\\\u0000-\u001f]/;
-
-/** How a chat-completions chunk comes on the wire as an event of its own: one `data:` line, then a blank line. */
-const DATA_FIELD = 'data: ';
-const EVENT_END = '\n\n';
 
 export class ContentTemplate implements SseLane {
   /** The text up to and including the opening quote of the content string ('' while none is learned). */
@@ -44,6 +41,12 @@ export class ContentTemplate implements SseLane {
   /** The text after the last string the template leaves open, to the end. */
   private tail = '';
   private misses = 0;
+  /**
+   * The parse of the chunk the template was learned from (undefined: none learned): a chunk it matches is
+   * this with another delta.content (and another value in the string it may leave open after it). The
+   * lane hands it out with what it reads (SseMessage `like`).
+   */
+  private learnedFrom: unknown = undefined;
   /** The closing quote of the content string restAt found last, and whether no escape or control character is in it. */
   private close = 0;
   private plain = false;
@@ -54,8 +57,18 @@ export class ContentTemplate implements SseLane {
   private framedPrefix = '';
   private framedTail = '';
   private joint = '';
-  /** The text of the events `take` read since the last `read()`. */
-  private taken = '';
+  /**
+   * `learnable`: which of the chunks that only add text the template may be learned from, for a reader
+   * that reads more of a chunk than adding its text (the gateway passes on as it came only a chunk whose
+   * `error`, `usage` and `finish_reason` are absent or null: src/gateway/held-stream.ts). Default: all.
+   */
+  constructor(private readonly learnable: (chunk: Record<string, unknown>) => boolean = () => true) {}
+
+  /** The events `take` read since the last `read()`: their text, each, and where each ends in `text` (SseRun). */
+  private texts: string[] = [];
+  private ends: number[] = [];
+  private runText = '';
+  private runStart = 0;
 
   /** The delta.content of `data` when it is the learned chunk with other strings in its open places, else undefined. */
   match(data: string): string | undefined {
@@ -68,8 +81,9 @@ export class ContentTemplate implements SseLane {
   /**
    * SseLane (sse-decode.ts): from `pos`, at the start of an event, the run of events that are each a
    * chunk `match` reads, sent as `data: ` + the chunk + a blank line (what the decoder would hand out as
-   * {event: null, data: chunk}); their text is kept for `read`. The index after the run (`pos`: none).
-   * Any other event, or one whose data is past `maxDataChars`, ends the run: the decoder splits it.
+   * {event: null, data: chunk}); their text and where each ends are kept for `read`. The index after
+   * the run (`pos`: none). Any other event, or one whose data is past `maxDataChars`, ends the run: the
+   * decoder splits it.
    */
   take(text: string, pos: number, maxDataChars: number): number {
     const { framedPrefix, framedTail, joint } = this;
@@ -86,37 +100,50 @@ export class ContentTemplate implements SseLane {
       if (end - at - DATA_FIELD.length - EVENT_END.length > maxDataChars) break;
       const content = this.content(text, at + framedPrefix.length);
       if (content === undefined) break;
-      this.taken += content;
+      this.texts.push(content);
+      this.ends.push(end - pos);
       at = end;
       if (!next) break;
     }
-    if (at !== pos) this.misses = 0;
+    if (at !== pos) {
+      this.misses = 0;
+      this.runText = text;
+      this.runStart = pos;
+    }
     return at;
   }
 
-  /** SseLane: the message standing for the events `take` read since the last call, their text as its `lane`. */
+  /** SseLane: the message standing for the events `take` read since the last call: their text as its `lane`, the events as its `run`. */
   read(): SseMessage {
-    const lane = this.taken;
-    this.taken = '';
-    return { event: null, data: '', lane };
+    const { texts, ends } = this;
+    const run: SseRun = { raw: this.runText.slice(this.runStart, this.runStart + ends[ends.length - 1]!), texts, ends };
+    this.texts = [];
+    this.ends = [];
+    this.runText = '';
+    return { event: null, data: '', lane: texts.length === 1 ? texts[0]! : texts.join(''), run, like: this.learnedFrom };
   }
 
   /**
    * SseLane: an event the decoder made (one `take` did not read), in stream order, read as a chunk was
    * before the lane: a chunk `match` reads becomes its text (`lane`); any other is parsed and offered to
    * `learn` now, so the events after it, in this read too, are taken with the template it makes. Its
-   * owner then parses what has no `lane` (openai.ts). False where the owner fails the stream or stops
-   * reading (an `error` event, text JSON refuses such as [DONE]): nothing more is taken in this read.
+   * owner then parses what has no `lane` (openai.ts, held-stream.ts). False where the model's reader
+   * fails the stream or stops reading (an `error` event, a payload that is no JSON object, such as
+   * [DONE]): nothing more is taken in this read (the gateway, which passes such events on, reads the
+   * rest of the read in full).
    */
   offer(message: SseMessage): boolean {
     if (message.event === 'error') return false;
     const content = this.match(message.data);
     if (content !== undefined) {
       message.lane = content;
+      message.like = this.learnedFrom;
       return true;
     }
     // Nothing to learn from an empty payload (no chunk), nor once learning has stopped.
     if (message.data === '' || this.misses >= MAX_MISSES) return true;
+    // Not an object ([DONE], garbage): never a template, and JSON.parse's throw costs microseconds a stream.
+    if (message.data.charCodeAt(0) !== 123) return false;
     let chunk: unknown;
     try {
       chunk = JSON.parse(message.data);
@@ -182,7 +209,7 @@ export class ContentTemplate implements SseLane {
   learn(data: string, chunk: unknown): boolean {
     if (this.misses >= MAX_MISSES) return false;
     const content = contentOnly(chunk);
-    if (content === undefined) return false;
+    if (content === undefined || !this.learnable(chunk as Record<string, unknown>)) return false;
     // Another string in a place: the one used is never the chunk's own, so a change is always seen.
     const probe = content === '\u0000' ? '\\u0001' : '\\u0000';
     const probed = content === '\u0000' ? '\u0001' : '\u0000';
@@ -209,6 +236,7 @@ export class ContentTemplate implements SseLane {
         this.middle = data.slice(close, last.open + 1);
         this.tail = data.slice(last.close);
       }
+      this.learnedFrom = chunk;
       this.frame();
       return true;
     }

@@ -7,7 +7,8 @@
 // unfinished line as the pieces it arrived in, and refuses a line or an event past a hard cap: the
 // stream then fails as a retryable ModelError that names the limit. Batches let the caller merge
 // the deltas that arrived together. A lane (SseLane: the model's content template) may read the runs
-// of events it recognises whole, straight from a read, in the decoder's place.
+// of events it recognises whole, straight from a read, in the decoder's place: one message a run, with
+// the run's text and its events' own text (SseRun) for a reader that passes them on unchanged.
 import { MAX_COMPLETION_BYTES } from './answer-size.ts';
 import { ModelError } from './types.ts';
 
@@ -19,7 +20,38 @@ export interface SseMessage {
    * their text, when adding it is all they do.
    */
   lane?: string;
+  /** Set on the message that stands for a lane's run (`read`): the run's events one by one, as they came. */
+  run?: SseRun;
+  /**
+   * Set with `lane` by a lane that reads events as repeats of one it parsed (the content template): that
+   * parse, as it stood when the lane read them (it may learn another later in the same read).
+   */
+  like?: unknown;
 }
+
+/**
+ * The events of a lane's run (SseLane `read`), for a reader that passes them on as they came (the
+ * gateway, src/gateway/held-stream.ts) rather than only reading their text (the model's, openai.ts).
+ * Each event is one `data: ` line and a blank line, "\n" line breaks: what the decoder would have
+ * handed out as {event: null, data}, and what writing that message back as SSE gives.
+ */
+export interface SseRun {
+  /** The events' exact text, one after another. */
+  raw: string;
+  /** Each event's text (the message's `lane` is these joined). */
+  texts: string[];
+  /** Where each event ends in `raw` (the next one starts there). */
+  ends: number[];
+}
+
+/** Event `i` of a run: its data (the text after `data: `, without the line break and blank line). */
+export function runData(run: SseRun, i: number): string {
+  return run.raw.slice((i === 0 ? 0 : run.ends[i - 1]!) + DATA_FIELD.length, run.ends[i]! - EVENT_END.length);
+}
+
+/** How a run's events are framed (SseRun). */
+export const DATA_FIELD = 'data: ';
+export const EVENT_END = '\n\n';
 
 /**
  * A reader of whole events that the decoder hands each event start to, before splitting it into lines
@@ -33,7 +65,10 @@ export interface SseLane {
    * past `maxDataChars` of data) and returns the index after them, `pos` when it takes none.
    */
   take(text: string, pos: number, maxDataChars: number): number;
-  /** The message that stands in the batch, in their place, for the events `take` just read. */
+  /**
+   * The message that stands in the batch, in their place, for the events `take` just read: their text
+   * (`lane`) and the events themselves (`run`).
+   */
   read(): SseMessage;
   /**
    * An event the decoder made, before any later one is taken: the lane may read it (its `lane`) or learn
