@@ -13,7 +13,7 @@ import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
 import { eventShape, INTEGER, STRING } from './event-shape.ts';
 import { jsonObject } from './json-object.ts';
-import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation } from './native-stream.ts';
+import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation, textChunk } from './native-stream.ts';
 import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
@@ -128,10 +128,12 @@ function anthropicTranslation(): NativeTranslation {
         usage: usageOf(usage.input_tokens, usage.output_tokens),
       };
     },
-    event(message: SseMessage) {
+    text(message: SseMessage) {
       // A text block's delta, read without JSON.parse when it comes as Anthropic writes it (event-shape.ts).
       const text = TEXT_DELTA(message.data);
-      if (text && blocks.get(Number(text[1]))?.kind === 'text') return [chunk({ content: text[2] })];
+      return text && blocks.get(Number(text[1]))?.kind === 'text' ? textChunk(who, text[2]!) : undefined;
+    },
+    event(message: SseMessage) {
       const e = jsonObject(message.data);
       if (!e) return [];
       switch (e.type) {

@@ -15,6 +15,11 @@ type Json = Record<string, unknown>;
 
 /** How a native answer becomes the core's: each SSE event to chat chunks (null: [DONE]), a whole body to a chat.completion. */
 export interface NativeTranslation {
+  /**
+   * Most events: a text delta's chunk, read without JSON.parse when the event comes in the exact shape
+   * the provider writes (event-shape.ts), and no array made for it; undefined: `event` reads it.
+   */
+  text(message: SseMessage): Json | undefined;
   event(message: SseMessage): Array<Json | null>;
   /** A whole answer; null: not one this translation reads (passed on as it came). */
   whole(json: Json): Json | null;
@@ -52,7 +57,11 @@ export async function callNative(
 async function* chatChunks(body: ReadableStream<Uint8Array>, t: NativeTranslation): AsyncGenerator<Array<Json | null>> {
   for await (const batch of sseBatches(body)) {
     const out: Array<Json | null> = [];
-    for (const message of batch) for (const chunk of t.event(message)) out.push(chunk);
+    for (const message of batch) {
+      const text = t.text(message);
+      if (text) out.push(text);
+      else for (const chunk of t.event(message)) out.push(chunk);
+    }
     if (out.length) yield out;
   }
 }
@@ -85,6 +94,17 @@ export interface ChunkIdentity {
   id: string;
   created: number;
   model: string;
+}
+
+/** chatChunk(who, { content }) without a delta made apart and spread (a text delta: most chunks of an answer). */
+export function textChunk(who: ChunkIdentity, content: string): Json {
+  return {
+    id: who.id,
+    object: 'chat.completion.chunk',
+    created: who.created,
+    model: who.model,
+    choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
+  };
 }
 
 /** A chat chunk of the answer `who`: one choice with this delta (and finish_reason), or the usage with no choice. */

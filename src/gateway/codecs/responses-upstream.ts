@@ -11,7 +11,7 @@ import { isPlainObject } from 'rebound-gate/internal';
 import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
-import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation } from './native-stream.ts';
+import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation, textChunk } from './native-stream.ts';
 import { eventShape, INTEGER, STRING } from './event-shape.ts';
 import { jsonObject } from './json-object.ts';
 import { FREEFORM_PARAM, freeformText } from './responses-in.ts';
@@ -122,10 +122,12 @@ function responsesTranslation(): NativeTranslation {
         usage: usageOf(json.usage),
       };
     },
-    event(message: SseMessage) {
+    text(message: SseMessage) {
       // A text delta, read without JSON.parse when it comes as the API writes it (event-shape.ts).
       const text = TEXT_DELTA(message.data) ?? OBFUSCATED_TEXT_DELTA(message.data);
-      if (text) return [chunk({ content: text[5] })];
+      return text ? textChunk(who, text[5]!) : undefined;
+    },
+    event(message: SseMessage) {
       const e = jsonObject(message.data);
       if (!e) return [];
       const item = isPlainObject(e.item) ? e.item : {};
