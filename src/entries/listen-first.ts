@@ -4,7 +4,8 @@
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 
-type Fetch = (request: Request) => Response | Promise<Response>;
+/** The app's fetch; `env` is @hono/node-server's ({ incoming, outgoing }: a streamed answer writes to `outgoing`, node-sse.ts). */
+type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 export type Bound =
   | {
@@ -37,9 +38,9 @@ export function listenFirst(host: string, port: number): Promise<Bound> {
   let ready: () => void = () => {};
   const appReady = new Promise<void>((resolve) => (ready = resolve));
   const server = createAdaptorServer({
-    fetch: async (request: Request) => {
+    fetch: async (request: Request, env: unknown) => {
       if (!app) await appReady;
-      return app!(request);
+      return app!(request, env);
     },
   });
   return new Promise((resolve) => {

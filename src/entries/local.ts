@@ -9,6 +9,7 @@ import { createPgliteDashboard } from '../dashboard/pglite.ts';
 import type { AppDeps, Authenticator } from '../http/deps.ts';
 import { createModel } from '../model/index.ts';
 import { nodeFetch } from './node-fetch.ts';
+import { nodeSseSink } from './node-sse.ts';
 import type { PGlite } from '@electric-sql/pglite';
 import { closeAllRunning } from '../store/interrupted.ts';
 import { createPgliteStorage, openPglite } from '../store/pglite.ts';
@@ -48,6 +49,8 @@ export async function openLocalDeps(config: Config, options: LocalOptions): Prom
     // Node's own HTTP client for the upstream: fetch's web streams cost ~0.7 ms a request (node-fetch.ts).
     model: createModel(config, { fetch: nodeFetch, demoWordDelayMs: options.demoWordDelayMs }),
     upstreamFetch: nodeFetch,
+    // Streamed answers written to Node's response itself, the headers with the first chunk (node-sse.ts).
+    sseSink: nodeSseSink,
     storage,
     storageKind: 'pglite',
     activity,

@@ -9,7 +9,7 @@
 // completions' do.
 import { jsonText } from 'rebound-gate/internal';
 import { readBounded, type ChatEndpoint } from '../model/chat-post.ts';
-import type { GatewayResponse } from './gateway-response.ts';
+import type { JsonResponse } from './gateway-response.ts';
 import { modelAllowed, upstreamModel } from './request.ts';
 import { openAIError } from './errors.ts';
 import { listUpstreamModels } from './upstream.ts';
@@ -26,7 +26,7 @@ export interface ListModelsOptions {
   signal: AbortSignal;
 }
 
-export async function listModels(upstream: ChatEndpoint, options: ListModelsOptions): Promise<GatewayResponse> {
+export async function listModels(upstream: ChatEndpoint, options: ListModelsOptions): Promise<JsonResponse> {
   const listed = await listUpstreamModels(upstream, options.signal);
   if (!listed.ok) return json(listed.status, listed.body, listed.headers);
   const { response } = listed;
@@ -70,7 +70,7 @@ function namesReaching(id: string, models: Record<string, string>): string[] {
   return names;
 }
 
-function notAList(what: string): GatewayResponse {
+function notAList(what: string): JsonResponse {
   return json(
     502,
     openAIError({
@@ -81,6 +81,6 @@ function notAList(what: string): GatewayResponse {
   );
 }
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): GatewayResponse {
+function json(status: number, body: unknown, headers: Record<string, string> = {}): JsonResponse {
   return { kind: 'json', status, headers: { ...headers, 'content-type': 'application/json' }, body: jsonText(body) };
 }

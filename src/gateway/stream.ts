@@ -12,6 +12,7 @@ import type { AttemptSaid } from './activity.ts';
 import { Delivery } from './delivery.ts';
 import { finishReason, outcomeOf, type GatedCall, type Outcome } from './gated-call.ts';
 import { HeldStream, type AttemptResult } from './held-stream.ts';
+import type { StreamedBody } from './gateway-response.ts';
 import type { GatewayRequest } from './request.ts';
 import { blockedOf, retryMessages } from './retry.ts';
 import { cutCall, cutCallError, tooLongStream } from './stream-limits.ts';
@@ -58,7 +59,7 @@ export interface StreamChannel {
    */
   chunk?(chunk: Record<string, unknown>): void;
 }
-export type OpenStream = (run: (out: StreamChannel, signal: AbortSignal) => Promise<void>) => ReadableStream<Uint8Array>;
+export type OpenStream = (run: (out: StreamChannel, signal: AbortSignal) => Promise<void>) => StreamedBody;
 
 export interface StreamRun extends AttemptsRun {
   /** The SSE writer the answer goes through (keepalives, backpressure, the client leaving). */
@@ -67,7 +68,7 @@ export interface StreamRun extends AttemptsRun {
   abort: AbortController;
 }
 
-export function gatewayStream(run: StreamRun): ReadableStream<Uint8Array> {
+export function gatewayStream(run: StreamRun): StreamedBody {
   return run.open(async (out, signal) => {
     const onGone = () => run.abort.abort(signal.reason);
     if (signal.aborted) onGone();

@@ -1,10 +1,12 @@
 // Everything createApp needs, handed in by each runtime entry (Node, workerd, Deno).
+import type { Context } from 'hono';
 import type { ActivityWriter } from '../activity/types.ts';
 import type { Config } from '../config.ts';
 import type { DashboardSource } from '../dashboard/types.ts';
 import type { ModelClient } from '../model/types.ts';
 import type { Storage } from '../store/types.ts';
 import type { Tracing } from '../telemetry/index.ts';
+import type { SseSink } from './sse.ts';
 import type { ToolSource } from '../tools/source.ts';
 import type { Tool } from '../tools/types.ts';
 import type { TurnPlacement } from '../turns/placement.ts';
@@ -59,6 +61,13 @@ export interface AppDeps {
    * cheaper than fetch's web streams); absent, the runtime's fetch (workerd, Deno). The model has its own, in `model`.
    */
   upstreamFetch?: typeof fetch;
+  /**
+   * Where a streamed answer is written: Node's entries write it to Node's response itself
+   * (src/entries/node-sse.ts: the headers go with the first chunk, no web stream between); absent, or
+   * undefined for a request, a web ReadableStream (workerd, Deno). docs/benchmarks.md § The streaming
+   * paths at the physical limit.
+   */
+  sseSink?: (c: Context) => SseSink | undefined;
   systemPrompt?: string;
   /** Feeds GET /v1/dashboard; the route answers 501 when absent. */
   dashboard?: DashboardSource;

@@ -1,18 +1,19 @@
 // The one SSE writer: every text/event-stream the server sends goes through an SseStream, a turn's
 // stream (Rebound's events or the UI message stream, sseResponse below) and the gateway's alike. It owns
 // what every stream needs and none may do on its own:
-//   - backpressure: what the client has not taken stays below a high-water mark (64 KB) in this queue,
+//   - backpressure: what the client has not taken stays below a high-water mark (64 KB) in the sink,
 //     and the producer waits (drained()) until the socket has taken it, so a reader costs the socket's
 //     buffer, not the turn or the answer, however slowly it reads;
 //   - a reader that takes nothing for READER_STALL_MS while data waits for it is closed, and its signal
 //     aborts (a turn counts that as the reader leaving; the gateway aborts its upstream);
 //   - `: keepalive` comments at most KEEPALIVE_MS apart (each after a random 75–100% of it), but not
 //     to a client that has not taken what it was sent;
-//   - a client disconnect (the body cancelled, or the request's signal) as the abort signal.
+//   - a client disconnect (the body cancelled, the connection closed, or the request's signal) as the abort signal.
 // A class, as Hono's StreamingApi (hono/utils/stream): the stream's state is its fields, what a producer
-// and the runtime do to it are its methods. The body is a web ReadableStream on Node too: writing the
-// text to Node's response directly (c.env.outgoing) measured no faster, in CPU or in the time to the
-// client (docs/benchmarks.md § The streaming paths at the physical limit).
+// and the runtime do to it are its methods. Where the bytes go is its sink (SseSink): a web
+// ReadableStream on every runtime (WebSink), or on Node the ServerResponse itself (src/entries/node-sse.ts),
+// which sends the headers with the first chunk in one write and skips the web stream's encode, enqueue
+// and read of every chunk (docs/benchmarks.md § The streaming paths at the physical limit).
 import type { TurnEvent } from '../vocabulary.ts';
 
 export const SSE_HEADERS = {
@@ -69,23 +70,97 @@ const nextTurn: (fn: () => void) => void = typeof setImmediate === 'function' ? 
 const KEEPALIVE_JITTER = 0.25;
 
 /**
- * A stream `run` writes to, as a web ReadableStream (`body`). It closes when `run` settles: normally when
- * it resolves, with an error (the client sees the connection fail) when it rejects. `signal` aborts when
- * the client is gone or was closed for taking nothing; `run` should then stop.
+ * Where an SseStream's text goes, and who tells it what the client does: a web ReadableStream
+ * (`WebSink`, every runtime) or, on Node, the ServerResponse itself (src/entries/node-sse.ts). The
+ * stream's state (coalescing, backpressure, the stall, keepalives, closing) is SseStream's alone; a
+ * sink only carries bytes and reports.
  */
-export class SseStream implements SseChannel {
-  readonly body: ReadableStream<Uint8Array>;
-  private readonly abort = new AbortController();
-  private readonly encoder = new TextEncoder();
-  private readonly highWater: number;
+export interface SseSink {
+  /** Called once, first: the sink reports to `stream` when the client took something (progress) or left (gone). */
+  start(stream: SseSinkOwner, highWaterBytes: number): void;
+  /** Sends text on to the client; false when the client is gone (nothing more will be taken). */
+  send(text: string): boolean;
+  /** Bytes sent that wait for the client past what the runtime takes in stride (0: the client keeps up). */
+  queued(): number;
+  /** Ends the response: normally (once the client has taken the rest), or with `error` (the client sees it fail). */
+  close(error?: unknown): void;
+  /** The HTTP response carrying the stream, with the status and headers (the route's `Response`). */
+  response(status: number, headers: Record<string, string>): Response;
+}
+
+/** What a sink reports to its stream. */
+export interface SseSinkOwner {
+  /** The client took something, or there was nothing to take: it makes progress. */
+  progress(): void;
+  /** The client is gone (the body cancelled, the connection closed before the end). */
+  gone(): void;
+}
+
+/** The stream as a web ReadableStream: the `Response` body on every runtime (the edge's only one). */
+export class WebSink implements SseSink {
+  body!: ReadableStream<Uint8Array>;
   private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private highWater = 0;
+
+  start(stream: SseSinkOwner, highWaterBytes: number): void {
+    this.highWater = highWaterBytes;
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        pull: () => stream.progress(),
+        cancel: () => stream.gone(),
+      },
+      { highWaterMark: highWaterBytes, size: (chunk) => chunk.byteLength },
+    );
+  }
+
+  send(text: string): boolean {
+    try {
+      this.controller.enqueue(encoder.encode(text));
+      return true;
+    } catch {
+      return false; // the consumer is gone
+    }
+  }
+
+  queued(): number {
+    return this.highWater - (this.controller.desiredSize ?? 0);
+  }
+
+  close(error?: unknown): void {
+    try {
+      if (error === undefined) this.controller.close();
+      else this.controller.error(error);
+    } catch {
+      /* already errored by a cancel */
+    }
+  }
+
+  response(status: number, headers: Record<string, string>): Response {
+    return new Response(this.body, { status, headers });
+  }
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A stream `run` writes to, through `sink` (a web ReadableStream unless the runtime gives its own). It
+ * closes when `run` settles: normally when it resolves, with an error (the client sees the connection
+ * fail) when it rejects. `signal` aborts when the client is gone or was closed for taking nothing; `run`
+ * should then stop.
+ */
+export class SseStream implements SseChannel, SseSinkOwner {
+  private readonly abort = new AbortController();
+  private readonly highWater: number;
   /** This tick's writes, not queued yet, and their length in characters. */
   private pending: string[] = [];
   private pendingChars = 0;
   /** A flush is due on the next turn of the event loop. */
   private scheduled = false;
   private closed = false;
-  /** The run has ended but the client has not taken everything: the stream closes once it has (pull), or the stall timer closes it. */
+  /** The run has ended but the client has not taken everything: the stream closes once it has (progress), or the stall timer closes it. */
   private closing = false;
   private keepalive: ReturnType<typeof setTimeout> | undefined;
   private stall: ReturnType<typeof setTimeout> | undefined;
@@ -102,25 +177,28 @@ export class SseStream implements SseChannel {
   constructor(
     run: (out: SseChannel, signal: AbortSignal) => Promise<void>,
     private readonly options: SseStreamOptions,
+    private readonly sink: SseSink = new WebSink(),
   ) {
     this.highWater = options.highWaterBytes ?? SSE_HIGH_WATER_BYTES;
     options.requestSignal?.addEventListener('abort', this.onRequestAbort, { once: true });
-    this.body = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          this.controller = controller;
-          if (options.open) this.write(': open\n\n');
-          this.armKeepalive();
-          run(this, this.abort.signal).then(
-            () => this.finish(),
-            (err: unknown) => this.finish(err),
-          );
-        },
-        pull: () => this.progress(),
-        cancel: () => this.gone(),
-      },
-      { highWaterMark: this.highWater, size: (chunk) => chunk.byteLength },
+    sink.start(this, this.highWater);
+    if (options.open) this.write(': open\n\n');
+    this.armKeepalive();
+    run(this, this.abort.signal).then(
+      () => this.finish(),
+      (err: unknown) => this.finish(err),
     );
+  }
+
+  /** The web sink's ReadableStream (the default sink's; another sink has none). */
+  get body(): ReadableStream<Uint8Array> {
+    if (!(this.sink instanceof WebSink)) throw new Error('this SseStream writes to its own sink, not a web ReadableStream');
+    return this.sink.body;
+  }
+
+  /** The HTTP response carrying this stream (the sink's: a web `Response`, or on Node the response already being written). */
+  response(status: number, headers: Record<string, string>): Response {
+    return this.sink.response(status, headers);
   }
 
   write(text: string): void {
@@ -141,37 +219,30 @@ export class SseStream implements SseChannel {
     const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
     this.pendingChars = 0;
-    if (this.queued() <= 0) this.lastProgress = Date.now();
-    try {
-      this.controller.enqueue(this.encoder.encode(text));
-    } catch {
+    if (this.sink.queued() <= 0) this.lastProgress = Date.now();
+    if (!this.sink.send(text)) {
       this.end(undefined, true); // the consumer is gone
       return;
     }
-    if (this.queued() > 0 && this.stall === undefined) this.armStall();
+    if (this.sink.queued() > 0 && this.stall === undefined) this.armStall();
   }
 
   drained(): Promise<void> {
     // A tick's writes count too: past the mark they are queued now, and the writer waits for the client.
     if (this.pendingChars >= this.highWater) this.flush();
-    if (this.closed || this.queued() + this.pendingChars < this.highWater) return Promise.resolve();
+    if (this.closed || this.sink.queued() + this.pendingChars < this.highWater) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** Bytes queued for the client that it has not taken. */
-  private queued(): number {
-    return this.highWater - (this.controller.desiredSize ?? 0);
-  }
-
-  /** The client took something (or there was nothing to take): it makes progress. */
-  private progress(): void {
+  /** The sink's report: the client took something (or there was nothing to take). */
+  progress(): void {
     this.lastProgress = Date.now();
-    if (this.closing && this.queued() <= 0) this.end();
-    else if (this.queued() < this.highWater) this.wake();
+    if (this.closing && this.sink.queued() <= 0) this.end();
+    else if (this.sink.queued() < this.highWater) this.wake();
   }
 
-  /** The client is gone (the body cancelled, the request aborted): the run stops, nothing more is sent. */
-  private gone(): void {
+  /** The client is gone (the body cancelled, the connection closed, the request aborted): the run stops, nothing more is sent. */
+  gone(): void {
     this.abort.abort(new Error('client disconnected'));
     this.end(undefined, true);
   }
@@ -185,7 +256,7 @@ export class SseStream implements SseChannel {
   /** Closes the stream: with `error` or `force` at once, else once the client has taken what waits for it (`closing`). */
   private end(error?: unknown, force = false): void {
     if (this.closed) return;
-    if (error === undefined && !force && this.queued() > 0) {
+    if (error === undefined && !force && this.sink.queued() > 0) {
       this.closing = true;
       return;
     }
@@ -194,12 +265,7 @@ export class SseStream implements SseChannel {
     clearTimeout(this.stall);
     this.options.requestSignal?.removeEventListener('abort', this.onRequestAbort);
     this.wake();
-    try {
-      if (error === undefined) this.controller.close();
-      else this.controller.error(error);
-    } catch {
-      /* already errored by a cancel */
-    }
+    this.sink.close(error);
   }
 
   private wake(): void {
@@ -215,7 +281,7 @@ export class SseStream implements SseChannel {
     this.stall = setTimeout(
       () => {
         this.stall = undefined;
-        if (this.closed || this.queued() <= 0) return;
+        if (this.closed || this.sink.queued() <= 0) return;
         if (Date.now() - this.lastProgress < stallMs) return this.armStall();
         const reason = new ReaderStalledError(stallMs);
         this.abort.abort(reason);
@@ -231,7 +297,7 @@ export class SseStream implements SseChannel {
       () => {
         if (this.closed) return;
         // Not to a client that has not taken what it was sent: it is not waiting for a sign of life.
-        if (this.queued() <= 0) this.write(': keepalive\n\n');
+        if (this.sink.queued() <= 0) this.write(': keepalive\n\n');
         this.armKeepalive();
       },
       this.options.keepaliveMs * (1 - KEEPALIVE_JITTER * Math.random()),
@@ -239,10 +305,6 @@ export class SseStream implements SseChannel {
   }
 }
 
-/** An SseStream's body: what the gateway's core (src/gateway/stream.ts OpenStream) hands back to the route. */
-export function sseStream(run: (out: SseChannel, signal: AbortSignal) => Promise<void>, options: SseStreamOptions): ReadableStream<Uint8Array> {
-  return new SseStream(run, options).body;
-}
 export interface SseOptions extends SseStreamOptions {
   headers?: Record<string, string>;
   /** Writes one event as SSE text (default: `event:`, `id:` and `data:` lines); the UI message stream (ui-stream/) has its own. */
@@ -256,16 +318,17 @@ const reboundFrame: Frame = (event, seq) => `event: ${event.event}\nid: ${seq}\n
 /** Writes one event (its id in the turn's log) and resolves once the client has room for the next. */
 export type Send = (event: TurnEvent, seq: number) => Promise<void>;
 
-/** A turn's events as a text/event-stream response: each framed (Rebound's events, or `frame`'s), written through sseStream. */
-export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<void>, options: SseOptions): Response {
+/** A turn's events as a text/event-stream response: each framed (Rebound's events, or `frame`'s), written through an SseStream. */
+export function sseResponse(run: (send: Send, signal: AbortSignal) => Promise<void>, options: SseOptions, sink?: SseSink): Response {
   const frame = options.frame ?? reboundFrame;
-  const body = sseStream(
+  const stream = new SseStream(
     (out, signal) =>
       run((event, seq) => {
         out.write(frame(event, seq)); // an event a frame writer drops (nothing to show) costs no write
         return out.drained();
       }, signal),
     { ...options, open: true },
+    sink,
   );
-  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
+  return stream.response(200, { ...SSE_HEADERS, ...options.headers });
 }

@@ -13,6 +13,7 @@ import { MemoryActivityWriter } from '../../src/activity/memory-writer.ts';
 import { createMemoryStorage } from '../../src/store/memory.ts';
 import { defaultTools } from '../../functions/index.ts';
 import { createTracing } from '../../src/telemetry/index.ts';
+import { nodeSseSink } from '../../src/entries/node-sse.ts';
 
 export interface TestApp {
   url: string;
@@ -35,6 +36,8 @@ export async function startApp(env: Env, overrides: Partial<AppDeps> = {}): Prom
     auth: noAuth,
     // Made here rather than by createApp so that a test can flush it and read its counts.
     tracing: createTracing(config.tracing),
+    // As `npm start` (src/entries/local.ts): streamed answers written to Node's response itself.
+    sseSink: nodeSseSink,
     ...overrides,
   };
   const served = await serveApp(createApp(deps));

@@ -41,7 +41,7 @@ import type { AppDeps } from '../deps.ts';
 import { toApiError } from '../errors.ts';
 import { gatewayAuth, type GatewayCaller } from '../auth/gateway.ts';
 import { waitUntilFor } from '../wait-until.ts';
-import { SSE_HEADERS, sseStream } from '../sse.ts';
+import { SSE_HEADERS, SseStream } from '../sse.ts';
 import { carrierOf } from '../../telemetry/index.ts';
 
 /** Agents send whole conversations with file contents: far more than a chat message. */
@@ -109,7 +109,8 @@ export function gatewayRoutes(deps: AppDeps) {
       upstream,
       retries: config.gateway.retries,
       // Streamed answers go through the one SSE writer: keepalives, backpressure, a client that stalls or leaves.
-      openStream: (run) => sseStream(run, { keepaliveMs: config.keepaliveMs, stallMs: config.readerStallMs, requestSignal: c.req.raw.signal }),
+      openStream: (run) =>
+        new SseStream(run, { keepaliveMs: config.keepaliveMs, stallMs: config.readerStallMs, requestSignal: c.req.raw.signal }, deps.sseSink?.(c)),
       activity: deps.activity,
       userId: caller.userId,
       signal: c.req.raw.signal,
@@ -229,8 +230,8 @@ export function gatewayRoutes(deps: AppDeps) {
 }
 
 function toResponse(result: GatewayResponse): Response {
-  const headers = result.kind === 'stream' ? { ...SSE_HEADERS, ...result.headers } : result.headers;
-  return new Response(result.body, { status: result.status, headers });
+  if (result.kind === 'stream') return result.body.response(result.status, { ...SSE_HEADERS, ...result.headers });
+  return new Response(result.body, { status: result.status, headers: result.headers });
 }
 
 function json(c: Context, error: GatewayError): Response {
