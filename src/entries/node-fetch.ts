@@ -16,6 +16,16 @@ import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { type Dispatcher, getGlobalDispatcher } from 'undici';
 
+/**
+ * The runtime's own Response, as the global was when this module loaded (Node's entries load it before
+ * they serve): @hono/node-server then puts a lighter class of its own in the global, for the responses an
+ * app hands it. Read as an upstream's answer is read (its headers, then its body), that one builds a
+ * Headers, then the runtime's Response with a second Headers copied from the first: ~30 µs of every
+ * upstream request under load (docs/benchmarks.md § The streaming paths at the physical limit). An
+ * upstream's answer is only read here, never handed to the server as it is.
+ */
+const NativeResponse = globalThis.Response;
+
 /** Statuses whose response has no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -63,7 +73,7 @@ export const nodeFetch: typeof fetch = async (input, init = {}) => {
   const status = answer.statusCode;
   if (NULL_BODY.has(status) || init.method === 'HEAD') {
     answer.body.resume();
-    return new Response(null, { status, headers });
+    return new NativeResponse(null, { status, headers });
   }
   // undici.request asks for no encoding, but a server may send one anyway: decoded as fetch does (its headers kept, as fetch keeps them).
   const encoded = answer.headers['content-encoding'];
@@ -81,7 +91,7 @@ export const nodeFetch: typeof fetch = async (input, init = {}) => {
     body = answer.body.pipe(decoder);
     answer.body.on('error', (err) => decoder.destroy(err));
   }
-  return new Response(webBody(body), { status, statusText: answer.statusText ?? '', headers });
+  return new NativeResponse(webBody(body), { status, statusText: answer.statusText ?? '', headers });
 };
 
 /**

@@ -51,7 +51,8 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S, optio
   }
   const length = c.req.header('content-length');
   if (Number(length ?? '0') > maxBytes) throw tooLarge();
-  const text = length !== undefined && /^\d+$/.test(length) ? await c.req.raw.text() : await readLimited(c.req.raw, maxBytes, tooLarge);
+  const framed = length !== undefined && /^\d+$/.test(length);
+  const text = (framed ? receivedWhole(c, Number(length)) : undefined) ?? (framed ? await c.req.raw.text() : await readLimited(c.req.raw, maxBytes, tooLarge));
   // A request whose body is not held to its Content-Length (one made in process) is still held to maxBytes, in characters (at most its bytes).
   if (text.length > maxBytes) throw tooLarge();
   const scan = scanJson(text, { maxValues: MAX_BODY_VALUES, ...options });
@@ -111,6 +112,48 @@ function scanError(scan: Exclude<ReturnType<typeof scanJson>, { ok: true }>): Ap
     default:
       return assertNever(scan, 'JSON scan result');
   }
+}
+
+/** What receivedWhole reads of Node's IncomingMessage (node:http's, or node:http2's compatibility request). */
+interface NodeIncoming {
+  readableDidRead: boolean;
+  readableFlowing: boolean | null;
+  readableEncoding: string | null;
+  readableLength: number;
+  read(): unknown;
+  resume(): unknown;
+}
+
+const UTF8 = new TextDecoder();
+
+/**
+ * On Node (@hono/node-server, whose env holds the IncomingMessage), a body whose every byte, as its
+ * Content-Length counts them, the server has already received: taken from the stream's buffer in one read.
+ * Node's parser hands the body over before it says the message is complete, and the route's work runs
+ * in between, so `text()`, which waits for the end, waited for the route's own work, then for its
+ * listeners and three turns of the microtask queue (~70 µs of a gateway request's first byte under load,
+ * docs/benchmarks.md § The streaming paths at the physical limit). The stream is then let flow, so that
+ * it ends when the parser says so (nothing of it is left to read). Decoded as `text()` decodes (UTF-8,
+ * a leading BOM dropped). Anything else (another runtime, a body still arriving, one read before, an
+ * empty one): undefined, and the body is read as before.
+ */
+function receivedWhole(c: Context, length: number): string | undefined {
+  const incoming = (c.env as { incoming?: Partial<NodeIncoming> } | undefined)?.incoming;
+  if (
+    !incoming ||
+    length === 0 ||
+    incoming.readableLength !== length ||
+    incoming.readableDidRead !== false ||
+    incoming.readableFlowing === true ||
+    incoming.readableEncoding !== null ||
+    typeof incoming.read !== 'function' ||
+    typeof incoming.resume !== 'function'
+  ) {
+    return undefined;
+  }
+  const bytes = incoming.read();
+  incoming.resume();
+  return bytes instanceof Uint8Array ? UTF8.decode(bytes) : undefined;
 }
 
 /**
