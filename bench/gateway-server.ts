@@ -18,6 +18,7 @@ import { createApp } from '../src/http/app.ts';
 import { noAuth } from '../src/http/deps.ts';
 import { createModel } from '../src/model/index.ts';
 import { nodeFetch } from '../src/entries/node-fetch.ts';
+import { nodeSseSink } from '../src/entries/node-sse.ts';
 import { createMemoryStorage } from '../src/store/memory.ts';
 import { defaultTools } from '../functions/index.ts';
 import type { ActivityWriter } from '../src/activity/types.ts';
@@ -35,11 +36,12 @@ const config = loadConfig({
 });
 let rows = 0;
 const activity: ActivityWriter = { recordCall: () => void rows++, recordTurn: () => void rows++, flush: async () => ({ written: rows, dropped: 0 }) };
-// Node's own HTTP client for the upstreams, as npm start (src/entries/local.ts) gives them.
+// Node's own HTTP client for the upstreams and the SSE writer on Node's response, as npm start (src/entries/local.ts) gives them.
 const app = createApp({
   config,
   model: createModel(config, { fetch: nodeFetch }),
   upstreamFetch: nodeFetch,
+  sseSink: nodeSseSink,
   storage: createMemoryStorage(),
   activity,
   tools: defaultTools,
