@@ -5,7 +5,7 @@
 // writer closed for taking nothing (READER_STALL_MS), is told to the reader (ON_DISCONNECT=abort stops
 // the turn when it was the last).
 import type { TurnReader } from '../turns/service.ts';
-import { sseResponse, type SseOptions } from './sse.ts';
+import { sseResponse, type SseOptions, type SseSink } from './sse.ts';
 
 /** How a stream writes the turn's events: Rebound's SSE events when absent, else its own frames and headers (ui-stream/). */
 export type StreamFormat = Pick<SseOptions, 'frame' | 'headers'>;
@@ -16,9 +16,11 @@ export interface TurnStreamOptions {
   /** The request's signal: the client leaving ends this reader, never the turn (unless ON_DISCONNECT=abort). */
   requestSignal: AbortSignal;
   format?: StreamFormat;
+  /** Where the stream is written (AppDeps.sseSink: Node's response itself); absent, a web ReadableStream. */
+  sink?: SseSink;
 }
 
-export function turnStream(reader: TurnReader, { keepaliveMs, stallMs, requestSignal, format = {} }: TurnStreamOptions): Response {
+export function turnStream(reader: TurnReader, { keepaliveMs, stallMs, requestSignal, format = {}, sink }: TurnStreamOptions): Response {
   return sseResponse(
     async (send, signal) => {
       let ended = false;
@@ -29,5 +31,6 @@ export function turnStream(reader: TurnReader, { keepaliveMs, stallMs, requestSi
       if (!ended && signal.aborted) reader.left();
     },
     { keepaliveMs, stallMs, requestSignal, ...format },
+    sink,
   );
 }

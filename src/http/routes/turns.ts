@@ -89,7 +89,13 @@ export function turnRoutes(deps: AppDeps, { tokens, turns, signer }: TurnRoutesO
     return `${prefix}/v1/turns/${turn.id}/stream?token=${encodeURIComponent(token)}`;
   }
   const stream = (c: Context, reader: TurnReader, format?: StreamFormat) =>
-    turnStream(reader, { keepaliveMs: deps.config.keepaliveMs, stallMs: deps.config.readerStallMs, requestSignal: c.req.raw.signal, format });
+    turnStream(reader, {
+      keepaliveMs: deps.config.keepaliveMs,
+      stallMs: deps.config.readerStallMs,
+      requestSignal: c.req.raw.signal,
+      format,
+      sink: deps.sseSink?.(c),
+    });
   /** The stream in `format`; a UI message stream (format=ui) ends at a pause for approval, as /v1/ui/chat's does. */
   const streamAs = (c: Context, reader: TurnReader, { format, turn }: { format: StreamFormat; turn: TurnRecord }) => {
     if (!format.frame) return stream(c, reader, format);

@@ -99,6 +99,7 @@ export function uiChatRoutes(deps: AppDeps, { tokens, turns, signer }: UiChatOpt
       stallMs: deps.config.readerStallMs,
       requestSignal: c.req.raw.signal,
       format: ui.format,
+      sink: deps.sseSink?.(c),
     });
   };
 
