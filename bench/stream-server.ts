@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { openLocalDeps } from '../src/entries/local.ts';
+import { nodeSseSink } from '../src/entries/node-sse.ts';
 import { createApp } from '../src/http/app.ts';
 import { noAuth, type AppDeps } from '../src/http/deps.ts';
 import { createModel } from '../src/model/index.ts';
@@ -64,6 +65,8 @@ if (store === 'pglite') {
   deps = {
     config,
     model: createModel(config, { fetch: nodeFetch }),
+    // Streams written to Node's response itself, as npm start's (local.ts).
+    sseSink: nodeSseSink,
     storage: createMemoryStorage(),
     activity,
     tools: defaultTools,
