@@ -3,13 +3,13 @@
 // @hono/node-server then reads. It saves the web stream's encode, enqueue and read of every chunk, and
 // the headers' write of their own: node-server always sends a streamed Response's headers alone
 // (`flushHeaders`, a syscall before the first chunk), where Node's response sends them with the first
-// write. The route returns RESPONSE_ALREADY_SENT, which node-server leaves alone. docs/benchmarks.md
-// § The streaming paths at the physical limit.
+// write. The route returns a response marked already sent (x-hono-already-sent), which node-server
+// leaves alone. docs/benchmarks.md § The streaming paths at the physical limit.
 //
 // The SseSink contract, on Node's terms: what waits for the client is what the response holds past the
 // socket's high-water mark (64 KB, Node's default; `writableNeedDrain`), and its 'drain' is the
 // client's progress; 'close' before the response finished is the client leaving.
-import type { ServerResponse } from 'node:http';
+import { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { SseSink, SseSinkOwner } from '../http/sse.ts';
@@ -20,10 +20,10 @@ import type { SseSink, SseSinkOwner } from '../http/sse.ts';
  */
 export const HEADERS_WAIT_MS = 10;
 
-/** AppDeps.sseSink on Node: the request's own response when @hono/node-server serves it, else none (a web stream). */
+/** AppDeps.sseSink on Node: the request's own HTTP/1.1 response when @hono/node-server serves it, else none (a web stream). */
 export function nodeSseSink(c: Context): SseSink | undefined {
   const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
-  return outgoing && typeof (outgoing as ServerResponse).writeHead === 'function' ? new NodeSseSink(outgoing as ServerResponse, c) : undefined;
+  return outgoing instanceof ServerResponse ? new NodeSseSink(outgoing, c) : undefined;
 }
 
 export class NodeSseSink implements SseSink {
