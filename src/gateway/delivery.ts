@@ -26,6 +26,8 @@ export class Delivery {
   constructor(
     private readonly write: (text: string) => void,
     private readonly read?: (chunk: Chunk) => void,
+    /** A codec's channel that takes a `like` chunk as that chunk and its text, no copy made (StreamChannel.text). */
+    private readonly readText?: (like: Chunk, content: string) => void,
   ) {}
 
   /** The first chunk of the response names it. */
@@ -61,6 +63,10 @@ export class Delivery {
    * `like` (the parse of a chunk it repeats, HeldStream's content template) with `content` as its text.
    */
   like(like: Chunk, content: string): void {
+    if (this.readText) {
+      this.readText(like, content);
+      return;
+    }
     const choice = (like.choices as Chunk[])[0]!;
     this.read!({ ...like, choices: [{ ...choice, delta: { ...(choice.delta as Chunk), content } }] });
   }

@@ -58,6 +58,12 @@ export interface StreamChannel {
    * would get as `data: <the chunk's JSON>`, without the text to read back (Delivery's `read`).
    */
   chunk?(chunk: Record<string, unknown>): void;
+  /**
+   * And an upstream text chunk that repeats a learned one (Delivery's `like`: no error, usage, finish or
+   * call in it) as that chunk and its text: what `chunk` would get as the chunk with `content` as its
+   * delta's, without the copy made for each delta.
+   */
+  text?(like: Record<string, unknown>, content: string): void;
 }
 export type OpenStream = (run: (out: StreamChannel, signal: AbortSignal) => Promise<void>) => StreamedBody;
 
@@ -73,7 +79,11 @@ export function gatewayStream(run: StreamRun): StreamedBody {
     const onGone = () => run.abort.abort(signal.reason);
     if (signal.aborted) onGone();
     else signal.addEventListener('abort', onGone, { once: true });
-    const delivery = new Delivery((text) => out.write(text), out.chunk && ((chunk) => out.chunk!(chunk)));
+    const delivery = new Delivery(
+      (text) => out.write(text),
+      out.chunk && ((chunk) => out.chunk!(chunk)),
+      out.text && ((like, content) => out.text!(like, content)),
+    );
     let broken: unknown;
     try {
       // What a read of the upstream produced (a gated call, complete with that read) goes out as the read

@@ -109,6 +109,16 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
     out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: open.index }));
     open = null;
   };
+  /** Text for the client: a delta of the open text block, opened first if none is. */
+  const writeText = (content: string) => {
+    if (content === '') return;
+    if (!open) {
+      const index = blocks++;
+      open = { index, delta: textDeltas(index) };
+      out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+    }
+    out.write(open.delta(content));
+  };
   // Each event of the core's stream, read from its text or handed over as it holds it.
   return eventChannel(out, {
     done() {
@@ -118,6 +128,11 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
         sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage, ...(rebound ? { rebound } : {}) }),
       );
       out.write(sseEvent('message_stop', { type: 'message_stop' }));
+    },
+    // A text chunk like the learned one: nothing in it but its text (the message started by it if none was).
+    text(like, content) {
+      start(like);
+      writeText(content);
     },
     chunk(chunk) {
       if (chunk.error !== undefined && chunk.error !== null) {
@@ -136,14 +151,7 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
         close();
         writeBlock(out, blocks++, delta.rebound_block);
       }
-      if (typeof delta.content === 'string' && delta.content !== '') {
-        if (!open) {
-          const index = blocks++;
-          open = { index, delta: textDeltas(index) };
-          out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
-        }
-        out.write(open.delta(delta.content));
-      }
+      if (typeof delta.content === 'string') writeText(delta.content);
       // The core sends each call whole, once gated: one block, its arguments in one delta.
       if (Array.isArray(delta.tool_calls)) {
         for (const tc of delta.tool_calls) {

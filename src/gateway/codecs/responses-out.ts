@@ -168,8 +168,33 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
     written.set(index, item);
     emitText('response.output_item.done', `"output_index":${index},"item":${item}`);
   };
+  /** Text for the client: a delta of the open message item, added first if none is open. */
+  const addText = (content: string) => {
+    if (content === '') return;
+    if (!text) {
+      const index = output.length;
+      const itemId = `msg_${hex()}`;
+      text = { index, id: itemId, text: '', delta: outputTextDeltas(itemId, index) };
+      const item = { ...messageItem('', 'in_progress', itemId), content: [] };
+      output.push(item);
+      emit('response.output_item.added', { output_index: index, item });
+      emit('response.content_part.added', {
+        item_id: itemId,
+        output_index: index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      });
+    }
+    text.text += content;
+    out.write(text.delta(seq++, content));
+  };
   // Each event of the core's stream, read from its text or handed over as it holds it.
   return eventChannel(out, {
+    // A text chunk like the learned one: nothing in it but its text.
+    text(_like, content) {
+      start();
+      addText(content);
+    },
     done() {
       start();
       closeText();
@@ -203,24 +228,7 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
         emit('response.output_item.added', { output_index: index, item });
         emit('response.output_item.done', { output_index: index, item });
       }
-      if (typeof delta.content === 'string' && delta.content !== '') {
-        if (!text) {
-          const index = output.length;
-          const itemId = `msg_${hex()}`;
-          text = { index, id: itemId, text: '', delta: outputTextDeltas(itemId, index) };
-          const item = { ...messageItem('', 'in_progress', itemId), content: [] };
-          output.push(item);
-          emit('response.output_item.added', { output_index: index, item });
-          emit('response.content_part.added', {
-            item_id: itemId,
-            output_index: index,
-            content_index: 0,
-            part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
-          });
-        }
-        text.text += delta.content;
-        out.write(text.delta(seq++, delta.content));
-      }
+      if (typeof delta.content === 'string') addText(delta.content);
       // The core sends each call whole, once gated: one item, its arguments in one delta.
       if (Array.isArray(delta.tool_calls)) {
         for (const tc of delta.tool_calls) {

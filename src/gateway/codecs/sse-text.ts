@@ -36,9 +36,13 @@ export function sseEvent(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${jsonText(data)}\n\n`;
 }
 
-/** What a codec does with the core's stream: each chunk (as the core holds it, or read from its text), and its end ([DONE]). */
+/**
+ * What a codec does with the core's stream: each chunk (as the core holds it, or read from its text), a
+ * text chunk that repeats a learned one as its text (StreamChannel.text), and its end ([DONE]).
+ */
 export interface ChatEventHandlers {
   chunk(chunk: Record<string, unknown>): void;
+  text(like: Record<string, unknown>, content: string): void;
   done(): void;
 }
 
@@ -57,5 +61,6 @@ export function eventChannel(out: StreamChannel, on: ChatEventHandlers): StreamC
       }
     },
     chunk: (chunk) => on.chunk(chunk),
+    text: (like, content) => on.text(like, content),
   };
 }
