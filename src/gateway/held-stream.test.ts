@@ -293,6 +293,30 @@ describe('HeldStream', () => {
     expect(written(bytes.length, true, true).writes).toBeLessThan(fullCodec.writes);
   });
 
+  it('parses each event the lane did not read once: the lane hands over the parse it learned from', () => {
+    const messages = [
+      choice({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'x', arguments: '' } }] }),
+      ...['{"a":', ' 1', ', "b"', ': 2}'].map((a) => call({ index: 0, function: { arguments: a } })),
+      choice({}, 'tool_calls'),
+      { event: null, data: '[DONE]' },
+    ];
+    const bytes = new TextEncoder().encode(sse(messages));
+    const run = (lane: boolean) => {
+      const out: string[] = [];
+      const held = new HeldStream({ toolset: [], extractTextCalls: false, first: true, last: true, delivery: new Delivery((t) => out.push(t)) });
+      const decoder = new SseDecoder({}, lane ? held.lane : undefined);
+      const parse = vi.spyOn(JSON, 'parse');
+      for (const m of [...decoder.push(bytes), ...decoder.end()]) held.push(m);
+      const parses = parse.mock.calls.length;
+      parse.mockRestore();
+      held.end();
+      return { out: out.join(''), parses };
+    };
+    const full = run(false);
+    expect(full.parses).toBe(6);
+    expect(run(true)).toEqual(full);
+  });
+
   it('learns no template from a text chunk it does not pass on as it came: an error, usage or finish_reason of any value but null', () => {
     for (const [field, value] of [
       ['finish_reason', ''],

@@ -135,11 +135,14 @@ export class HeldStream {
       if (this.open) this.close(this.open);
       return;
     }
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(message.data);
-    } catch {
-      chunk = undefined;
+    // The lane's parse when it parsed the event to learn from it.
+    let chunk: unknown = message.parsed;
+    if (chunk === undefined) {
+      try {
+        chunk = JSON.parse(message.data);
+      } catch {
+        chunk = undefined;
+      }
     }
     // Something that is not a chunk is passed on as it came: the client decides what it makes of it.
     if (!isPlainObject(chunk)) {

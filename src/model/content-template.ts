@@ -126,11 +126,11 @@ export class ContentTemplate implements SseLane {
   /**
    * SseLane: an event the decoder made (one `take` did not read), in stream order, read as a chunk was
    * before the lane: a chunk `match` reads becomes its text (`lane`); any other is parsed and offered to
-   * `learn` now, so the events after it, in this read too, are taken with the template it makes. Its
-   * owner then parses what has no `lane` (openai.ts, held-stream.ts). False where the model's reader
-   * fails the stream or stops reading (an `error` event, a payload that is no JSON object, such as
-   * [DONE]): nothing more is taken in this read (the gateway, which passes such events on, reads the
-   * rest of the read in full).
+   * `learn` now, so the events after it, in this read too, are taken with the template it makes (the
+   * parse handed over as the message's `parsed`). Its owner then reads what has no `lane` (openai.ts,
+   * held-stream.ts). False where the model's reader fails the stream or stops reading (an `error`
+   * event, a payload that is no JSON object, such as [DONE]): nothing more is taken in this read (the
+   * gateway, which passes such events on, reads the rest of the read in full).
    */
   offer(message: SseMessage): boolean {
     if (message.event === 'error') return false;
@@ -150,6 +150,7 @@ export class ContentTemplate implements SseLane {
     } catch {
       return false;
     }
+    message.parsed = chunk;
     this.learn(message.data, chunk);
     return true;
   }

@@ -173,11 +173,14 @@ interface Chunk {
 /** A chunk, or null for a payload that carries none (an empty `data:`, a JSON object that is not a chunk). */
 function parseChunk(message: SseMessage): Chunk | null {
   if (message.data === '') return null;
-  let chunk: unknown;
-  try {
-    chunk = JSON.parse(message.data);
-  } catch {
-    throw new ModelError(`the model sent a garbled chunk: ${preview(message.data, 80)}`, true);
+  // The template's parse when it parsed the chunk to learn from it (content-template.ts `offer`).
+  let chunk: unknown = message.parsed;
+  if (chunk === undefined) {
+    try {
+      chunk = JSON.parse(message.data);
+    } catch {
+      throw new ModelError(`the model sent a garbled chunk: ${preview(message.data, 80)}`, true);
+    }
   }
   if (!isObject(chunk) || Array.isArray(chunk)) {
     throw new ModelError(`the model sent a chunk that is not a JSON object: ${preview(message.data, 80)}`, true);

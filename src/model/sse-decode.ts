@@ -27,6 +27,8 @@ export interface SseMessage {
    * parse, as it stood when the lane read them (it may learn another later in the same read).
    */
   like?: unknown;
+  /** Set by a lane that parsed the event's data to learn from it (JSON.parse): that parse, so that its owner need not parse it again. */
+  parsed?: unknown;
 }
 
 /**
