@@ -13,7 +13,8 @@
 // and the runtime do to it are its methods. Where the bytes go is its sink (SseSink): a web
 // ReadableStream on every runtime (WebSink), or on Node the ServerResponse itself (src/entries/node-sse.ts),
 // which sends the headers with the first chunk in one write and skips the web stream's encode, enqueue
-// and read of every chunk (docs/benchmarks.md § The streaming paths at the physical limit).
+// and read of every chunk: the gateway's first byte measured ~0.3 ms nearer the bare proxies', a short
+// request's CPU a fifth less (docs/benchmarks.md § The streaming paths at the physical limit).
 import type { TurnEvent } from '../vocabulary.ts';
 
 export const SSE_HEADERS = {
