@@ -98,12 +98,13 @@ export function gatewayRoutes(deps: AppDeps) {
    */
   const serve = async (c: Context, caller: GatewayCaller, request: GatewayRequest, codec?: ClientCodec, native?: Native) => {
     const upstream = native?.endpoint ?? upstreamFor(caller);
-    // Asked when first needed, after the first byte (on Node, Hono's getter throws to say there is none; waitUntilFor keeps the answer).
-    const waitUntil = (promise: Promise<unknown>) => waitUntilFor(c, deps)?.(promise);
+    // Asked now, not when the answer settles: on Node, Hono's getter throws to say there is none, and at the
+    // settling that throw fell between a held call's write and the client (docs/benchmarks.md § The streaming paths at the physical limit).
+    const waitUntil = waitUntilFor(c, deps);
     if (limits) await limits.admit(caller.subject);
     // On the edge the request's spans go out as it settles (or fails), within waitUntil; elsewhere the batch processor sends them.
     const flushTraces = () => {
-      if (deps.tracing && waitUntilFor(c, deps)) waitUntil(deps.tracing.flush());
+      if (deps.tracing && waitUntil) waitUntil(deps.tracing.flush());
     };
     const result = await runGateway(request, {
       upstream,
@@ -118,7 +119,8 @@ export function gatewayRoutes(deps: AppDeps) {
       onUsage:
         limits &&
         ((usage) => {
-          waitUntil(limits.charge(caller.subject, usage));
+          const charged = limits.charge(caller.subject, usage);
+          waitUntil?.(charged);
         }),
       tracing: deps.tracing,
       carrier: deps.tracing && carrierOf(c.req.raw.headers),
@@ -128,7 +130,7 @@ export function gatewayRoutes(deps: AppDeps) {
           if (report.dropped > 0)
             console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${quote(report.lastError ?? 'unknown error')})`);
         });
-        waitUntil(flushed);
+        waitUntil?.(flushed);
       },
       codec,
       ...(native ? { call: native.call, provider: native.provider } : {}),
