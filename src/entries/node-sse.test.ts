@@ -82,6 +82,7 @@ describe('NodeSseSink', () => {
       });
       expect(res.status).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://chat.example');
+      expect(res.headers.get('vary')).toBe('Origin'); // cors's, though it adds it after the route
       expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       expect(res.headers.get('x-rebound-request-id')).toMatch(/^[0-9a-f-]{36}$/);
       const text = await res.text();

@@ -99,7 +99,8 @@ export class NodeSseSink implements SseSink {
  * response so that Hono hands it on untouched: a plain object, since Hono copies a real Response into its
  * own (node-server's lightweight one, which node-server would write again) when one is set on a context
  * that has one (CORS makes one) or when middleware adds a header after the route (CORS's `Vary`), unless
- * its body was used. Those later headers are not sent: the head went before they were set.
+ * its body was used. Those later headers are not sent: the head went before they were set (CORS's
+ * `Vary: Origin` is therefore set before the route too: src/http/app.ts).
  */
 function alreadySent(c: Context, status: number): Response {
   const sent = { status, body: null, bodyUsed: true, headers: new Headers({ 'x-hono-already-sent': 'true' }) } as unknown as Response;

@@ -45,16 +45,23 @@ export function createApp(given: AppDeps): Hono {
     app.use('*', localGuard({ allowedHosts: deps.config.allowedHosts, allowedOrigins: deps.config.corsOrigins }));
   }
   if (deps.config.corsOrigins.length > 0) {
-    app.use(
-      '/v1/*',
-      cors({
-        origin: deps.config.corsOrigins,
-        allowMethods: ['GET', 'POST', 'OPTIONS'],
-        allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID', 'X-Rebound-Authorization', 'traceparent', 'tracestate'],
-        exposeHeaders: ['X-Rebound-Verdict', 'X-Rebound-Attempts'],
-        maxAge: 600,
-      }),
-    );
+    const corsHeaders = cors({
+      origin: deps.config.corsOrigins,
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID', 'X-Rebound-Authorization', 'traceparent', 'tracestate'],
+      exposeHeaders: ['X-Rebound-Verdict', 'X-Rebound-Attempts'],
+      maxAge: 600,
+    });
+    app.use('/v1/*', async (c, next) => {
+      // Hono's cors adds `Vary: Origin` once the route has answered; a stream on Node has sent its head
+      // by then (src/entries/node-sse.ts), so it is set before the route too, and written once.
+      const preflight = await corsHeaders(c, async () => {
+        c.res.headers.set('Vary', 'Origin');
+        await next();
+      });
+      if (preflight) return preflight;
+      if (c.res.headers.get('Vary') === 'Origin, Origin') c.header('Vary', 'Origin');
+    });
   }
 
   app.get('/health', (c) => c.json({ ok: true, model: deps.model.model, demo: deps.model.demo, storage: deps.storageKind ?? 'memory' }));

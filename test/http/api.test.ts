@@ -104,4 +104,20 @@ describe('CORS', () => {
       await corsApp.close();
     }
   });
+
+  it('says once that an answer varies with the Origin', async () => {
+    const corsApp = await startApp({ CORS_ORIGINS: 'https://chat.example' });
+    try {
+      const res = await fetch(`${corsApp.url}/v1/turns`, {
+        method: 'POST',
+        headers: { origin: 'https://chat.example', 'content-type': 'application/json' },
+        body: '{',
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://chat.example');
+      expect(res.headers.get('vary')).toBe('Origin');
+    } finally {
+      await corsApp.close();
+    }
+  });
 });
