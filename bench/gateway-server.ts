@@ -65,7 +65,9 @@ fetchProxy('/proxy/chat/completions', `${upstream}/chat/completions`, { authoriz
 // The native upstreams' own, as bench/gateway-protocols.ts's baselines: Anthropic's Messages API and the Responses API.
 fetchProxy('/proxy/v1/messages', `${process.env.ANTHROPIC_BASE_URL ?? upstream}/v1/messages`, { 'x-api-key': 'sk-bench', 'anthropic-version': '2023-06-01' });
 fetchProxy('/proxy/responses', `${upstream}/responses`, { authorization: 'Bearer sk-bench' });
-outer.route('/', app);
+// The app is served as npm start serves it (its own fetch), not mounted in `outer`: a mounted app's
+// handlers each get a layer of the outer app's error handling, which npm start does not pay.
+const serveFetch = (req: Request, env: unknown) => (req.url.includes('/proxy/') ? outer.fetch(req, env) : app.fetch(req, env as never));
 
 // The node:http one: the body read as Buffers and sent on by undici, the answer's Node stream written to the client.
 const upstreamChat = `${upstream}/chat/completions`;
@@ -98,7 +100,7 @@ const nodeProxy = createServer(async (req, res) => {
   }
 });
 
-const server = serve({ fetch: outer.fetch, port: 0, hostname: '127.0.0.1' }, () => {
+const server = serve({ fetch: serveFetch, port: 0, hostname: '127.0.0.1' }, () => {
   nodeProxy.listen(0, '127.0.0.1', () => {
     process.send!({ type: 'ready', port: (server.address() as AddressInfo).port, nodeProxyPort: (nodeProxy.address() as AddressInfo).port });
   });
