@@ -16,6 +16,8 @@ let upstream: Server;
 let app: TestApp;
 /** The same, with the native upstreams: MESSAGES_UPSTREAM=anthropic, RESPONSES_UPSTREAM=responses. */
 let native: TestApp;
+/** The same with a wait for headers no loaded machine reaches, for the answer past the cap (the wait is not what it tests). */
+let patient: TestApp;
 
 beforeAll(async () => {
   upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -45,12 +47,14 @@ beforeAll(async () => {
   };
   app = await startApp(env);
   native = await startApp({ ...env, MESSAGES_UPSTREAM: 'anthropic', RESPONSES_UPSTREAM: 'responses' });
+  patient = await startApp({ ...env, MODEL_TIMEOUT_MS: '30000' });
 });
 
 afterAll(async () => {
   for (const res of held.splice(0)) res.destroy();
   await app?.close();
   await native?.close();
+  await patient?.close();
   await new Promise<void>((resolve) => upstream.close(() => resolve()));
 });
 
@@ -90,7 +94,7 @@ describe('an upstream that never answers', () => {
 describe('an upstream answer past MAX_COMPLETION_BYTES', () => {
   it('/v1/chat/completions: the gateway stops reading it and answers 502 upstream_too_large', async () => {
     mode = 'huge';
-    const answer = await post('/v1/chat/completions', chat);
+    const answer = await post('/v1/chat/completions', chat, patient);
     expect(answer.status).toBe(502);
     expect(answer.text.length).toBeLessThan(16 * 1024);
     expect(answer.text).toMatch(/larger than 32 MB; the gateway stopped reading it/);
