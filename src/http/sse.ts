@@ -191,12 +191,6 @@ export class SseStream implements SseChannel, SseSinkOwner {
     );
   }
 
-  /** The web sink's ReadableStream (the default sink's; another sink has none). */
-  get body(): ReadableStream<Uint8Array> {
-    if (!(this.sink instanceof WebSink)) throw new Error('this SseStream writes to its own sink, not a web ReadableStream');
-    return this.sink.body;
-  }
-
   /** The HTTP response carrying this stream (the sink's: a web `Response`, or on Node the response already being written). */
   response(status: number, headers: Record<string, string>): Response {
     return this.sink.response(status, headers);
