@@ -102,12 +102,21 @@ describe('acquireDataLock', () => {
 describe('pidRunning', () => {
   it('this process runs; a zombie (exited, never reaped by its parent) does not, as after kill -9 of npm start under a PID 1 that does not reap', async () => {
     expect(pidRunning(process.pid)).toBe(true);
-    // sh starts `true` in the background, prints its pid and becomes `sleep`, which never waits for it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts a child in the background, prints its pid and becomes `sleep`, which never waits for it. The child
+    // exits only once its parent is `sleep` ($$ in a subshell is the outer shell's pid): one that exited sooner
+    // could be reaped by the shell itself before the exec (bash reaps on SIGCHLD), and then there is no zombie.
+    const script = '(while read c < /proc/$$/comm && [ "$c" != sleep ]; do sleep 0.01; done) & echo $!; exec sleep 30';
+    const parent = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(d.toString()))));
-      const state = () => readFileSync(`/proc/${zombie}/stat`, 'latin1').split(') ')[1]!.charAt(0);
-      for (let i = 0; i < 200 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+      const state = () => {
+        try {
+          return readFileSync(`/proc/${zombie}/stat`, 'latin1').split(') ')[1]!.charAt(0);
+        } catch {
+          return 'gone (reaped)';
+        }
+      };
+      for (let i = 0; i < 500 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
       expect(state()).toBe('Z');
       expect(() => process.kill(zombie, 0)).not.toThrow(); // what the lock looked at alone
       expect(pidRunning(zombie)).toBe(false);
