@@ -269,12 +269,12 @@ export class ContentTemplate implements SseLane {
  * ~1 µs for a 175-character prefix (most of the loop's CPU per token, bench:stream); a slice compared
  * with === is a memory compare, ~15× faster.
  */
-function startsAt(data: string, text: string, at: number): boolean {
+export function startsAt(data: string, text: string, at: number): boolean {
   return data.slice(at, at + text.length) === text;
 }
 
 /** A JSON string body (the text between its quotes, no unescaped quote in it) decoded, or undefined when JSON refuses it. */
-function stringValue(body: string): string | undefined {
+export function stringValue(body: string): string | undefined {
   if (!NEEDS_DECODING.test(body)) return body;
   try {
     const text: unknown = JSON.parse(`"${body}"`);

@@ -34,8 +34,9 @@ export interface SseMessage {
 /**
  * The events of a lane's run (SseLane `read`), for a reader that passes them on as they came (the
  * gateway, src/gateway/held-stream.ts) rather than only reading their text (the model's, openai.ts).
- * Each event is one `data: ` line and a blank line, "\n" line breaks: what the decoder would have
- * handed out as {event: null, data}, and what writing that message back as SSE gives.
+ * The content template's events are each one `data: ` line and a blank line, "\n" line breaks: what the
+ * decoder would have handed out as {event: null, data}, and what writing that message back as SSE gives
+ * (`runData`). A native upstream's lane frames its own (an `event:` line first: src/gateway/codecs/native-lane.ts).
  */
 export interface SseRun {
   /** The events' exact text, one after another. */

@@ -11,8 +11,9 @@ import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
-import { eventShape, INTEGER, STRING } from './event-shape.ts';
+import { INTEGER, STRING } from './event-shape.ts';
 import { jsonObject } from './json-object.ts';
+import { textShape } from './native-lane.ts';
 import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation, textChunk } from './native-stream.ts';
 import { stringOf } from '../string-of.ts';
 
@@ -92,8 +93,12 @@ function usageOf(input: unknown, output: unknown): Json {
   return { prompt_tokens: n(input), completion_tokens: n(output), total_tokens: n(input) + n(output) };
 }
 
-/** A text block's delta as Anthropic streams it: the block's index, the text. */
-const TEXT_DELTA = eventShape('{"type":"content_block_delta","index":', INTEGER, ',"delta":{"type":"text_delta","text":', STRING, '}}');
+/** A text block's delta as Anthropic streams it: the block's index (fixed in a run of them), the text. */
+const TEXT_DELTA = textShape({
+  pieces: ['{"type":"content_block_delta","index":', INTEGER, ',"delta":{"type":"text_delta","text":', STRING, '}}'],
+  text: 1,
+  free: [],
+});
 
 /** Anthropic's answer, whole or streamed, as the core reads Chat Completions. */
 function anthropicTranslation(): NativeTranslation {
@@ -128,11 +133,9 @@ function anthropicTranslation(): NativeTranslation {
         usage: usageOf(usage.input_tokens, usage.output_tokens),
       };
     },
-    text(message: SseMessage) {
-      // A text block's delta, read without JSON.parse when it comes as Anthropic writes it (event-shape.ts).
-      const text = TEXT_DELTA(message.data);
-      return text && blocks.get(Number(text[1]))?.kind === 'text' ? textChunk(who, text[2]!) : undefined;
-    },
+    textEvents: [TEXT_DELTA],
+    // A text block's delta, read without JSON.parse when it comes as Anthropic writes it: text when its block is.
+    text: (holes, text) => (blocks.get(Number(holes[1]))?.kind === 'text' ? textChunk(who, text) : undefined),
     event(message: SseMessage) {
       const e = jsonObject(message.data);
       if (!e) return [];

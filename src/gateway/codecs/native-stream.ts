@@ -3,23 +3,28 @@
 // is read only as fast as the core reads, and cancelled with it), and a JSON body turned into a
 // chat.completion; the call, its errors as the chat upstream's (upstream.ts). The core takes the
 // chunks as objects (UpstreamResult `chunks`), not as SSE text to split and parse again; the answer's
-// body is the same chunks as text, for a reader that wants bytes (docs/benchmarks.md § The streaming
-// paths at the physical limit).
+// body is the same chunks as text, for a reader that wants bytes. The runs of text deltas are read by
+// the decoder's lane (native-lane.ts), without a message or a parse for each (docs/benchmarks.md § The
+// streaming paths at the physical limit).
 import { jsonText } from 'rebound-gate/internal';
 import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
-import { type SseMessage, sseBatches } from '../../model/sse-decode.ts';
+import { SseDecoder, type SseMessage, sseBatches } from '../../model/sse-decode.ts';
 import { readBounded } from '../../model/chat-post.ts';
 import { MAX_COMPLETION_BYTES, upstreamResult, type UpstreamResult } from '../upstream.ts';
+import { type LearnedEvent, NativeTextLane, type TextShape } from './native-lane.ts';
 
 type Json = Record<string, unknown>;
 
 /** How a native answer becomes the core's: each SSE event to chat chunks (null: [DONE]), a whole body to a chat.completion. */
 export interface NativeTranslation {
+  /** The shapes its text deltas come in, as the provider writes them (event-shape.ts): the decoder's lane learns them (native-lane.ts). */
+  textEvents: readonly TextShape[];
   /**
-   * Most events: a text delta's chunk, read without JSON.parse when the event comes in the exact shape
-   * the provider writes (event-shape.ts), and no array made for it; undefined: `event` reads it.
+   * Most events: a text delta read in one of those shapes (`holes`: its holes' values, `text` its text)
+   * as its chunk, with no JSON.parse and no array made for it; undefined: not text for the answer now
+   * (`event` reads it).
    */
-  text(message: SseMessage): Json | undefined;
+  text(holes: RegExpExecArray, text: string): Json | undefined;
   event(message: SseMessage): Array<Json | null>;
   /** A whole answer; null: not one this translation reads (passed on as it came). */
   whole(json: Json): Json | null;
@@ -53,17 +58,42 @@ export async function callNative(
   return { ok: true, response: new Response(out, { status: response.status, headers: { 'content-type': 'application/json' } }) };
 }
 
-/** The upstream's events as chat chunks (null: [DONE]), one batch per upstream read that made any. */
+/**
+ * The upstream's events as chat chunks (null: [DONE]), one batch per upstream read that made any. A run
+ * of text deltas the decoder's lane read (native-lane.ts) is read as its texts, when the translation
+ * takes the run's learned event as text (then it takes each of them: they differ from it only in their
+ * text and counters); else event by event, as the decoder would have made them.
+ */
 async function* chatChunks(body: ReadableStream<Uint8Array>, t: NativeTranslation): AsyncGenerator<Array<Json | null>> {
-  for await (const batch of sseBatches(body)) {
+  const lane = new NativeTextLane(t.textEvents);
+  for await (const batch of sseBatches(body, new SseDecoder({}, lane))) {
     const out: Array<Json | null> = [];
     for (const message of batch) {
-      const text = t.text(message);
-      if (text) out.push(text);
-      else for (const chunk of t.event(message)) out.push(chunk);
+      const run = message.run;
+      if (run === undefined) {
+        translate(t, lane, message, out);
+        continue;
+      }
+      const { holes } = message.like as LearnedEvent;
+      const { texts } = run;
+      const first = t.text(holes, texts[0]!);
+      if (first === undefined) {
+        for (const event of NativeTextLane.events(message)) translate(t, lane, event, out);
+        continue;
+      }
+      out.push(first);
+      for (let i = 1; i < texts.length; i++) out.push(t.text(holes, texts[i]!)!);
     }
     if (out.length) yield out;
   }
+}
+
+/** One event the decoder made: a text delta's chunk, or what `event` makes of it. */
+function translate(t: NativeTranslation, lane: NativeTextLane, message: SseMessage, out: Array<Json | null>): void {
+  const text = lane.textOf(message);
+  const chunk = text && t.text(text.holes, text.text);
+  if (chunk) out.push(chunk);
+  else for (const c of t.event(message)) out.push(c);
 }
 
 /** The same chunks as SSE text, pulled only when read (highWaterMark 0: nothing is taken from `chunks` unasked). */

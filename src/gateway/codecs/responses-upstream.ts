@@ -12,7 +12,8 @@ import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
 import type { UpstreamResult } from '../upstream.ts';
 import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation, textChunk } from './native-stream.ts';
-import { eventShape, INTEGER, STRING } from './event-shape.ts';
+import { INTEGER, STRING } from './event-shape.ts';
+import { textShape } from './native-lane.ts';
 import { jsonObject } from './json-object.ts';
 import { FREEFORM_PARAM, freeformText } from './responses-in.ts';
 import { stringOf } from '../string-of.ts';
@@ -70,7 +71,11 @@ function toolCallOf(item: Json): Json {
 
 const isCallItem = (item: Json) => item.type === 'function_call' || item.type === 'custom_tool_call';
 
-/** A text delta as the Responses API streams it (sequence number, item id, output and content index, the text), and with OpenAI's obfuscation padding after it. */
+/**
+ * A text delta as the Responses API streams it (sequence number, item id, output and content index, the
+ * text), and with OpenAI's obfuscation padding after it: the sequence number and the padding differ from
+ * event to event, the item and indexes are fixed in a run of them.
+ */
 const TEXT_DELTA_FIELDS = [
   '{"type":"response.output_text.delta","sequence_number":',
   INTEGER,
@@ -84,8 +89,10 @@ const TEXT_DELTA_FIELDS = [
   STRING,
   ',"logprobs":[]',
 ] as const;
-const TEXT_DELTA = eventShape(...TEXT_DELTA_FIELDS, '}');
-const OBFUSCATED_TEXT_DELTA = eventShape(...TEXT_DELTA_FIELDS, ',"obfuscation":', STRING, '}');
+const TEXT_DELTAS = [
+  textShape({ pieces: [...TEXT_DELTA_FIELDS, '}'], text: 4, free: [0] }),
+  textShape({ pieces: [...TEXT_DELTA_FIELDS, ',"obfuscation":', STRING, '}'], text: 4, free: [0, 5] }),
+];
 
 /** The Responses answer, whole or streamed, as the core reads Chat Completions. */
 function responsesTranslation(): NativeTranslation {
@@ -122,11 +129,9 @@ function responsesTranslation(): NativeTranslation {
         usage: usageOf(json.usage),
       };
     },
-    text(message: SseMessage) {
-      // A text delta, read without JSON.parse when it comes as the API writes it (event-shape.ts).
-      const text = TEXT_DELTA(message.data) ?? OBFUSCATED_TEXT_DELTA(message.data);
-      return text ? textChunk(who, text[5]!) : undefined;
-    },
+    textEvents: TEXT_DELTAS,
+    // A text delta, read without JSON.parse when it comes as the API writes it.
+    text: (_holes, text) => textChunk(who, text),
     event(message: SseMessage) {
       const e = jsonObject(message.data);
       if (!e) return [];

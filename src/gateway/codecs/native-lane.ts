@@ -1,0 +1,250 @@
+// A native upstream's text events as the SSE decoder's lane (src/model/sse-decode.ts SseLane), as the
+// content template is for a Chat Completions upstream (src/model/content-template.ts). Most events of
+// an Anthropic or Responses stream are text deltas that differ from the one before only in their text
+// and a counter: `event: content_block_delta` / `text_delta`, `event: response.output_text.delta`. The
+// decoder's lines, fields and message for each, then a regular expression over its data (event-shape.ts),
+// were most of a native answer's CPU per token beside the bytes (docs/benchmarks.md § The streaming
+// paths at the physical limit). The lane learns such an event's exact text from one the decoder made,
+// and reads a run of repeats straight from the read: one message for the run, with each event's text.
+//
+// Why this is exact: the lane learns only from an event whose data the shape's expression matched (JSON
+// with no whitespace, no duplicate key, holes that are plain strings or integers: event-shape.ts), and
+// keeps its text but for the holes that may vary: the text, and the holes named free (a counter, a
+// padding string). An event it takes is `event: <name>` (when the learned one had it), `data: `, the
+// learned data with a JSON string or integer in each of those holes, and a blank line, "\n" line breaks:
+// exactly what the decoder would make {event: name, data} of, and data that parses to the learned event
+// with other values in those holes. A string with an escape is decoded by JSON.parse; one it refuses, a
+// number JSON would refuse (a leading zero), a CR, any other byte that differs ends the run, and the
+// decoder reads the event in full. What the holes mean (a block index that must be an open text block)
+// is the translation's to check when it reads the run (native-stream.ts), as it would for each event.
+import { startsAt, stringValue } from '../../model/content-template.ts';
+import { EVENT_END, type SseLane, type SseMessage, type SseRun } from '../../model/sse-decode.ts';
+import { eventShape, type INTEGER, STRING } from './event-shape.ts';
+
+type Piece = string | typeof STRING | typeof INTEGER;
+
+/** A text event's shape: its pieces (event-shape.ts), which hole is the text, which others may differ from event to event. */
+export interface TextEventSpec {
+  pieces: readonly Piece[];
+  /** The text's hole (holes are numbered from 0 in order). */
+  text: number;
+  /** Holes whose value may differ from the learned one (a sequence number, padding); every other hole is part of the template. */
+  free: readonly number[];
+}
+
+/** A text event the lane read (or matched): the holes' values as the shape's expression gave them, and its text. */
+export interface TextEvent {
+  holes: RegExpExecArray;
+  text: string;
+}
+
+/**
+ * What the lane learned an event from, handed out with each run (SseMessage `like`): the event's holes,
+ * which hold the template's fixed values (a run's events differ from it only in the free holes and the
+ * text), and how its events are framed.
+ */
+export interface LearnedEvent {
+  holes: RegExpExecArray;
+  event: string | null;
+  /** The text before an event's data: its `event:` line and `data: `. */
+  head: string;
+}
+
+enum Slot {
+  Int,
+  Text,
+  Free,
+}
+
+interface Template {
+  /** The fixed text between the slots (slots + 1 of them): the first with the event's head, the last with its blank line. */
+  fixed: string[];
+  slots: Slot[];
+  /** The last fixed text, then the first: the end of one event and the start of the next. */
+  joint: string;
+  /** The characters of an event that are not its data: its head and its blank line. */
+  framing: number;
+  learned: LearnedEvent;
+}
+
+/** A text event's shape, its expression made once (a translation's are made with the module: native-stream.ts). */
+export interface TextShape {
+  spec: TextEventSpec;
+  match: (data: string) => RegExpExecArray | null;
+}
+
+export function textShape(spec: TextEventSpec): TextShape {
+  return { spec, match: eventShape(...spec.pieces) };
+}
+
+export class NativeTextLane implements SseLane {
+  private template: Template | null = null;
+  private texts: string[] = [];
+  private ends: number[] = [];
+  private runText = '';
+  private runStart = 0;
+  /** Whether the string `take` read last needs no decoding (stringClose). */
+  private readonly plain = { is: true };
+
+  constructor(private readonly shapes: readonly TextShape[]) {}
+
+  /**
+   * A message the decoder made (offered, or not offered: made at the stream's end) as a text event of
+   * one of the shapes, else undefined. An offered one was matched when offered (`offer` sets its `lane`
+   * and `like`).
+   */
+  textOf(message: SseMessage): TextEvent | undefined {
+    if (message.lane !== undefined) return { holes: message.like as RegExpExecArray, text: message.lane };
+    for (const { spec, match } of this.shapes) {
+      const holes = match(message.data);
+      if (holes) return { holes, text: holes[spec.text + 1]! };
+    }
+    return undefined;
+  }
+
+  /** SseLane: an event the decoder made. One of the shapes is read as such (`lane`, `like`: its holes) and learned from when the template differs. */
+  offer(message: SseMessage): boolean {
+    if (message.event === 'error') return true;
+    for (const { spec, match } of this.shapes) {
+      const holes = match(message.data);
+      if (!holes) continue;
+      message.lane = holes[spec.text + 1]!;
+      message.like = holes;
+      this.learn(spec, holes, message.event);
+      return true;
+    }
+    return true;
+  }
+
+  /** SseLane: from `pos`, at an event's start, the run of events that are the template with other values in its slots. */
+  take(text: string, pos: number, maxDataChars: number): number {
+    const template = this.template;
+    if (template === null || !startsAt(text, template.fixed[0]!, pos)) return pos;
+    const { fixed, slots, joint, framing } = template;
+    const tail = fixed[slots.length]!;
+    const plain = this.plain;
+    let at = pos;
+    // An event's tail is compared with the next event's start at once (the joint): the tail alone ends the run.
+    for (;;) {
+      let i = at + fixed[0]!.length;
+      let content: string | undefined;
+      let k = 0;
+      for (; k < slots.length; k++) {
+        if (k > 0) {
+          const before = fixed[k]!;
+          if (!startsAt(text, before, i)) break;
+          i += before.length;
+        }
+        const slot = slots[k]!;
+        if (slot === Slot.Int) {
+          i = integerEnd(text, i);
+          if (i === -1) break;
+          continue;
+        }
+        const close = stringClose(text, i, plain);
+        if (close === -1) break;
+        if (slot === Slot.Text) content = plain.is ? text.slice(i, close) : stringValue(text.slice(i, close));
+        else if (!plain.is && stringValue(text.slice(i, close)) === undefined) break;
+        i = close;
+      }
+      if (k < slots.length || content === undefined) break;
+      const next = startsAt(text, joint, i);
+      if (!next && !startsAt(text, tail, i)) break;
+      const end = i + tail.length;
+      if (end - at - framing > maxDataChars) break;
+      this.texts.push(content);
+      this.ends.push(end - pos);
+      at = end;
+      if (!next) break;
+    }
+    if (at !== pos) {
+      this.runText = text;
+      this.runStart = pos;
+    }
+    return at;
+  }
+
+  /** SseLane: the message standing for the run `take` read: its events (`run`), and what the template was learned from (`like`, a LearnedEvent). */
+  read(): SseMessage {
+    const { texts, ends } = this;
+    const learned = this.template!.learned;
+    const run: SseRun = { raw: this.runText.slice(this.runStart, this.runStart + ends[ends.length - 1]!), texts, ends };
+    this.texts = [];
+    this.ends = [];
+    this.runText = '';
+    return { event: learned.event, data: '', lane: texts.length === 1 ? texts[0]! : texts.join(''), run, like: learned };
+  }
+
+  /** A run's events as the decoder would have made them, for a reader that does not take them as text. */
+  static events(message: SseMessage): SseMessage[] {
+    const run = message.run!;
+    const { event, head } = message.like as LearnedEvent;
+    return run.ends.map((end, i) => ({ event, data: run.raw.slice((i === 0 ? 0 : run.ends[i - 1]!) + head.length, end - EVENT_END.length) }));
+  }
+
+  /** The template of `holes`'s event (the shape's fixed text, its fixed holes' values), unless it is the one held. */
+  private learn(spec: TextEventSpec, holes: RegExpExecArray, event: string | null): void {
+    // Events with a line break in their name or data are never the decoder's of one line each; no such data matches a shape.
+    if (event !== null && (event.includes('\n') || event.includes('\r'))) return;
+    const head = `${event === null ? '' : `event: ${event}\n`}data: `;
+    const fixed = [head];
+    const slots: Slot[] = [];
+    let hole = 0;
+    for (const piece of spec.pieces) {
+      if (typeof piece === 'string') {
+        fixed[fixed.length - 1] += piece;
+        continue;
+      }
+      const value = holes[hole + 1]!;
+      const slot = hole === spec.text ? Slot.Text : spec.free.includes(hole) ? (piece === STRING ? Slot.Free : Slot.Int) : null;
+      hole++;
+      if (slot === null) fixed[fixed.length - 1] += piece === STRING ? `"${value}"` : value;
+      else if (slot === Slot.Int) {
+        slots.push(slot);
+        fixed.push('');
+      } else {
+        // A string slot: the fixed text ends with its opening quote; the next begins with its closing one.
+        fixed[fixed.length - 1] += '"';
+        slots.push(slot);
+        fixed.push('"');
+      }
+    }
+    fixed[fixed.length - 1] += EVENT_END;
+    const held = this.template;
+    if (held && held.learned.head === head && held.fixed.length === fixed.length && held.fixed.every((f, i) => f === fixed[i])) return;
+    this.template = { fixed, slots, joint: fixed[fixed.length - 1]! + fixed[0]!, framing: head.length + EVENT_END.length, learned: { holes, event, head } };
+  }
+}
+
+/**
+ * The closing quote of the JSON string whose body starts at `from` (its opening quote before it), or -1;
+ * `plain` says whether its body is its text (no backslash, no control character).
+ */
+function stringClose(text: string, from: number, plain: { is: boolean }): number {
+  let clean = true;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      plain.is = clean;
+      return i;
+    }
+    if (c === 92) {
+      clean = false;
+      i++;
+    } else if (c < 32) clean = false;
+  }
+  return -1;
+}
+
+/** The index after a JSON integer at `from` as the shapes' INTEGER hole reads one (no sign, no leading zero, at most 15 digits), or -1. */
+function integerEnd(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && i - from <= 15) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    i++;
+  }
+  const digits = i - from;
+  if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(from) === 48)) return -1;
+  return i;
+}
