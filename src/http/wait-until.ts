@@ -12,6 +12,7 @@ const asked = new WeakMap<Context, WaitUntil>();
 
 export function waitUntilFor(c: Context, deps: Pick<AppDeps, 'waitUntil'>): WaitUntil {
   if (deps.waitUntil) return deps.waitUntil;
+  if (servedByNode(c.env)) return undefined;
   if (asked.has(c)) return asked.get(c);
   // Hono's getter throws where the runtime has none (Node), and has no other way to ask. The throw's
   // stack trace was ~20–40 µs of every turn and gateway request on Node (bench:stream's profile): none is taken.
@@ -28,6 +29,16 @@ export function waitUntilFor(c: Context, deps: Pick<AppDeps, 'waitUntil'>): Wait
   }
   asked.set(c, found);
   return found;
+}
+
+/**
+ * @hono/node-server calls the app as `fetch(request, { incoming, outgoing })`, never with an execution
+ * context: Hono's getter would only throw. Not asked there, the throw (a few µs, ~15 µs of CPU a request
+ * under load) is off every gateway request's first byte on Node (docs/benchmarks.md § The streaming
+ * paths at the physical limit).
+ */
+function servedByNode(env: unknown): boolean {
+  return typeof env === 'object' && env !== null && 'incoming' in env && 'outgoing' in env;
 }
 
 /** What a route hands the turn service to start a turn: the waitUntil, and the caller's trace context when tracing is on. */
