@@ -26,8 +26,8 @@ export class Delivery {
   constructor(
     private readonly write: (text: string) => void,
     private readonly read?: (chunk: Chunk) => void,
-    /** A codec's channel that takes a `like` chunk as that chunk and its text, no copy made (StreamChannel.text). */
-    private readonly readText?: (like: Chunk, content: string) => void,
+    /** A codec's channel that takes a run of `like` chunks as that chunk and their texts, no copy made (StreamChannel.texts). */
+    private readonly readTexts?: (like: Chunk, texts: readonly string[], from: number, to: number) => void,
   ) {}
 
   /** The first chunk of the response names it. */
@@ -59,16 +59,17 @@ export class Delivery {
   }
 
   /**
-   * For a codec's channel (`reads`): an upstream chunk passed on as it came, read without its parse:
-   * `like` (the parse of a chunk it repeats, HeldStream's content template) with `content` as its text.
+   * For a codec's channel (`reads`): upstream chunks passed on as they came, read without their parse:
+   * `like` (the parse of a chunk they repeat, HeldStream's content template) with each of
+   * `texts[from..to)` as its text, in one call for a run of them.
    */
-  like(like: Chunk, content: string): void {
-    if (this.readText) {
-      this.readText(like, content);
+  like(like: Chunk, texts: readonly string[], from = 0, to = texts.length): void {
+    if (this.readTexts) {
+      this.readTexts(like, texts, from, to);
       return;
     }
     const choice = (like.choices as Chunk[])[0]!;
-    this.read!({ ...like, choices: [{ ...choice, delta: { ...(choice.delta as Chunk), content } }] });
+    for (let i = from; i < to; i++) this.read!({ ...like, choices: [{ ...choice, delta: { ...(choice.delta as Chunk), content: texts[i] } }] });
   }
 
   /** Written by jsonText: an upstream chunk's own fields may nest past what JSON.stringify can write (docs/configuration.md § Limits). */

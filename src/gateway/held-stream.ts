@@ -127,7 +127,7 @@ export class HeldStream {
       const shown = quick === '' ? quick : this.answer.pushText(quick);
       const like = d.reads ? this.likeOf(message.like) : null;
       if (shown !== quick) this.rewriteText(message.data, shown);
-      else if (like) d.like(like, quick);
+      else if (like) d.like(like, [quick]);
       else d.raw(message);
       return;
     }
@@ -155,25 +155,33 @@ export class HeldStream {
   /**
    * A run of chunks the lane read from one upstream read, each adding its text: passed on as the
    * upstream's own text, the events in one write, up to an event whose text is not all shown now (it is
-   * rewritten as the full read rewrites it); for a codec's channel, event by event as objects (`like`).
+   * rewritten as the full read rewrites it); for a codec's channel, as the learned chunk and their
+   * texts (`like`), the events up to such an event in one call.
    */
   private pushRun(run: SseRun, learned: unknown): void {
     const d = this.options.delivery;
     const like = d.reads ? this.likeOf(learned) : null;
     const { raw, texts, ends } = run;
-    /** Where the events passed on but not written yet begin in `raw`. */
+    /** Where the events passed on but not written yet begin: in `raw`, and (`like`) in `texts`. */
     let from = 0;
+    let first = 0;
     for (let i = 0; i < texts.length; i++) {
       const text = texts[i]!;
       const shown = text === '' ? text : this.answer.pushText(text);
-      if (shown === text && like === null) continue;
-      const start = i === 0 ? 0 : ends[i - 1]!;
-      if (from < start) d.sse(raw.slice(from, start));
-      from = ends[i]!;
-      if (shown !== text) this.rewriteText(runData(run, i), shown);
-      else d.like(like!, text);
+      if (shown === text) continue;
+      if (like) {
+        if (first < i) d.like(like, texts, first, i);
+        first = i + 1;
+      } else {
+        const start = i === 0 ? 0 : ends[i - 1]!;
+        if (from < start) d.sse(raw.slice(from, start));
+        from = ends[i]!;
+      }
+      this.rewriteText(runData(run, i), shown);
     }
-    if (from < raw.length) d.sse(from === 0 ? raw : raw.slice(from));
+    if (like) {
+      if (first < texts.length) d.like(like, texts, first, texts.length);
+    } else if (from < raw.length) d.sse(from === 0 ? raw : raw.slice(from));
   }
 
   /** A chunk the lane read whose text is held from here on: rewritten as the full read rewrites it. */

@@ -59,11 +59,12 @@ export interface StreamChannel {
    */
   chunk?(chunk: Record<string, unknown>): void;
   /**
-   * And an upstream text chunk that repeats a learned one (Delivery's `like`: no error, usage, finish or
-   * call in it) as that chunk and its text: what `chunk` would get as the chunk with `content` as its
-   * delta's, without the copy made for each delta.
+   * And a run of upstream text chunks that repeat a learned one (Delivery's `like`: no error, usage,
+   * finish or call in them) as that chunk and their texts, `texts[from..to)`: what `chunk` would get,
+   * one by one, as the chunk with each text as its delta's content, without a copy made for each delta
+   * or a call for each (a codec writes the run's events as one write).
    */
-  text?(like: Record<string, unknown>, content: string): void;
+  texts?(like: Record<string, unknown>, texts: readonly string[], from: number, to: number): void;
 }
 export type OpenStream = (run: (out: StreamChannel, signal: AbortSignal) => Promise<void>) => StreamedBody;
 
@@ -82,7 +83,7 @@ export function gatewayStream(run: StreamRun): StreamedBody {
     const delivery = new Delivery(
       (text) => out.write(text),
       out.chunk && ((chunk) => out.chunk!(chunk)),
-      out.text && ((like, content) => out.text!(like, content)),
+      out.texts && ((like, texts, from, to) => out.texts!(like, texts, from, to)),
     );
     let broken: unknown;
     try {

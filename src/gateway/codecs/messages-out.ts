@@ -10,7 +10,7 @@ import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { anthropicError } from './anthropic-error.ts';
 import { firstChoice, jsonObject } from './json-object.ts';
-import { eventChannel, sseEvent } from './sse-text.ts';
+import { eventChannel, jsonString, sseEvent } from './sse-text.ts';
 import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
@@ -77,12 +77,20 @@ function writeBlock(out: StreamChannel, index: number, block: Json): void {
 
 /**
  * A text block's deltas: sseEvent's text for `{type: 'content_block_delta', index, delta: {type:
- * 'text_delta', text}}`, the text before the text made once for the block, only the text serialised
- * per delta (most events of a stream; sse-text.test.ts).
+ * 'text_delta', text}}` for each of `texts[from..to)` but the empty ones, one after another; the text
+ * before the text made once for the block, only the text serialised per delta (most events of a
+ * stream, a run of them one string: sse-text.test.ts).
  */
-export function textDeltas(index: number): (text: string) => string {
+export function textDeltas(index: number): (texts: readonly string[], from: number, to: number) => string {
   const head = `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":`;
-  return (text) => `${head}${JSON.stringify(text)}}}\n\n`;
+  return (texts, from, to) => {
+    let out = '';
+    for (let i = from; i < to; i++) {
+      const text = texts[i]!;
+      if (text !== '') out += `${head}${jsonString(text)}}}\n\n`;
+    }
+    return out;
+  };
 }
 
 /**
@@ -93,7 +101,7 @@ export function textDeltas(index: number): (text: string) => string {
 export function messagesChannel(out: StreamChannel, model: string): StreamChannel {
   let started = false;
   /** The open text block: its index and its deltas' writer. */
-  let open: { index: number; delta: (text: string) => string } | null = null;
+  let open: { index: number; deltas: (texts: readonly string[], from: number, to: number) => string } | null = null;
   let blocks = 0;
   let stop = 'end_turn';
   let usage = { input_tokens: 0, output_tokens: 0 };
@@ -109,15 +117,16 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
     out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: open.index }));
     open = null;
   };
-  /** Text for the client: a delta of the open text block, opened first if none is. */
-  const writeText = (content: string) => {
-    if (content === '') return;
+  /** Text for the client, `texts[from..to)`: deltas of the open text block (opened first if none is), in one write. */
+  const writeTexts = (texts: readonly string[], from: number, to: number) => {
+    while (from < to && texts[from] === '') from++;
+    if (from === to) return;
     if (!open) {
       const index = blocks++;
-      open = { index, delta: textDeltas(index) };
+      open = { index, deltas: textDeltas(index) };
       out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
     }
-    out.write(open.delta(content));
+    out.write(open.deltas(texts, from, to));
   };
   // Each event of the core's stream, read from its text or handed over as it holds it.
   return eventChannel(out, {
@@ -129,10 +138,10 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
       );
       out.write(sseEvent('message_stop', { type: 'message_stop' }));
     },
-    // A text chunk like the learned one: nothing in it but its text (the message started by it if none was).
-    text(like, content) {
+    // Text chunks like the learned one: nothing in them but their texts (the message started by it if none was).
+    texts(like, texts, from, to) {
       start(like);
-      writeText(content);
+      writeTexts(texts, from, to);
     },
     chunk(chunk) {
       if (chunk.error !== undefined && chunk.error !== null) {
@@ -151,7 +160,7 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
         close();
         writeBlock(out, blocks++, delta.rebound_block);
       }
-      if (typeof delta.content === 'string') writeText(delta.content);
+      if (typeof delta.content === 'string') writeTexts([delta.content], 0, 1);
       // The core sends each call whole, once gated: one block, its arguments in one delta.
       if (Array.isArray(delta.tool_calls)) {
         for (const tc of delta.tool_calls) {

@@ -13,7 +13,7 @@ import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { firstChoice } from './json-object.ts';
 import { freeformText } from './responses-in.ts';
-import { eventChannel, sseEvent } from './sse-text.ts';
+import { eventChannel, jsonString, sseEvent } from './sse-text.ts';
 import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
@@ -100,14 +100,23 @@ export function completionToResponse(completion: Json, echo: ResponseEcho): Json
 
 /**
  * A message item's text deltas: emit's text for `response.output_text.delta` (`{type, sequence_number,
- * item_id, output_index, content_index: 0, delta, logprobs: []}`), the text around the sequence number
- * and the delta made once for the item, only the delta serialised per event (most events of a stream;
- * sse-text.test.ts).
+ * item_id, output_index, content_index: 0, delta, logprobs: []}`) for each of `deltas[from..to)` but
+ * the empty ones, one after another, numbered from `seq` on; the text around the sequence number and
+ * the delta made once for the item, only the delta serialised per event (most events of a stream, a
+ * run of them one string: sse-text.test.ts).
  */
-export function outputTextDeltas(itemId: string, index: number): (seq: number, delta: string) => string {
+export function outputTextDeltas(itemId: string, index: number): (seq: number, deltas: readonly string[], from: number, to: number) => string {
   const middle = `,"item_id":${JSON.stringify(itemId)},"output_index":${index},"content_index":0,"delta":`;
-  return (seq, delta) =>
-    `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq}${middle}${JSON.stringify(delta)},"logprobs":[]}\n\n`;
+  return (seq, deltas, from, to) => {
+    let out = '';
+    for (let i = from; i < to; i++) {
+      const delta = deltas[i]!;
+      if (delta !== '') {
+        out += `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq++}${middle}${jsonString(delta)},"logprobs":[]}\n\n`;
+      }
+    }
+    return out;
+  };
 }
 
 /**
@@ -138,7 +147,7 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
   /** The JSON text of the items that have it written already, by their index in `output`. */
   const written = new Map<number, string>();
   /** The open message item: its index, its id, the text so far and its deltas' writer. */
-  let text: { index: number; id: string; text: string; delta: (seq: number, delta: string) => string } | null = null;
+  let text: { index: number; id: string; text: string; deltas: (seq: number, deltas: readonly string[], from: number, to: number) => string } | null = null;
   let usage: unknown = null;
   let rebound: unknown;
   let length = false;
@@ -168,13 +177,14 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
     written.set(index, item);
     emitText('response.output_item.done', `"output_index":${index},"item":${item}`);
   };
-  /** Text for the client: a delta of the open message item, added first if none is open. */
-  const addText = (content: string) => {
-    if (content === '') return;
+  /** Text for the client, `texts[from..to)`: deltas of the open message item (added first if none is open), in one write. */
+  const addTexts = (texts: readonly string[], from: number, to: number) => {
+    while (from < to && texts[from] === '') from++;
+    if (from === to) return;
     if (!text) {
       const index = output.length;
       const itemId = `msg_${hex()}`;
-      text = { index, id: itemId, text: '', delta: outputTextDeltas(itemId, index) };
+      text = { index, id: itemId, text: '', deltas: outputTextDeltas(itemId, index) };
       const item = { ...messageItem('', 'in_progress', itemId), content: [] };
       output.push(item);
       emit('response.output_item.added', { output_index: index, item });
@@ -185,15 +195,21 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
         part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
       });
     }
-    text.text += content;
-    out.write(text.delta(seq++, content));
+    const run = text.deltas(seq, texts, from, to);
+    for (let i = from; i < to; i++) {
+      const content = texts[i]!;
+      if (content === '') continue;
+      text.text += content;
+      seq++;
+    }
+    out.write(run);
   };
   // Each event of the core's stream, read from its text or handed over as it holds it.
   return eventChannel(out, {
-    // A text chunk like the learned one: nothing in it but its text.
-    text(_like, content) {
+    // Text chunks like the learned one: nothing in them but their texts.
+    texts(_like, texts, from, to) {
       start();
-      addText(content);
+      addTexts(texts, from, to);
     },
     done() {
       start();
@@ -228,7 +244,7 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
         emit('response.output_item.added', { output_index: index, item });
         emit('response.output_item.done', { output_index: index, item });
       }
-      if (typeof delta.content === 'string') addText(delta.content);
+      if (typeof delta.content === 'string') addTexts([delta.content], 0, 1);
       // The core sends each call whole, once gated: one item, its arguments in one delta.
       if (Array.isArray(delta.tool_calls)) {
         for (const tc of delta.tool_calls) {

@@ -1,21 +1,57 @@
+import type { ToolSpec } from 'rebound-gate';
 import { jsonText } from 'rebound-gate/internal';
 import { describe, expect, it } from 'vitest';
+import { SseDecoder } from '../../model/sse-decode.ts';
+import { Delivery } from '../delivery.ts';
+import { HeldStream } from '../held-stream.ts';
 import type { StreamChannel } from '../stream.ts';
 import { messagesChannel, textDeltas } from './messages-out.ts';
 import { outputTextDeltas, responseJson, responsesChannel } from './responses-out.ts';
-import { sseEvent } from './sse-text.ts';
+import { jsonString, sseEvent } from './sse-text.ts';
 
 const TEXTS = ['', 'Hello ', 'say "hi"', 'a\nb\tc\\d', 'ünïcødé → 🙂', 'lone \ud800 surrogate', 'line\u2028separator', '</script>'];
 
 describe("the codecs' events, written without an object", () => {
-  it('text deltas are byte for byte what sseEvent writes for the same event', () => {
-    for (const text of TEXTS) {
-      expect(textDeltas(3)(text)).toBe(sseEvent('content_block_delta', { type: 'content_block_delta', index: 3, delta: { type: 'text_delta', text } }));
-      const fields = { item_id: `msg_${text}`, output_index: 2, content_index: 0, delta: text, logprobs: [] };
-      expect(outputTextDeltas(`msg_${text}`, 2)(41, text)).toBe(
-        sseEvent('response.output_text.delta', { type: 'response.output_text.delta', sequence_number: 41, ...fields }),
-      );
+  it('text deltas are byte for byte what sseEvent writes for the same events, one by one and a run at once', () => {
+    const message = (text: string) => sseEvent('content_block_delta', { type: 'content_block_delta', index: 3, delta: { type: 'text_delta', text } });
+    const response = (text: string, seq: number, id = 'msg_1') =>
+      sseEvent('response.output_text.delta', {
+        type: 'response.output_text.delta',
+        sequence_number: seq,
+        item_id: id,
+        output_index: 2,
+        content_index: 0,
+        delta: text,
+        logprobs: [],
+      });
+    for (const [i, text] of TEXTS.entries()) {
+      // An empty text is no event.
+      expect(textDeltas(3)(TEXTS, i, i + 1)).toBe(text === '' ? '' : message(text));
+      expect(outputTextDeltas(`msg_${text}`, 2)(41, TEXTS, i, i + 1)).toBe(text === '' ? '' : response(text, 41, `msg_${text}`));
     }
+    // A run: the same events one after another, the empty texts left out, numbered on from `seq`.
+    const run = [...TEXTS, '', ...TEXTS, 'end'];
+    const shown = run.filter((t) => t !== '');
+    expect(textDeltas(3)(run, 0, run.length)).toBe(shown.map(message).join(''));
+    expect(textDeltas(3)(run, 2, 5)).toBe(
+      run
+        .slice(2, 5)
+        .filter((t) => t !== '')
+        .map(message)
+        .join(''),
+    );
+    expect(outputTextDeltas('msg_1', 2)(7, run, 0, run.length)).toBe(shown.map((t, k) => response(t, 7 + k)).join(''));
+    expect(textDeltas(3)(run, 4, 4)).toBe('');
+  });
+
+  it("a string's JSON text is JSON.stringify's, for every UTF-16 code unit, alone and among others", () => {
+    const units = Array.from({ length: 0x10000 }, (_, c) => String.fromCharCode(c));
+    for (const u of units) {
+      for (const text of [u, `a${u}`, `${u}b`, `x ${u}${u} y`])
+        if (jsonString(text) !== JSON.stringify(text)) expect(jsonString(text)).toBe(JSON.stringify(text));
+    }
+    for (const text of [...TEXTS, '😀', '\udc00\ud800', 'a\ud83d', '\ude00b', '\u2028\u2029', '\u007f', 'ÿ', ''])
+      expect(jsonString(text)).toBe(JSON.stringify(text));
   });
 
   it("a response with its output items given as text is jsonText's of the whole", () => {
@@ -32,7 +68,7 @@ describe("the codecs' events, written without an object", () => {
     }
   });
 
-  it('a text chunk handed over as the learned one and its text writes what the same chunk does (StreamChannel.text)', () => {
+  it('text chunks handed over as the learned one and their texts write what the same chunks do (StreamChannel.texts)', () => {
     const like = {
       id: 'chatcmpl-1',
       object: 'chat.completion.chunk',
@@ -50,10 +86,18 @@ describe("the codecs' events, written without an object", () => {
         drained: async () => {},
         flush: () => {},
       });
-      // The first chunk (as a message of its own or as the learned one), texts, a call between, the finish.
-      for (const content of ['Hi ', '', 'say "x"\n', 'é 🙂']) {
-        if (asText) channel.text!(like, content);
-        else channel.chunk!(withText(content));
+      // The first chunk (as a message of its own or as the learned one), texts (one, then a run, then a
+      // run of a run's middle), a call between, texts, the finish.
+      const texts = ['Hi ', '', 'say "x"\n', 'é 🙂', '\u2028', 'back\\slash', '', 'plain '];
+      const parts: [number, number][] = [
+        [0, 1],
+        [1, 5],
+        [5, 5],
+        [5, 7],
+      ];
+      for (const [from, to] of parts) {
+        if (asText) channel.texts!(like, texts, from, to);
+        else for (const content of texts.slice(from, to)) channel.chunk!(withText(content));
       }
       channel.chunk!({
         ...like,
@@ -61,8 +105,8 @@ describe("the codecs' events, written without an object", () => {
           { index: 0, delta: { tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: null },
         ],
       });
-      if (asText) channel.text!(like, 'after');
-      else channel.chunk!(withText('after'));
+      if (asText) channel.texts!(like, ['', 'after', 'and more'], 0, 3);
+      else for (const content of ['', 'after', 'and more']) channel.chunk!(withText(content));
       channel.chunk!({ ...like, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 1, completion_tokens: 2 } });
       channel.write('data: [DONE]\n\n');
       return written
@@ -74,7 +118,56 @@ describe("the codecs' events, written without an object", () => {
     for (const open of codecs) {
       const asChunks = run(open, false);
       expect(asChunks).toContain('after');
+      expect(asChunks).toContain('back\\\\slash');
       expect(run(open, true)).toBe(asChunks);
+    }
+  });
+
+  it("a codec's stream through HeldStream writes the lane's runs, a run at a time, as it writes the same chunks one by one, wherever a read ends", () => {
+    const TOOLS: ToolSpec[] = [{ name: 'search', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }];
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+    // '{' and '\n' hold the text for a moment (the chunk is rewritten): a run is handed over in parts around them.
+    const words = ['Let ', 'me ', 'say "hi" ', 'back\\slash ', 'é 🙂 ', '\u2028 ', '', 'see {', 'not json} ', 'ok ', 'fine.\n', 'Next ', 'one. ', '<b> '];
+    const body =
+      chunk({ role: 'assistant', content: '' }) +
+      words.map((content) => chunk({ content })).join('') +
+      chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q":"rain"}' } }] }) +
+      chunk({ content: 'after ' }) +
+      chunk({}, 'tool_calls') +
+      'data: [DONE]\n\n';
+    const bytes = new TextEncoder().encode(body);
+    const codecs = [(out: StreamChannel) => messagesChannel(out, 'm'), (out: StreamChannel) => responsesChannel(out, { model: 'm', freeform: new Set() })];
+    /** The codec's output with the body in two reads cut at `cut`; `lane`: the lane reads the runs (handed over as texts), else each chunk is parsed. */
+    const written = (open: (out: StreamChannel) => StreamChannel, cut: number, lane: boolean) => {
+      const out: string[] = [];
+      const channel = open({ write: (t) => void out.push(t), drained: async () => {}, flush: () => {} });
+      const delivery = new Delivery(
+        (t) => channel.write(t),
+        (c) => channel.chunk!(c),
+        (like, texts, from, to) => channel.texts!(like, texts, from, to),
+      );
+      const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: true, last: true, delivery });
+      const decoder = new SseDecoder({}, lane ? held.lane : undefined);
+      for (const part of [bytes.subarray(0, cut), bytes.subarray(cut)]) for (const m of decoder.push(part)) held.push(m);
+      for (const m of decoder.end()) held.push(m);
+      held.end();
+      delivery.done();
+      const text = out
+        .join('')
+        .replace(/(resp|msg|fc)_[0-9a-f]{32}/g, '$1_X')
+        .replace(/"created_at":\d+/g, '"created_at":T');
+      return { text, writes: out.length };
+    };
+    for (const open of codecs) {
+      const full = written(open, bytes.length, false);
+      expect(full.text).toContain('back\\\\slash');
+      expect(full.text).toContain('"see "');
+      const whole = written(open, bytes.length, true);
+      expect(whole.text).toBe(full.text);
+      // The runs went as one write each, not one a text.
+      expect(whole.writes).toBeLessThan(full.writes);
+      for (let cut = 0; cut <= bytes.length; cut++) expect(written(open, cut, true).text, `cut at byte ${cut}`).toBe(full.text);
     }
   });
 });

@@ -36,13 +36,26 @@ export function sseEvent(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${jsonText(data)}\n\n`;
 }
 
+/** What JSON.stringify escapes in a string: a quote, a backslash, a control character, a surrogate (a lone one is escaped; a pair is left to it too). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes control characters, so they are what this finds
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * JSON.stringify(text) for a string: quoted as it is when nothing in it is escaped (a text delta's
+ * usual token), without JSON.stringify's call, which costs ~3 times the check (sse-text.test.ts
+ * compares the two over every UTF-16 code unit; docs/benchmarks.md § The streaming paths at the physical limit).
+ */
+export function jsonString(text: string): string {
+  return ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
 /**
  * What a codec does with the core's stream: each chunk (as the core holds it, or read from its text), a
- * text chunk that repeats a learned one as its text (StreamChannel.text), and its end ([DONE]).
+ * run of text chunks that repeat a learned one as their texts (StreamChannel.texts), and its end ([DONE]).
  */
 export interface ChatEventHandlers {
   chunk(chunk: Record<string, unknown>): void;
-  text(like: Record<string, unknown>, content: string): void;
+  texts(like: Record<string, unknown>, texts: readonly string[], from: number, to: number): void;
   done(): void;
 }
 
@@ -61,6 +74,6 @@ export function eventChannel(out: StreamChannel, on: ChatEventHandlers): StreamC
       }
     },
     chunk: (chunk) => on.chunk(chunk),
-    text: (like, content) => on.text(like, content),
+    texts: (like, texts, from, to) => on.texts(like, texts, from, to),
   };
 }
