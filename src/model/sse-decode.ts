@@ -70,7 +70,7 @@ export interface SseLane {
   take(text: string, pos: number, maxDataChars: number): number;
   /**
    * The message that stands in the batch, in their place, for the events `take` just read: their text
-   * (`lane`) and the events themselves (`run`).
+   * (`lane`; a lane whose reader takes `run.texts` one by one may leave it out) and the events themselves (`run`).
    */
   read(): SseMessage;
   /**

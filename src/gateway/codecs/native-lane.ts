@@ -57,6 +57,7 @@ enum Slot {
 }
 
 interface Template {
+  spec: TextEventSpec;
   /** The fixed text between the slots (slots + 1 of them): the first with the event's head, the last with its blank line. */
   fixed: string[];
   slots: Slot[];
@@ -172,7 +173,8 @@ export class NativeTextLane implements SseLane {
     this.texts = [];
     this.ends = [];
     this.runText = '';
-    return { event: learned.event, data: '', lane: texts.length === 1 ? texts[0]! : texts.join(''), run, like: learned };
+    // No `lane` (the texts joined): the reader takes the run's texts one by one (native-stream.ts).
+    return { event: learned.event, data: '', run, like: learned };
   }
 
   /** A run's events as the decoder would have made them, for a reader that does not take them as text. */
@@ -186,6 +188,9 @@ export class NativeTextLane implements SseLane {
   private learn(spec: TextEventSpec, holes: RegExpExecArray, event: string | null): void {
     // Events with a line break in their name or data are never the decoder's of one line each; no such data matches a shape.
     if (event !== null && (event.includes('\n') || event.includes('\r'))) return;
+    // Most offered text events are the template's, split by a read's end: the same shape, name and fixed holes.
+    const held = this.template;
+    if (held && held.spec === spec && held.learned.event === event && sameFixedHoles(spec, held.learned.holes, holes)) return;
     const head = `${event === null ? '' : `event: ${event}\n`}data: `;
     const fixed = [head];
     const slots: Slot[] = [];
@@ -210,10 +215,23 @@ export class NativeTextLane implements SseLane {
       }
     }
     fixed[fixed.length - 1] += EVENT_END;
-    const held = this.template;
-    if (held && held.learned.head === head && held.fixed.length === fixed.length && held.fixed.every((f, i) => f === fixed[i])) return;
-    this.template = { fixed, slots, joint: fixed[fixed.length - 1]! + fixed[0]!, framing: head.length + EVENT_END.length, learned: { holes, event, head } };
+    this.template = {
+      spec,
+      fixed,
+      slots,
+      joint: fixed[fixed.length - 1]! + fixed[0]!,
+      framing: head.length + EVENT_END.length,
+      learned: { holes, event, head },
+    };
   }
+}
+
+/** Whether two events of `spec`'s shape have the same values in the holes a template fixes. */
+function sameFixedHoles(spec: TextEventSpec, a: RegExpExecArray, b: RegExpExecArray): boolean {
+  for (let hole = 0; hole + 1 < a.length; hole++) {
+    if (hole !== spec.text && !spec.free.includes(hole) && a[hole + 1] !== b[hole + 1]) return false;
+  }
+  return true;
 }
 
 /**
