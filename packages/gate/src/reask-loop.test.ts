@@ -52,6 +52,32 @@ describe('reaskLoop: the one re-ask loop', () => {
     expect(unaskable).toEqual({ attempts: 1, ended: 'unaskable' });
   });
 
+  it('reaskStream ends each run as reaskLoop does (one decision after each answer)', async () => {
+    const scenarios: Array<{ retries: number; blocked: (answer: number) => number; ask?: (q: number) => number | null; unaskable?: boolean }> = [
+      { retries: 0, blocked: () => 1 },
+      { retries: 2, blocked: () => 1 },
+      { retries: 3, blocked: (a) => (a < 2 ? 1 : 0) },
+      { retries: 2, blocked: () => 1, ask: () => null },
+      { retries: 2, blocked: () => 1, unaskable: true },
+    ];
+    for (const s of scenarios) {
+      const read = (answer: number) => ({ blocked: s.blocked(answer), reask: s.unaskable ? null : () => answer + 1 });
+      const whole = await reaskLoop<number, number>({ retries: s.retries, first: 0, ask: s.ask ?? ((q) => q), read });
+      const steps = reaskStream<number, number, never>({
+        retries: s.retries,
+        first: 0,
+        ask: s.ask ?? ((q) => q),
+        // biome-ignore lint/correctness/useYield: the answer is read whole here.
+        async *read(answer) {
+          return read(answer);
+        },
+      });
+      let step = await steps.next();
+      while (!step.done) step = await steps.next();
+      expect(step.value).toEqual(whole);
+    }
+  });
+
   it('reaskStream yields what each read yields, in order', async () => {
     const parts: string[] = [];
     const steps = reaskStream<number, number, string>({

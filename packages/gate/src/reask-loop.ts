@@ -69,29 +69,44 @@ export async function* reaskStream<A, Q, P>(run: ReaskStreamRun<A, Q, P>): Async
   for (let attempt = 1; ; attempt++) {
     const last = attempt > run.retries;
     const read = yield* run.read(answer, { attempt, first: attempt === 1, last });
-    if (read.blocked === 0) return { attempts: attempt, ended: 'settled' };
-    if (read.reask === null) return { attempts: attempt, ended: 'unaskable' };
-    if (last) return { attempts: attempt, ended: 'retries-spent' };
-    const request = read.reask();
-    const next = await Promise.resolve()
-      .then(() => run.ask(request))
-      .catch(() => null);
+    const request = reaskAfter(read, attempt, last);
+    if (!('request' in request)) return request;
+    const next = await askAgain(run, request.request);
     if (next === null) return { attempts: attempt, ended: 'reask-failed' };
     answer = next;
   }
 }
 
-/** The attempts of a host that reads each answer whole (or writes its output elsewhere). */
+/**
+ * The attempts of a host that reads each answer whole (or writes its output elsewhere): reaskStream's
+ * loop, without the two async generators a whole answer does not need (their turns of the microtask
+ * queue came before the gateway's stream read its first upstream chunk: docs/benchmarks.md § The
+ * streaming paths at the physical limit). What follows an answer is decided by the same reaskAfter.
+ */
 export async function reaskLoop<A, Q>(run: ReaskLoopRun<A, Q>): Promise<ReaskEnd> {
-  const steps = reaskStream<A, Q, never>({
-    ...run,
-    // biome-ignore lint/correctness/useYield: a whole answer yields nothing; the loop is reaskStream's, once.
-    async *read(answer, at) {
-      return await run.read(answer, at);
-    },
-  });
-  for (;;) {
-    const step = await steps.next();
-    if (step.done) return step.value;
+  let answer = run.first;
+  for (let attempt = 1; ; attempt++) {
+    const last = attempt > run.retries;
+    const read = await run.read(answer, { attempt, first: attempt === 1, last });
+    const request = reaskAfter(read, attempt, last);
+    if (!('request' in request)) return request;
+    const next = await askAgain(run, request.request);
+    if (next === null) return { attempts: attempt, ended: 'reask-failed' };
+    answer = next;
   }
+}
+
+/** What follows an answer: the run's end, or the request that re-asks (built only then). */
+function reaskAfter<Q>(read: AnswerRead<Q>, attempt: number, last: boolean): ReaskEnd | { request: Q } {
+  if (read.blocked === 0) return { attempts: attempt, ended: 'settled' };
+  if (read.reask === null) return { attempts: attempt, ended: 'unaskable' };
+  if (last) return { attempts: attempt, ended: 'retries-spent' };
+  return { request: read.reask() };
+}
+
+/** The re-ask: its answer, or null when it failed (`ask` threw, rejected or answered null). */
+function askAgain<A, Q>(run: ReaskRun<A, Q>, request: Q): Promise<A | null> {
+  return Promise.resolve()
+    .then(() => run.ask(request))
+    .catch(() => null);
 }
