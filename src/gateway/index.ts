@@ -115,11 +115,14 @@ async function runCore(request: GatewayRequest, deps: GatewayDeps): Promise<Gate
     attempts.clear();
     trace?.end({ verdict, attempts: 1, status, error });
   };
-  const first = await ask(request.upstreamBody).catch((err: unknown) => {
+  let first: UpstreamResult;
+  try {
+    first = await ask(request.upstreamBody);
+  } catch (err) {
     deps.signal.removeEventListener('abort', onClientAbort);
     endTrace(err instanceof Error && 'status' in err ? Number((err as { status: unknown }).status) : 502, 'none', err);
     throw err;
-  });
+  }
   if (!first.ok) {
     deps.signal.removeEventListener('abort', onClientAbort);
     endTrace(first.status, 'none', { status: first.status });

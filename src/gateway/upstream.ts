@@ -5,6 +5,7 @@
 // is), an upstream that cannot be reached (502) or does not send its headers within MODEL_TIMEOUT_MS (504).
 import { getModels, postChat, type ChatEndpoint, type ChatPost } from '../model/chat-post.ts';
 import { isOpenAIErrorBody, openAIError, type OpenAIErrorBody } from './errors.ts';
+import type { TextRun } from './held-stream.ts';
 
 export type UpstreamResult =
   | { ok: true; response: Response; chunks?: ChatChunks }
@@ -12,9 +13,10 @@ export type UpstreamResult =
 
 /**
  * A native upstream's stream (codecs/native-stream.ts) as the chat chunks it stands for, one batch per
- * upstream read (null: its [DONE]): the core reads these objects rather than the response's text.
+ * upstream read (null: its [DONE]; a TextRun: a run of text deltas as one chunk and their texts): the
+ * core reads these objects rather than the response's text.
  */
-export type ChatChunks = AsyncIterable<Array<Record<string, unknown> | null>>;
+export type ChatChunks = AsyncIterable<Array<Record<string, unknown> | null | TextRun>>;
 
 /** Response headers an OpenAI client acts on when it retries (rate limits). */
 const PASSED_HEADERS = [
@@ -28,13 +30,19 @@ const PASSED_HEADERS = [
   'x-ratelimit-reset-tokens',
 ];
 
-/** `headers`: the trace context (traceparent) of the attempt's span, when tracing is on. */
-export async function callUpstream(
+/**
+ * `headers`: the trace context (traceparent) of the attempt's span, when tracing is on. A 2xx answer is
+ * taken as upstreamResult takes it, without its async turn: the gateway's stream starts on it
+ * (docs/benchmarks.md § The streaming paths at the physical limit).
+ */
+export function callUpstream(
   options: ChatEndpoint,
   body: Record<string, unknown>,
   request: { signal: AbortSignal; headers?: Record<string, string> },
 ): Promise<UpstreamResult> {
-  return upstreamResult(options, await postChat(options, body, request));
+  return postChat(options, body, request).then((posted) =>
+    posted.kind === 'response' && posted.response.ok ? { ok: true, response: posted.response } : upstreamResult(options, posted),
+  );
 }
 
 /** GET {OPENAI_BASE_URL}/models, its failures as callUpstream's. */

@@ -21,13 +21,25 @@ export interface ChatEndpoint {
 
 export type ChatPost = { kind: 'response'; response: Response } | { kind: 'timeout' } | { kind: 'unreachable'; message: string; cause: unknown };
 
-/** `body` may nest deeper than JSON.stringify goes (a gateway client's tool schema): jsonText writes it all the same. */
-export async function postChat(
+/**
+ * `body` may nest deeper than JSON.stringify goes (a gateway client's tool schema): jsonText writes it all
+ * the same. Not an async function: the request's own promise is returned, without the turns of the
+ * microtask queue an async function's adoption of it adds between the upstream's headers and the gateway's
+ * stream (docs/benchmarks.md § The streaming paths at the physical limit); a body jsonText refuses still
+ * rejects it.
+ */
+export function postChat(
   endpoint: ChatEndpoint,
   body: Record<string, unknown>,
   { signal, headers }: { signal: AbortSignal; headers?: Record<string, string> },
 ): Promise<ChatPost> {
-  return postChatJson(endpoint, { json: jsonText(body), stream: body.stream === true, headers }, signal);
+  let json: string;
+  try {
+    json = jsonText(body);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return postChatJson(endpoint, { json, stream: body.stream === true, headers }, signal);
 }
 
 /** A chat-completions body already serialised (the model adapter reuses the tools' part across requests). */

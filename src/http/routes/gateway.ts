@@ -106,35 +106,40 @@ export function gatewayRoutes(deps: AppDeps) {
     const flushTraces = () => {
       if (deps.tracing && waitUntil) waitUntil(deps.tracing.flush());
     };
-    const result = await runGateway(request, {
-      upstream,
-      retries: config.gateway.retries,
-      // Streamed answers go through the one SSE writer: keepalives, backpressure, a client that stalls or leaves.
-      openStream: (run) =>
-        new SseStream(run, { keepaliveMs: config.keepaliveMs, stallMs: config.readerStallMs, requestSignal: c.req.raw.signal }, deps.sseSink?.(c)),
-      activity: deps.activity,
-      userId: caller.userId,
-      signal: c.req.raw.signal,
-      // Each attempt's tokens against GATEWAY_TOKENS_PER_DAY; charge never throws, and on the edge it runs on within waitUntil.
-      onUsage:
-        limits &&
-        ((usage) => {
-          const charged = limits.charge(caller.subject, usage);
-          waitUntil?.(charged);
-        }),
-      tracing: deps.tracing,
-      carrier: deps.tracing && carrierOf(c.req.raw.headers),
-      onSettled: () => {
-        flushTraces();
-        const flushed = deps.activity.flush().then((report) => {
-          if (report.dropped > 0)
-            console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${quote(report.lastError ?? 'unknown error')})`);
-        });
-        waitUntil?.(flushed);
-      },
-      codec,
-      ...(native ? { call: native.call, provider: native.provider } : {}),
-    }).finally(flushTraces);
+    let result: GatewayResponse;
+    try {
+      result = await runGateway(request, {
+        upstream,
+        retries: config.gateway.retries,
+        // Streamed answers go through the one SSE writer: keepalives, backpressure, a client that stalls or leaves.
+        openStream: (run) =>
+          new SseStream(run, { keepaliveMs: config.keepaliveMs, stallMs: config.readerStallMs, requestSignal: c.req.raw.signal }, deps.sseSink?.(c)),
+        activity: deps.activity,
+        userId: caller.userId,
+        signal: c.req.raw.signal,
+        // Each attempt's tokens against GATEWAY_TOKENS_PER_DAY; charge never throws, and on the edge it runs on within waitUntil.
+        onUsage:
+          limits &&
+          ((usage) => {
+            const charged = limits.charge(caller.subject, usage);
+            waitUntil?.(charged);
+          }),
+        tracing: deps.tracing,
+        carrier: deps.tracing && carrierOf(c.req.raw.headers),
+        onSettled: () => {
+          flushTraces();
+          const flushed = deps.activity.flush().then((report) => {
+            if (report.dropped > 0)
+              console.error(`rebound gateway: ${report.dropped} activity rows could not be written (${quote(report.lastError ?? 'unknown error')})`);
+          });
+          waitUntil?.(flushed);
+        },
+        codec,
+        ...(native ? { call: native.call, provider: native.provider } : {}),
+      });
+    } finally {
+      flushTraces();
+    }
     return toResponse(result);
   };
   const requestOptions = { models: config.gateway.models, only: config.gateway.modelsOnly };
