@@ -51,6 +51,25 @@ export interface AttemptResult {
 
 type Chunk = Record<string, unknown>;
 
+/**
+ * A run of text deltas a native upstream's lane read (codecs/native-lane.ts), in a batch of its chunks
+ * (upstream.ts ChatChunks): the chunk `like` with each of `texts` as its delta's content, handed over as
+ * that one chunk and the texts (`pushChunk`), no chunk made for each.
+ */
+export class TextRun {
+  constructor(
+    /** A chunk whose one choice's delta holds only `content` (its value is not read). */
+    readonly like: Chunk,
+    readonly texts: readonly string[],
+  ) {}
+
+  /** The run's chunk with `content` as its text: the chunk its event stands for, made only where one is read in full. */
+  chunkOf(content: string): Chunk {
+    const choice = (this.like.choices as Chunk[])[0]!;
+    return { ...this.like, choices: [{ ...choice, delta: { content } }] };
+  }
+}
+
 interface OpenCall {
   key: string;
   /** The first id seen for the call (a delta without index and with another id starts another call). */
@@ -205,11 +224,40 @@ export class HeldStream {
    * A chunk a native upstream's translation hands over as an object (null: its [DONE]), read as `push`
    * reads the same chunk's text; one that passes unchanged goes on as this object (Delivery `chunk`).
    */
-  pushChunk(chunk: Chunk | null): void {
+  pushChunk(chunk: Chunk | null | TextRun): void {
     if (this.failed) return;
     if (chunk === null) {
       if (this.open) this.close(this.open);
-    } else this.read(chunk, null);
+    } else if (chunk instanceof TextRun) this.pushTexts(chunk);
+    else this.read(chunk, null);
+  }
+
+  /**
+   * A native upstream's run of text deltas (TextRun), read as `read` reads each of its chunks: for a
+   * codec's channel as the run's chunk and its texts (Delivery `like`), the texts up to one not all shown
+   * now in one call, that one rewritten as `read` rewrites it. A retry's, or after the finish, each is
+   * read in full as its chunk.
+   */
+  private pushTexts(run: TextRun): void {
+    const d = this.options.delivery;
+    const { like, texts } = run;
+    if (!this.options.first || !d.reads || this.finishReason !== null) {
+      for (const text of texts) this.read(run.chunkOf(text), null);
+      return;
+    }
+    d.adopt(like);
+    let first = 0;
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i]!;
+      const shown = text === '' ? text : this.answer.pushText(text);
+      if (shown === text) continue;
+      if (first < i) d.like(like, texts, first, i);
+      first = i + 1;
+      const chunk = run.chunkOf(text);
+      const choice = (chunk.choices as Chunk[])[0]!;
+      this.rewrite(chunk, choice, choice.delta as Chunk, shown);
+    }
+    if (first < texts.length) d.like(like, texts, first, texts.length);
   }
 
   /** One chunk, read from `message` (null: handed over as an object): passed on, rewritten, its calls held. */

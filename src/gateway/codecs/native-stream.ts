@@ -10,6 +10,7 @@ import { jsonText } from 'rebound-gate/internal';
 import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
 import { SseDecoder, type SseMessage, sseBatches } from '../../model/sse-decode.ts';
 import { readBounded } from '../../model/chat-post.ts';
+import { TextRun } from '../held-stream.ts';
 import { MAX_COMPLETION_BYTES, upstreamResult, type UpstreamResult } from '../upstream.ts';
 import { type LearnedEvent, NativeTextLane, type TextShape } from './native-lane.ts';
 
@@ -64,10 +65,10 @@ export async function callNative(
  * takes the run's learned event as text (then it takes each of them: they differ from it only in their
  * text and counters); else event by event, as the decoder would have made them.
  */
-async function* chatChunks(body: ReadableStream<Uint8Array>, t: NativeTranslation): AsyncGenerator<Array<Json | null>> {
+async function* chatChunks(body: ReadableStream<Uint8Array>, t: NativeTranslation): AsyncGenerator<Array<Json | null | TextRun>> {
   const lane = new NativeTextLane(t.textEvents);
   for await (const batch of sseBatches(body, new SseDecoder({}, lane))) {
-    const out: Array<Json | null> = [];
+    const out: Array<Json | null | TextRun> = [];
     for (const message of batch) {
       const run = message.run;
       if (run === undefined) {
@@ -81,15 +82,15 @@ async function* chatChunks(body: ReadableStream<Uint8Array>, t: NativeTranslatio
         for (const event of NativeTextLane.events(message)) translate(t, lane, event, out);
         continue;
       }
-      out.push(first);
-      for (let i = 1; i < texts.length; i++) out.push(t.text(holes, texts[i]!)!);
+      // The run's chunk and its texts: HeldStream reads each text as that chunk with it (TextRun).
+      out.push(texts.length === 1 ? first : new TextRun(first, texts));
     }
     if (out.length) yield out;
   }
 }
 
 /** One event the decoder made: a text delta's chunk, or what `event` makes of it. */
-function translate(t: NativeTranslation, lane: NativeTextLane, message: SseMessage, out: Array<Json | null>): void {
+function translate(t: NativeTranslation, lane: NativeTextLane, message: SseMessage, out: Array<Json | null | TextRun>): void {
   const text = lane.textOf(message);
   const chunk = text && t.text(text.holes, text.text);
   if (chunk) out.push(chunk);
@@ -97,7 +98,7 @@ function translate(t: NativeTranslation, lane: NativeTextLane, message: SseMessa
 }
 
 /** The same chunks as SSE text, pulled only when read (highWaterMark 0: nothing is taken from `chunks` unasked). */
-function chunkText(chunks: AsyncGenerator<Array<Json | null>>): ReadableStream<Uint8Array> {
+function chunkText(chunks: AsyncGenerator<Array<Json | null | TextRun>>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>(
     {
@@ -108,7 +109,11 @@ function chunkText(chunks: AsyncGenerator<Array<Json | null>>): ReadableStream<U
           return;
         }
         let text = '';
-        for (const chunk of next.value) text += chunk === null ? 'data: [DONE]\n\n' : `data: ${jsonText(chunk)}\n\n`;
+        for (const chunk of next.value) {
+          if (chunk === null) text += 'data: [DONE]\n\n';
+          else if (chunk instanceof TextRun) for (const content of chunk.texts) text += `data: ${jsonText(chunk.chunkOf(content))}\n\n`;
+          else text += `data: ${jsonText(chunk)}\n\n`;
+        }
         controller.enqueue(encoder.encode(text));
       },
       async cancel() {
