@@ -24,10 +24,14 @@
 // /responses. --protocol-configs picks rows (their names, comma-separated); --cpu-prof DIR writes each
 // gateway server's V8 CPU profile there (protocols-translated.cpuprofile: chat, messages/chat,
 // responses/chat; protocols-native.cpuprofile: messages/anthropic, responses/responses).
+// --warmup N (bench/gateway.ts): before each row measures its first byte and its held call, each of its
+// three sides serves N of them, the sides taking turns; the p50 of each side's first 100 is the row's
+// cold figure (the `cold…` keys; a row's server has served the rows before it).
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { percentile } from './gate/common.ts';
+import { COLD, servedWarm } from './gateway-warmup.ts';
 
 type Protocol = 'chat' | 'messages' | 'anthropic' | 'responses';
 
@@ -52,6 +56,15 @@ export interface ProtocolFigures {
   cpuRatioToProxy: number;
   heldCallProxyUsP50: number;
   heldCallOverheadToProxyUsP50: number;
+  /** The p50 of each side's first COLD first bytes (ms) and held calls (µs), the gateway's over direct. */
+  coldTtfbGatewayP50: number;
+  coldTtfbProxyP50: number;
+  coldTtfbDirectP50: number;
+  coldTtfbOverheadP50: number;
+  coldHeldCallGatewayUsP50: number;
+  coldHeldCallProxyUsP50: number;
+  coldHeldCallDirectUsP50: number;
+  coldHeldCallOverheadUsP50: number;
 }
 
 /** The held call: its arguments, sent in 7-character deltas; when the upstream wrote the last one. */
@@ -158,6 +171,8 @@ export interface ProtocolOptions {
   configs?: string[] | undefined;
   /** Where each gateway server writes its V8 CPU profile (absent: none). */
   cpuProfDir?: string | undefined;
+  /** First bytes and held calls each side serves before a row measures them (--warmup). */
+  warmup: number;
 }
 
 const sse = (res: ServerResponse, event: string | null, data: unknown) => res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
@@ -374,8 +389,7 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
   const figures: ProtocolFigures[] = [];
   let id = 0;
   type Side = 'gateway' | 'proxy' | 'direct';
-  /** The three sides in a rotating order, so drift hits each alike. */
-  const order = (r: number): Side[] => (['gateway', 'proxy', 'direct'] as const).map((_, i, s) => s[(i + r) % 3]!);
+  const SIDES: Side[] = ['gateway', 'proxy', 'direct'];
   for (const c of configs) {
     const gw = gatewayUrl(c.gateway, c.client);
     /** Where each side is asked, in which protocol: the proxy in the gateway's process speaks the upstream's. */
@@ -384,9 +398,10 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
       proxy: { url: `${c.gateway.url}/proxy`, protocol: c.direct },
       direct: { url: base, protocol: c.direct },
     };
-    for (let i = 0; i < 20; i++) for (const side of order(i)) await timed(at[side].url, at[side].protocol, 'short');
-    const ttfb = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
-    for (let i = 0; i < o.requests; i++) for (const side of order(i)) ttfb[side].push((await timed(at[side].url, at[side].protocol, 'short')).ttfb);
+    // --warmup first bytes a side, then --requests measured: each side's first COLD (the cold figure) and the measured ones.
+    const { measured: ttfb, cold: coldTtfb } = await servedWarm(SIDES, { warmup: o.warmup, measured: o.requests }, async (side) => {
+      return (await timed(at[side].url, at[side].protocol, 'short')).ttfb;
+    });
     const paced = { gateway: [] as number[], direct: [] as number[] };
     for (let r = 0; r < o.pacedRounds; r++) {
       for (const side of r % 2 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const)) {
@@ -406,9 +421,10 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
         cpu[side].push((await cpuMs(c.gateway.child)) - c0);
       }
     }
-    const held = { gateway: [] as number[], proxy: [] as number[], direct: [] as number[] };
-    for (let i = 0; i < 5; i++) for (const side of order(i)) await callArrival(at[side].url, at[side].protocol, side === 'gateway');
-    for (let i = 0; i < o.calls; i++) for (const side of order(i)) held[side].push(await callArrival(at[side].url, at[side].protocol, side === 'gateway'));
+    // The same for the held call.
+    const { measured: held, cold: coldHeld } = await servedWarm(SIDES, { warmup: o.warmup, measured: o.calls }, (side) =>
+      callArrival(at[side].url, at[side].protocol, side === 'gateway'),
+    );
     const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
     const g50 = percentile(ttfb.gateway, 50);
     const d50 = percentile(ttfb.direct, 50);
@@ -431,6 +447,14 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
       cpuRatioToProxy: round(cpuPerToken(cpu.gateway) / cpuPerToken(cpu.proxy)),
       heldCallProxyUsP50: round(percentile(held.proxy, 50), 0),
       heldCallOverheadToProxyUsP50: round(percentile(held.gateway, 50) - percentile(held.proxy, 50), 0),
+      coldTtfbGatewayP50: round(percentile(coldTtfb.gateway, 50)),
+      coldTtfbProxyP50: round(percentile(coldTtfb.proxy, 50)),
+      coldTtfbDirectP50: round(percentile(coldTtfb.direct, 50)),
+      coldTtfbOverheadP50: round(percentile(coldTtfb.gateway, 50) - percentile(coldTtfb.direct, 50)),
+      coldHeldCallGatewayUsP50: round(percentile(coldHeld.gateway, 50), 0),
+      coldHeldCallProxyUsP50: round(percentile(coldHeld.proxy, 50), 0),
+      coldHeldCallDirectUsP50: round(percentile(coldHeld.direct, 50), 0),
+      coldHeldCallOverheadUsP50: round(percentile(coldHeld.gateway, 50) - percentile(coldHeld.direct, 50), 0),
     });
   }
   // Each server exits on its own (its CPU profile, when asked for, is written as it does).
@@ -447,7 +471,7 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
 /** The figures as bench:gateway prints them. */
 export function printProtocolFigures(figures: ProtocolFigures[], o: ProtocolOptions): void {
   console.log(
-    `protocols and upstream modes, gateway vs the upstream directly (${o.requests} short answers, ${o.pacedRounds} paced and ${o.rounds} unpaced of ${o.tokens} tokens; interleaved)`,
+    `protocols and upstream modes, gateway vs the upstream directly (${o.requests} short answers and ${o.calls} calls after ${o.warmup} of each a side, ${o.pacedRounds} paced and ${o.rounds} unpaced of ${o.tokens} tokens; interleaved)`,
   );
   console.log('  config               ttfb p50 gateway  direct  overhead   paced ratio (≤ 1.05)   CPU per token   held call p50 gateway  direct  overhead');
   for (const f of figures) {
@@ -462,6 +486,13 @@ export function printProtocolFigures(figures: ProtocolFigures[], o: ProtocolOpti
   for (const f of figures) {
     console.log(
       `  ${f.config.padEnd(20)} ${f.proxyUpstream.padEnd(10)} ${`${f.proxyCpuUsPerToken} µs`.padStart(21)}   ${`${f.cpuRatioToProxy}x`.padStart(23)}   ${`${f.ttfbProxyP50} ms`.padStart(14)} ${`${f.ttfbOverheadToProxyP50} ms`.padStart(16)}   ${`${f.heldCallProxyUsP50} µs`.padStart(19)} ${`${f.heldCallOverheadToProxyUsP50} µs`.padStart(16)}`,
+    );
+  }
+  console.log(`  … cold: the p50 of each side's first ${COLD} (a row's server has served the rows before it)`);
+  console.log('  config               ttfb p50 gateway   proxy  direct  overhead   held call p50 gateway   proxy  direct  overhead');
+  for (const f of figures) {
+    console.log(
+      `  ${f.config.padEnd(20)} ${`${f.coldTtfbGatewayP50} ms`.padStart(16)} ${`${f.coldTtfbProxyP50} ms`.padStart(7)} ${`${f.coldTtfbDirectP50} ms`.padStart(7)} ${`${f.coldTtfbOverheadP50} ms`.padStart(9)}   ${`${f.coldHeldCallGatewayUsP50} µs`.padStart(21)} ${`${f.coldHeldCallProxyUsP50} µs`.padStart(7)} ${`${f.coldHeldCallDirectUsP50} µs`.padStart(7)} ${`${f.coldHeldCallOverheadUsP50} µs`.padStart(9)}`,
     );
   }
 }

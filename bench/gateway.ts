@@ -5,7 +5,7 @@
 //   npm run bench:gateway -- [--json] [--tokens 2000] [--rounds 15] [--requests 300] [--calls 300]
 //                            [--corpus ../shared/bench/tool-calls.dev.jsonl] [--protocols-only] [--cpu-prof DIR]
 //                            [--protocol-configs chat,messages/chat,messages/anthropic,responses/chat,responses/responses]
-//                            [--ttfb-only [--sides gateway,proxy,nodeProxy,direct]]
+//                            [--ttfb-only [--sides gateway,proxy,nodeProxy,direct]] [--warmup 1000]
 //
 // Two bare proxies in the gateway's server process are the baselines: `proxy`, over fetch in the same
 // Hono server (issue 34's goals are set against it), and `nodeProxy`, node:http and undici's request()
@@ -31,6 +31,14 @@
 //    in the gateway's process (the translated modes': the chat upstream's): time to first byte, the
 //    paced answer's ratio, CPU per token, the held call (gateway-protocols.ts). --protocols-only runs
 //    this part alone; --protocol-configs the rows it names.
+// --warmup N: before parts 1 and 3 (and part 5's first byte and held call) measure anything, each of
+// their sides serves N requests (calls), the sides taking turns in the rotating order the measurement
+// uses, so that every side (gateway, both bare proxies, direct) is measured warm: a fresh server runs the
+// code of a request in V8's interpreter and baseline tiers for its first hundreds of requests, and a
+// server in production has served far more (docs/benchmarks.md § "The streaming paths at the physical
+// limit (issue 34)", H1 of the fourth session: the curve, and why the default). The cold figure stays:
+// the p50 of each side's first 100 (the warm-up's, topped up with the measured ones' when it is
+// shorter) is printed and kept as the `cold…` keys; the other keys are of the measured ones, after it.
 // --cpu-prof DIR writes the V8 CPU profile of the gateway server of parts 1, 2a and 4 (the scripted
 // upstream's) to DIR, and those of part 5's two servers (protocols-translated.cpuprofile,
 // protocols-native.cpuprofile; read one with `npx tsx bench/cpu-profile.ts FILE`). --ttfb-only runs part 1 alone,
@@ -46,6 +54,7 @@ import { Delivery } from '../src/gateway/delivery.ts';
 import { HeldStream } from '../src/gateway/held-stream.ts';
 import type { ToolSpec } from 'rebound-gate';
 import { printProtocolFigures, protocolFigures, readTimed } from './gateway-protocols.ts';
+import { COLD, rotate, servedWarm, warmupOption } from './gateway-warmup.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -58,6 +67,7 @@ const ROUNDS = Number(opt('rounds', '15'));
 const PACED_ROUNDS = Number(opt('paced-rounds', '5'));
 const REQUESTS = Number(opt('requests', '300'));
 const CALLS = Number(opt('calls', '300'));
+const WARMUP = warmupOption(opt('warmup', '1000'));
 const CORPUS = opt('corpus', new URL('../../shared/bench/tool-calls.dev.jsonl', import.meta.url).pathname);
 /** --no-corpus skips part 4 (a quick run of the latency figures). */
 const RUN_CORPUS = !args.includes('--no-corpus');
@@ -72,11 +82,12 @@ const PROTOCOL_OPTIONS = {
   calls: Math.min(CALLS, 100),
   configs: args.includes('--protocol-configs') ? opt('protocol-configs', '').split(',') : undefined,
   cpuProfDir: args.includes('--cpu-prof') ? opt('cpu-prof', '') : undefined,
+  warmup: WARMUP,
 };
 if (args.includes('--protocols-only')) {
   const figures = await protocolFigures(PROTOCOL_OPTIONS);
   printProtocolFigures(figures, PROTOCOL_OPTIONS);
-  if (json) console.log(JSON.stringify({ protocols: figures }));
+  if (json) console.log(JSON.stringify({ warmup: WARMUP, protocols: figures }));
   process.exit(0);
 }
 
@@ -203,18 +214,14 @@ async function timed(base: string, mode: string): Promise<{ ttfb: number; total:
   return readTimed(await post(base, streamBody(mode, true)), t0);
 }
 
-// Warm both paths.
-for (let i = 0; i < 20; i++) {
-  await timed(gw.url, 'short');
-  await timed(scripted.url, 'short');
-}
-
 // The bare proxies: `proxy` over fetch in the gateway's Hono server (issue 34's goals are against it), `nodeProxy` node:http and undici's request() (the hop's floor).
 const SIDES = { gateway: gw.url, proxy: gw.proxyUrl, nodeProxy: gw.nodeProxyUrl, direct: scripted.url } as const;
 type Side = keyof typeof SIDES;
 const ALL_SIDES: Side[] = ['gateway', 'proxy', 'nodeProxy', 'direct'];
 /** The sides in a rotating order, so drift hits each alike. */
-const order = (r: number, sides: Side[] = ALL_SIDES): Side[] => sides.map((_, i, all) => all[(i + r) % all.length]!);
+const order = (r: number, sides: Side[] = ALL_SIDES): Side[] => rotate(sides, r);
+/** No figures of any side (the sides --sides leaves out). */
+const NO_FIGURES: Record<Side, number[]> = { gateway: [], proxy: [], nodeProxy: [], direct: [] };
 
 /** The gateway server's CPU time so far, ms (IPC). */
 const cpuMs = () =>
@@ -229,13 +236,18 @@ const cpuMs = () =>
     gw.child.send({ type: 'cpu' });
   });
 
-// 1. Time to first byte.
-const ttfb = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
-for (let i = 0; i < REQUESTS; i++) for (const side of order(i, TTFB_SIDES)) ttfb[side].push((await timed(SIDES[side], 'short')).ttfb);
+// 1. Time to first byte: --warmup requests a side, then --requests measured; each side's first COLD
+// (the cold figure) and the measured ones.
+const firstBytes = await servedWarm(TTFB_SIDES, { warmup: WARMUP, measured: REQUESTS }, async (side) => (await timed(SIDES[side], 'short')).ttfb);
+const ttfb = { ...NO_FIGURES, ...firstBytes.measured };
+const coldTtfb = { ...NO_FIGURES, ...firstBytes.cold };
 if (TTFB_ONLY) {
   // --ttfb-only: part 1 alone (with --cpu-prof and --sides gateway, a profile of the request's fixed cost).
-  const line = TTFB_SIDES.map((side) => `${side} p50 ${percentile(ttfb[side], 50).toFixed(2)} ms p99 ${percentile(ttfb[side], 99).toFixed(2)} ms`);
-  console.log(`time to first byte, ${REQUESTS} short answers: ${line.join('   ')}`);
+  const line = TTFB_SIDES.map(
+    (side) =>
+      `${side} p50 ${percentile(ttfb[side], 50).toFixed(2)} ms p99 ${percentile(ttfb[side], 99).toFixed(2)} ms (cold p50 ${percentile(coldTtfb[side], 50).toFixed(2)} ms)`,
+  );
+  console.log(`time to first byte, ${REQUESTS} short answers after ${WARMUP} a side (cold: the first ${COLD}): ${line.join('   ')}`);
   // The server's CPU per short request: batches of 20, the sides taking turns (the IPC that asks costs each side alike).
   const served = TTFB_SIDES.filter((side) => side !== 'direct');
   const cpuPerRequest = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
@@ -248,8 +260,13 @@ if (TTFB_ONLY) {
   }
   console.log(`server CPU per short request: ${served.map((side) => `${side} ${percentile(cpuPerRequest[side], 50).toFixed(0)} µs`).join('   ')}`);
   if (json) {
-    const figures = (side: Side) => ({ p50: percentile(ttfb[side], 50), p99: percentile(ttfb[side], 99), cpuUs: percentile(cpuPerRequest[side], 50) });
-    console.log(JSON.stringify({ ttfbMs: Object.fromEntries(TTFB_SIDES.map((side) => [side, figures(side)])) }));
+    const figures = (side: Side) => ({
+      p50: percentile(ttfb[side], 50),
+      p99: percentile(ttfb[side], 99),
+      cpuUs: percentile(cpuPerRequest[side], 50),
+      coldP50: percentile(coldTtfb[side], 50),
+    });
+    console.log(JSON.stringify({ warmup: WARMUP, ttfbMs: Object.fromEntries(TTFB_SIDES.map((side) => [side, figures(side)])) }));
   }
   gw.child.send({ type: 'exit' });
   gwTiming.child.send({ type: 'exit' });
@@ -258,14 +275,15 @@ if (TTFB_ONLY) {
 }
 
 // 2. A long answer, end to end: paced, then unpaced with the server's CPU.
-const PACED_SIDES = { gateway: gwTiming.url, proxy: gwTiming.proxyUrl, nodeProxy: gwTiming.nodeProxyUrl, direct: timingUrl } as const;
+/** The sides in front of the timing upstream (the paced answer, the held call). */
+const TIMING_SIDES = { gateway: gwTiming.url, proxy: gwTiming.proxyUrl, nodeProxy: gwTiming.nodeProxyUrl, direct: timingUrl } as const;
 const paced = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
 const pacedRatio = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
 let pacedId = 0;
 for (let r = 0; r < PACED_ROUNDS; r++) {
   for (const side of order(r, ['gateway', 'proxy', 'direct'])) {
     const mode = `paced:${++pacedId}`;
-    const { total: ms } = await timed(PACED_SIDES[side], mode);
+    const { total: ms } = await timed(TIMING_SIDES[side], mode);
     paced[side].push(ms);
     pacedRatio[side].push(ms / upstreamMs.get(mode)!);
   }
@@ -300,19 +318,10 @@ async function callArrival(base: string, gated: boolean): Promise<number> {
     }
   }
 }
-const arrival = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
-for (let i = 0; i < 10; i++) {
-  await callArrival(gwTiming.url, true);
-  await callArrival(gwTiming.proxyUrl, false);
-  await callArrival(gwTiming.nodeProxyUrl, false);
-  await callArrival(timingUrl, false);
-}
-for (let i = 0; i < CALLS; i++) {
-  arrival.gateway.push(await callArrival(gwTiming.url, true));
-  arrival.proxy.push(await callArrival(gwTiming.proxyUrl, false));
-  arrival.nodeProxy.push(await callArrival(gwTiming.nodeProxyUrl, false));
-  arrival.direct.push(await callArrival(timingUrl, false));
-}
+// --warmup calls a side, then --calls measured, the sides in the rotating order; each side's first COLD (the cold figure) and the measured ones.
+const { measured: arrival, cold: coldArrival } = await servedWarm(ALL_SIDES, { warmup: WARMUP, measured: CALLS }, (side) =>
+  callArrival(TIMING_SIDES[side], side === 'gateway'),
+);
 
 // 3b. The same step inside the gateway: a corpus call's deltas pushed into the held-call transformer,
 // timed from the finish chunk (which completes the call) to the gated call's chunk being written.
@@ -384,6 +393,8 @@ const medianMs = (xs: Record<'gateway' | 'proxy' | 'nodeProxy' | 'direct', numbe
   directMs: r(med(xs.direct), 1),
 });
 const result = {
+  /** Requests (calls) each side served before parts 1 and 3 measured. */
+  warmup: WARMUP,
   ttfbMs: {
     gateway: { p50: r(percentile(ttfb.gateway, 50)), p99: r(percentile(ttfb.gateway, 99)) },
     proxy: { p50: r(percentile(ttfb.proxy, 50)), p99: r(percentile(ttfb.proxy, 99)) },
@@ -395,6 +406,12 @@ const result = {
     nodeProxyOverheadP50: r(percentile(ttfb.nodeProxy, 50) - percentile(ttfb.direct, 50)),
     overheadToNodeProxyP50: r(percentile(ttfb.gateway, 50) - percentile(ttfb.nodeProxy, 50)),
     requests: REQUESTS,
+    /** The p50 of each side's first COLD requests (a fresh server's; the warm-up's when it is that long). */
+    coldGatewayP50: r(med(coldTtfb.gateway)),
+    coldProxyP50: r(med(coldTtfb.proxy)),
+    coldNodeProxyP50: r(med(coldTtfb.nodeProxy)),
+    coldDirectP50: r(med(coldTtfb.direct)),
+    coldOverheadP50: r(med(coldTtfb.gateway) - med(coldTtfb.direct)),
   },
   pacedAnswer: {
     tokens: TOKENS,
@@ -424,6 +441,12 @@ const result = {
     inGatewayP50: r(med(inMemory), 1),
     inGatewayP99: r(percentile(inMemory, 99), 1),
     calls: CALLS,
+    /** The same of each side's first COLD calls. */
+    coldHttpGatewayP50: r(med(coldArrival.gateway), 0),
+    coldHttpProxyP50: r(med(coldArrival.proxy), 0),
+    coldHttpNodeProxyP50: r(med(coldArrival.nodeProxy), 0),
+    coldHttpDirectP50: r(med(coldArrival.direct), 0),
+    coldHttpOverheadP50: r(med(coldArrival.gateway) - med(coldArrival.direct), 0),
   },
   corpus: {
     cases: corpus.length,
@@ -438,10 +461,15 @@ const result = {
   },
 };
 
-console.log(`gateway vs direct, the same scripted stream (${REQUESTS} short answers, ${ROUNDS} of ${TOKENS} tokens, ${CALLS} calls; interleaved)`);
+console.log(
+  `gateway vs direct, the same scripted stream (${REQUESTS} short answers and ${CALLS} calls after ${WARMUP} of each a side, ${ROUNDS} of ${TOKENS} tokens; interleaved)`,
+);
 const t = result.ttfbMs;
 console.log(
   `  time to first byte  gateway p50 ${t.gateway.p50} ms p99 ${t.gateway.p99} ms   bare proxy p50 ${t.proxy.p50} ms p99 ${t.proxy.p99} ms   node:http proxy p50 ${t.nodeProxy.p50} ms p99 ${t.nodeProxy.p99} ms   direct p50 ${t.direct.p50} ms p99 ${t.direct.p99} ms   overhead p50 ${t.overheadP50} ms p99 ${t.overheadP99} ms (the hop alone ${t.nodeProxyOverheadP50} ms)`,
+);
+console.log(
+  `    cold (each side's first ${COLD})  gateway p50 ${t.coldGatewayP50} ms   bare proxy p50 ${t.coldProxyP50} ms   node:http proxy p50 ${t.coldNodeProxyP50} ms   direct p50 ${t.coldDirectP50} ms   overhead p50 ${t.coldOverheadP50} ms`,
 );
 const p = result.pacedAnswer;
 const u = result.unpacedAnswer;
@@ -457,6 +485,9 @@ console.log(
 const l = result.lastArgDeltaToCallUs;
 console.log(
   `  last argument delta → call at the client  gateway p50 ${l.httpGatewayP50} µs   bare proxy p50 ${l.httpProxyP50} µs   node:http proxy p50 ${l.httpNodeProxyP50} µs   direct p50 ${l.httpDirectP50} µs   overhead p50 ${l.httpOverheadP50} µs (${l.httpOverheadToProxyP50} µs over the bare proxy)`,
+);
+console.log(
+  `    cold (each side's first ${COLD})  gateway p50 ${l.coldHttpGatewayP50} µs   bare proxy p50 ${l.coldHttpProxyP50} µs   node:http proxy p50 ${l.coldHttpNodeProxyP50} µs   direct p50 ${l.coldHttpDirectP50} µs   overhead p50 ${l.coldHttpOverheadP50} µs`,
 );
 console.log(
   `  … inside the gateway (finish chunk in → gated call out, corpus calls)  p50 ${result.lastArgDeltaToCallUs.inGatewayP50} µs   p99 ${result.lastArgDeltaToCallUs.inGatewayP99} µs`,
