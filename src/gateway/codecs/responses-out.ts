@@ -120,18 +120,19 @@ export function outputTextDeltas(itemId: string, index: number): (seq: number, d
 }
 
 /**
- * jsonText of `response` with its `output` given as the JSON text of each item, joined: the keys before
- * and after `output` written apart, so that an item whose text is already written (the message item:
- * the whole answer's text) is not serialised again (sse-text.test.ts).
+ * jsonText of `response` with the JSON text of some of its keys given (`written`: the output items,
+ * the request's tools echoed), so that what is written already is not serialised again: the message
+ * item (the whole answer's text), the tools (in each of response.created, response.in_progress and
+ * response.completed; sse-text.test.ts).
  */
-export function responseJson(response: Json, items: string[]): string {
-  const keys = Object.keys(response);
-  const at = keys.indexOf('output');
-  const part = (from: number, to: number) => jsonText(Object.fromEntries(keys.slice(from, to).map((k) => [k, response[k]])));
-  // Each part is an object's text; the first never empty (the response's id comes before its output).
-  const head = part(0, at).slice(0, -1);
-  const tail = part(at + 1, keys.length).slice(1);
-  return `${head},"output":[${items.join(',')}]${tail === '}' ? '' : ','}${tail}`;
+export function responseJson(response: Json, written: Record<string, string>): string {
+  let out = '';
+  for (const key of Object.keys(response)) {
+    const text = Object.hasOwn(written, key) ? written[key] : jsonText(response[key]);
+    // As JSON.stringify, a key whose value has no JSON (undefined) is left out.
+    if (text !== undefined) out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${text}`;
+  }
+  return `{${out}}`;
 }
 
 /**
@@ -141,6 +142,8 @@ export function responseJson(response: Json, items: string[]): string {
  */
 export function responsesChannel(out: StreamChannel, echo: ResponseEcho): StreamChannel {
   const id = `resp_${hex()}`;
+  /** The request's tools, echoed in the response of three events: serialised once. */
+  const tools = jsonText(echo.tools ?? []);
   let seq = 0;
   let started = false;
   const output: Json[] = [];
@@ -158,8 +161,10 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
   const start = () => {
     if (started) return;
     started = true;
-    emit('response.created', { response: responseShell(id, echo, 'in_progress') });
-    emit('response.in_progress', { response: responseShell(id, echo, 'in_progress') });
+    // The same response in both, its JSON written once.
+    const shell = `"response":${responseJson(responseShell(id, echo, 'in_progress'), { tools })}`;
+    emitText('response.created', shell);
+    emitText('response.in_progress', shell);
   };
   const closeText = () => {
     if (!text) return;
@@ -217,9 +222,9 @@ export function responsesChannel(out: StreamChannel, echo: ResponseEcho): Stream
       const response = responseShell(id, echo, length ? 'incomplete' : 'completed');
       if (length) response.incomplete_details = { reason: 'max_output_tokens' };
       response.usage = usageOf(usage);
-      const items = output.map((item, i) => written.get(i) ?? jsonText(item));
+      const items = `[${output.map((item, i) => written.get(i) ?? jsonText(item)).join(',')}]`;
       const type = length ? 'response.incomplete' : 'response.completed';
-      emitText(type, `"response":${responseJson(response, items)}${rebound ? `,"rebound":${jsonText(rebound)}` : ''}`);
+      emitText(type, `"response":${responseJson(response, { output: items, tools })}${rebound ? `,"rebound":${jsonText(rebound)}` : ''}`);
     },
     chunk(chunk) {
       start();

@@ -54,18 +54,23 @@ describe("the codecs' events, written without an object", () => {
       expect(jsonString(text)).toBe(JSON.stringify(text));
   });
 
-  it("a response with its output items given as text is jsonText's of the whole", () => {
+  it("a response with some keys given as their JSON text (its output items, its tools) is jsonText's of the whole", () => {
     const items = [
       { id: 'msg_1', type: 'message', content: [{ type: 'output_text', text: TEXTS.join('') }] },
       { id: 'fc_1', type: 'function_call', arguments: '{}' },
     ];
-    const tails = [{ parallel_tool_calls: true, tools: [{ type: 'function', name: 'f "x"' }], usage: { input_tokens: 1 } }, {}];
+    const tools = [{ type: 'function', name: 'f "x"', parameters: { type: 'object', properties: { a: { type: 'string', description: TEXTS.join('') } } } }];
+    const tails = [{ parallel_tool_calls: true, tools, usage: { input_tokens: 1 } }, { tools: [] }, {}];
     for (const tail of tails) {
       for (const output of [items, items.slice(0, 1), []]) {
         const response = { id: 'resp_1', object: 'response', instructions: TEXTS.join(''), skipped: undefined, output: [], ...tail };
-        expect(responseJson(response, output.map(jsonText))).toBe(jsonText({ ...response, output }));
+        const whole = jsonText({ ...response, output });
+        expect(responseJson(response, { output: jsonText(output) })).toBe(whole);
+        if ('tools' in tail) expect(responseJson(response, { output: jsonText(output), tools: jsonText(tail.tools) })).toBe(whole);
       }
     }
+    expect(responseJson({}, {})).toBe('{}');
+    expect(responseJson({ a: undefined, b: 1 }, {})).toBe('{"b":1}');
   });
 
   it('text chunks handed over as the learned one and their texts write what the same chunks do (StreamChannel.texts)', () => {
