@@ -178,13 +178,21 @@ export interface ProtocolOptions {
 const sse = (res: ServerResponse, event: string | null, data: unknown) => res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One answer of `words` in the protocol of `path`, a word per `pauseMs` (0: as fast as it writes). */
+/**
+ * One answer of `words` in the protocol of `path`, a word per `pauseMs` (0: as fast as it writes). It
+ * waits for the socket to drain when a write fills it, as the main line's scripted server does
+ * (test/support/scripted-openai.ts) and any streaming server does. Written regardless, the unpaced
+ * answer went out at once and reached the server in fewer, fuller reads (6 of ~60 KB, against 9), which
+ * cost the `fetch` proxy less per token and not the gateway, so the chat row read ~0.1 higher
+ * gateway ÷ proxy than the same path on the main line (docs/benchmarks.md § "The streaming paths at the
+ * physical limit (issue 34)", H1 of the fourth session).
+ */
 async function answer(res: ServerResponse, path: string, words: string[], pauseMs: number): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const each = async (write: (w: string) => void) => {
+  const each = async (write: (w: string) => boolean) => {
     for (const w of words) {
       if (pauseMs) await sleep(pauseMs);
-      write(w);
+      if (!write(w) && !res.destroyed) await new Promise((drained) => res.once('drain', drained));
     }
   };
   if (path.endsWith('/chat/completions')) {
