@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseDecoder, type SseMessage } from '../../model/sse-decode.ts';
+import { SseDecoder, SseLimitError, type SseLimits, type SseMessage } from '../../model/sse-decode.ts';
 import { TextRun } from '../held-stream.ts';
 import { anthropicCall } from './anthropic-upstream.ts';
 import { INTEGER, STRING } from './event-shape.ts';
@@ -92,9 +92,9 @@ interface Read {
 }
 
 /** The decoder's events for `bytes` in reads cut at `cuts`, with a lane of `shapes` (undefined: none), a run's events one by one. */
-function decode(bytes: Uint8Array, cuts: number[], shapes?: typeof ANTHROPIC): Read[] {
+function decode(bytes: Uint8Array, cuts: number[], shapes?: typeof ANTHROPIC, limits: Partial<SseLimits> = {}): Read[] {
   const lane = shapes && new NativeTextLane(shapes);
-  const decoder = new SseDecoder({}, lane);
+  const decoder = new SseDecoder(limits, lane);
   const messages: SseMessage[] = [];
   let from = 0;
   for (const cut of [...cuts, bytes.length]) {
@@ -148,6 +148,21 @@ describe('NativeTextLane', () => {
       expect(taken / (bytes.length + 1)).toBeGreaterThan(20);
     });
   }
+
+  it("takes no event past the decoder's caps: the decoder refuses it as it would without the lane", () => {
+    let stream = '';
+    for (let i = 0; i < 6; i++) stream += delta(`w${i} `);
+    stream += delta('x'.repeat(200)) + delta('after ');
+    const bytes = new TextEncoder().encode(stream);
+    const longest = Math.max(...stream.split('\n\n').map((event) => event.length - 'event: content_block_delta\ndata: '.length));
+    for (const limits of [{ maxEventChars: longest - 1 }, { maxLineChars: longest - 1 + 'data: '.length }]) {
+      expect(() => decode(bytes, [], undefined, limits)).toThrow(SseLimitError);
+      expect(() => decode(bytes, [], ANTHROPIC, limits)).toThrow(SseLimitError);
+    }
+    const read = decode(bytes, [], ANTHROPIC, { maxEventChars: longest, maxLineChars: longest + 'data: '.length });
+    expect(read.filter((r) => r.inRun).length).toBeGreaterThan(5);
+    expect(read.map((r) => r.text)).toEqual(decode(bytes, []).map((r) => parsedText(r.data)));
+  });
 
   it('reads in a run only events of the learned text, with the learned fixed holes (index, item, framing)', () => {
     const bytes = new TextEncoder().encode(anthropicStream());
