@@ -106,6 +106,36 @@ describe.each([
     await expect(fetchFn('http://[::1', { method: 'GET' })).rejects.toThrow(TypeError);
   });
 
+  it("the answer reads as fetch's Response: its fields, each reader once, a clone, a body read before its reader", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-two': ['a', 'b'] }).end('{"a":1}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const response = await fetchFn(url, { method: 'GET' });
+      expect(response).toBeInstanceOf(Response);
+      expect([response.status, response.ok, response.statusText, response.redirected]).toEqual([201, true, 'Made', false]);
+      expect([response.headers.get('content-type'), response.headers.get('x-two')]).toEqual(['application/json', 'a, b']);
+      expect(response.bodyUsed).toBe(false);
+      const copy = response.clone();
+      expect(await response.json()).toEqual({ a: 1 });
+      expect(response.bodyUsed).toBe(true);
+      await expect(response.text()).rejects.toThrow(TypeError);
+      expect(new TextDecoder().decode(await copy.arrayBuffer())).toBe('{"a":1}');
+
+      const read = await fetchFn(url, { method: 'GET' });
+      const reader = read.body!.getReader();
+      expect((await reader.read()).done).toBe(false);
+      expect(read.bodyUsed).toBe(true);
+      await expect(read.text()).rejects.toThrow(TypeError);
+      await expect(read.blob()).rejects.toThrow(TypeError);
+      expect(() => read.clone()).toThrow(TypeError);
+    } finally {
+      server.close();
+    }
+  });
+
   it('a gzip body is decoded (its headers as they came)', async () => {
     const response = await fetchFn(gzipUrl, { method: 'GET', headers: { accept: 'text/plain' } });
     expect(await response.text()).toBe('compressed answer');

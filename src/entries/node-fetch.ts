@@ -12,7 +12,7 @@
 // the Node stream holds (a 2,000-token answer is ~10 reads, not 2,000 enqueues). Only what chat-post.ts
 // sends is supported: a method, a record of headers, a string body, a signal. Failures are fetch's: a
 // TypeError "fetch failed" with the cause (ECONNREFUSED, …), the signal's abort as an AbortError.
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { type Dispatcher, getGlobalDispatcher } from 'undici';
 
@@ -91,8 +91,94 @@ export const nodeFetch: typeof fetch = async (input, init = {}) => {
     body = answer.body.pipe(decoder);
     answer.body.on('error', (err) => decoder.destroy(err));
   }
-  return new NativeResponse(webBody(body), { status, statusText: answer.statusText ?? '', headers });
+  return new UpstreamAnswer(status, answer.statusText ?? '', headers, webBody(body)) as unknown as Response;
 };
+
+/**
+ * The upstream's answer as the runtime's Response reads it, made of its parts only as they are read: a
+ * Response (its body extracted, its init converted, its Headers filled) was ~27 µs of every gateway
+ * request's first byte under load, between the upstream's headers and the gateway's stream, which reads
+ * the status, a header and the body alone (docs/benchmarks.md § The streaming paths at the physical
+ * limit). Anything else asked of it (`text()`, `json()`, `clone()`, …) is asked of the runtime's own
+ * Response, made then of the same parts. An instance of Response (its prototype's), as fetch's is.
+ */
+class UpstreamAnswer {
+  #headers: Headers | undefined;
+  #response: Response | undefined;
+  readonly type = 'default';
+  readonly url = '';
+  readonly redirected = false;
+
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    private readonly pairs: Array<[string, string]>,
+    private readonly stream: ReadableStream<Uint8Array>,
+  ) {}
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status <= 299;
+  }
+
+  get headers(): Headers {
+    this.#headers ??= new Headers(this.pairs);
+    return this.#headers;
+  }
+
+  /** The body: the runtime's Response's once it was made (a clone tees it). */
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#response ? this.#response.body : this.stream;
+  }
+
+  get bodyUsed(): boolean {
+    // (Node's isDisturbed reads a web stream too; its types name Node's.)
+    return this.#response ? this.#response.bodyUsed : Readable.isDisturbed(this.stream as unknown as Readable);
+  }
+
+  arrayBuffer(): Promise<ArrayBuffer> {
+    return this.read((r) => r.arrayBuffer());
+  }
+
+  blob(): Promise<Blob> {
+    return this.read((r) => r.blob());
+  }
+
+  bytes(): Promise<Uint8Array> {
+    return this.read((r) => r.bytes());
+  }
+
+  formData(): Promise<FormData> {
+    return this.read((r) => r.formData());
+  }
+
+  json(): Promise<unknown> {
+    return this.read((r) => r.json());
+  }
+
+  text(): Promise<string> {
+    return this.read((r) => r.text());
+  }
+
+  clone(): Response {
+    return this.response().clone();
+  }
+
+  /** The runtime's own Response of these parts (throws as its constructor does for a body already read). */
+  private response(): Response {
+    this.#response ??= new NativeResponse(this.stream, { status: this.status, statusText: this.statusText, headers: this.headers });
+    return this.#response;
+  }
+
+  /** A reader asked of the runtime's Response; a failure to make it (a body already read) rejects, as the reader would. */
+  private read<T>(reader: (response: Response) => Promise<T>): Promise<T> {
+    try {
+      return reader(this.response());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+}
+Object.setPrototypeOf(UpstreamAnswer.prototype, NativeResponse.prototype);
 
 /**
  * A Node stream as a web stream whose every read takes all the Node stream has buffered, as one chunk.
