@@ -49,7 +49,7 @@ export class ContentTemplate implements SseLane {
   private learnedFrom: unknown = undefined;
   /** The closing quote of the content string restAt found last, and whether no escape or control character is in it. */
   private close = 0;
-  private plain = false;
+  private readonly found = { plain: false };
   /**
    * The learned chunk framed as an event of its own (`take`): prefix and tail with the field and the
    * blank line around them, and the joint of two such events (a tail, then the next event's prefix).
@@ -165,7 +165,7 @@ export class ContentTemplate implements SseLane {
   /**
    * Where the learned tail should start in `text`, for a chunk whose content string opens at `open` and
    * that has a string in each open place after it; -1 when it has not. The content string's closing
-   * quote is left in `close` (and in `plain`, whether it needs no decoding).
+   * quote is left in `close` (and in `found.plain`, whether it needs no decoding).
    */
   private restAt(text: string, open: number): number {
     const close = this.closeOf(text, open);
@@ -182,24 +182,12 @@ export class ContentTemplate implements SseLane {
   /** The content string whose body starts at `from` and ends at `close` (restAt's), decoded; undefined when JSON refuses it. */
   private content(text: string, from: number): string | undefined {
     const body = text.slice(from, this.close);
-    return this.plain ? body : stringValue(body);
+    return this.found.plain ? body : stringValue(body);
   }
 
-  /** stringEnd, noting in `plain` whether the string has no backslash or control character (its body is its text). */
+  /** stringEnd, noting in `found.plain` whether the string has no backslash or control character (its body is its text). */
   private closeOf(text: string, open: number): number {
-    let plain = true;
-    for (let i = open + 1; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 34) {
-        this.plain = plain;
-        return i;
-      }
-      if (c === 92) {
-        plain = false;
-        i++;
-      } else if (c < 32) plain = false;
-    }
-    return -1;
+    return stringClose(text, open + 1, this.found);
   }
 
   /**
@@ -271,6 +259,26 @@ export class ContentTemplate implements SseLane {
  */
 export function startsAt(data: string, text: string, at: number): boolean {
   return data.slice(at, at + text.length) === text;
+}
+
+/**
+ * The closing quote of the JSON string whose body starts at `from` (its opening quote before it), or -1;
+ * `into.plain` says whether its body is its text (no backslash, no control character).
+ */
+export function stringClose(text: string, from: number, into: { plain: boolean }): number {
+  let plain = true;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      into.plain = plain;
+      return i;
+    }
+    if (c === 92) {
+      plain = false;
+      i++;
+    } else if (c < 32) plain = false;
+  }
+  return -1;
 }
 
 /** A JSON string body (the text between its quotes, no unescaped quote in it) decoded, or undefined when JSON refuses it. */

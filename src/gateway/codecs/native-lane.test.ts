@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SseDecoder, SseLimitError, type SseLimits, type SseMessage } from '../../model/sse-decode.ts';
 import { TextRun } from '../held-stream.ts';
-import { anthropicCall } from './anthropic-upstream.ts';
 import { INTEGER, STRING } from './event-shape.ts';
 import { NativeTextLane, textShape } from './native-lane.ts';
-import { responsesCall } from './responses-upstream.ts';
+import { nativeBatches } from '../../../test/support/native-batches.ts';
 
 const ANTHROPIC = [
   textShape({ pieces: ['{"type":"content_block_delta","index":', INTEGER, ',"delta":{"type":"text_delta","text":', STRING, '}}'], text: 1, free: [] }),
@@ -182,38 +181,11 @@ describe('NativeTextLane', () => {
   });
 });
 
-/** A fetch answering `stream` in reads cut at `cuts`. */
-const fetchOf = (stream: string, cuts: () => number[]) =>
-  (async () => {
-    const bytes = new TextEncoder().encode(stream);
-    const pieces: Uint8Array[] = [];
-    let from = 0;
-    for (const cut of [...cuts(), bytes.length]) {
-      pieces.push(bytes.subarray(from, cut));
-      from = cut;
-    }
-    return new Response(
-      new ReadableStream<Uint8Array>({
-        pull(c) {
-          const next = pieces.shift();
-          if (next) c.enqueue(next);
-          else c.close();
-        },
-      }),
-      { status: 200, headers: { 'content-type': 'text/event-stream' } },
-    );
-  }) as unknown as typeof fetch;
-
-async function chunksOf(protocol: 'anthropic' | 'responses', stream: string, cuts: () => number[]): Promise<unknown[]> {
-  const fetch = fetchOf(stream, cuts);
-  const call =
-    protocol === 'anthropic'
-      ? anthropicCall({ baseURL: 'http://up', apiKey: 'k', timeoutMs: 10_000, headers: {}, fetch }, { model: 'm', messages: [] }, 0)
-      : responsesCall({ baseURL: 'http://up', apiKey: 'k', timeoutMs: 10_000, fetch }, { model: 'm', input: 'x' }, 0, new Set());
-  const result = await call({ model: 'm', messages: [] }, { signal: new AbortController().signal });
-  if (!result.ok || !result.chunks) throw new Error('no chunks');
+/** The translation's chunks for `stream` in reads cut at `cuts`, each run's texts as their chunks. */
+async function chunksOf(protocol: 'anthropic' | 'responses', stream: string, cuts: number[]): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const batch of result.chunks) for (const c of batch) out.push(...(c instanceof TextRun ? c.texts.map((text) => c.chunkOf(text)) : [c]));
+  for (const batch of await nativeBatches(protocol, stream, cuts))
+    for (const c of batch) out.push(...(c instanceof TextRun ? c.texts.map((text) => c.chunkOf(text)) : [c]));
   // `created` is the clock's.
   return out.map((c) => (c && typeof c === 'object' && 'created' in c ? { ...c, created: 0 } : c));
 }
@@ -225,13 +197,17 @@ describe("a native upstream's chunks through the lane", () => {
   ] as const) {
     it(`${protocol}: the same chunks as event by event (one-byte reads: no run), wherever one read ends and the next begins`, async () => {
       const length = new TextEncoder().encode(stream).length;
-      const reference = await chunksOf(protocol, stream, () => Array.from({ length: length - 1 }, (_, i) => i + 1));
+      const reference = await chunksOf(
+        protocol,
+        stream,
+        Array.from({ length: length - 1 }, (_, i) => i + 1),
+      );
       // Text from every delta of an open text block, none from the thinking block's or a closed block's.
       const texts = reference.flatMap((c: any) => (typeof c?.choices?.[0]?.delta?.content === 'string' ? [c.choices[0].delta.content] : []));
       expect(texts).toContain('w11 ');
       expect(texts.some((t) => t.includes('thinking block') || t.includes('closed'))).toBe(false);
-      for (let cut = 0; cut <= length; cut += 7) expect(await chunksOf(protocol, stream, () => [cut])).toEqual(reference);
-      expect(await chunksOf(protocol, stream, () => [])).toEqual(reference);
+      for (let cut = 0; cut <= length; cut += 7) expect(await chunksOf(protocol, stream, [cut])).toEqual(reference);
+      expect(await chunksOf(protocol, stream, [])).toEqual(reference);
     });
   }
 });

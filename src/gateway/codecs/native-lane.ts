@@ -20,7 +20,7 @@
 // compares faster than slices compared with ===; one with an escape in a string is read alone, its
 // strings decoded, and the run goes on. What the holes mean (a block index that must be an open text block)
 // is the translation's to check when it reads the run (native-stream.ts), as it would for each event.
-import { startsAt, stringValue } from '../../model/content-template.ts';
+import { startsAt, stringClose, stringValue } from '../../model/content-template.ts';
 import { EVENT_END, type SseLane, type SseMessage, type SseRun } from '../../model/sse-decode.ts';
 import { eventShape, type INTEGER, STRING } from './event-shape.ts';
 
@@ -90,8 +90,8 @@ export class NativeTextLane implements SseLane {
   private ends: number[] = [];
   private runText = '';
   private runStart = 0;
-  /** Whether the string `take` read last needs no decoding (stringClose). */
-  private readonly plain = { is: true };
+  /** Whether the string `readOne` read last needs no decoding (stringClose). */
+  private readonly found = { plain: true };
 
   constructor(private readonly shapes: readonly TextShape[]) {}
 
@@ -184,7 +184,7 @@ export class NativeTextLane implements SseLane {
   /** The event at `at` when it is the template with a value in each slot (a string with escapes decoded): where it ends, else `at`. */
   private readOne(template: Template, text: string, at: number, pos: number, maxDataChars: number): number {
     const { fixed, slots, framing } = template;
-    const plain = this.plain;
+    const found = this.found;
     let i = at;
     let content: string | undefined;
     for (let k = 0; k <= slots.length; k++) {
@@ -198,12 +198,12 @@ export class NativeTextLane implements SseLane {
         if (i === -1) return at;
         continue;
       }
-      const close = stringClose(text, i, plain);
+      const close = stringClose(text, i, found);
       if (close === -1) return at;
       if (slot === Slot.Text) {
-        content = plain.is ? text.slice(i, close) : stringValue(text.slice(i, close));
+        content = found.plain ? text.slice(i, close) : stringValue(text.slice(i, close));
         if (content === undefined) return at;
-      } else if (!plain.is && stringValue(text.slice(i, close)) === undefined) return at;
+      } else if (!found.plain && stringValue(text.slice(i, close)) === undefined) return at;
       i = close;
     }
     if (content === undefined || i - at - framing > maxDataChars) return at;
@@ -291,26 +291,6 @@ function sameFixedHoles(spec: TextEventSpec, a: RegExpExecArray, b: RegExpExecAr
     if (hole !== spec.text && !spec.free.includes(hole) && a[hole + 1] !== b[hole + 1]) return false;
   }
   return true;
-}
-
-/**
- * The closing quote of the JSON string whose body starts at `from` (its opening quote before it), or -1;
- * `plain` says whether its body is its text (no backslash, no control character).
- */
-function stringClose(text: string, from: number, plain: { is: boolean }): number {
-  let clean = true;
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      plain.is = clean;
-      return i;
-    }
-    if (c === 92) {
-      clean = false;
-      i++;
-    } else if (c < 32) clean = false;
-  }
-  return -1;
 }
 
 /** The index after a JSON integer at `from` as the shapes' INTEGER hole reads one (no sign, no leading zero, at most 15 digits), or -1. */

@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { Delivery } from '../delivery.ts';
 import { HeldStream, TextRun } from '../held-stream.ts';
 import type { StreamChannel } from '../stream.ts';
-import { anthropicCall } from './anthropic-upstream.ts';
+import { nativeBatches } from '../../../test/support/native-batches.ts';
 import { messagesChannel } from './messages-out.ts';
-import { responsesCall } from './responses-upstream.ts';
 import { responsesChannel } from './responses-out.ts';
 
 type Chunk = Record<string, unknown>;
@@ -52,27 +51,6 @@ function responsesStream(): string {
   );
 }
 
-/** The translation's batches for `stream` in two reads cut at `cut`. */
-async function batchesOf(protocol: 'anthropic' | 'responses', stream: string, cut: number): Promise<Array<Array<Chunk | null | TextRun>>> {
-  const bytes = new TextEncoder().encode(stream);
-  const fetch = (async () => {
-    const pieces = [bytes.subarray(0, cut), bytes.subarray(cut)];
-    return new Response(new ReadableStream<Uint8Array>({ pull: (c) => (pieces.length ? c.enqueue(pieces.shift()!) : c.close()) }), {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-    });
-  }) as unknown as typeof globalThis.fetch;
-  const call =
-    protocol === 'anthropic'
-      ? anthropicCall({ baseURL: 'http://up', apiKey: 'k', timeoutMs: 10_000, headers: {}, fetch }, { model: 'm', messages: [] }, 0)
-      : responsesCall({ baseURL: 'http://up', apiKey: 'k', timeoutMs: 10_000, fetch }, { model: 'm', input: 'x' }, 0, new Set());
-  const result = await call({ model: 'm', messages: [] }, { signal: new AbortController().signal });
-  if (!result.ok || !result.chunks) throw new Error('no chunks');
-  const out: Array<Array<Chunk | null | TextRun>> = [];
-  for await (const batch of result.chunks) out.push(batch);
-  return out;
-}
-
 const CODECS = {
   messages: (out: StreamChannel) => messagesChannel(out, 'm'),
   responses: (out: StreamChannel) => responsesChannel(out, { model: 'm', freeform: new Set() }),
@@ -115,7 +93,7 @@ describe("a native upstream's runs of text deltas through HeldStream", () => {
       const length = new TextEncoder().encode(stream).length;
       for (const [name, open] of Object.entries(CODECS)) {
         for (const first of [true, false]) {
-          const whole = await batchesOf(protocol, stream, length);
+          const whole = await nativeBatches(protocol, stream, []);
           const expected = written(open, whole, first, true);
           expect(expected.runs).toBeGreaterThan(1);
           // A retry's text is held to its end and not shown beside a call (HeldAnswer): its run is read all the same.
@@ -125,7 +103,7 @@ describe("a native upstream's runs of text deltas through HeldStream", () => {
           }
           if (protocol === 'anthropic' && first) expect(expected.text).toContain('late ');
           for (let cut = 0; cut <= length; cut += 5) {
-            const batches = await batchesOf(protocol, stream, cut);
+            const batches = await nativeBatches(protocol, stream, [cut]);
             expect(written(open, batches, first, false).text, `${name}, first ${first}, cut at ${cut}`).toBe(expected.text);
           }
         }
