@@ -54,6 +54,9 @@ export interface ProtocolFigures {
   /** The proxy's server CPU per token on the same unpaced answer, and the gateway's over it (goal ≤ 1.5). */
   proxyCpuUsPerToken: number;
   cpuRatioToProxy: number;
+  /** The server's GC pause per answer (V8's own record; the CPU figures include it), p50 ms, the gateway's and its proxy's. */
+  gcMsPerAnswer: number;
+  proxyGcMsPerAnswer: number;
   heldCallProxyUsP50: number;
   heldCallOverheadToProxyUsP50: number;
   /** The p50 of each side's first COLD first bytes (ms) and held calls (µs), the gateway's over direct. */
@@ -293,27 +296,55 @@ function modeOf(body: Record<string, unknown>): string {
 }
 
 async function startGateway(env: Record<string, string>, cpuProf: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx', '--conditions=rebound-source', ...cpuProf],
-    env: { ...process.env, GATEWAY_RETRIES: '0', ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  process.once('exit', () => child.kill());
+  const child = forkServer(env, cpuProf);
   const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve((m as { port: number }).port)));
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-const cpuMs = (child: ChildProcess) =>
-  new Promise<number>((resolve) => {
+/**
+ * Each side pays for its own garbage: a measured answer would otherwise pay for the collection of the
+ * garbage the answer before it left in the young generation (and a proxy's answer after the gateway's
+ * scavenges far more than its own). A minor GC before the start's reading (outside the window) leaves the
+ * answer an empty young generation; one before the end's reading (inside) makes it pay for the scavenge of
+ * what it left. Both sides alike. docs/benchmarks.md § The streaming paths at the physical limit (issue 34), H5.
+ */
+export const GC_FENCE = true;
+
+/** The server's CPU time and its GC's since the last request, ms (IPC); `gc`: a minor GC first. */
+const serverUsage = (child: ChildProcess, gc: boolean) =>
+  new Promise<{ cpuMs: number; gcMs: number }>((resolve) => {
     const on = (message: unknown) => {
-      const m = message as { type: string; usage: NodeJS.CpuUsage };
+      const m = message as { type: string; usage: NodeJS.CpuUsage; gcMs: number };
       if (m.type !== 'cpu') return;
       child.off('message', on);
-      resolve((m.usage.user + m.usage.system) / 1000);
+      resolve({ cpuMs: (m.usage.user + m.usage.system) / 1000, gcMs: m.gcMs });
     };
     child.on('message', on);
-    child.send({ type: 'cpu' });
+    child.send({ type: 'cpu', gc });
   });
+
+/** The gateway server's CPU and GC ms over `run` (GC_FENCE around it), and what `run` returned. */
+export async function serverCpu<T>(child: ChildProcess, run: () => Promise<T>): Promise<{ value: T; cpuMs: number; gcMs: number }> {
+  const start = await serverUsage(child, GC_FENCE);
+  const value = await run();
+  const end = await serverUsage(child, GC_FENCE);
+  return { value, cpuMs: end.cpuMs - start.cpuMs, gcMs: end.gcMs };
+}
+
+/** The gateway server's CPU time so far, ms (IPC), with no GC asked. */
+export const cpuMs = async (child: ChildProcess) => (await serverUsage(child, false)).cpuMs;
+
+/** The gateway server, forked with the GC exposed for GC_FENCE. */
+export function forkServer(env: Record<string, string>, cpuProf: string[]): ChildProcess {
+  const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
+    execArgv: ['--import', 'tsx', '--conditions=rebound-source', '--expose-gc', ...cpuProf],
+    env: { ...process.env, GATEWAY_RETRIES: '0', ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  // A failing bench must not leave its servers running.
+  process.once('exit', () => child.kill());
+  return child;
+}
 
 export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigures[]> {
   const long = Array.from({ length: o.tokens }, (_, i) => `w${i} `);
@@ -420,13 +451,14 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
     }
     // The server's CPU of each unpaced answer, the gateway's and its proxy's taking turns.
     const cpu = { gateway: [] as number[], proxy: [] as number[] };
+    const gcMs = { gateway: [] as number[], proxy: [] as number[] };
     await timed(gw, c.client, 'long');
     await timed(at.proxy.url, at.proxy.protocol, 'long');
     for (let r = 0; r < o.rounds; r++) {
       for (const side of r % 2 ? (['proxy', 'gateway'] as const) : (['gateway', 'proxy'] as const)) {
-        const c0 = await cpuMs(c.gateway.child);
-        await timed(at[side].url, at[side].protocol, 'long');
-        cpu[side].push((await cpuMs(c.gateway.child)) - c0);
+        const used = await serverCpu(c.gateway.child, () => timed(at[side].url, at[side].protocol, 'long'));
+        cpu[side].push(used.cpuMs);
+        gcMs[side].push(used.gcMs);
       }
     }
     // The same for the held call.
@@ -453,6 +485,8 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
       ttfbOverheadToProxyP50: round(g50 - p50),
       proxyCpuUsPerToken: round(cpuPerToken(cpu.proxy)),
       cpuRatioToProxy: round(cpuPerToken(cpu.gateway) / cpuPerToken(cpu.proxy)),
+      gcMsPerAnswer: round(percentile(gcMs.gateway, 50)),
+      proxyGcMsPerAnswer: round(percentile(gcMs.proxy, 50)),
       heldCallProxyUsP50: round(percentile(held.proxy, 50), 0),
       heldCallOverheadToProxyUsP50: round(percentile(held.gateway, 50) - percentile(held.proxy, 50), 0),
       coldTtfbGatewayP50: round(percentile(coldTtfb.gateway, 50)),
@@ -489,11 +523,11 @@ export function printProtocolFigures(figures: ProtocolFigures[], o: ProtocolOpti
   }
   console.log("  … against each row's bare proxy (a fetch pass-through of the upstream it reads, in the gateway's process; the translated rows read chat)");
   console.log(
-    '  config               proxy of    CPU per token proxy   gateway ÷ proxy (≤ 1.5)   ttfb p50 proxy  gateway over it   held call p50 proxy  gateway over it',
+    '  config               proxy of    CPU per token proxy   gateway ÷ proxy (≤ 1.5)   ttfb p50 proxy  gateway over it   held call p50 proxy  gateway over it   GC per answer gateway  proxy',
   );
   for (const f of figures) {
     console.log(
-      `  ${f.config.padEnd(20)} ${f.proxyUpstream.padEnd(10)} ${`${f.proxyCpuUsPerToken} µs`.padStart(21)}   ${`${f.cpuRatioToProxy}x`.padStart(23)}   ${`${f.ttfbProxyP50} ms`.padStart(14)} ${`${f.ttfbOverheadToProxyP50} ms`.padStart(16)}   ${`${f.heldCallProxyUsP50} µs`.padStart(19)} ${`${f.heldCallOverheadToProxyUsP50} µs`.padStart(16)}`,
+      `  ${f.config.padEnd(20)} ${f.proxyUpstream.padEnd(10)} ${`${f.proxyCpuUsPerToken} µs`.padStart(21)}   ${`${f.cpuRatioToProxy}x`.padStart(23)}   ${`${f.ttfbProxyP50} ms`.padStart(14)} ${`${f.ttfbOverheadToProxyP50} ms`.padStart(16)}   ${`${f.heldCallProxyUsP50} µs`.padStart(19)} ${`${f.heldCallOverheadToProxyUsP50} µs`.padStart(16)}   ${`${f.gcMsPerAnswer} ms`.padStart(21)} ${`${f.proxyGcMsPerAnswer} ms`.padStart(6)}`,
     );
   }
   console.log(`  … cold: the p50 of each side's first ${COLD} (a row's server has served the rows before it)`);

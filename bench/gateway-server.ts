@@ -7,11 +7,16 @@
 // and /proxy/responses are the same for the native upstreams' protocols), and one on a
 // node:http server of its own over undici's request(), Node streams end to end (the hop's physical
 // limit in Node: what any proxy in this process pays for a second HTTP exchange). It answers IPC
-// requests for its cpuUsage.
+// requests for its cpuUsage and the ms its garbage collector took since the last such request. Started
+// with --expose-gc, it first runs a minor GC when the request asks (`gc: true`), so that a measured
+// answer starts with an empty young generation and pays, at its end, for the scavenge of what it left:
+// each side pays for its own garbage (docs/benchmarks.md § The streaming paths at the physical limit
+// (issue 34)).
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GCProfiler } from 'node:v8';
 import { request } from 'undici';
 import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/http/app.ts';
@@ -105,7 +110,26 @@ const server = serve({ fetch: serveFetch, port: 0, hostname: '127.0.0.1' }, () =
     process.send!({ type: 'ready', port: (server.address() as AddressInfo).port, nodeProxyPort: (nodeProxy.address() as AddressInfo).port });
   });
 });
-process.on('message', (msg: { type: string }) => {
-  if (msg.type === 'cpu') process.send!({ type: 'cpu', usage: process.cpuUsage() });
+// The GC's time between two 'cpu' requests: V8's own record of each collection, read synchronously
+// (performance's 'gc' entries arrive a turn of the loop late, after the request that should count them).
+let gcProfiler = new GCProfiler();
+gcProfiler.start();
+/** ms of GC since the last call. */
+const gcMsSince = () => {
+  const stats = gcProfiler.stop()?.statistics ?? [];
+  gcProfiler = new GCProfiler();
+  gcProfiler.start();
+  return stats.reduce((ms, s) => ms + s.cost / 1000, 0);
+};
+const collect = (globalThis as { gc?: (o: { type: 'minor' }) => void }).gc;
+process.on('message', (msg: { type: string; gc?: boolean }) => {
+  if (msg.type === 'cpu') {
+    if (msg.gc) {
+      if (!collect) throw new Error('gateway-server: asked for a GC without --expose-gc');
+      collect({ type: 'minor' });
+    }
+    const gcMs = gcMsSince();
+    process.send!({ type: 'cpu', usage: process.cpuUsage(), gcMs });
+  }
   if (msg.type === 'exit') process.exit(0);
 });

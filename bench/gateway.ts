@@ -18,7 +18,7 @@
 //    send that very answer, and the ratio is of the medians of that: gateway / direct. Unpaced (the scripted
 //    server as fast as it writes, ~50,000 tokens/s: no model streams so): the cost of the hop and of
 //    the gateway's work, against a bare pass-through proxy in the same server process, with the
-//    server's CPU per token.
+//    server's CPU per token (each side paying for its own garbage: gateway-protocols.ts's serverCpu).
 // 3. last argument delta → gated call: a timing upstream in this process notes when it writes a call's
 //    last argument delta (the finish chunk follows in the same write); the client, also in this
 //    process, notes when the call arrives: whole and gated through the gateway, as that last delta
@@ -44,7 +44,7 @@
 // protocols-native.cpuprofile; read one with `npx tsx bench/cpu-profile.ts FILE`). --ttfb-only runs part 1 alone,
 // then the server's CPU per short request of each side (batches of 20, taking turns); with --sides gateway
 // and --cpu-prof, the profile of a short request's fixed cost in the gateway.
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { plainSchemaValidate } from './baselines/tool-calls-plain-schema.ts';
@@ -53,7 +53,7 @@ import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { Delivery } from '../src/gateway/delivery.ts';
 import { HeldStream } from '../src/gateway/held-stream.ts';
 import type { ToolSpec } from 'rebound-gate';
-import { printProtocolFigures, protocolFigures, readTimed } from './gateway-protocols.ts';
+import { cpuMs as serverCpuMs, forkServer, printProtocolFigures, protocolFigures, readTimed, serverCpu } from './gateway-protocols.ts';
 import { COLD, rotate, servedWarm, warmupOption } from './gateway-warmup.ts';
 
 const args = process.argv.slice(2);
@@ -175,13 +175,7 @@ const timingUrl = `http://127.0.0.1:${(timing.address() as AddressInfo).port}/v1
 
 async function startGatewayServer(upstream: string, profile = false): Promise<{ child: ChildProcess; url: string; proxyUrl: string; nodeProxyUrl: string }> {
   const cpuProf = profile && args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${opt('cpu-prof', '')}`] : [];
-  const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx', '--conditions=rebound-source', ...cpuProf],
-    env: { ...process.env, UPSTREAM_URL: upstream, GATEWAY_RETRIES: '0' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  // A failing bench must not leave its servers running.
-  process.once('exit', () => child.kill());
+  const child = forkServer({ UPSTREAM_URL: upstream }, cpuProf);
   const ready = await new Promise<{ port: number; nodeProxyPort: number }>((resolve) =>
     child.once('message', (m) => resolve(m as { port: number; nodeProxyPort: number })),
   );
@@ -224,17 +218,7 @@ const order = (r: number, sides: Side[] = ALL_SIDES): Side[] => rotate(sides, r)
 const NO_FIGURES: Record<Side, number[]> = { gateway: [], proxy: [], nodeProxy: [], direct: [] };
 
 /** The gateway server's CPU time so far, ms (IPC). */
-const cpuMs = () =>
-  new Promise<number>((resolve) => {
-    const on = (message: unknown) => {
-      const m = message as { type: string; usage: NodeJS.CpuUsage };
-      if (m.type !== 'cpu') return;
-      gw.child.off('message', on);
-      resolve((m.usage.user + m.usage.system) / 1000);
-    };
-    gw.child.on('message', on);
-    gw.child.send({ type: 'cpu' });
-  });
+const cpuMs = () => serverCpuMs(gw.child);
 
 // 1. Time to first byte: --warmup requests a side, then --requests measured; each side's first COLD
 // (the cold figure) and the measured ones.
@@ -291,11 +275,18 @@ for (let r = 0; r < PACED_ROUNDS; r++) {
 for (const side of order(0)) await timed(SIDES[side], 'long');
 const total = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
 const cpu = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[] };
+const gcMs = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[] };
 for (let r = 0; r < ROUNDS; r++) {
   for (const side of order(r)) {
-    const c0 = side === 'direct' ? 0 : await cpuMs();
-    total[side].push((await timed(SIDES[side], 'long')).total);
-    if (side !== 'direct') cpu[side].push((await cpuMs()) - c0);
+    // Each side pays for its own garbage (serverCpu's GC fence); direct is not in the server.
+    if (side === 'direct') {
+      total[side].push((await timed(SIDES[side], 'long')).total);
+      continue;
+    }
+    const used = await serverCpu(gw.child, () => timed(SIDES[side], 'long'));
+    total[side].push(used.value.total);
+    cpu[side].push(used.cpuMs);
+    gcMs[side].push(used.gcMs);
   }
 }
 
@@ -430,6 +421,10 @@ const result = {
     gatewayCpuUsPerToken: r((med(cpu.gateway) * 1000) / TOKENS, 2),
     proxyCpuUsPerToken: r((med(cpu.proxy) * 1000) / TOKENS, 2),
     nodeProxyCpuUsPerToken: r((med(cpu.nodeProxy) * 1000) / TOKENS, 2),
+    /** The server's GC pause per answer, p50 ms (V8's own record; the CPU figures include it). */
+    gatewayGcMsPerAnswer: r(med(gcMs.gateway), 2),
+    proxyGcMsPerAnswer: r(med(gcMs.proxy), 2),
+    nodeProxyGcMsPerAnswer: r(med(gcMs.nodeProxy), 2),
   },
   lastArgDeltaToCallUs: {
     httpGatewayP50: r(med(arrival.gateway), 0),
@@ -480,7 +475,7 @@ console.log(
   `  ${TOKENS}-token answer, unpaced        gateway ${u.gatewayMs} ms   bare proxy ${u.proxyMs} ms   node:http proxy ${u.nodeProxyMs} ms   direct ${u.directMs} ms   ratio ${u.ratioToDirect}x to direct, ${u.ratioToProxy}x to the bare proxy`,
 );
 console.log(
-  `    server CPU per token  gateway ${u.gatewayCpuUsPerToken} µs   bare proxy ${u.proxyCpuUsPerToken} µs   node:http proxy ${u.nodeProxyCpuUsPerToken} µs`,
+  `    server CPU per token  gateway ${u.gatewayCpuUsPerToken} µs   bare proxy ${u.proxyCpuUsPerToken} µs   node:http proxy ${u.nodeProxyCpuUsPerToken} µs   (GC per answer, in it: ${u.gatewayGcMsPerAnswer} / ${u.proxyGcMsPerAnswer} / ${u.nodeProxyGcMsPerAnswer} ms)`,
 );
 const l = result.lastArgDeltaToCallUs;
 console.log(
