@@ -23,8 +23,9 @@ export interface SseMessage {
   /** Set on the message that stands for a lane's run (`read`): the run's events one by one, as they came. */
   run?: SseRun;
   /**
-   * Set with `lane` by a lane that reads events as repeats of one it parsed (the content template): that
-   * parse, as it stood when the lane read them (it may learn another later in the same read).
+   * Set with `lane` (or `run`) by a lane that reads events as repeats of one it parsed (the content
+   * template): that parse, as it stood when the lane read them (it may learn another later in the same
+   * read). A native upstream's lane sets what it read the event as (src/gateway/codecs/native-lane.ts).
    */
   like?: unknown;
   /** Set by a lane that parsed the event's data to learn from it (JSON.parse): that parse, so that its owner need not parse it again. */
