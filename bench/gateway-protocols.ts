@@ -302,22 +302,33 @@ async function startGateway(env: Record<string, string>, cpuProf: string[]): Pro
 }
 
 /**
- * Each side pays for its own garbage: a measured answer would otherwise pay for the collection of the
- * garbage the answer before it left in the young generation (and a proxy's answer after the gateway's
- * scavenges far more than its own). A minor GC before the start's reading (outside the window) leaves the
- * answer an empty young generation; one before the end's reading (inside) makes it pay for the scavenge of
- * what it left. Both sides alike. docs/benchmarks.md § The streaming paths at the physical limit (issue 34), H5.
+ * Each side pays for its own garbage. Without this, V8 scavenges when the young generation fills, so a
+ * measured answer paid for whatever collection fell in it: often of the garbage the other side's answer
+ * before it left (the gateway allocates far more than a proxy). Here a minor GC before the start's
+ * reading (outside the window) leaves the answer an empty young generation, and one before the end's
+ * reading (inside) makes it pay for the scavenge of what it left. A minor GC has a fixed cost (its roots,
+ * its helper threads: about 0.4 ms of CPU with nothing to collect, half a proxy's answer's GC), which the
+ * end's adds to every answer whatever it allocated: the server measures an empty one at the start and it is
+ * taken off. Both sides alike. docs/benchmarks.md § The streaming paths at the physical limit (issue 34), H5.
  */
 export const GC_FENCE = true;
 
-/** The server's CPU time and its GC's since the last request, ms (IPC); `gc`: a minor GC first. */
-const serverUsage = (child: ChildProcess, gc: boolean) =>
-  new Promise<{ cpuMs: number; gcMs: number }>((resolve) => {
+interface ServerUsage {
+  cpuMs: number;
+  /** The GC's pause since the last request (V8's record of each collection). */
+  gcMs: number;
+  /** The CPU and GC pause of the empty minor GC the start's request measured. */
+  emptyGc: { cpuMs: number; gcMs: number };
+}
+
+/** The server's CPU time, and its GC's since the last request, ms (IPC); `gc`: the fence's start or end. */
+const serverUsage = (child: ChildProcess, gc?: 'start' | 'end') =>
+  new Promise<ServerUsage>((resolve) => {
     const on = (message: unknown) => {
-      const m = message as { type: string; usage: NodeJS.CpuUsage; gcMs: number };
+      const m = message as { type: string; usage: NodeJS.CpuUsage } & Omit<ServerUsage, 'cpuMs'>;
       if (m.type !== 'cpu') return;
       child.off('message', on);
-      resolve({ cpuMs: (m.usage.user + m.usage.system) / 1000, gcMs: m.gcMs });
+      resolve({ cpuMs: (m.usage.user + m.usage.system) / 1000, gcMs: m.gcMs, emptyGc: m.emptyGc });
     };
     child.on('message', on);
     child.send({ type: 'cpu', gc });
@@ -325,14 +336,14 @@ const serverUsage = (child: ChildProcess, gc: boolean) =>
 
 /** The gateway server's CPU and GC ms over `run` (GC_FENCE around it), and what `run` returned. */
 export async function serverCpu<T>(child: ChildProcess, run: () => Promise<T>): Promise<{ value: T; cpuMs: number; gcMs: number }> {
-  const start = await serverUsage(child, GC_FENCE);
+  const start = await serverUsage(child, GC_FENCE ? 'start' : undefined);
   const value = await run();
-  const end = await serverUsage(child, GC_FENCE);
-  return { value, cpuMs: end.cpuMs - start.cpuMs, gcMs: end.gcMs };
+  const end = await serverUsage(child, GC_FENCE ? 'end' : undefined);
+  return { value, cpuMs: end.cpuMs - start.cpuMs - start.emptyGc.cpuMs, gcMs: end.gcMs - start.emptyGc.gcMs };
 }
 
 /** The gateway server's CPU time so far, ms (IPC), with no GC asked. */
-export const cpuMs = async (child: ChildProcess) => (await serverUsage(child, false)).cpuMs;
+export const cpuMs = async (child: ChildProcess) => (await serverUsage(child)).cpuMs;
 
 /** The gateway server, forked with the GC exposed for GC_FENCE. */
 export function forkServer(env: Record<string, string>, cpuProf: string[]): ChildProcess {

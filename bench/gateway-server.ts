@@ -7,11 +7,10 @@
 // and /proxy/responses are the same for the native upstreams' protocols), and one on a
 // node:http server of its own over undici's request(), Node streams end to end (the hop's physical
 // limit in Node: what any proxy in this process pays for a second HTTP exchange). It answers IPC
-// requests for its cpuUsage and the ms its garbage collector took since the last such request. Started
-// with --expose-gc, it first runs a minor GC when the request asks (`gc: true`), so that a measured
-// answer starts with an empty young generation and pays, at its end, for the scavenge of what it left:
-// each side pays for its own garbage (docs/benchmarks.md § The streaming paths at the physical limit
-// (issue 34)).
+// requests for its cpuUsage and the ms its garbage collector took since the last such request; started
+// with --expose-gc, it runs minor GCs around a measured answer when the request asks, so that each side
+// pays for its own garbage (bench/gateway-protocols.ts's serverCpu; docs/benchmarks.md § The streaming
+// paths at the physical limit (issue 34), H5 of the fourth session).
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createServer } from 'node:http';
@@ -122,14 +121,26 @@ const gcMsSince = () => {
   return stats.reduce((ms, s) => ms + s.cost / 1000, 0);
 };
 const collect = (globalThis as { gc?: (o: { type: 'minor' }) => void }).gc;
-process.on('message', (msg: { type: string; gc?: boolean }) => {
+/** A minor GC (bench/gateway-protocols.ts's serverCpu asks for one around each measured answer). */
+const scavenge = () => {
+  if (!collect) throw new Error('gateway-server: asked for a GC without --expose-gc');
+  collect({ type: 'minor' });
+};
+process.on('message', (msg: { type: string; gc?: 'start' | 'end' }) => {
   if (msg.type === 'cpu') {
-    if (msg.gc) {
-      if (!collect) throw new Error('gateway-server: asked for a GC without --expose-gc');
-      collect({ type: 'minor' });
+    // 'start': the young generation emptied, then the CPU and GC pause of a minor GC with nothing to
+    // collect (its fixed cost, which the window's end pays once more and the bench takes off);
+    // 'end': a minor GC, so the answer pays for the scavenge of what it left.
+    let emptyGc = { cpuMs: 0, gcMs: 0 };
+    if (msg.gc) scavenge();
+    if (msg.gc === 'start') {
+      const before = process.cpuUsage();
+      gcMsSince();
+      scavenge();
+      const used = process.cpuUsage(before);
+      emptyGc = { cpuMs: (used.user + used.system) / 1000, gcMs: gcMsSince() };
     }
-    const gcMs = gcMsSince();
-    process.send!({ type: 'cpu', usage: process.cpuUsage(), gcMs });
+    process.send!({ type: 'cpu', usage: process.cpuUsage(), gcMs: gcMsSince(), emptyGc });
   }
   if (msg.type === 'exit') process.exit(0);
 });
