@@ -15,7 +15,7 @@
 // the client already has the first answer's text.
 import type { ToolSpec } from 'rebound-gate';
 import { HeldAnswer } from 'rebound-gate/host';
-import { isPlainObject } from 'rebound-gate/internal';
+import { isPlainObject, pushTextRun } from 'rebound-gate/internal';
 import { ToolCallAssembler, type ToolCallDelta } from '../model/assemble.ts';
 import { ContentTemplate } from '../model/content-template.ts';
 import { runData, type SseLane, type SseMessage, type SseRun } from '../model/sse-decode.ts';
@@ -185,6 +185,9 @@ export class HeldStream {
     let from = 0;
     let first = 0;
     for (let i = 0; i < texts.length; i++) {
+      // The texts shown whole at once, pushed as one run (a last one alone as it comes); the next one, if any, one by one.
+      if (i + 1 < texts.length) i = pushTextRun(this.answer, texts, i, texts.length);
+      if (i === texts.length) break;
       const text = texts[i]!;
       const shown = text === '' ? text : this.answer.pushText(text);
       if (shown === text) continue;
@@ -248,6 +251,8 @@ export class HeldStream {
     d.adopt(like);
     let first = 0;
     for (let i = 0; i < texts.length; i++) {
+      if (i + 1 < texts.length) i = pushTextRun(this.answer, texts, i, texts.length);
+      if (i === texts.length) break;
       const text = texts[i]!;
       const shown = text === '' ? text : this.answer.pushText(text);
       if (shown === text) continue;

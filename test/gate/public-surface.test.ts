@@ -127,6 +127,7 @@ describe("rebound-gate's public surface", () => {
         'MAX_NAME',
         'jsonText',
         'keptUpTo',
+        'pushTextRun',
         'isPlainObject',
         'deepEqual',
         'validate',

@@ -19,7 +19,7 @@
 import { keptUpTo, MAX_KEPT_TEXT_CHARS, MAX_TEXT_CALL_CHARS } from './limits.ts';
 import { deepEqual } from './schema/schema-compile.ts';
 import { extractTextCalls } from './text-calls.ts';
-import { TextHold } from './text-hold.ts';
+import { pushPlainRun, TextHold } from './text-hold.ts';
 import type { ProposedCall, ToolSpec } from './types.ts';
 
 export interface HeldAnswerOptions<G> {
@@ -45,7 +45,23 @@ export interface HeldAnswerEnd<G> {
   visibleText: string;
 }
 
+/**
+ * Pushes `texts[from..to)` as `pushText` would while each is shown whole at once (for the first
+ * attempt's plain deltas, one state update for the run: TextHold's pushPlainRun); returns the index of
+ * the first that may not be (`to` when none), not pushed: it goes through `pushText`. The server's
+ * (rebound-gate/internal), not a method: not the package's surface.
+ */
+export let pushTextRun: <G>(answer: HeldAnswer<G>, texts: readonly string[], from: number, to: number) => number;
+
 export class HeldAnswer<G> {
+  static {
+    pushTextRun = (answer, texts, from, to) => {
+      if (answer.hold) return pushPlainRun(answer.hold, texts, from, to);
+      if (!answer.o.first) return from;
+      for (let i = from; i < to; i++) answer.kept = keptUpTo(answer.kept, texts[i]!, MAX_KEPT_TEXT_CHARS);
+      return to;
+    };
+  }
   private readonly hold: TextHold | null;
   /** The text, where no TextHold keeps it already. */
   private kept = '';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_KEPT_TEXT_CHARS, MAX_TEXT_CALL_CHARS } from './limits.ts';
-import { TextHold } from './text-hold.ts';
+import { pushPlainRun, TextHold } from './text-hold.ts';
 
 // The rule, written as the two patterns it is defined by (see text-hold.ts), applied to the whole text
 // so far. The class must show exactly this much after every delta, however the text is cut.
@@ -150,5 +150,97 @@ describe('TextHold', () => {
     expect(hold.shown).toBe(hold.full);
     expect(hold.push('{"name": "x"}')).toBe('{"name": "x"}');
     expect(hold.release()).toBe('');
+  });
+
+  describe('pushPlainRun', () => {
+    // Texts that are plain (pushPlain takes them) and texts that are not, at any position of a run.
+    const runPieces = ['', ' ', '\t', ' \t ', 'a', 'é', 'Hi', ' so', 'it ', ' x ', 'a\tb', 'tool_call', 'TOOL_CALLS]', 'ol_call>', 'unction=', '|', '"'];
+    const specials = ['{', '[', '<', '`', '\n', '\r', '{"', ' {', '\n ', 'a\n', '<tool_ca', '``', '[TOOL_', 'x<|'];
+    const runText = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...runPieces) },
+      { weight: 1, arbitrary: fc.constantFrom(...specials) },
+      { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(' ', '\t', 'a', 'b', '{', '[', '<', '`', '\n', '\r', '"', '|'), maxLength: 6 }) },
+    );
+    // What may follow a run: each decides something the run's state answers (a line start, a blank run, the carry).
+    const continuations = [
+      [],
+      ['{'],
+      ['[', '{'],
+      ['\n', ' {'],
+      ['\t{'],
+      [' [\n{'],
+      ['`', '``'],
+      ['"'],
+      ['|'],
+      ['<', 'tool_call>'],
+      ['_CALLS]'],
+      ['ol_call>'],
+      ['\n'],
+      ['\r\n{'],
+      ['a'],
+      [' ', '{'],
+      ['x{"'],
+    ];
+
+    /** Pushes `prefix` one by one, then `texts` as HeldStream does (runs, the text a run stops at one by one); what each text showed. */
+    function byRuns(prefix: readonly string[], texts: string[], hold: TextHold): string[] {
+      for (const t of prefix) hold.push(t);
+      const out: string[] = [];
+      for (let i = 0; i < texts.length; i++) {
+        const next = pushPlainRun(hold, texts, i, texts.length);
+        for (; i < next; i++) out.push(texts[i]!);
+        if (i === texts.length) break;
+        out.push(hold.push(texts[i]!));
+      }
+      return out;
+    }
+
+    function expectSame(prefix: readonly string[], texts: string[], after = continuations): void {
+      for (const more of after) {
+        const one = new TextHold();
+        for (const t of prefix) one.push(t);
+        const oneByOne = texts.map((t) => one.push(t));
+        const run = new TextHold();
+        expect(byRuns(prefix, texts, run)).toEqual(oneByOne);
+        expect(run.full).toBe(one.full);
+        expect(run.shown).toBe(one.shown);
+        for (const t of more) expect(run.push(t)).toBe(one.push(t));
+        expect(run.full).toBe(one.full);
+        expect(run.release()).toBe(one.release());
+      }
+    }
+
+    it('takes plain texts whole and stops, without pushing it, at the first it cannot take', () => {
+      const hold = new TextHold();
+      expect(pushPlainRun(hold, ['Hello', '', ' world', ' \tok', '\n', 'more'], 0, 6)).toBe(4);
+      expect(hold.full).toBe('Hello world \tok');
+      expect(hold.shown).toBe('Hello world \tok');
+      expect(pushPlainRun(hold, ['\n', 'more'], 0, 2)).toBe(0);
+      expect(pushPlainRun(hold, [' ', 'a'], 0, 2)).toBe(0);
+      expect(hold.push('\n')).toBe('');
+      expect(pushPlainRun(hold, ['x'], 0, 1)).toBe(0);
+      expect(hold.push('x')).toBe('\nx');
+      expect(pushPlainRun(hold, ['a', 'b', 'c'], 1, 2)).toBe(2);
+      expect(hold.full).toBe('Hello world \tok\nxb');
+    });
+
+    it('leaves the state one-by-one pushes leave, for any run after any text (blanks at its edges, triggers at any position)', () => {
+      fc.assert(
+        fc.property(fc.array(fc.oneof(runText, fc.constantFrom(...pieces)), { maxLength: 6 }), fc.array(runText, { maxLength: 12 }), (prefix, texts) =>
+          expectSame(prefix, texts),
+        ),
+        { numRuns: 1500 },
+      );
+    });
+
+    it('leaves the same state across MAX_TEXT_CALL_CHARS, and past it', () => {
+      const near = 'x'.repeat(MAX_TEXT_CALL_CHARS - 8);
+      fc.assert(
+        fc.property(fc.constantFrom([near], [near, 'Hi\n{'], [near, '  '], [`${near}123456789`]), fc.array(runText, { maxLength: 8 }), (prefix, texts) =>
+          expectSame(prefix, texts, [[], ['{'], ['\n', ' {'], [' ', '{']]),
+        ),
+        { numRuns: 8 },
+      );
+    });
   });
 });

@@ -28,7 +28,20 @@ const isBlank = (c: string) => c === ' ' || c === '\t';
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
 const minStart = (a: number, b: number) => (a < 0 ? b : b < 0 ? a : Math.min(a, b));
 
+/**
+ * Pushes `texts[from..to)` while each would be shown whole by `push` with nothing held before it (the
+ * plain deltas of pushPlain, a text past the search): returns the index of the first that is not (`to`
+ * when all are), not pushed. The state is left as those pushes one by one would leave it, set once for
+ * the run (docs/benchmarks.md § The streaming paths at the physical limit). Not on the class: the server's
+ * (held-answer.ts pushTextRun, rebound-gate/internal), not the package's surface.
+ */
+export let pushPlainRun: (hold: TextHold, texts: readonly string[], from: number, to: number) => number;
+
 export class TextHold {
+  static {
+    pushPlainRun = (hold, texts, from, to) => hold.pushPlainRun(texts, from, to);
+  }
+
   private readonly parts: string[] = [];
   private joined: string | undefined = '';
   private length = 0;
@@ -179,6 +192,67 @@ export class TextHold {
     this.carry = delta.length >= CARRY ? delta.slice(-CARRY) : (this.carry + delta).slice(-CARRY);
     this.emitted = this.length;
     return true;
+  }
+
+  /** pushPlain for each of `texts[from..to)` up to the first it refuses, the state set once at the run's end (pushPlainRun above). */
+  private pushPlainRun(texts: readonly string[], from: number, to: number): number {
+    if (this.unbounded) {
+      for (let i = from; i < to; i++) this.length += texts[i]!.length;
+      this.emitted = this.length;
+      return to;
+    }
+    if (!this.clear) return from;
+    let length = this.length;
+    let last = this.last;
+    /** The last run of blanks to start in the run, and the character before it. */
+    let blankStart = -1;
+    let beforeBlank = '';
+    let lastSolid = -1;
+    /** The last text pushed. */
+    let end = -1;
+    let i = from;
+    run: for (; i < to; i++) {
+      const delta = texts[i]!;
+      if (delta === '') continue;
+      if (length + delta.length > MAX_TEXT_CALL_CHARS) break;
+      let solid = -1;
+      let runStart = -1;
+      for (let k = 0; k < delta.length; k++) {
+        const c = delta.charCodeAt(k);
+        // { [ < ` \n \r
+        if (c === 123 || c === 91 || c === 60 || c === 96 || c === 10 || c === 13) break run;
+        if (c === 32 || c === 9) {
+          if (k === 0 ? !isBlank(last) : solid === k - 1) runStart = k;
+        } else solid = k;
+      }
+      if (solid < 0) break;
+      if (runStart >= 0) {
+        blankStart = length + runStart;
+        beforeBlank = runStart === 0 ? last : delta[runStart - 1]!;
+      }
+      lastSolid = length + solid;
+      last = delta[delta.length - 1]!;
+      length += delta.length;
+      this.parts.push(delta);
+      end = i;
+    }
+    if (end < 0) return i;
+    if (blankStart >= 0) {
+      this.blankStart = blankStart;
+      this.beforeBlank = beforeBlank;
+    }
+    this.wsStart = lastSolid + 1;
+    this.wsFirstNewline = -1;
+    this.bracketLine = -1;
+    this.last = last;
+    // The last CARRY characters: of the last text, or of the texts and the carry before it.
+    let tail = texts[end]!;
+    for (let j = end - 1; j >= from && tail.length < CARRY; j--) tail = texts[j]! + tail;
+    this.carry = (tail.length < CARRY ? this.carry + tail : tail).slice(-CARRY);
+    this.joined = undefined;
+    this.length = length;
+    this.emitted = length;
+    return i;
   }
 
   /** Updates the state for character `c` at index `i`. */
