@@ -184,13 +184,7 @@ export class HeldStream {
     /** Where the events passed on but not written yet begin: in `raw`, and (`like`) in `texts`. */
     let from = 0;
     let first = 0;
-    for (let i = 0; i < texts.length; i++) {
-      // The texts shown whole at once, pushed as one run (a last one alone as it comes); the next one, if any, one by one.
-      if (i + 1 < texts.length) i = pushTextRun(this.answer, texts, i, texts.length);
-      if (i === texts.length) break;
-      const text = texts[i]!;
-      const shown = text === '' ? text : this.answer.pushText(text);
-      if (shown === text) continue;
+    this.pushHeldTexts(texts, (i, shown) => {
       if (like) {
         if (first < i) d.like(like, texts, first, i);
         first = i + 1;
@@ -200,7 +194,7 @@ export class HeldStream {
         from = ends[i]!;
       }
       this.rewriteText(runData(run, i), shown);
-    }
+    });
     if (like) {
       if (first < texts.length) d.like(like, texts, first, texts.length);
     } else if (from < raw.length) d.sse(from === 0 ? raw : raw.slice(from));
@@ -250,19 +244,29 @@ export class HeldStream {
     }
     d.adopt(like);
     let first = 0;
+    this.pushHeldTexts(texts, (i, shown) => {
+      if (first < i) d.like(like, texts, first, i);
+      first = i + 1;
+      const chunk = run.chunkOf(texts[i]!);
+      const choice = (chunk.choices as Chunk[])[0]!;
+      this.rewrite(chunk, choice, choice.delta as Chunk, shown);
+    });
+    if (first < texts.length) d.like(like, texts, first, texts.length);
+  }
+
+  /**
+   * A run's texts pushed to the answer's hold: those shown whole at once as one run (pushTextRun; a last
+   * one alone, as it comes), and for each one the hold does not show whole, `held(i, shown)` with what of
+   * it is shown now. Both runs (a lane's, pushRun; a native upstream's, pushTexts) read their texts so.
+   */
+  private pushHeldTexts(texts: readonly string[], held: (i: number, shown: string) => void): void {
     for (let i = 0; i < texts.length; i++) {
       if (i + 1 < texts.length) i = pushTextRun(this.answer, texts, i, texts.length);
       if (i === texts.length) break;
       const text = texts[i]!;
       const shown = text === '' ? text : this.answer.pushText(text);
-      if (shown === text) continue;
-      if (first < i) d.like(like, texts, first, i);
-      first = i + 1;
-      const chunk = run.chunkOf(text);
-      const choice = (chunk.choices as Chunk[])[0]!;
-      this.rewrite(chunk, choice, choice.delta as Chunk, shown);
+      if (shown !== text) held(i, shown);
     }
-    if (first < texts.length) d.like(like, texts, first, texts.length);
   }
 
   /** One chunk, read from `message` (null: handed over as an object): passed on, rewritten, its calls held. */
