@@ -1,8 +1,8 @@
 import type { ToolSpec } from 'rebound-gate';
 import { describe, expect, it } from 'vitest';
-import { Delivery } from '../delivery.ts';
-import { HeldStream, TextRun } from '../held-stream.ts';
+import { TextRun } from '../held-stream.ts';
 import type { StreamChannel } from '../stream.ts';
+import { heldCodec } from '../../../test/support/held-codec.ts';
 import { nativeBatches } from '../../../test/support/native-batches.ts';
 import { messagesChannel } from './messages-out.ts';
 import { responsesChannel } from './responses-out.ts';
@@ -58,14 +58,7 @@ const CODECS = {
 
 /** What a codec writes for `batches` through HeldStream; `oneByOne`: each run's texts handed over as their chunks. */
 function written(open: (out: StreamChannel) => StreamChannel, batches: Array<Array<Chunk | null | TextRun>>, first: boolean, oneByOne: boolean) {
-  const out: string[] = [];
-  const channel = open({ write: (t) => void out.push(t), drained: async () => {}, flush: () => {} });
-  const delivery = new Delivery(
-    (t) => channel.write(t),
-    (c) => channel.chunk!(c),
-    (like, texts, from, to) => channel.texts!(like, texts, from, to),
-  );
-  const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first, last: true, delivery });
+  const { held, delivery, text } = heldCodec(open, TOOLS, first);
   let runs = 0;
   for (const batch of batches) {
     for (const c of batch) {
@@ -76,12 +69,7 @@ function written(open: (out: StreamChannel) => StreamChannel, batches: Array<Arr
   }
   held.end();
   delivery.done();
-  const text = out
-    .join('')
-    .replace(/(resp|msg|fc)_[0-9a-f]{32}/g, '$1_X')
-    .replace(/"created_at":\d+/g, '"created_at":T')
-    .replace(/chatcmpl-rebound-[0-9a-f-]{36}/g, 'chatcmpl-rebound-X');
-  return { text, runs };
+  return { text: text(), runs };
 }
 
 describe("a native upstream's runs of text deltas through HeldStream", () => {

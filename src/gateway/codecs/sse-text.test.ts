@@ -2,9 +2,8 @@ import type { ToolSpec } from 'rebound-gate';
 import { jsonText } from 'rebound-gate/internal';
 import { describe, expect, it } from 'vitest';
 import { SseDecoder } from '../../model/sse-decode.ts';
-import { Delivery } from '../delivery.ts';
-import { HeldStream } from '../held-stream.ts';
 import type { StreamChannel } from '../stream.ts';
+import { heldCodec } from '../../../test/support/held-codec.ts';
 import { messagesChannel, textDeltas } from './messages-out.ts';
 import { outputTextDeltas, responseJson, responsesChannel } from './responses-out.ts';
 import { jsonString, sseEvent } from './sse-text.ts';
@@ -145,24 +144,13 @@ describe("the codecs' events, written without an object", () => {
     const codecs = [(out: StreamChannel) => messagesChannel(out, 'm'), (out: StreamChannel) => responsesChannel(out, { model: 'm', freeform: new Set() })];
     /** The codec's output with the body in two reads cut at `cut`; `lane`: the lane reads the runs (handed over as texts), else each chunk is parsed. */
     const written = (open: (out: StreamChannel) => StreamChannel, cut: number, lane: boolean) => {
-      const out: string[] = [];
-      const channel = open({ write: (t) => void out.push(t), drained: async () => {}, flush: () => {} });
-      const delivery = new Delivery(
-        (t) => channel.write(t),
-        (c) => channel.chunk!(c),
-        (like, texts, from, to) => channel.texts!(like, texts, from, to),
-      );
-      const held = new HeldStream({ toolset: TOOLS, extractTextCalls: true, first: true, last: true, delivery });
+      const { held, delivery, out, text } = heldCodec(open, TOOLS, true);
       const decoder = new SseDecoder({}, lane ? held.lane : undefined);
       for (const part of [bytes.subarray(0, cut), bytes.subarray(cut)]) for (const m of decoder.push(part)) held.push(m);
       for (const m of decoder.end()) held.push(m);
       held.end();
       delivery.done();
-      const text = out
-        .join('')
-        .replace(/(resp|msg|fc)_[0-9a-f]{32}/g, '$1_X')
-        .replace(/"created_at":\d+/g, '"created_at":T');
-      return { text, writes: out.length };
+      return { text: text(), writes: out.length };
     };
     for (const open of codecs) {
       const full = written(open, bytes.length, false);
