@@ -7,7 +7,7 @@
 import { MAX_ARGUMENTS_CHARS } from 'rebound-gate';
 import { describe, expect, it } from 'vitest';
 import { MAX_COMPLETION_BYTES } from '../../src/gateway/upstream.ts';
-import { startScriptedAnthropic } from '../support/scripted-native.ts';
+import { startScriptedAnthropic, startScriptedResponses } from '../support/scripted-native.ts';
 import type { Reply } from '../support/scripted-openai.ts';
 import { scriptedApps } from '../support/scripted-app.ts';
 import { TOOLS } from '../gateway/harness.ts';
@@ -78,19 +78,33 @@ describe('a streamed answer longer than MAX_COMPLETION_BYTES', () => {
   });
 });
 
-describe('a native upstream (MESSAGES_UPSTREAM=anthropic) that streams past MAX_COMPLETION_BYTES', () => {
-  it('is stopped by the same decoder: /v1/messages ends with an error event that says why', async () => {
-    const anthropic = await startScriptedAnthropic(() => ({ text: `${'y'.repeat(10 * 1024 - 1)} `.repeat(4_000) }));
+// Each native upstream's text deltas are read by the decoder's lane (src/gateway/codecs/native-lane.ts): the caps hold for them as for any event.
+describe.each([
+  {
+    mode: 'MESSAGES_UPSTREAM=anthropic',
+    start: startScriptedAnthropic,
+    path: '/v1/messages',
+    body: messages,
+    env: (url: string) => ({ MESSAGES_UPSTREAM: 'anthropic', ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-test' }),
+  },
+  {
+    mode: 'RESPONSES_UPSTREAM=responses',
+    start: startScriptedResponses,
+    path: '/v1/responses',
+    body: responses,
+    env: (url: string) => ({ RESPONSES_UPSTREAM: 'responses', OPENAI_BASE_URL: url }),
+  },
+])('a native upstream ($mode) that streams past MAX_COMPLETION_BYTES', ({ start: startNative, path, body, env }) => {
+  it(`is stopped by the same decoder: ${path} ends with an error event that says why`, async () => {
+    const native = await startNative(() => ({ text: `${'y'.repeat(10 * 1024 - 1)} `.repeat(4_000) }));
     try {
-      const { app } = await start(() => ({ text: 'the chat upstream is not asked' }), {
-        env: { MESSAGES_UPSTREAM: 'anthropic', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: 'sk-ant-test' },
-      });
-      const got = await events(app.url, '/v1/messages', messages);
+      const { app } = await start(() => ({ text: 'the chat upstream is not asked' }), { env: env(native.url) });
+      const got = await events(app.url, path, body);
       expect(got.at(-1)!.event).toBe('error');
       expect(got.at(-1)!.data).toMatch(/stream is longer than 32 MB .*the stream limit, MAX_COMPLETION_BYTES/);
-      expect(anthropic.requests).toHaveLength(1);
+      expect(native.requests).toHaveLength(1);
     } finally {
-      await anthropic.close();
+      await native.close();
     }
   });
 });
