@@ -27,6 +27,7 @@
 // --warmup N (bench/gateway.ts): before each row measures its first byte and its held call, each of its
 // three sides serves N of them, the sides taking turns; the p50 of each side's first 100 is the row's
 // cold figure (the `cold…` keys; a row's server has served the rows before it).
+// --calls-only (bench/gateway.ts): each row's held call alone (protocolHeldCalls), the quick figure.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,19 +36,30 @@ import { COLD, servedWarm } from './gateway-warmup.ts';
 
 type Protocol = 'chat' | 'messages' | 'anthropic' | 'responses';
 
-export interface ProtocolFigures {
+/** A row's held call (--calls-only measures only this): its three sides' p50, warm and cold. */
+export interface HeldCallFigures {
   config: string;
+  /** The row's bare proxy: the protocol of the upstream it forwards (chat, anthropic, responses). */
+  proxyUpstream: Protocol;
+  /** Last argument delta written → the call at the client, p50 µs: through the gateway, directly, the difference. */
+  heldCallGatewayUsP50: number;
+  heldCallDirectUsP50: number;
+  heldCallOverheadUsP50: number;
+  heldCallProxyUsP50: number;
+  heldCallOverheadToProxyUsP50: number;
+  /** The p50 of each side's first COLD held calls (µs), the gateway's over direct. */
+  coldHeldCallGatewayUsP50: number;
+  coldHeldCallProxyUsP50: number;
+  coldHeldCallDirectUsP50: number;
+  coldHeldCallOverheadUsP50: number;
+}
+
+export interface ProtocolFigures extends HeldCallFigures {
   ttfbGatewayP50: number;
   ttfbDirectP50: number;
   ttfbOverheadP50: number;
   pacedRatio: number;
   cpuUsPerToken: number;
-  /** Last argument delta written → the call at the client, p50 µs: through the gateway, directly, the difference. */
-  heldCallGatewayUsP50: number;
-  heldCallDirectUsP50: number;
-  heldCallOverheadUsP50: number;
-  /** The row's bare proxy: the protocol of the upstream it forwards (chat, anthropic, responses). */
-  proxyUpstream: Protocol;
   ttfbProxyP50: number;
   /** The gateway's first byte over the proxy's, p50 − p50. */
   ttfbOverheadToProxyP50: number;
@@ -57,17 +69,11 @@ export interface ProtocolFigures {
   /** The server's GC pause per answer (V8's own record; the CPU figures include it), p50 ms, the gateway's and its proxy's. */
   gcMsPerAnswer: number;
   proxyGcMsPerAnswer: number;
-  heldCallProxyUsP50: number;
-  heldCallOverheadToProxyUsP50: number;
-  /** The p50 of each side's first COLD first bytes (ms) and held calls (µs), the gateway's over direct. */
+  /** The p50 of each side's first COLD first bytes (ms), the gateway's over direct. */
   coldTtfbGatewayP50: number;
   coldTtfbProxyP50: number;
   coldTtfbDirectP50: number;
   coldTtfbOverheadP50: number;
-  coldHeldCallGatewayUsP50: number;
-  coldHeldCallProxyUsP50: number;
-  coldHeldCallDirectUsP50: number;
-  coldHeldCallOverheadUsP50: number;
 }
 
 /** The held call: its arguments, sent in 7-character deltas; when the upstream wrote the last one. */
@@ -363,7 +369,30 @@ export function forkServer(env: Record<string, string>, cpuProf: string[]): Chil
   return child;
 }
 
-export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigures[]> {
+type Side = 'gateway' | 'proxy' | 'direct';
+const SIDES: Side[] = ['gateway', 'proxy', 'direct'];
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** What a row's measurements ask: each side's URL and protocol, and the helpers that time a request to one. */
+interface Row {
+  name: string;
+  /** The protocol the gateway's client speaks; the upstream's (the direct side's and the proxy's). */
+  client: Protocol;
+  direct: Protocol;
+  gateway: { child: ChildProcess; url: string };
+  /** Where each side is asked, in which protocol: the proxy in the gateway's process speaks the upstream's. */
+  at: Record<Side, { url: string; protocol: Protocol }>;
+  /** ms to the first body byte and to the end of an answer of `mode`. */
+  timed: (url: string, protocol: Protocol, mode: string) => Promise<{ ttfb: number; total: number }>;
+  /** µs from the upstream writing the call's last argument delta to the client holding the call. */
+  callArrival: (url: string, protocol: Protocol, gated: boolean) => Promise<number>;
+  /** A fresh paced mode ("paced:<n>") and, after its answer, how long its upstream took to send it. */
+  pacedMode: () => string;
+  upstreamMs: Map<string, number>;
+}
+
+/** The rows --protocol-configs names (all by default), `measure` run on each in turn, the servers up around them. */
+async function eachRow<F>(o: ProtocolOptions, measure: (row: Row) => Promise<F>): Promise<F[]> {
   const long = Array.from({ length: o.tokens }, (_, i) => `w${i} `);
   const short = 'Hello there, how can I help?'.split(/(?<= )/);
   const upstreamMs = new Map<string, number>();
@@ -442,81 +471,15 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
   /** The gateway's URL for a client protocol (the /v1 prefix), the upstream's for the direct side. */
   const gatewayUrl = (g: { url: string }, client: Protocol) => (client === 'messages' || client === 'anthropic' ? g.url : `${g.url}/v1`);
 
-  const figures: ProtocolFigures[] = [];
+  const figures: F[] = [];
   let id = 0;
-  type Side = 'gateway' | 'proxy' | 'direct';
-  const SIDES: Side[] = ['gateway', 'proxy', 'direct'];
   for (const c of configs) {
-    const gw = gatewayUrl(c.gateway, c.client);
-    /** Where each side is asked, in which protocol: the proxy in the gateway's process speaks the upstream's. */
     const at = {
-      gateway: { url: gw, protocol: c.client },
+      gateway: { url: gatewayUrl(c.gateway, c.client), protocol: c.client },
       proxy: { url: `${c.gateway.url}/proxy`, protocol: c.direct },
       direct: { url: base, protocol: c.direct },
     };
-    // --warmup first bytes a side, then --requests measured: each side's first COLD (the cold figure) and the measured ones.
-    const { measured: ttfb, cold: coldTtfb } = await servedWarm(SIDES, { warmup: o.warmup, measured: o.requests }, async (side) => {
-      return (await timed(at[side].url, at[side].protocol, 'short')).ttfb;
-    });
-    const paced = { gateway: [] as number[], direct: [] as number[] };
-    for (let r = 0; r < o.pacedRounds; r++) {
-      for (const side of r % 2 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const)) {
-        const mode = `paced:${++id}`;
-        const { total } = await timed(side === 'gateway' ? gw : base, side === 'gateway' ? c.client : c.direct, mode);
-        paced[side].push(total / upstreamMs.get(mode)!);
-      }
-    }
-    // The server's CPU of each unpaced answer, the gateway's and its proxy's taking turns, after CPU_WARMUP unmeasured.
-    const cpu = { gateway: [] as number[], proxy: [] as number[] };
-    const gcMs = { gateway: [] as number[], proxy: [] as number[] };
-    for (let w = 0; w < CPU_WARMUP; w++) {
-      await timed(gw, c.client, 'long');
-      await timed(at.proxy.url, at.proxy.protocol, 'long');
-    }
-    for (let r = 0; r < o.rounds; r++) {
-      for (const side of r % 2 ? (['proxy', 'gateway'] as const) : (['gateway', 'proxy'] as const)) {
-        const used = await serverCpu(c.gateway.child, () => timed(at[side].url, at[side].protocol, 'long'));
-        cpu[side].push(used.cpuMs);
-        gcMs[side].push(used.gcMs);
-      }
-    }
-    // The same for the held call.
-    const { measured: held, cold: coldHeld } = await servedWarm(SIDES, { warmup: o.warmup, measured: o.calls }, (side) =>
-      callArrival(at[side].url, at[side].protocol, side === 'gateway'),
-    );
-    const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
-    const g50 = percentile(ttfb.gateway, 50);
-    const d50 = percentile(ttfb.direct, 50);
-    const p50 = percentile(ttfb.proxy, 50);
-    const cpuPerToken = (xs: number[]) => (percentile(xs, 50) * 1000) / o.tokens;
-    figures.push({
-      config: c.name,
-      ttfbGatewayP50: round(g50),
-      ttfbDirectP50: round(d50),
-      ttfbOverheadP50: round(g50 - d50),
-      pacedRatio: round(percentile(paced.gateway, 50) / percentile(paced.direct, 50), 4),
-      cpuUsPerToken: round(cpuPerToken(cpu.gateway)),
-      heldCallGatewayUsP50: round(percentile(held.gateway, 50), 0),
-      heldCallDirectUsP50: round(percentile(held.direct, 50), 0),
-      heldCallOverheadUsP50: round(percentile(held.gateway, 50) - percentile(held.direct, 50), 0),
-      proxyUpstream: c.direct,
-      ttfbProxyP50: round(p50),
-      ttfbOverheadToProxyP50: round(g50 - p50),
-      proxyCpuUsPerToken: round(cpuPerToken(cpu.proxy)),
-      cpuRatioToProxy: round(cpuPerToken(cpu.gateway) / cpuPerToken(cpu.proxy)),
-      gcMsPerAnswer: round(percentile(gcMs.gateway, 50)),
-      proxyGcMsPerAnswer: round(percentile(gcMs.proxy, 50)),
-      heldCallProxyUsP50: round(percentile(held.proxy, 50), 0),
-      heldCallOverheadToProxyUsP50: round(percentile(held.gateway, 50) - percentile(held.proxy, 50), 0),
-      coldTtfbGatewayP50: round(percentile(coldTtfb.gateway, 50)),
-      coldTtfbProxyP50: round(percentile(coldTtfb.proxy, 50)),
-      coldTtfbDirectP50: round(percentile(coldTtfb.direct, 50)),
-      coldTtfbOverheadP50: round(percentile(coldTtfb.gateway, 50) - percentile(coldTtfb.direct, 50)),
-      coldHeldCallGatewayUsP50: round(percentile(coldHeld.gateway, 50), 0),
-      coldHeldCallProxyUsP50: round(percentile(coldHeld.proxy, 50), 0),
-      coldHeldCallDirectUsP50: round(percentile(coldHeld.direct, 50), 0),
-      coldHeldCallOverheadUsP50: round(percentile(coldHeld.gateway, 50) - percentile(coldHeld.direct, 50), 0),
-    });
+    figures.push(await measure({ ...c, at, timed, callArrival, pacedMode: () => `paced:${++id}`, upstreamMs }));
   }
   // Each server exits on its own (its CPU profile, when asked for, is written as it does).
   const exited = (child: ChildProcess) =>
@@ -527,6 +490,87 @@ export async function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigur
   await Promise.all([exited(translated.child), exited(native.child)]);
   upstream.close();
   return figures;
+}
+
+/** A row's held call: --warmup calls a side, then --calls measured, the sides taking turns; each side's first COLD the cold figure. */
+async function heldCall(row: Row, o: ProtocolOptions): Promise<HeldCallFigures> {
+  const { measured: held, cold } = await servedWarm(SIDES, { warmup: o.warmup, measured: o.calls }, (side) =>
+    row.callArrival(row.at[side].url, row.at[side].protocol, side === 'gateway'),
+  );
+  const p50 = (xs: number[]) => percentile(xs, 50);
+  return {
+    config: row.name,
+    proxyUpstream: row.direct,
+    heldCallGatewayUsP50: round(p50(held.gateway), 0),
+    heldCallDirectUsP50: round(p50(held.direct), 0),
+    heldCallOverheadUsP50: round(p50(held.gateway) - p50(held.direct), 0),
+    heldCallProxyUsP50: round(p50(held.proxy), 0),
+    heldCallOverheadToProxyUsP50: round(p50(held.gateway) - p50(held.proxy), 0),
+    coldHeldCallGatewayUsP50: round(p50(cold.gateway), 0),
+    coldHeldCallProxyUsP50: round(p50(cold.proxy), 0),
+    coldHeldCallDirectUsP50: round(p50(cold.direct), 0),
+    coldHeldCallOverheadUsP50: round(p50(cold.gateway) - p50(cold.direct), 0),
+  };
+}
+
+/** Each row's held call alone (--calls-only): the quick figure while working on it. */
+export const protocolHeldCalls = (o: ProtocolOptions): Promise<HeldCallFigures[]> => eachRow(o, (row) => heldCall(row, o));
+
+/** Each row's figures: first byte, paced answer, CPU per token, held call. */
+export function protocolFigures(o: ProtocolOptions): Promise<ProtocolFigures[]> {
+  return eachRow(o, async (row) => {
+    const { at, timed } = row;
+    // --warmup first bytes a side, then --requests measured: each side's first COLD (the cold figure) and the measured ones.
+    const { measured: ttfb, cold: coldTtfb } = await servedWarm(SIDES, { warmup: o.warmup, measured: o.requests }, async (side) => {
+      return (await timed(at[side].url, at[side].protocol, 'short')).ttfb;
+    });
+    const paced = { gateway: [] as number[], direct: [] as number[] };
+    for (let r = 0; r < o.pacedRounds; r++) {
+      for (const side of r % 2 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const)) {
+        const mode = row.pacedMode();
+        const { total } = await timed(at[side].url, at[side].protocol, mode);
+        paced[side].push(total / row.upstreamMs.get(mode)!);
+      }
+    }
+    // The server's CPU of each unpaced answer, the gateway's and its proxy's taking turns, after CPU_WARMUP unmeasured.
+    const cpu = { gateway: [] as number[], proxy: [] as number[] };
+    const gcMs = { gateway: [] as number[], proxy: [] as number[] };
+    for (let w = 0; w < CPU_WARMUP; w++) {
+      await timed(at.gateway.url, at.gateway.protocol, 'long');
+      await timed(at.proxy.url, at.proxy.protocol, 'long');
+    }
+    for (let r = 0; r < o.rounds; r++) {
+      for (const side of r % 2 ? (['proxy', 'gateway'] as const) : (['gateway', 'proxy'] as const)) {
+        const used = await serverCpu(row.gateway.child, () => timed(at[side].url, at[side].protocol, 'long'));
+        cpu[side].push(used.cpuMs);
+        gcMs[side].push(used.gcMs);
+      }
+    }
+    // The same for the held call.
+    const held = await heldCall(row, o);
+    const g50 = percentile(ttfb.gateway, 50);
+    const d50 = percentile(ttfb.direct, 50);
+    const p50 = percentile(ttfb.proxy, 50);
+    const cpuPerToken = (xs: number[]) => (percentile(xs, 50) * 1000) / o.tokens;
+    return {
+      ...held,
+      ttfbGatewayP50: round(g50),
+      ttfbDirectP50: round(d50),
+      ttfbOverheadP50: round(g50 - d50),
+      pacedRatio: round(percentile(paced.gateway, 50) / percentile(paced.direct, 50), 4),
+      cpuUsPerToken: round(cpuPerToken(cpu.gateway)),
+      ttfbProxyP50: round(p50),
+      ttfbOverheadToProxyP50: round(g50 - p50),
+      proxyCpuUsPerToken: round(cpuPerToken(cpu.proxy)),
+      cpuRatioToProxy: round(cpuPerToken(cpu.gateway) / cpuPerToken(cpu.proxy)),
+      gcMsPerAnswer: round(percentile(gcMs.gateway, 50)),
+      proxyGcMsPerAnswer: round(percentile(gcMs.proxy, 50)),
+      coldTtfbGatewayP50: round(percentile(coldTtfb.gateway, 50)),
+      coldTtfbProxyP50: round(percentile(coldTtfb.proxy, 50)),
+      coldTtfbDirectP50: round(percentile(coldTtfb.direct, 50)),
+      coldTtfbOverheadP50: round(percentile(coldTtfb.gateway, 50) - percentile(coldTtfb.direct, 50)),
+    };
+  });
 }
 
 /** The figures as bench:gateway prints them. */
@@ -554,6 +598,17 @@ export function printProtocolFigures(figures: ProtocolFigures[], o: ProtocolOpti
   for (const f of figures) {
     console.log(
       `  ${f.config.padEnd(20)} ${`${f.coldTtfbGatewayP50} ms`.padStart(16)} ${`${f.coldTtfbProxyP50} ms`.padStart(7)} ${`${f.coldTtfbDirectP50} ms`.padStart(7)} ${`${f.coldTtfbOverheadP50} ms`.padStart(9)}   ${`${f.coldHeldCallGatewayUsP50} µs`.padStart(21)} ${`${f.coldHeldCallProxyUsP50} µs`.padStart(7)} ${`${f.coldHeldCallDirectUsP50} µs`.padStart(7)} ${`${f.coldHeldCallOverheadUsP50} µs`.padStart(9)}`,
+    );
+  }
+}
+
+/** The held calls alone (--calls-only) as bench:gateway prints them. */
+export function printHeldCallFigures(figures: HeldCallFigures[], o: ProtocolOptions): void {
+  console.log(`protocols and upstream modes, the held call alone (${o.calls} calls after ${o.warmup} a side; cold: each side's first ${COLD}; interleaved)`);
+  console.log('  config               held call p50 gateway   proxy  direct  overhead (over the proxy)   cold gateway  overhead');
+  for (const f of figures) {
+    console.log(
+      `  ${f.config.padEnd(20)} ${`${f.heldCallGatewayUsP50} µs`.padStart(21)} ${`${f.heldCallProxyUsP50} µs`.padStart(7)} ${`${f.heldCallDirectUsP50} µs`.padStart(7)} ${`${f.heldCallOverheadUsP50} µs`.padStart(9)} ${`(${f.heldCallOverheadToProxyUsP50} µs)`.padStart(17)}   ${`${f.coldHeldCallGatewayUsP50} µs`.padStart(12)} ${`${f.coldHeldCallOverheadUsP50} µs`.padStart(9)}`,
     );
   }
 }

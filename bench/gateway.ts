@@ -6,6 +6,7 @@
 //                            [--corpus ../shared/bench/tool-calls.dev.jsonl] [--protocols-only] [--cpu-prof DIR]
 //                            [--protocol-configs chat,messages/chat,messages/anthropic,responses/chat,responses/responses]
 //                            [--ttfb-only [--sides gateway,proxy,nodeProxy,direct]] [--warmup 1000]
+//                            [--calls-only [--no-protocols]]
 //
 // Two bare proxies in the gateway's server process are the baselines: `proxy`, over fetch in the same
 // Hono server (issue 34's goals are set against it), and `nodeProxy`, node:http and undici's request()
@@ -44,6 +45,12 @@
 // protocols-native.cpuprofile; read one with `npx tsx bench/cpu-profile.ts FILE`). --ttfb-only runs part 1 alone,
 // then the server's CPU per short request of each side (batches of 20, taking turns); with --sides gateway
 // and --cpu-prof, the profile of a short request's fixed cost in the gateway.
+// --calls-only: the held call alone, the quick figure to iterate on: part 3 (a, b), then each protocol
+// row's held call (part 5's, the rows --protocol-configs names), each after its --warmup calls a side,
+// --calls measured a side (the rows take at most 100); --no-protocols leaves the rows out, --protocols-only
+// runs the rows alone. --json prints the same keys as a full run (lastArgDeltaToCallUs, protocols' held-call
+// keys). E.g. `npm run bench:gateway -- --calls-only --warmup 300 --calls 100 --protocol-configs chat`
+// (about a minute on an idle machine).
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,7 +60,17 @@ import { startScriptedOpenAI } from '../test/support/scripted-openai.ts';
 import { Delivery } from '../src/gateway/delivery.ts';
 import { HeldStream } from '../src/gateway/held-stream.ts';
 import type { ToolSpec } from 'rebound-gate';
-import { CPU_WARMUP, cpuMs as serverCpuMs, forkServer, printProtocolFigures, protocolFigures, readTimed, serverCpu } from './gateway-protocols.ts';
+import {
+  CPU_WARMUP,
+  cpuMs as serverCpuMs,
+  forkServer,
+  printHeldCallFigures,
+  printProtocolFigures,
+  protocolFigures,
+  protocolHeldCalls,
+  readTimed,
+  serverCpu,
+} from './gateway-protocols.ts';
 import { COLD, rotate, servedWarm, warmupOption } from './gateway-warmup.ts';
 
 const args = process.argv.slice(2);
@@ -74,6 +91,9 @@ const RUN_CORPUS = !args.includes('--no-corpus');
 /** --ttfb-only runs part 1 alone, for the sides --sides lists (comma-separated; default all four). */
 const TTFB_ONLY = args.includes('--ttfb-only');
 const TTFB_SIDES = opt('sides', 'gateway,proxy,nodeProxy,direct').split(',') as Array<'gateway' | 'proxy' | 'nodeProxy' | 'direct'>;
+/** --calls-only runs the held call alone (part 3, then each protocol row's but with --no-protocols). */
+const CALLS_ONLY = args.includes('--calls-only');
+const NO_PROTOCOLS = args.includes('--no-protocols');
 const PROTOCOL_OPTIONS = {
   tokens: TOKENS,
   requests: Math.min(REQUESTS, 200),
@@ -84,6 +104,12 @@ const PROTOCOL_OPTIONS = {
   cpuProfDir: args.includes('--cpu-prof') ? opt('cpu-prof', '') : undefined,
   warmup: WARMUP,
 };
+if (args.includes('--protocols-only') && CALLS_ONLY) {
+  const figures = await protocolHeldCalls(PROTOCOL_OPTIONS);
+  printHeldCallFigures(figures, PROTOCOL_OPTIONS);
+  if (json) console.log(JSON.stringify({ warmup: WARMUP, protocols: figures }));
+  process.exit(0);
+}
 if (args.includes('--protocols-only')) {
   const figures = await protocolFigures(PROTOCOL_OPTIONS);
   printProtocolFigures(figures, PROTOCOL_OPTIONS);
@@ -220,6 +246,109 @@ const NO_FIGURES: Record<Side, number[]> = { gateway: [], proxy: [], nodeProxy: 
 /** The gateway server's CPU time so far, ms (IPC). */
 const cpuMs = () => serverCpuMs(gw.child);
 
+/** The sides in front of the timing upstream (the paced answer, the held call). */
+const TIMING_SIDES = { gateway: gwTiming.url, proxy: gwTiming.proxyUrl, nodeProxy: gwTiming.nodeProxyUrl, direct: timingUrl } as const;
+
+// 3a. Last argument delta → the call at the client, over HTTP.
+async function callArrival(base: string, gated: boolean): Promise<number> {
+  const res = await post(base, { ...streamBody('call', true), stream_options: { include_usage: true } });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error('the stream ended without the call');
+    buffer += decoder.decode(value, { stream: true });
+    // Gateway: the one delta that carries the whole arguments; direct: the delta that ends them.
+    const needle = gated ? JSON.stringify(ARGS) : JSON.stringify(ARGS.match(/.{1,7}/gs)!.at(-1));
+    if (buffer.includes(`"arguments":${needle}`)) {
+      const at = performance.now();
+      await reader.cancel();
+      return (at - lastArgAt) * 1000;
+    }
+  }
+}
+const med = (xs: number[]) => percentile(xs, 50);
+const r = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** Part 3: the held call over HTTP (3a, each side) and inside the gateway alone (3b), p50s in µs. */
+async function heldCalls() {
+  // --warmup calls a side, then --calls measured, the sides in the rotating order; each side's first COLD (the cold figure) and the measured ones.
+  const { measured: arrival, cold: coldArrival } = await servedWarm(ALL_SIDES, { warmup: WARMUP, measured: CALLS }, (side) =>
+    callArrival(TIMING_SIDES[side], side === 'gateway'),
+  );
+
+  // 3b. The same step inside the gateway: a corpus call's deltas pushed into the held-call transformer,
+  // timed from the finish chunk (which completes the call) to the gated call's chunk being written.
+  const inMemory: number[] = [];
+  {
+    const sample = corpus.filter((_, i) => i % 7 === 0).slice(0, 800);
+    for (let round = 0; round < 2; round++) {
+      for (const c of sample) {
+        let writtenAt = 0;
+        const delivery = new Delivery((text) => {
+          if (text.includes('"tool_calls"')) writtenAt = performance.now();
+        });
+        const toolset = c.tools.map((t) => ({ name: t.name, parameters: t.parameters }));
+        const held = new HeldStream({ toolset, extractTextCalls: true, first: true, last: true, delivery });
+        const chunk = (delta: unknown, finish: string | null = null) => ({
+          event: null,
+          data: JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] }),
+        });
+        held.push(chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: c.call.name, arguments: '' } }] }));
+        for (const piece of c.call.arguments.match(/.{1,7}/gs) ?? []) held.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+        const t0 = performance.now();
+        held.push(chunk({}, 'tool_calls'));
+        held.end();
+        if (round === 1 && writtenAt > 0) inMemory.push((writtenAt - t0) * 1000);
+      }
+    }
+  }
+  return {
+    httpGatewayP50: r(med(arrival.gateway), 0),
+    httpProxyP50: r(med(arrival.proxy), 0),
+    httpNodeProxyP50: r(med(arrival.nodeProxy), 0),
+    httpDirectP50: r(med(arrival.direct), 0),
+    httpOverheadP50: r(med(arrival.gateway) - med(arrival.direct), 0),
+    httpOverheadToProxyP50: r(med(arrival.gateway) - med(arrival.proxy), 0),
+    inGatewayP50: r(med(inMemory), 1),
+    inGatewayP99: r(percentile(inMemory, 99), 1),
+    calls: CALLS,
+    /** The same of each side's first COLD calls. */
+    coldHttpGatewayP50: r(med(coldArrival.gateway), 0),
+    coldHttpProxyP50: r(med(coldArrival.proxy), 0),
+    coldHttpNodeProxyP50: r(med(coldArrival.nodeProxy), 0),
+    coldHttpDirectP50: r(med(coldArrival.direct), 0),
+    coldHttpOverheadP50: r(med(coldArrival.gateway) - med(coldArrival.direct), 0),
+  };
+}
+
+/** Part 3's lines. */
+function printHeldCalls(l: Awaited<ReturnType<typeof heldCalls>>): void {
+  console.log(
+    `  last argument delta → call at the client  gateway p50 ${l.httpGatewayP50} µs   bare proxy p50 ${l.httpProxyP50} µs   node:http proxy p50 ${l.httpNodeProxyP50} µs   direct p50 ${l.httpDirectP50} µs   overhead p50 ${l.httpOverheadP50} µs (${l.httpOverheadToProxyP50} µs over the bare proxy)`,
+  );
+  console.log(
+    `    cold (each side's first ${COLD})  gateway p50 ${l.coldHttpGatewayP50} µs   bare proxy p50 ${l.coldHttpProxyP50} µs   node:http proxy p50 ${l.coldHttpNodeProxyP50} µs   direct p50 ${l.coldHttpDirectP50} µs   overhead p50 ${l.coldHttpOverheadP50} µs`,
+  );
+  console.log(`  … inside the gateway (finish chunk in → gated call out, corpus calls)  p50 ${l.inGatewayP50} µs   p99 ${l.inGatewayP99} µs`);
+}
+
+if (CALLS_ONLY) {
+  // --calls-only: part 3, then each protocol row's held call.
+  const heldCall = await heldCalls();
+  console.log(`gateway vs direct, the held call alone (${CALLS} calls after ${WARMUP} a side; interleaved)`);
+  printHeldCalls(heldCall);
+  gw.child.send({ type: 'exit' });
+  gwTiming.child.send({ type: 'exit' });
+  await scripted.close();
+  timing.close();
+  const protocols = NO_PROTOCOLS ? undefined : await protocolHeldCalls(PROTOCOL_OPTIONS);
+  if (protocols) printHeldCallFigures(protocols, PROTOCOL_OPTIONS);
+  if (json) console.log(JSON.stringify({ warmup: WARMUP, lastArgDeltaToCallUs: heldCall, ...(protocols ? { protocols } : {}) }));
+  process.exit(0);
+}
+
 // 1. Time to first byte: --warmup requests a side, then --requests measured; each side's first COLD
 // (the cold figure) and the measured ones.
 const firstBytes = await servedWarm(TTFB_SIDES, { warmup: WARMUP, measured: REQUESTS }, async (side) => (await timed(SIDES[side], 'short')).ttfb);
@@ -259,8 +388,6 @@ if (TTFB_ONLY) {
 }
 
 // 2. A long answer, end to end: paced, then unpaced with the server's CPU.
-/** The sides in front of the timing upstream (the paced answer, the held call). */
-const TIMING_SIDES = { gateway: gwTiming.url, proxy: gwTiming.proxyUrl, nodeProxy: gwTiming.nodeProxyUrl, direct: timingUrl } as const;
 const paced = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
 const pacedRatio = { gateway: [] as number[], proxy: [] as number[], nodeProxy: [] as number[], direct: [] as number[] };
 let pacedId = 0;
@@ -291,56 +418,8 @@ for (let r = 0; r < ROUNDS; r++) {
   }
 }
 
-// 3a. Last argument delta → the call at the client, over HTTP.
-async function callArrival(base: string, gated: boolean): Promise<number> {
-  const res = await post(base, { ...streamBody('call', true), stream_options: { include_usage: true } });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error('the stream ended without the call');
-    buffer += decoder.decode(value, { stream: true });
-    // Gateway: the one delta that carries the whole arguments; direct: the delta that ends them.
-    const needle = gated ? JSON.stringify(ARGS) : JSON.stringify(ARGS.match(/.{1,7}/gs)!.at(-1));
-    if (buffer.includes(`"arguments":${needle}`)) {
-      const at = performance.now();
-      await reader.cancel();
-      return (at - lastArgAt) * 1000;
-    }
-  }
-}
-// --warmup calls a side, then --calls measured, the sides in the rotating order; each side's first COLD (the cold figure) and the measured ones.
-const { measured: arrival, cold: coldArrival } = await servedWarm(ALL_SIDES, { warmup: WARMUP, measured: CALLS }, (side) =>
-  callArrival(TIMING_SIDES[side], side === 'gateway'),
-);
-
-// 3b. The same step inside the gateway: a corpus call's deltas pushed into the held-call transformer,
-// timed from the finish chunk (which completes the call) to the gated call's chunk being written.
-const inMemory: number[] = [];
-{
-  const sample = corpus.filter((_, i) => i % 7 === 0).slice(0, 800);
-  for (let round = 0; round < 2; round++) {
-    for (const c of sample) {
-      let writtenAt = 0;
-      const delivery = new Delivery((text) => {
-        if (text.includes('"tool_calls"')) writtenAt = performance.now();
-      });
-      const toolset = c.tools.map((t) => ({ name: t.name, parameters: t.parameters }));
-      const held = new HeldStream({ toolset, extractTextCalls: true, first: true, last: true, delivery });
-      const chunk = (delta: unknown, finish: string | null = null) => ({
-        event: null,
-        data: JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] }),
-      });
-      held.push(chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: c.call.name, arguments: '' } }] }));
-      for (const piece of c.call.arguments.match(/.{1,7}/gs) ?? []) held.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
-      const t0 = performance.now();
-      held.push(chunk({}, 'tool_calls'));
-      held.end();
-      if (round === 1 && writtenAt > 0) inMemory.push((writtenAt - t0) * 1000);
-    }
-  }
-}
+// 3. The held call (heldCalls above).
+const heldCall = await heldCalls();
 
 // 4. The corpus through the gateway, non-streaming, no retry.
 let invalid = 0;
@@ -375,8 +454,6 @@ for (const c of RUN_CORPUS ? corpus : []) {
 }
 const corpusMs = performance.now() - corpusStart;
 
-const med = (xs: number[]) => percentile(xs, 50);
-const r = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 /** The paths' median times, in ms to a tenth (the node:http proxy where the part ran it). */
 const medianMs = (xs: Record<'gateway' | 'proxy' | 'nodeProxy' | 'direct', number[]>) => ({
   gatewayMs: r(med(xs.gateway), 1),
@@ -427,23 +504,7 @@ const result = {
     proxyGcMsPerAnswer: r(med(gcMs.proxy), 2),
     nodeProxyGcMsPerAnswer: r(med(gcMs.nodeProxy), 2),
   },
-  lastArgDeltaToCallUs: {
-    httpGatewayP50: r(med(arrival.gateway), 0),
-    httpProxyP50: r(med(arrival.proxy), 0),
-    httpNodeProxyP50: r(med(arrival.nodeProxy), 0),
-    httpDirectP50: r(med(arrival.direct), 0),
-    httpOverheadP50: r(med(arrival.gateway) - med(arrival.direct), 0),
-    httpOverheadToProxyP50: r(med(arrival.gateway) - med(arrival.proxy), 0),
-    inGatewayP50: r(med(inMemory), 1),
-    inGatewayP99: r(percentile(inMemory, 99), 1),
-    calls: CALLS,
-    /** The same of each side's first COLD calls. */
-    coldHttpGatewayP50: r(med(coldArrival.gateway), 0),
-    coldHttpProxyP50: r(med(coldArrival.proxy), 0),
-    coldHttpNodeProxyP50: r(med(coldArrival.nodeProxy), 0),
-    coldHttpDirectP50: r(med(coldArrival.direct), 0),
-    coldHttpOverheadP50: r(med(coldArrival.gateway) - med(coldArrival.direct), 0),
-  },
+  lastArgDeltaToCallUs: heldCall,
   corpus: {
     cases: corpus.length,
     invalid,
@@ -478,16 +539,7 @@ console.log(
 console.log(
   `    server CPU per token  gateway ${u.gatewayCpuUsPerToken} µs   bare proxy ${u.proxyCpuUsPerToken} µs   node:http proxy ${u.nodeProxyCpuUsPerToken} µs   (GC per answer, in it: ${u.gatewayGcMsPerAnswer} / ${u.proxyGcMsPerAnswer} / ${u.nodeProxyGcMsPerAnswer} ms)`,
 );
-const l = result.lastArgDeltaToCallUs;
-console.log(
-  `  last argument delta → call at the client  gateway p50 ${l.httpGatewayP50} µs   bare proxy p50 ${l.httpProxyP50} µs   node:http proxy p50 ${l.httpNodeProxyP50} µs   direct p50 ${l.httpDirectP50} µs   overhead p50 ${l.httpOverheadP50} µs (${l.httpOverheadToProxyP50} µs over the bare proxy)`,
-);
-console.log(
-  `    cold (each side's first ${COLD})  gateway p50 ${l.coldHttpGatewayP50} µs   bare proxy p50 ${l.coldHttpProxyP50} µs   node:http proxy p50 ${l.coldHttpNodeProxyP50} µs   direct p50 ${l.coldHttpDirectP50} µs   overhead p50 ${l.coldHttpOverheadP50} µs`,
-);
-console.log(
-  `  … inside the gateway (finish chunk in → gated call out, corpus calls)  p50 ${result.lastArgDeltaToCallUs.inGatewayP50} µs   p99 ${result.lastArgDeltaToCallUs.inGatewayP99} µs`,
-);
+printHeldCalls(result.lastArgDeltaToCallUs);
 console.log(`tool-calls corpus through the gateway (${corpus.length} requests, non-streaming, GATEWAY_RETRIES=0, ${result.corpus.msPerRequest} ms each)`);
 console.log(
   `  invalid calls the client receives valid without a retry: ${invalidReachValid}/${invalid} = ${(100 * result.corpus.shareReachValid).toFixed(1)}%   (of those with gold, repaired to gold: ${invalidToGold}/${invalidPossible})`,
