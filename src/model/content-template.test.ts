@@ -153,9 +153,38 @@ describe('ContentTemplate', () => {
     expect(hits).toBeGreaterThan(100);
   });
 
+  it('learns from the first chunk that adds text, not from the role chunk before it', () => {
+    const role = `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`;
+    const t = new ContentTemplate();
+    expect(t.learn(role, JSON.parse(role))).toBe(false);
+    expect(feed(t, [role, chunk('a'), chunk('b'), chunk('')])).toEqual([undefined, undefined, 'b', '']);
+    // A provider that sends the role with every chunk is learned from its first text.
+    const withRole = (c: string) => role.replace('"content":""', `"content":${JSON.stringify(c)}`);
+    const r = new ContentTemplate();
+    expect(feed(r, [withRole(''), withRole('a'), withRole('b\n')])).toEqual([undefined, undefined, 'b\n']);
+  });
+
+  it('probes the content string only when the text could spell its key another way', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    const probes = (data: string) => {
+      const t = new ContentTemplate();
+      const parsed = JSON.parse(data);
+      const before = parse.mock.calls.length;
+      expect(t.learn(data, parsed)).toBe(true);
+      return parse.mock.calls.length - before;
+    };
+    // One "content" string and no backslash: it is delta.content's key, read without a probe.
+    expect(probes(chunk('a'))).toBe(0);
+    // A backslash anywhere, or a second "content": probed.
+    expect(probes(chunk('a\nb'))).toBe(1);
+    expect(probes(`{"content":"x","choices":[{"index":0,"delta":{"content":"a"}}]}`)).toBe(2);
+    parse.mockRestore();
+  });
+
   it('stops learning when every chunk differs (a provider that varies each one)', () => {
     const t = new ContentTemplate();
-    const datas = Array.from({ length: 40 }, (_, i) => chunk(`w${i}`).replace('"id":"c1"', `"id":"c${i}"`));
+    // An obfuscation pad: each learning probes it (a plain chunk's delta.content itself is found unprobed).
+    const datas = Array.from({ length: 40 }, (_, i) => chunk(`w${i}`, ',"obfuscation":"p"').replace('"id":"c1"', `"id":"c${i}"`));
     // Parses made by learn itself (its probes): a few, not one per chunk.
     const parse = vi.spyOn(JSON, 'parse');
     let probes = 0;

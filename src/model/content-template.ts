@@ -198,7 +198,10 @@ export class ContentTemplate implements SseLane {
   learn(data: string, chunk: unknown): boolean {
     if (this.misses >= MAX_MISSES) return false;
     const content = contentOnly(chunk);
-    if (content === undefined || !this.learnable(chunk as Record<string, unknown>)) return false;
+    // Not from a chunk that adds no text: the stream's first (the role chunk, `"role":"assistant","content":""`)
+    // is rarely shaped as the text chunks after it, and a template learned from it cost a miss and a second
+    // learning in every stream's first read (docs/benchmarks.md § The streaming paths at the physical limit).
+    if (content === undefined || content === '' || !this.learnable(chunk as Record<string, unknown>)) return false;
     // Another string in a place: the one used is never the chunk's own, so a change is always seen.
     const probe = content === '\u0000' ? '\\u0001' : '\\u0000';
     const probed = content === '\u0000' ? '\u0001' : '\u0000';
@@ -209,13 +212,19 @@ export class ContentTemplate implements SseLane {
         return undefined;
       }
     };
-    for (let key = data.indexOf('"content"'); key !== -1; key = data.indexOf('"content"', key + 1)) {
+    const first = data.indexOf('"content"');
+    // Without a backslash in the text, every quote of valid JSON opens or closes a string spelled as it
+    // reads (an escape is the only other spelling of a key, and after a closing quote no letter may
+    // follow), so a chunk whose parse has a delta.content and whose text has one `"content"` string has
+    // it there: the probe's re-parse would only confirm it.
+    const sole = !data.includes('\\') && data.indexOf('"content"', first + 1) === -1;
+    for (let key = first; key !== -1; key = data.indexOf('"content"', key + 1)) {
       const open = afterColon(data, key + '"content"'.length);
       if (open === -1 || data.charCodeAt(open) !== 34) continue;
       const close = stringEnd(data, open);
       if (close === -1) continue;
       // The same chunk with another string there: if delta.content changes, this token is it.
-      if (reparse(data.slice(0, open + 1) + probe + data.slice(close)) !== probed) continue;
+      if (!sole && reparse(data.slice(0, open + 1) + probe + data.slice(close)) !== probed) continue;
       this.prefix = data.slice(0, open + 1);
       this.middle = null;
       this.tail = data.slice(close);
