@@ -32,6 +32,19 @@ describe('toGatewayRequest', () => {
     expect(parse({}).extractTextCalls).toBe(false);
   });
 
+  it("reads the tools keyed by the request's text of each (the route's scan) as without it, and ignores texts that do not pair with the tools", () => {
+    const tools = [tool('a'), tool('b', { path: { type: 'string', 'x-rebound-path': true }, body: { type: 'string', 'x-rebound-code': true } })];
+    const texts = tools.map((t) => JSON.stringify(t));
+    const body = ChatCompletionsBody.parse({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools });
+    const plain = toGatewayRequest(body, { models: {} });
+    const keyed = toGatewayRequest(body, { models: {} }, texts);
+    expect(keyed).toEqual(plain);
+    expect(keyed.toolset[1]).toMatchObject({ name: 'b', codeParams: ['body'], pathParams: ['path'] });
+    // The same text again: the same read; a list of another length is not used (each tool keyed by its JSON).
+    expect(toGatewayRequest(body, { models: {} }, texts).toolset[0]).toBe(keyed.toolset[0]);
+    expect(toGatewayRequest(body, { models: {} }, texts.slice(1)).toolset).toEqual(plain.toolset);
+  });
+
   it('reads x-rebound-code as a code parameter and removes it from what goes upstream', () => {
     const marked = tool('write', { path: { type: 'string' }, body: { type: 'string', 'x-rebound-code': true } });
     const plain = tool('read');

@@ -163,8 +163,12 @@ export function upstreamModel(name: string, models: Record<string, string>): str
   return Object.hasOwn(models, '*') ? models['*']! : name;
 }
 
-/** Throws GatewayError (400) for what the gateway cannot serve. */
-export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOptions): GatewayRequest {
+/**
+ * Throws GatewayError (400) for what the gateway cannot serve. `toolTexts`: each of `body.tools` as the
+ * request's text spelled it (the body's scan, src/http/json-scan.ts `membersOf`), the key its read is
+ * kept by (tool-specs.ts); without it, the tools' JSON text.
+ */
+export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOptions, toolTexts?: readonly string[]): GatewayRequest {
   refuseUnsupported(body);
   if (!modelAllowed(body.model, options.models, options.only ?? false)) throw modelNotAllowed(body.model, options.models);
   const tools = (body.tools ?? []).map((tool, i) => {
@@ -179,7 +183,8 @@ export function toGatewayRequest(body: ChatCompletionsBody, options: RequestOpti
   });
   // The coding agents' own file tools are known by name and schema (withFileParams): nobody marks them
   // x-rebound-code. Each tool read once for the requests that send it (tool-specs.ts).
-  const read = tools.map(readTool);
+  const texts = toolTexts?.length === tools.length ? toolTexts : undefined;
+  const read = tools.map((fn, i) => readTool(fn, texts?.[i]));
   const specs = read.map((r) => r.spec);
   const narrowed = narrow(specs, body.tool_choice);
   // Checked before anything walks a schema: past the limits no call of this request is gated (a call

@@ -35,6 +35,18 @@ describe('readTool', () => {
     expect(readTool({ name: 'ping', description: null, parameters: null })).toBe(readTool({ name: 'ping' }));
   });
 
+  it("keys a tool by the request's own text of it when the route has it: the same text, the same read; another text, its own", () => {
+    const text = JSON.stringify({ type: 'function', function: writeFile });
+    const first = readTool(fresh(writeFile), text);
+    expect(first.spec).toMatchObject({ name: 'write_file', codeParams: ['content'] });
+    expect(readTool(fresh(writeFile), text)).toBe(first);
+    // Spelled otherwise (whitespace), or the same tool without its text: read again, alike.
+    const spaced = readTool(fresh(writeFile), ` ${text}`);
+    expect(spaced).not.toBe(first);
+    expect(spaced).toEqual(first);
+    expect(readTool(fresh(writeFile))).toEqual(first);
+  });
+
   it('keeps a schema past the limits with its check: the request is forwarded ungated', () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < MAX_SCHEMA_DEPTH + 5; i++) deep = { type: 'object', properties: { x: deep } };

@@ -3,9 +3,12 @@
 // ToolSpec with withFileParams, the schema's check against the gate's limits, and on the first call the
 // schema's compilation, which rebound-gate caches per schema object (schema-compile.ts), so per request.
 // For 7.6 KB of tools that was 0.15–0.25 ms before the upstream was asked and 0.07–0.37 ms more on the
-// first call (docs/benchmarks.md § The streaming paths at the physical limit); the key, the tool's JSON
-// text, costs ~0.02 ms. An entry is a function of that text alone, so no caller's request reaches
-// another's answer. At most TOOL_CACHE_ENTRIES tools and TOOL_CACHE_CHARS of their text are kept, the
+// first call (docs/benchmarks.md § The streaming paths at the physical limit). The key is the tool's
+// text as the request sent it, when the route has it (the body's scan finds each member of `tools`:
+// src/http/json-scan.ts), else the JSON text of what is read (a translated protocol's tools, made by its
+// codec), which cost a JSON.stringify of every tool with every request (~0.02 ms for 7.6 KB). An entry
+// is a function of its key's text alone, so no caller's request reaches another's answer; the two kinds
+// of key never meet (a tool's text is an object's, `{…}`; the JSON key an array's, `[…]`). At most TOOL_CACHE_ENTRIES tools and TOOL_CACHE_CHARS of their text are kept, the
 // least recently used dropped first; a tool larger than TOOL_CACHE_MAX_TOOL_CHARS is read afresh.
 import { checkSchema, type JSONSchema, type SchemaCheck, type ToolSpec, toolSpec, withFileParams } from 'rebound-gate';
 import { jsonText } from 'rebound-gate/internal';
@@ -30,10 +33,13 @@ export interface ReadTool {
 const cache = new Map<string, ReadTool>();
 let cachedChars = 0;
 
-/** The tool as the gate reads it: kept from an earlier request that sent the same text, or read now and kept. */
-export function readTool(fn: FunctionTool): ReadTool {
+/**
+ * The tool as the gate reads it: kept from an earlier request that sent the same text, or read now and
+ * kept. `sent`: the request's text of the tool whose `function` is `fn` (what JSON.parse made it of).
+ */
+export function readTool(fn: FunctionTool, sent?: string): ReadTool {
   // Everything toolSpec and withFileParams read, null and absent alike (toolSpec treats them alike).
-  const key = jsonText([fn.name, fn.description ?? null, fn.parameters ?? null]);
+  const key = sent ?? jsonText([fn.name, fn.description ?? null, fn.parameters ?? null]);
   const kept = cache.get(key);
   if (kept) {
     // The most recently used last: Map keeps insertion order, so the first key is the one to drop.

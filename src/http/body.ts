@@ -38,6 +38,17 @@ export interface SchemaOptions<T> extends BodyOptions {
 }
 
 export async function readJson<S extends z.ZodType>(c: Context, schema: S, options: SchemaOptions<z.infer<S>> = {}): Promise<z.infer<S>> {
+  return (await readJsonBody(c, schema, options)).body;
+}
+
+/** A body readJsonBody read: the value, and with `membersOf` its array's members' text (json-scan.ts Scan `members`). */
+export interface ReadBody<T> {
+  body: T;
+  members?: string[] | undefined;
+}
+
+/** readJson, with what the scan found besides the value (`membersOf`). */
+export async function readJsonBody<S extends z.ZodType>(c: Context, schema: S, options: SchemaOptions<z.infer<S>> = {}): Promise<ReadBody<z.infer<S>>> {
   const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
   const tooLarge = () =>
     new ApiError(413, 'payload_too_large', options.tooLarge ?? `The body is larger than ${Math.round(maxBytes / 1024)} KB. Send a shorter message.`);
@@ -75,7 +86,7 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S, optio
     throw new ApiError(400, 'invalid_request', `The body must be one JSON object such as ${options.example ?? '{"message": "…"}'}, not ${got}.`);
   }
   const body = value as Record<string, unknown>;
-  if (options.fits?.(body)) return body;
+  if (options.fits?.(body)) return { body, members: scan.members };
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     // The kept member of a keepLast array is its first in the parsed text: name it by its index in the body.
@@ -83,7 +94,7 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S, optio
       scan.skipped > 0 && path[0] === options.keepLast && path[1] === 0 ? [path[0] as PropertyKey, scan.skipped, ...path.slice(2)] : path;
     throw new ApiError(400, 'invalid_request', `Invalid request: ${problems(parsed.error.issues.map((i) => ({ path: at(i.path), message: i.message })))}.`);
   }
-  return parsed.data;
+  return { body: parsed.data, members: scan.members };
 }
 
 /** The first MAX_PROBLEMS problems, each cut, then how many more: the message stays a few KB whatever the body. */

@@ -32,6 +32,31 @@ describe('scanJson', () => {
     expect(scanJson('{"a":"{[,,,,]}"}', { maxValues: 2 }).ok).toBe(true);
   });
 
+  it("membersOf: each member's text of the top-level array JSON.parse keeps, when every member is a container", () => {
+    const members = (body: string) => {
+      const scan = scanJson(body, { maxItems: { tools: 10, 'messages.*.content': 5 }, membersOf: 'tools' });
+      return scan.ok ? scan.members : scan;
+    };
+    expect(members('{"tools":[ {"a":[1,{"b":"]}"}]} ,[2],{} ],"x":{"tools":[{"no":1}]}}')).toEqual(['{"a":[1,{"b":"]}"}]}', '[2]', '{}']);
+    expect(members('{"tools":[]}')).toEqual([]);
+    // The key as JSON.parse reads it: spelled with an escape, repeated (the last one), its last value no array.
+    expect(members('{"t\\u006fols":[{"a":1}]}')).toEqual(['{"a":1}']);
+    expect(members('{"tools":[{"a":1}],"tools":[{"b":2}]}')).toEqual(['{"b":2}']);
+    expect(members('{"tools":[{"a":1}],"tools":null}')).toBeUndefined();
+    expect(members('{"tools":[{"a":1}],"tools":{"x":[{}]}}')).toBeUndefined();
+    // A member that is no container: none (the caller reads the values alone).
+    expect(members('{"tools":[{"a":1},"s"]}')).toBeUndefined();
+    expect(members('{"tools":[1,{"a":1}]}')).toBeUndefined();
+    expect(members('{"messages":[{"content":[1]}]}')).toBeUndefined();
+    // Still bounded: the count of tools as before.
+    expect(scanJson(`{"tools":[${new Array(11).fill('{}').join(',')}]}`, { maxItems: { tools: 10 }, membersOf: 'tools' })).toMatchObject({
+      ok: false,
+      kind: 'items',
+    });
+    // Without membersOf, no members.
+    expect(scanJson('{"tools":[{}]}', { maxItems: { tools: 10 } })).toEqual({ ok: true, text: '{"tools":[{}]}', skipped: 0 });
+  });
+
   it('reports unbalanced brackets and unclosed strings itself', () => {
     expect(scanJson('{"messages":[{"content":"a\\\\"}]', {})).toMatchObject({ ok: false, kind: 'malformed' });
     expect(scanJson('{"a":"\\"}', {})).toMatchObject({ ok: false, kind: 'malformed' });

@@ -10,6 +10,8 @@
 //   - `keepLast`: a top-level array of which only the last member is read (useChat sends the whole
 //     conversation; the server reads its last message): the others are skipped unbuilt, and the text
 //     that is parsed holds the last one alone.
+// And, asked for, the text of each member of one top-level array as the body sent it (`membersOf`: the
+// gateway's tools, which it keeps by that text between requests, src/gateway/tool-specs.ts).
 // It is not a JSON validator: JSON.parse still reads the text it returns. It finds what it needs
 // (strings, brackets, commas, keys) and reports unbalanced brackets or an unterminated string itself,
 // which JSON.parse would only find after building everything before them.
@@ -21,6 +23,8 @@ export interface JsonBounds {
   maxValues?: number;
   /** A top-level key whose array is cut to its last member before parsing. */
   keepLast?: string;
+  /** A top-level key whose array's members' text the scan hands back (Scan `members`). */
+  membersOf?: string;
 }
 
 export type Scan =
@@ -30,6 +34,12 @@ export type Scan =
       text: string;
       /** With `keepLast`: the members skipped before the one kept (its index in the original array). */
       skipped: number;
+      /**
+       * With `membersOf`: the text of each member of that key's array, as JSON.parse reads the key (the
+       * last when it repeats), when each member is an object or an array; undefined otherwise (no such
+       * array, another value, a member that is neither).
+       */
+      members?: string[] | undefined;
     }
   | { ok: false; kind: 'items'; path: string; max: number }
   | { ok: false; kind: 'values'; max: number }
@@ -46,33 +56,35 @@ interface Plan {
 const plans = new WeakMap<Record<string, number>, Map<string, Plan>>();
 const NO_ITEMS: Record<string, number> = {};
 
-function planOf(maxItems: Record<string, number>, keepLast: string | undefined): Plan {
-  let byKeepLast = plans.get(maxItems);
-  if (!byKeepLast) {
-    byKeepLast = new Map();
-    plans.set(maxItems, byKeepLast);
+function planOf(maxItems: Record<string, number>, keepLast: string | undefined, membersOf: string | undefined): Plan {
+  let byKeys = plans.get(maxItems);
+  if (!byKeys) {
+    byKeys = new Map();
+    plans.set(maxItems, byKeys);
   }
-  const kept = byKeepLast.get(keepLast ?? '');
+  const planKey = `${keepLast ?? ''}\u0000${membersOf ?? ''}`;
+  const kept = byKeys.get(planKey);
   if (kept) return kept;
   // The paths worth naming: those limited and their prefixes (`messages.*.content` needs `messages` and
   // `messages.*`). A container under any other path gets none, and costs no string.
   // Any other container is skipped whole (skip()), so only named ones are open in this loop.
   const named = new Set<string>(['']);
   let slots = 1;
-  for (const path of [...Object.keys(maxItems), ...(keepLast ? [keepLast] : [])]) {
+  for (const path of [...Object.keys(maxItems), ...(keepLast ? [keepLast] : []), ...(membersOf ? [membersOf] : [])]) {
     const parts = path.split('.');
     slots = Math.max(slots, parts.length + 1);
     for (let n = 1; n <= parts.length; n++) named.add(parts.slice(0, n).join('.'));
   }
   const plan = { named, slots };
-  byKeepLast.set(keepLast ?? '', plan);
+  byKeys.set(planKey, plan);
   return plan;
 }
 
 export function scanJson(text: string, bounds: JsonBounds): Scan {
   const maxItems = bounds.maxItems ?? NO_ITEMS;
   const maxValues = bounds.maxValues ?? Number.POSITIVE_INFINITY;
-  const { named, slots } = planOf(maxItems, bounds.keepLast);
+  const { membersOf } = bounds;
+  const { named, slots } = planOf(maxItems, bounds.keepLast, membersOf);
   // The open containers, one slot per depth: whether each is an array, its members so far and their
   // cap, whether an object's next string is a key and its last key, and its path.
   const isArray = new Uint8Array(slots);
@@ -92,6 +104,9 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
   /** The spans left out of the text to parse: the members before the last of each keepLast array. */
   const cuts: Array<{ from: number; to: number }> = [];
   let skipped = 0;
+  /** `membersOf`'s array while it is open (its members' text so far; null: none open, or a member that is no container), and the last one's, closed. */
+  let collecting: string[] | null = null;
+  let members: string[] | undefined;
 
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -116,6 +131,8 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
       if (d >= 0 && isArray[d] === 0 && expectKey[d] === 1) {
         expectKey[d] = 0;
         if (paths[d] !== null) keys[d] = keyOf(text, start, i);
+        // The key again: its earlier array is not what JSON.parse keeps (its value now may be no array).
+        if (d === 0 && keys[0] === membersOf) members = undefined;
       }
       continue;
     }
@@ -147,9 +164,13 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
           if (end === -2) return { ok: false, kind: 'malformed', reason: `the brackets opened at position ${i} do not match` };
           if (end === -3) return { ok: false, kind: 'values', max: maxValues };
           values += skippedValues - 1;
+          if (collecting !== null && d === 1) collecting.push(text.slice(i, end + 1));
           i = end;
           break;
         }
+        // A member of membersOf's array read here (a limit names a path below it): its text is not taken.
+        if (d === 1) collecting = null;
+        if (array && depth === 1 && path !== null && path === membersOf) collecting = [];
         isArray[depth] = array ? 1 : 0;
         items[depth] = 0;
         max[depth] = array && path !== null ? (maxItems[path] ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY;
@@ -166,6 +187,11 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
         const array = c === 0x5d;
         if (d < 0 || (isArray[d] === 1) !== array)
           return { ok: false, kind: 'malformed', reason: `an unexpected "${String.fromCharCode(c)}" at position ${i}` };
+        // membersOf's array closes: its members' text when every member was a container (one text each).
+        if (d === 1 && array && paths[1] === membersOf) {
+          members = collecting !== null && collecting.length === items[1] ? collecting : undefined;
+          collecting = null;
+        }
         depth--;
         break;
       }
@@ -182,7 +208,7 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
   }
   if (depth > 0) return { ok: false, kind: 'malformed', reason: `${depth} unclosed bracket(s) at the end` };
   if (values > maxValues) return { ok: false, kind: 'values', max: maxValues };
-  if (cuts.length === 0) return { ok: true, text, skipped: 0 };
+  if (cuts.length === 0) return membersOf === undefined ? { ok: true, text, skipped: 0 } : { ok: true, text, skipped: 0, members };
   // JSON.parse keeps the last of duplicate keys: each array under keepLast's key is cut; `skipped` is the last one's.
   let out = '';
   let from = 0;

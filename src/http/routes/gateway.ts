@@ -35,7 +35,7 @@ interface Native {
   /** For the spans: who the upstream is. */
   provider: 'openai' | 'anthropic';
 }
-import { readJson } from '../body.ts';
+import { readJson, readJsonBody } from '../body.ts';
 import { quote } from '../../quote.ts';
 import type { AppDeps } from '../deps.ts';
 import { toApiError } from '../errors.ts';
@@ -144,10 +144,14 @@ export function gatewayRoutes(deps: AppDeps) {
   };
   const requestOptions = { models: config.gateway.models, only: config.gateway.modelsOnly };
 
-  const chatBody = { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS, fits: fitsChatBody };
+  // The tools' own text, each the key of its read kept between requests (src/gateway/tool-specs.ts).
+  const chatBody = { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: GATEWAY_COUNTS, fits: fitsChatBody, membersOf: 'tools' };
   app.post(
     '/v1/chat/completions',
-    route(async (c, caller) => serve(c, caller, toGatewayRequest(await readJson(c, ChatCompletionsBody, chatBody), requestOptions))),
+    route(async (c, caller) => {
+      const { body, members } = await readJsonBody(c, ChatCompletionsBody, chatBody);
+      return serve(c, caller, toGatewayRequest(body, requestOptions, members));
+    }),
   );
 
   // Anthropic's Messages API (Claude Code) and the Responses API (Codex, the Agents SDK): codecs around the same core.
