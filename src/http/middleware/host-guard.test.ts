@@ -73,6 +73,16 @@ describe('localGuard: both checks in one step', () => {
     expect(await code(await post({ host: '127.0.0.1', origin: 'https://evil.example' }))).toBe('origin_not_allowed');
     expect((await post({ host: '127.0.0.1', origin: 'http://127.0.0.1' })).status).toBe(201);
   });
+
+  it('checks each Host as it comes, the one served before as any other', async () => {
+    // Alternating a served Host and foreign ones: the one it last served never lets another through.
+    for (const host of ['127.0.0.1', 'evil.example', '127.0.0.1', '127.0.0.1:80', '127.0.0.1.evil.example', 'localhost', 'LOCALHOST.', '127.0.0.1']) {
+      const served = host === '127.0.0.1' || host === '127.0.0.1:80' || host === 'localhost';
+      expect((await post({ host })).status, host).toBe(served ? 201 : 403);
+      // Its Origin is still checked on a Host served before.
+      if (served) expect((await post({ host, origin: 'https://evil.example' })).status, host).toBe(403);
+    }
+  });
 });
 
 describe('hostName', () => {

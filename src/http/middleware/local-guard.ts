@@ -16,10 +16,16 @@ export interface LocalGuardOptions {
 export function localGuard(options: LocalGuardOptions): MiddlewareHandler {
   const hosts = new Set(options.allowedHosts);
   const origins = new Set(options.allowedOrigins);
+  // The last Host found served: whether one is is a function of its text and `hosts` alone, and a
+  // client sends the same one with every request (its parse a µs or two of each).
+  let served: string | undefined;
   return function localGuard(c, next) {
     // No Host header (app.request, HTTP/1.0): the URL's.
     const host = c.req.header('host') ?? new URL(c.req.url).host;
-    const refused = refuseHost(c, host, hosts) ?? refuseOrigin(c, host, origins);
+    const foreign = host === served ? undefined : refuseHost(c, host, hosts);
+    if (foreign) return Promise.resolve(foreign);
+    served = host;
+    const refused = refuseOrigin(c, host, origins);
     return refused ? Promise.resolve(refused) : next();
   };
 }
