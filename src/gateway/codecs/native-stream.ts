@@ -97,9 +97,10 @@ function translate(t: NativeTranslation, lane: NativeTextLane, message: SseMessa
   else for (const c of t.event(message)) out.push(c);
 }
 
+const encoder = new TextEncoder();
+
 /** The same chunks as SSE text, pulled only when read (highWaterMark 0: nothing is taken from `chunks` unasked). */
 function chunkText(chunks: AsyncGenerator<Array<Json | null | TextRun>>): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {

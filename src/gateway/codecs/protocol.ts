@@ -46,8 +46,13 @@ function translated(result: JsonAnswer, ok: (json: Json) => Json, error: (status
 export function messagesCodec(body: MessagesBody): ClientCodec {
   return {
     protocol: 'messages',
-    channel: (out) => messagesChannel(out, body.model),
-    translate: (result) => translated(result, (json) => completionToMessage(json, body.model), anthropicError),
+    // Methods, not arrow functions, as eventChannel's (sse-text.ts): tsx names each function a request makes.
+    channel(out) {
+      return messagesChannel(out, body.model);
+    },
+    translate(result) {
+      return translated(result, (json) => completionToMessage(json, body.model), anthropicError);
+    },
   };
 }
 
@@ -62,13 +67,16 @@ export function responsesCodec(body: ResponsesBody): ClientCodec {
   };
   return {
     protocol: 'responses',
-    channel: (out) => responsesChannel(out, echo),
+    channel(out) {
+      return responsesChannel(out, echo);
+    },
     // Errors stay OpenAI's shape, which the Responses API shares.
-    translate: (result) =>
-      translated(
+    translate(result) {
+      return translated(
         result,
         (json) => completionToResponse(json, echo),
         (_status, json) => json,
-      ),
+      );
+    },
   };
 }

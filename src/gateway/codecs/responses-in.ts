@@ -146,13 +146,6 @@ function chatToolChoice(choice: unknown): unknown {
 /** One input item onto the chat conversation: consecutive calls join the assistant message before them. */
 function addItem(messages: Json[], item: Json, where: string): void {
   const type = item.type ?? 'message';
-  const lastAssistant = () => {
-    const last = messages.at(-1);
-    if (last?.role === 'assistant') return last;
-    const fresh: Json = { role: 'assistant', content: null };
-    messages.push(fresh);
-    return fresh;
-  };
   switch (type) {
     case 'message': {
       const role = item.role === 'developer' ? 'system' : stringOf(item.role, 'user');
@@ -166,7 +159,7 @@ function addItem(messages: Json[], item: Json, where: string): void {
     case 'function_call':
     case 'custom_tool_call': {
       const args = type === 'function_call' ? stringOf(item.arguments) : JSON.stringify({ [FREEFORM_PARAM]: stringOf(item.input) });
-      const assistant = lastAssistant();
+      const assistant = lastAssistant(messages);
       const calls = Array.isArray(assistant.tool_calls) ? assistant.tool_calls : [];
       assistant.tool_calls = [...calls, { id: stringOf(item.call_id), type: 'function', function: { name: stringOf(item.name), arguments: args } }];
       return;
@@ -194,6 +187,15 @@ function addItem(messages: Json[], item: Json, where: string): void {
         where,
       );
   }
+}
+
+/** The assistant message the conversation ends with, added when it ends otherwise (a function, not a closure per item: tsx names each). */
+function lastAssistant(messages: Json[]): Json {
+  const last = messages.at(-1);
+  if (last?.role === 'assistant') return last;
+  const fresh: Json = { role: 'assistant', content: null };
+  messages.push(fresh);
+  return fresh;
 }
 
 type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };

@@ -13,7 +13,7 @@ import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { firstChoice } from './json-object.ts';
 import { freeformText } from './responses-in.ts';
-import { eventChannel, jsonString, sseEvent } from './sse-text.ts';
+import { type ChatEventHandlers, eventChannel, jsonString, sseEvent } from './sse-text.ts';
 import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
@@ -31,11 +31,15 @@ export interface ResponseEcho {
   parallel_tool_calls?: boolean | null;
 }
 
+/** A token count as the usage reports it: a finite number, else 0. */
+function tokens(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
 function usageOf(u: unknown): Json {
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   const usage = isPlainObject(u) ? u : {};
-  const input = n(usage.prompt_tokens);
-  const output = n(usage.completion_tokens);
+  const input = tokens(usage.prompt_tokens);
+  const output = tokens(usage.completion_tokens);
   return {
     input_tokens: input,
     input_tokens_details: { cached_tokens: 0 },
@@ -141,143 +145,195 @@ export function responseJson(response: Json, written: Record<string, string>): s
  * usage and verdict held for `response.completed`.
  */
 export function responsesChannel(out: StreamChannel, echo: ResponseEcho): StreamChannel {
-  const id = `resp_${hex()}`;
+  return eventChannel(out, new ResponsesEvents(out, echo));
+}
+
+/** The open message item: its index, its id, the text so far and its deltas' writer. */
+interface OpenText {
+  index: number;
+  id: string;
+  text: string;
+  deltas: (seq: number, deltas: readonly string[], from: number, to: number) => string;
+}
+
+/**
+ * Each event of the core's stream (read from its text or handed over as it holds it) as the Responses
+ * events. A class, not closures made per request: a request's stream makes one object, where a closure
+ * each (tsx names every one it makes, Object.defineProperty on each, ~0.25 µs apiece) cost ~3 µs of each
+ * Responses request's first byte (docs/benchmarks.md § The streaming paths at the physical limit). The
+ * events the gateway makes itself (the start, the text item's, a call's) are written as JSON text, each
+ * string serialised once: what jsonText writes for the same objects (sse-text.test.ts).
+ */
+class ResponsesEvents implements ChatEventHandlers {
+  private readonly id = `resp_${hex()}`;
   /** The request's tools, echoed in the response of three events: serialised once. */
-  const tools = jsonText(echo.tools ?? []);
-  let seq = 0;
-  let started = false;
-  const output: Json[] = [];
+  private readonly tools: string;
+  private seq = 0;
+  private started = false;
+  private readonly output: Json[] = [];
   /** The JSON text of the items that have it written already, by their index in `output`. */
-  const written = new Map<number, string>();
-  /** The open message item: its index, its id, the text so far and its deltas' writer. */
-  let text: { index: number; id: string; text: string; deltas: (seq: number, deltas: readonly string[], from: number, to: number) => string } | null = null;
-  let usage: unknown = null;
-  let rebound: unknown;
-  let length = false;
-  const emit = (type: string, fields: Json) => out.write(sseEvent(type, { type, sequence_number: seq++, ...fields }));
+  private readonly written = new Map<number, string>();
+  private text: OpenText | null = null;
+  private usage: unknown = null;
+  private rebound: unknown;
+  private length = false;
+
+  constructor(
+    private readonly out: StreamChannel,
+    private readonly echo: ResponseEcho,
+  ) {
+    this.tools = jsonText(echo.tools ?? []);
+  }
+
+  private emit(type: string, fields: Json): void {
+    this.out.write(sseEvent(type, { type, sequence_number: this.seq++, ...fields }));
+  }
+
   /** emit's text for an event whose fields after the sequence number are given as JSON text (`fields`: without braces). */
-  const emitText = (type: string, fields: string) =>
-    out.write(`event: ${type}\ndata: {"type":${JSON.stringify(type)},"sequence_number":${seq++},${fields}}\n\n`);
-  const start = () => {
-    if (started) return;
-    started = true;
+  private emitText(type: string, fields: string): void {
+    this.out.write(`event: ${type}\ndata: {"type":${JSON.stringify(type)},"sequence_number":${this.seq++},${fields}}\n\n`);
+  }
+
+  private start(): void {
+    if (this.started) return;
+    this.started = true;
     // The same response in both, its JSON written once.
-    const shell = `"response":${responseJson(responseShell(id, echo, 'in_progress'), { tools })}`;
-    emitText('response.created', shell);
-    emitText('response.in_progress', shell);
-  };
-  const closeText = () => {
-    if (!text) return;
-    const { index, id: itemId, text: whole } = text;
-    text = null;
+    const shell = `"response":${responseJson(responseShell(this.id, this.echo, 'in_progress'), { tools: this.tools })}`;
+    this.emitText('response.created', shell);
+    this.emitText('response.in_progress', shell);
+  }
+
+  private closeText(): void {
+    const open = this.text;
+    if (!open) return;
+    const { index, id: itemId, text: whole } = open;
+    this.text = null;
     // The whole text serialised once, for the three events that carry it and response.completed.
     const wholeJson = JSON.stringify(whole);
     const part = `{"type":"output_text","text":${wholeJson},"annotations":[],"logprobs":[]}`;
     const at = `"item_id":${JSON.stringify(itemId)},"output_index":${index},"content_index":0`;
-    emitText('response.output_text.done', `${at},"text":${wholeJson},"logprobs":[]`);
-    emitText('response.content_part.done', `${at},"part":${part}`);
+    this.emitText('response.output_text.done', `${at},"text":${wholeJson},"logprobs":[]`);
+    this.emitText('response.content_part.done', `${at},"part":${part}`);
     // messageItem(whole, 'completed', itemId) as JSON.
     const item = `{"id":${JSON.stringify(itemId)},"type":"message","status":"completed","role":"assistant","content":[${part}]}`;
-    output[index] = messageItem(whole, 'completed', itemId);
-    written.set(index, item);
-    emitText('response.output_item.done', `"output_index":${index},"item":${item}`);
-  };
+    this.output[index] = messageItem(whole, 'completed', itemId);
+    this.written.set(index, item);
+    this.emitText('response.output_item.done', `"output_index":${index},"item":${item}`);
+  }
+
   /** Text for the client, `texts[from..to)`: deltas of the open message item (added first if none is open), in one write. */
-  const addTexts = (texts: readonly string[], from: number, to: number) => {
+  private addTexts(texts: readonly string[], from: number, to: number): void {
     while (from < to && texts[from] === '') from++;
     if (from === to) return;
-    if (!text) {
-      const index = output.length;
+    let open = this.text;
+    if (!open) {
+      const index = this.output.length;
       const itemId = `msg_${hex()}`;
-      text = { index, id: itemId, text: '', deltas: outputTextDeltas(itemId, index) };
-      const item = { ...messageItem('', 'in_progress', itemId), content: [] };
-      output.push(item);
-      emit('response.output_item.added', { output_index: index, item });
-      emit('response.content_part.added', {
-        item_id: itemId,
-        output_index: index,
-        content_index: 0,
-        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
-      });
+      open = this.text = { index, id: itemId, text: '', deltas: outputTextDeltas(itemId, index) };
+      // The item in progress, with no content yet; its place in `output` is taken by the whole item when it closes.
+      this.output.push(NO_ITEM);
+      const idJson = jsonString(itemId);
+      this.emitText(
+        'response.output_item.added',
+        `"output_index":${index},"item":{"id":${idJson},"type":"message","status":"in_progress","role":"assistant","content":[]}`,
+      );
+      this.emitText(
+        'response.content_part.added',
+        `"item_id":${idJson},"output_index":${index},"content_index":0,"part":{"type":"output_text","text":"","annotations":[],"logprobs":[]}`,
+      );
     }
-    const run = text.deltas(seq, texts, from, to);
+    const run = open.deltas(this.seq, texts, from, to);
     for (let i = from; i < to; i++) {
       const content = texts[i]!;
       if (content === '') continue;
-      text.text += content;
-      seq++;
+      open.text += content;
+      this.seq++;
     }
-    out.write(run);
-  };
-  // Each event of the core's stream, read from its text or handed over as it holds it.
-  return eventChannel(out, {
-    // Text chunks like the learned one: nothing in them but their texts.
-    texts(_like, texts, from, to) {
-      start();
-      addTexts(texts, from, to);
-    },
-    done() {
-      start();
-      closeText();
-      const response = responseShell(id, echo, length ? 'incomplete' : 'completed');
-      if (length) response.incomplete_details = { reason: 'max_output_tokens' };
-      response.usage = usageOf(usage);
-      const items = `[${output.map((item, i) => written.get(i) ?? jsonText(item)).join(',')}]`;
-      const type = length ? 'response.incomplete' : 'response.completed';
-      emitText(type, `"response":${responseJson(response, { output: items, tools })}${rebound ? `,"rebound":${jsonText(rebound)}` : ''}`);
-    },
-    chunk(chunk) {
-      start();
-      if (chunk.error !== undefined && chunk.error !== null) {
-        const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
-        emit('error', {
-          code: typeof error.code === 'string' ? error.code : 'upstream_error',
-          message: stringOf(error.message, 'The upstream failed.'),
-          param: null,
-        });
-        return;
-      }
-      if (chunk.usage) usage = chunk.usage;
-      if (chunk.rebound) rebound = chunk.rebound;
-      const choice = firstChoice(chunk);
-      if (!choice) return;
-      const delta = isPlainObject(choice.delta) ? choice.delta : NO_DELTA;
-      if (isPlainObject(delta.rebound_item)) {
-        closeText();
-        const item = delta.rebound_item;
-        const index = output.push(item) - 1;
-        emit('response.output_item.added', { output_index: index, item });
-        emit('response.output_item.done', { output_index: index, item });
-      }
-      if (typeof delta.content === 'string') addTexts([delta.content], 0, 1);
-      // The core sends each call whole, once gated: one item, its arguments in one delta.
-      if (Array.isArray(delta.tool_calls)) {
-        for (const tc of delta.tool_calls) {
-          if (!isPlainObject(tc)) continue;
-          closeText();
-          const done = callItem(tc, echo, 'completed');
-          const index = output.length;
-          const custom = done.type === 'custom_tool_call';
-          const body = custom ? stringOf(done.input) : stringOf(done.arguments);
-          output.push(done);
-          emit('response.output_item.added', {
-            output_index: index,
-            item: { ...done, status: 'in_progress', ...(custom ? { input: '' } : { arguments: '' }) },
-          });
-          if (custom) {
-            emit('response.custom_tool_call_input.delta', { item_id: done.id, output_index: index, delta: body });
-            emit('response.custom_tool_call_input.done', { item_id: done.id, output_index: index, input: body });
-          } else {
-            emit('response.function_call_arguments.delta', { item_id: done.id, output_index: index, delta: body });
-            emit('response.function_call_arguments.done', { item_id: done.id, output_index: index, name: done.name, arguments: body });
-          }
-          emit('response.output_item.done', { output_index: index, item: done });
-        }
-      }
-      if (choice.finish_reason === 'length') length = true;
-    },
-  });
+    this.out.write(run);
+  }
+
+  /** One call, complete and gated, as its item: added, its whole arguments (or input) in one delta, done. */
+  private addCall(tc: Json): void {
+    this.closeText();
+    const fn = isPlainObject(tc.function) ? tc.function : {};
+    const name = stringOf(fn.name);
+    const args = stringOf(fn.arguments);
+    const custom = this.echo.freeform.has(name);
+    const index = this.output.length;
+    // callItem(tc, echo, status) as JSON: each string serialised once.
+    const id = custom ? `ctc_${hex()}` : `fc_${hex()}`;
+    const body = custom ? freeformText(args) : args;
+    const idJson = jsonString(id);
+    const nameJson = jsonString(name);
+    const bodyJson = jsonString(body);
+    const [type, field] = custom ? ['custom_tool_call', 'input'] : ['function_call', 'arguments'];
+    const head = `{"id":${idJson},"type":"${type}","status":`;
+    const tail = `,"call_id":${jsonString(stringOf(tc.id))},"name":${nameJson},"${field}":`;
+    const item = `${head}"completed"${tail}${bodyJson}}`;
+    this.output.push(NO_ITEM);
+    this.written.set(index, item);
+    const at = `"item_id":${idJson},"output_index":${index}`;
+    this.emitText('response.output_item.added', `"output_index":${index},"item":${head}"in_progress"${tail}""}`);
+    if (custom) {
+      this.emitText('response.custom_tool_call_input.delta', `${at},"delta":${bodyJson}`);
+      this.emitText('response.custom_tool_call_input.done', `${at},"input":${bodyJson}`);
+    } else {
+      this.emitText('response.function_call_arguments.delta', `${at},"delta":${bodyJson}`);
+      this.emitText('response.function_call_arguments.done', `${at},"name":${nameJson},"arguments":${bodyJson}`);
+    }
+    this.emitText('response.output_item.done', `"output_index":${index},"item":${item}`);
+  }
+
+  // Text chunks like the learned one: nothing in them but their texts.
+  texts(_like: Json, texts: readonly string[], from: number, to: number): void {
+    this.start();
+    this.addTexts(texts, from, to);
+  }
+
+  done(): void {
+    this.start();
+    this.closeText();
+    const response = responseShell(this.id, this.echo, this.length ? 'incomplete' : 'completed');
+    if (this.length) response.incomplete_details = { reason: 'max_output_tokens' };
+    response.usage = usageOf(this.usage);
+    const items = `[${this.output.map((item, i) => this.written.get(i) ?? jsonText(item)).join(',')}]`;
+    const type = this.length ? 'response.incomplete' : 'response.completed';
+    const rebound = this.rebound ? `,"rebound":${jsonText(this.rebound)}` : '';
+    this.emitText(type, `"response":${responseJson(response, { output: items, tools: this.tools })}${rebound}`);
+  }
+
+  chunk(chunk: Json): void {
+    this.start();
+    if (chunk.error !== undefined && chunk.error !== null) {
+      const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
+      this.emit('error', {
+        code: typeof error.code === 'string' ? error.code : 'upstream_error',
+        message: stringOf(error.message, 'The upstream failed.'),
+        param: null,
+      });
+      return;
+    }
+    if (chunk.usage) this.usage = chunk.usage;
+    if (chunk.rebound) this.rebound = chunk.rebound;
+    const choice = firstChoice(chunk);
+    if (!choice) return;
+    const delta = isPlainObject(choice.delta) ? choice.delta : NO_DELTA;
+    if (isPlainObject(delta.rebound_item)) {
+      this.closeText();
+      const item = delta.rebound_item;
+      const index = this.output.push(item) - 1;
+      this.emit('response.output_item.added', { output_index: index, item });
+      this.emit('response.output_item.done', { output_index: index, item });
+    }
+    if (typeof delta.content === 'string') this.addTexts([delta.content], 0, 1);
+    // The core sends each call whole, once gated: one item, its arguments in one delta.
+    if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) if (isPlainObject(tc)) this.addCall(tc);
+    if (choice.finish_reason === 'length') this.length = true;
+  }
 }
+
+/** The place in `output` of an item whose JSON text is written (ResponsesEvents `written`): never serialised. */
+const NO_ITEM: Json = Object.freeze({});
 
 /** What a chunk without a delta object reads as. */
 const NO_DELTA: Json = Object.freeze({});

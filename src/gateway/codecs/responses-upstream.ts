@@ -57,10 +57,16 @@ function toItems(messages: Json[], freeform: Set<string>): Json[] {
   });
 }
 
+/** A token count as the usage reports it: a finite number, else 0. */
+function tokens(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
 function usageOf(u: unknown): Json {
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   const usage = isPlainObject(u) ? u : {};
-  return { prompt_tokens: n(usage.input_tokens), completion_tokens: n(usage.output_tokens), total_tokens: n(usage.input_tokens) + n(usage.output_tokens) };
+  const input = tokens(usage.input_tokens);
+  const output = tokens(usage.output_tokens);
+  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
 }
 
 /** A call item as the core's tool call (a custom one through its `input` parameter). */
@@ -94,14 +100,21 @@ const TEXT_DELTAS = [
   textShape({ pieces: [...TEXT_DELTA_FIELDS, ',"obfuscation":', STRING, '}'], text: 4, free: [0, 5] }),
 ];
 
-/** The Responses answer, whole or streamed, as the core reads Chat Completions. */
+/** The finish_reason of a response that made `calls` calls. */
+function finishOf(response: Json, calls: number): string {
+  return response.status === 'incomplete' ? 'length' : calls > 0 ? 'tool_calls' : 'stop';
+}
+
+/**
+ * The Responses answer, whole or streamed, as the core reads Chat Completions. Its functions are the
+ * object's methods, not closures each request makes: tsx names each of those (Object.defineProperty,
+ * ~0.25 µs apiece; docs/benchmarks.md § The streaming paths at the physical limit).
+ */
 function responsesTranslation(): NativeTranslation {
   const who: ChunkIdentity = { id: '', created: Math.floor(Date.now() / 1000), model: '' };
   let calls = 0;
   /** The call items by output_index: their index among the calls, and a custom call's input so far. */
   const open = new Map<number, { call: number; custom: boolean; input: string }>();
-  const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(who, delta, finish, usage);
-  const finishOf = (response: Json) => (response.status === 'incomplete' ? 'length' : calls > 0 ? 'tool_calls' : 'stop');
   return {
     whole(json) {
       if (json.object !== 'response' || !Array.isArray(json.output)) return null;
@@ -125,13 +138,15 @@ function responsesTranslation(): NativeTranslation {
         object: 'chat.completion',
         created: Number(json.created_at ?? Math.floor(Date.now() / 1000)),
         model: stringOf(json.model),
-        choices: [{ index: 0, message, finish_reason: finishOf(json), logprobs: null }],
+        choices: [{ index: 0, message, finish_reason: finishOf(json, calls), logprobs: null }],
         usage: usageOf(json.usage),
       };
     },
     textEvents: TEXT_DELTAS,
     // A text delta, read without JSON.parse when it comes as the API writes it.
-    text: (_holes, text) => textChunk(who, text),
+    text(_holes, text) {
+      return textChunk(who, text);
+    },
     event(message: SseMessage) {
       const e = jsonObject(message.data);
       if (!e) return [];
@@ -142,7 +157,7 @@ function responsesTranslation(): NativeTranslation {
           const r = isPlainObject(e.response) ? e.response : {};
           who.id = stringOf(r.id);
           who.model = stringOf(r.model);
-          return [chunk({ role: 'assistant', content: '' })];
+          return [chatChunk(who, { role: 'assistant', content: '' })];
         }
         case 'response.output_item.added': {
           if (!isCallItem(item)) return [];
@@ -151,13 +166,13 @@ function responsesTranslation(): NativeTranslation {
           open.set(index, { call, custom, input: '' });
           const start = { index: call, id: stringOf(item.call_id), type: 'function', function: { name: stringOf(item.name), arguments: '' } };
           const args = !custom && typeof item.arguments === 'string' ? item.arguments : '';
-          return [chunk({ tool_calls: [{ ...start, function: { ...start.function, arguments: args } }] })];
+          return [chatChunk(who, { tool_calls: [{ ...start, function: { ...start.function, arguments: args } }] })];
         }
         case 'response.output_text.delta':
-          return [chunk({ content: stringOf(e.delta) })];
+          return [chatChunk(who, { content: stringOf(e.delta) })];
         case 'response.function_call_arguments.delta': {
           const c = open.get(index);
-          return c ? [chunk({ tool_calls: [{ index: c.call, function: { arguments: stringOf(e.delta) } }] })] : [];
+          return c ? [chatChunk(who, { tool_calls: [{ index: c.call, function: { arguments: stringOf(e.delta) } }] })] : [];
         }
         case 'response.custom_tool_call_input.delta': {
           const c = open.get(index);
@@ -168,15 +183,15 @@ function responsesTranslation(): NativeTranslation {
           const c = open.get(index);
           if (c?.custom) {
             const input = typeof item.input === 'string' ? item.input : c.input;
-            return [chunk({ tool_calls: [{ index: c.call, function: { arguments: JSON.stringify({ [FREEFORM_PARAM]: input }) } }] })];
+            return [chatChunk(who, { tool_calls: [{ index: c.call, function: { arguments: JSON.stringify({ [FREEFORM_PARAM]: input }) } }] })];
           }
           if (c || item.type === 'message') return [];
-          return [chunk({ rebound_item: item })];
+          return [chatChunk(who, { rebound_item: item })];
         }
         case 'response.completed':
         case 'response.incomplete': {
           const r = isPlainObject(e.response) ? e.response : {};
-          return [chunk({}, finishOf(r), usageOf(r.usage)), null];
+          return [chatChunk(who, {}, finishOf(r, calls), usageOf(r.usage)), null];
         }
         case 'response.failed': {
           const r = isPlainObject(e.response) ? e.response : {};

@@ -72,6 +72,74 @@ describe("the codecs' events, written without an object", () => {
     expect(responseJson({ a: undefined, b: 1 }, {})).toBe('{"b":1}');
   });
 
+  it("a call's events and a text item's first events are byte for byte what sseEvent writes for their objects, each string written once", () => {
+    const written: string[] = [];
+    const channel = responsesChannel(
+      {
+        write: (t) => {
+          written.push(t);
+        },
+        drained: async () => {},
+        flush: () => {},
+      },
+      { model: 'm', freeform: new Set(['apply "patch" é']), tools: [] },
+    );
+    const chunk = (delta: Record<string, unknown>) => ({
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta, finish_reason: null }],
+    });
+    const events: string[] = [];
+    let seq = 2;
+    const event = (type: string, fields: Record<string, unknown>) => events.push(sseEvent(type, { type, sequence_number: seq++, ...fields }));
+    channel.chunk!(chunk({ content: 'x' }));
+    const msg = written.join('').match(/msg_[0-9a-f]{32}/)![0];
+    event('response.output_item.added', { output_index: 0, item: { id: msg, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
+    const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+    event('response.content_part.added', { item_id: msg, output_index: 0, content_index: 0, part });
+    event('response.output_text.delta', { item_id: msg, output_index: 0, content_index: 0, delta: 'x', logprobs: [] });
+    const full = { ...part, text: 'x' };
+    event('response.output_text.done', { item_id: msg, output_index: 0, content_index: 0, text: 'x', logprobs: [] });
+    event('response.content_part.done', { item_id: msg, output_index: 0, content_index: 0, part: full });
+    event('response.output_item.done', { output_index: 0, item: { id: msg, type: 'message', status: 'completed', role: 'assistant', content: [full] } });
+    // Names, ids and arguments with every kind of character JSON escapes; a freeform tool's call; an id that is no string.
+    const calls = TEXTS.map((text, i) => ({
+      id: i === 3 ? 42 : `call ${text}`,
+      name: i % 2 ? 'apply "patch" é' : `f ${text}`,
+      args: i % 2 ? JSON.stringify({ input: text }) : JSON.stringify({ q: text }),
+    }));
+    for (const [i, call] of calls.entries()) {
+      channel.chunk!(chunk({ tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }] }));
+      const custom = i % 2 === 1;
+      const id = written
+        .join('')
+        .match(custom ? /ctc_[0-9a-f]{32}/g : /fc_[0-9a-f]{32}/g)!
+        .at(-1)!;
+      const body = custom ? TEXTS[i]! : call.args;
+      const item = {
+        id,
+        type: custom ? 'custom_tool_call' : 'function_call',
+        status: 'completed',
+        call_id: String(call.id),
+        name: call.name,
+        [custom ? 'input' : 'arguments']: body,
+      };
+      event('response.output_item.added', { output_index: i + 1, item: { ...item, status: 'in_progress', [custom ? 'input' : 'arguments']: '' } });
+      if (custom) {
+        event('response.custom_tool_call_input.delta', { item_id: id, output_index: i + 1, delta: body });
+        event('response.custom_tool_call_input.done', { item_id: id, output_index: i + 1, input: body });
+      } else {
+        event('response.function_call_arguments.delta', { item_id: id, output_index: i + 1, delta: body });
+        event('response.function_call_arguments.done', { item_id: id, output_index: i + 1, name: call.name, arguments: body });
+      }
+      event('response.output_item.done', { output_index: i + 1, item });
+    }
+    // response.created and response.in_progress first.
+    expect(written.slice(2).join('')).toBe(events.join(''));
+  });
+
   it('text chunks handed over as the learned one and their texts write what the same chunks do (StreamChannel.texts)', () => {
     const like = {
       id: 'chatcmpl-1',
