@@ -124,22 +124,6 @@ export function outputTextDeltas(itemId: string, index: number): (seq: number, d
 }
 
 /**
- * jsonText of `response` with the JSON text of some of its keys given (`written`: the output items,
- * the request's tools echoed), so that what is written already is not serialised again: the message
- * item (the whole answer's text), the tools (in each of response.created, response.in_progress and
- * response.completed; sse-text.test.ts).
- */
-export function responseJson(response: Json, written: Record<string, string>): string {
-  let out = '';
-  for (const key of Object.keys(response)) {
-    const text = Object.hasOwn(written, key) ? written[key] : jsonText(response[key]);
-    // As JSON.stringify, a key whose value has no JSON (undefined) is left out.
-    if (text !== undefined) out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${text}`;
-  }
-  return `{${out}}`;
-}
-
-/**
  * The channel the core writes its Chat Completions stream to, writing the Responses events to `out`
  * instead: the text as one message item, each call as its own item in the order they come, the
  * usage and verdict held for `response.completed`.
@@ -166,8 +150,13 @@ interface OpenText {
  */
 class ResponsesEvents implements ChatEventHandlers {
   private readonly id = `resp_${hex()}`;
-  /** The request's tools, echoed in the response of three events: serialised once. */
-  private readonly tools: string;
+  /**
+   * The response's JSON text around its output and around its usage (responseShell's keys in its order,
+   * from `instructions` to `usage`): what the request echoes, the tools among it, serialised once for the
+   * three events that carry the response.
+   */
+  private readonly echoHead: string;
+  private readonly echoTail: string;
   private seq = 0;
   private started = false;
   private readonly output: Json[] = [];
@@ -182,7 +171,14 @@ class ResponsesEvents implements ChatEventHandlers {
     private readonly out: StreamChannel,
     private readonly echo: ResponseEcho,
   ) {
-    this.tools = jsonText(echo.tools ?? []);
+    this.echoHead = `,"instructions":${jsonText(echo.instructions ?? null)},"model":${jsonText(echo.model)},"output":`;
+    this.echoTail = `,"parallel_tool_calls":${jsonText(echo.parallel_tool_calls ?? true)},"tool_choice":${jsonText(echo.tool_choice ?? 'auto')},"tools":${jsonText(echo.tools ?? [])},"usage":`;
+  }
+
+  /** jsonText of responseShell(id, echo, status) with this incomplete_details, output and usage, given as their JSON text. */
+  private response(status: string, incomplete: string, output: string, usage: string): string {
+    const createdAt = Math.floor(Date.now() / 1000);
+    return `{"id":"${this.id}","object":"response","created_at":${createdAt},"status":"${status}","error":null,"incomplete_details":${incomplete}${this.echoHead}${output}${this.echoTail}${usage}}`;
   }
 
   private emit(type: string, fields: Json): void {
@@ -198,7 +194,7 @@ class ResponsesEvents implements ChatEventHandlers {
     if (this.started) return;
     this.started = true;
     // The same response in both, its JSON written once.
-    const shell = `"response":${responseJson(responseShell(this.id, this.echo, 'in_progress'), { tools: this.tools })}`;
+    const shell = `"response":${this.response('in_progress', 'null', '[]', 'null')}`;
     this.emitText('response.created', shell);
     this.emitText('response.in_progress', shell);
   }
@@ -293,13 +289,13 @@ class ResponsesEvents implements ChatEventHandlers {
   done(): void {
     this.start();
     this.closeText();
-    const response = responseShell(this.id, this.echo, this.length ? 'incomplete' : 'completed');
-    if (this.length) response.incomplete_details = { reason: 'max_output_tokens' };
-    response.usage = usageOf(this.usage);
     const items = `[${this.output.map((item, i) => this.written.get(i) ?? jsonText(item)).join(',')}]`;
-    const type = this.length ? 'response.incomplete' : 'response.completed';
+    const usage = jsonText(usageOf(this.usage));
     const rebound = this.rebound ? `,"rebound":${jsonText(this.rebound)}` : '';
-    this.emitText(type, `"response":${responseJson(response, { output: items, tools: this.tools })}${rebound}`);
+    const response = this.length
+      ? this.response('incomplete', '{"reason":"max_output_tokens"}', items, usage)
+      : this.response('completed', 'null', items, usage);
+    this.emitText(this.length ? 'response.incomplete' : 'response.completed', `"response":${response}${rebound}`);
   }
 
   chunk(chunk: Json): void {

@@ -1,11 +1,10 @@
 import type { ToolSpec } from 'rebound-gate';
-import { jsonText } from 'rebound-gate/internal';
 import { describe, expect, it } from 'vitest';
 import { SseDecoder } from '../../model/sse-decode.ts';
 import type { StreamChannel } from '../stream.ts';
 import { heldCodec } from '../../../test/support/held-codec.ts';
 import { messagesChannel, textDeltas } from './messages-out.ts';
-import { outputTextDeltas, responseJson, responsesChannel } from './responses-out.ts';
+import { outputTextDeltas, responsesChannel } from './responses-out.ts';
 import { jsonString, sseEvent } from './sse-text.ts';
 
 const TEXTS = ['', 'Hello ', 'say "hi"', 'a\nb\tc\\d', 'ünïcødé → 🙂', 'lone \ud800 surrogate', 'line\u2028separator', '</script>'];
@@ -53,23 +52,88 @@ describe("the codecs' events, written without an object", () => {
       expect(jsonString(text)).toBe(JSON.stringify(text));
   });
 
-  it("a response with some keys given as their JSON text (its output items, its tools) is jsonText's of the whole", () => {
-    const items = [
-      { id: 'msg_1', type: 'message', content: [{ type: 'output_text', text: TEXTS.join('') }] },
-      { id: 'fc_1', type: 'function_call', arguments: '{}' },
-    ];
+  it("the response the stream's first and last events carry is byte for byte what sseEvent writes for its object (the request's echo, the items, the usage)", () => {
     const tools = [{ type: 'function', name: 'f "x"', parameters: { type: 'object', properties: { a: { type: 'string', description: TEXTS.join('') } } } }];
-    const tails = [{ parallel_tool_calls: true, tools, usage: { input_tokens: 1 } }, { tools: [] }, {}];
-    for (const tail of tails) {
-      for (const output of [items, items.slice(0, 1), []]) {
-        const response = { id: 'resp_1', object: 'response', instructions: TEXTS.join(''), skipped: undefined, output: [], ...tail };
-        const whole = jsonText({ ...response, output });
-        expect(responseJson(response, { output: jsonText(output) })).toBe(whole);
-        if ('tools' in tail) expect(responseJson(response, { output: jsonText(output), tools: jsonText(tail.tools) })).toBe(whole);
+    const echos = [
+      {
+        model: 'm',
+        freeform: new Set<string>(),
+        instructions: TEXTS.join(''),
+        tools,
+        tool_choice: { type: 'function', name: 'f "x"' },
+        parallel_tool_calls: false,
+      },
+      { model: `m ${TEXTS.join('')}`, freeform: new Set<string>(), instructions: null, tools: [], tool_choice: 'required' },
+      { model: 'm', freeform: new Set<string>() },
+    ];
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) => ({
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...extra,
+    });
+    for (const echo of echos) {
+      for (const finish of ['stop', 'length']) {
+        const written: string[] = [];
+        const channel = responsesChannel(
+          {
+            write: (t) => {
+              written.push(t);
+            },
+            drained: async () => {},
+            flush: () => {},
+          },
+          echo,
+        );
+        channel.chunk!(chunk({ content: TEXTS.join('') }));
+        channel.chunk!(chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f "x"', arguments: '{"a":"é"}' } }] }));
+        channel.chunk!(chunk({}, finish, { usage: { prompt_tokens: 3, completion_tokens: 5 }, rebound: { attempts: 2, verdict: 'repaired' } }));
+        channel.write('data: [DONE]\n\n');
+        const events = written.join('').replace(/"created_at":\d+/g, '"created_at":1');
+        const id = events.match(/resp_[0-9a-f]{32}/)![0];
+        const shell = (status: string) => ({
+          id,
+          object: 'response',
+          created_at: 1,
+          status,
+          error: null,
+          incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+          instructions: echo.instructions ?? null,
+          model: echo.model,
+          output: [] as unknown[],
+          parallel_tool_calls: echo.parallel_tool_calls ?? true,
+          tool_choice: echo.tool_choice ?? 'auto',
+          tools: echo.tools ?? [],
+          usage: null as unknown,
+        });
+        const started = shell('in_progress');
+        expect(events.startsWith(sseEvent('response.created', { type: 'response.created', sequence_number: 0, response: started }))).toBe(true);
+        expect(events).toContain(sseEvent('response.in_progress', { type: 'response.in_progress', sequence_number: 1, response: started }));
+        // The last event: the items as the stream's own events wrote them, parsed back.
+        const items = [...events.matchAll(/event: response\.output_item\.done\ndata: ([^\n]*)\n\n/g)].map((m) => JSON.parse(m[1]!).item);
+        expect(items).toHaveLength(2);
+        const status = finish === 'length' ? 'incomplete' : 'completed';
+        const last = events.slice(events.lastIndexOf('event: '));
+        const seq = Number(JSON.parse(last.slice(last.indexOf('data: ') + 6)).sequence_number);
+        const usage = {
+          input_tokens: 3,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 5,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 8,
+        };
+        expect(last).toBe(
+          sseEvent(`response.${status}`, {
+            type: `response.${status}`,
+            sequence_number: seq,
+            response: { ...shell(status), output: items, usage },
+            rebound: { attempts: 2, verdict: 'repaired' },
+          }),
+        );
       }
     }
-    expect(responseJson({}, {})).toBe('{}');
-    expect(responseJson({ a: undefined, b: 1 }, {})).toBe('{"b":1}');
   });
 
   it("a call's events and a text item's first events are byte for byte what sseEvent writes for their objects, each string written once", () => {

@@ -16,11 +16,7 @@ export function chatEvents(text: string): ChatEvent[] {
   const out: ChatEvent[] = [];
   for (const block of text.split('\n\n')) {
     if (block.trim() === '') continue;
-    const data = block
-      .split('\n')
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
-      .join('\n');
+    const data = blockData(block);
     if (data.trim() === '[DONE]') {
       out.push({ kind: 'done' });
       continue;
@@ -29,6 +25,16 @@ export function chatEvents(text: string): ChatEvent[] {
     out.push(chunk ? { kind: 'chunk', chunk } : { kind: 'other', data });
   }
   return out;
+}
+
+/** An event's data: its `data:` lines' values, joined by newlines; a block of one `data: ` line (what the core writes) read without splitting it. */
+function blockData(block: string): string {
+  if (block.startsWith('data: ') && !block.includes('\n')) return block.slice(6);
+  return block
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+    .join('\n');
 }
 
 /** One named SSE event, as Anthropic's and OpenAI's Responses streams frame theirs (response.created echoes the request's tools: jsonText writes a schema of any depth). */
