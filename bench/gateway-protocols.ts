@@ -303,7 +303,10 @@ function modeOf(body: Record<string, unknown>): string {
 
 async function startGateway(env: Record<string, string>, cpuProf: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = forkServer(env, cpuProf);
-  const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve((m as { port: number }).port)));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`a gateway server exited (${code}) before it was ready: its error is above`)));
+  });
   return { child, url: `http://127.0.0.1:${port}` };
 }
 

@@ -202,9 +202,10 @@ const timingUrl = `http://127.0.0.1:${(timing.address() as AddressInfo).port}/v1
 async function startGatewayServer(upstream: string, profile = false): Promise<{ child: ChildProcess; url: string; proxyUrl: string; nodeProxyUrl: string }> {
   const cpuProf = profile && args.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${opt('cpu-prof', '')}`] : [];
   const child = forkServer({ UPSTREAM_URL: upstream }, cpuProf);
-  const ready = await new Promise<{ port: number; nodeProxyPort: number }>((resolve) =>
-    child.once('message', (m) => resolve(m as { port: number; nodeProxyPort: number })),
-  );
+  const ready = await new Promise<{ port: number; nodeProxyPort: number }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { port: number; nodeProxyPort: number }));
+    child.once('exit', (code) => reject(new Error(`the gateway server exited (${code}) before it was ready: its error is above`)));
+  });
   return {
     child,
     url: `http://127.0.0.1:${ready.port}/v1`,
@@ -339,8 +340,8 @@ if (CALLS_ONLY) {
   const heldCall = await heldCalls();
   console.log(`gateway vs direct, the held call alone (${CALLS} calls after ${WARMUP} a side; interleaved)`);
   printHeldCalls(heldCall);
-  gw.child.send({ type: 'exit' });
-  gwTiming.child.send({ type: 'exit' });
+  // Each server exits on its own (its CPU profile, when asked for, is written as it does).
+  await Promise.all([gw, gwTiming].map(({ child }) => new Promise((exited) => child.once('exit', exited).send({ type: 'exit' }))));
   await scripted.close();
   timing.close();
   const protocols = NO_PROTOCOLS ? undefined : await protocolHeldCalls(PROTOCOL_OPTIONS);
