@@ -99,3 +99,32 @@ describe("a native upstream's runs of text deltas through HeldStream", () => {
     });
   }
 });
+
+describe('a Responses upstream event the translation does not read', () => {
+  it('makes no chunk unparsed, unless its data might parse to one it reads (another "type" key, a \\u escape)', async () => {
+    let seq = 0;
+    const emit = (type: string, fields: Chunk) => sse(type, { type, sequence_number: seq++, ...fields });
+    // Data as text: what JSON.stringify cannot write (a second "type" key, a key spelled with an escape).
+    const raw = (event: string, data: string) => `event: ${event}\ndata: ${data}\n\n`;
+    const call = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'search', arguments: '' };
+    const stream =
+      emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } }) +
+      emit('response.in_progress', { response: { id: 'resp_1', status: 'in_progress' } }) +
+      emit('response.output_item.added', { output_index: 0, item: call }) +
+      emit('response.function_call_arguments.delta', { item_id: 'fc_1', output_index: 0, delta: '{"q":"é"}' }) +
+      emit('response.function_call_arguments.done', { item_id: 'fc_1', output_index: 0, arguments: '{"q":"é \\"type\\": 1"}' }) +
+      raw('response.output_text.done', '{"type":"response.output_text.done","t\\u0079pe":"response.output_text.delta","delta":"escaped key "}') +
+      raw('response.content_part.done', '{"type":"response.content_part.done","delta":"second key ","type":"response.output_text.delta"}') +
+      raw('response.output_text.done', '{"type":"response.output_text.done","delta":"not json"') +
+      emit('response.output_item.done', { output_index: 0, item: { ...call, arguments: '{"q":"é"}' } }) +
+      emit('response.completed', {
+        response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 2 } },
+      });
+    const chunks = (await nativeBatches('responses', stream, [])).flat();
+    const deltas = chunks.map((c) => (c && !(c instanceof TextRun) ? (c.choices as Chunk[])[0]?.delta : undefined));
+    // The created chunk, the call's start and its one delta, the two texts only a parse reads, the finish, [DONE].
+    expect(deltas.map((d) => (d ? Object.keys(d).join() : d))).toEqual(['role,content', 'tool_calls', 'tool_calls', 'content', 'content', '', undefined]);
+    expect(deltas.slice(3, 5).map((d) => (d as Chunk).content)).toEqual(['escaped key ', 'second key ']);
+    expect(chunks.at(-1)).toBeNull();
+  });
+});

@@ -100,6 +100,37 @@ const TEXT_DELTAS = [
   textShape({ pieces: [...TEXT_DELTA_FIELDS, ',"obfuscation":', STRING, '}'], text: 4, free: [0, 5] }),
 ];
 
+/** The event types the translation reads (`event`'s cases); every other makes no chunk. */
+const READ_TYPES = new Set([
+  'response.created',
+  'response.output_item.added',
+  'response.output_text.delta',
+  'response.function_call_arguments.delta',
+  'response.custom_tool_call_input.delta',
+  'response.output_item.done',
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+  'error',
+]);
+const TYPE_HEAD = '{"type":"';
+
+/**
+ * Whether an event's data certainly makes no chunk without parsing it: an object whose first key is
+ * its one "type", of a type the translation does not read (`function_call_arguments.done`, which holds
+ * the whole arguments again, `output_text.done` the whole text, `in_progress`, …), or not JSON at all,
+ * which makes none either. Certain because inside a JSON string every quote is escaped: an unescaped
+ * `"type"` anywhere after the first is a key (or a value) and the data is parsed; a key spelled with
+ * an escape needs `\u`, and then too. docs/benchmarks.md § The streaming paths at the physical limit.
+ */
+function unread(data: string): boolean {
+  if (!data.startsWith(TYPE_HEAD)) return false;
+  const end = data.indexOf('"', TYPE_HEAD.length);
+  if (end === -1) return false;
+  const type = data.slice(TYPE_HEAD.length, end);
+  return !type.includes('\\') && !READ_TYPES.has(type) && data.indexOf('"type"', end) === -1 && !data.includes('\\u');
+}
+
 /** The finish_reason of a response that made `calls` calls. */
 function finishOf(response: Json, calls: number): string {
   return response.status === 'incomplete' ? 'length' : calls > 0 ? 'tool_calls' : 'stop';
@@ -148,6 +179,7 @@ function responsesTranslation(): NativeTranslation {
       return textChunk(who, text);
     },
     event(message: SseMessage) {
+      if (unread(message.data)) return [];
       const e = jsonObject(message.data);
       if (!e) return [];
       const item = isPlainObject(e.item) ? e.item : {};
