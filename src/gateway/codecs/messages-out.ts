@@ -10,7 +10,7 @@ import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { StreamChannel } from '../stream.ts';
 import { anthropicError } from './anthropic-error.ts';
 import { firstChoice, jsonObject } from './json-object.ts';
-import { eventChannel, jsonString, sseEvent } from './sse-text.ts';
+import { type ChatEventHandlers, eventChannel, jsonString, sseEvent } from './sse-text.ts';
 import { stringOf } from '../string-of.ts';
 
 type Json = Record<string, unknown>;
@@ -26,13 +26,18 @@ export function stopReason(finish: unknown): string {
 const inputOf = (args: unknown): Json => jsonObject(args) ?? {};
 
 function usageOf(u: unknown): { input_tokens: number; output_tokens: number } {
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   const usage = isPlainObject(u) ? u : {};
-  return { input_tokens: n(usage.prompt_tokens), output_tokens: n(usage.completion_tokens) };
+  return { input_tokens: finite(usage.prompt_tokens), output_tokens: finite(usage.completion_tokens) };
 }
 
-const messageId = (chatId: unknown) =>
-  `msg_${typeof chatId === 'string' && chatId ? chatId.replace(/^chatcmpl-/, '') : crypto.randomUUID().replaceAll('-', '')}`;
+/** A finite number as it is, anything else as 0. */
+const finite = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** The message's id: the chat id's (past its `chatcmpl-`), or a random one. */
+function messageId(chatId: unknown): string {
+  if (typeof chatId !== 'string' || !chatId) return `msg_${crypto.randomUUID().replaceAll('-', '')}`;
+  return `msg_${chatId.startsWith('chatcmpl-') ? chatId.slice(9) : chatId}`;
+}
 
 /** A whole chat.completion as a Messages `message`; `model` is the name the client asked for. */
 export function completionToMessage(completion: Json, model: string): Json {
@@ -99,85 +104,117 @@ export function textDeltas(index: number): (texts: readonly string[], from: numb
  * `message_delta`, `[DONE]` as `message_stop`.
  */
 export function messagesChannel(out: StreamChannel, model: string): StreamChannel {
-  let started = false;
+  return eventChannel(out, new MessagesEvents(out, model));
+}
+
+/**
+ * Each event of the core's stream, read from its text or handed over as it holds it, as Anthropic's. A
+ * class, not closures made per request (tsx names each, Object.defineProperty on each), and the events
+ * the gateway makes itself (the message's start, a block's start and stop, a call's events, the end)
+ * written as JSON text with each string serialised once: what sseEvent writes for the same objects
+ * (messages-out.test.ts; docs/benchmarks.md § The streaming paths at the physical limit).
+ */
+class MessagesEvents implements ChatEventHandlers {
+  private started = false;
   /** The open text block: its index and its deltas' writer. */
-  let open: { index: number; deltas: (texts: readonly string[], from: number, to: number) => string } | null = null;
-  let blocks = 0;
-  let stop = 'end_turn';
-  let usage = { input_tokens: 0, output_tokens: 0 };
-  let rebound: unknown;
-  const start = (chunk: Json) => {
-    if (started) return;
-    started = true;
-    const message = { id: messageId(chunk.id), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage };
-    out.write(sseEvent('message_start', { type: 'message_start', message }));
-  };
-  const close = () => {
-    if (!open) return;
-    out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: open.index }));
-    open = null;
-  };
+  private open: { index: number; deltas: (texts: readonly string[], from: number, to: number) => string } | null = null;
+  private blocks = 0;
+  private stop = 'end_turn';
+  private usage = { input_tokens: 0, output_tokens: 0 };
+  private rebound: unknown;
+
+  constructor(
+    private readonly out: StreamChannel,
+    private readonly model: string,
+  ) {}
+
+  done(): void {
+    this.start({});
+    this.close();
+    const rebound = this.rebound ? `,"rebound":${jsonText(this.rebound)}` : '';
+    this.out.write(
+      `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":${jsonString(this.stop)},"stop_sequence":null},"usage":${usageJson(this.usage)}${rebound}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`,
+    );
+  }
+
+  /** Text chunks like the learned one: nothing in them but their texts (the message started by it if none was). */
+  texts(like: Json, texts: readonly string[], from: number, to: number): void {
+    this.start(like);
+    this.writeTexts(texts, from, to);
+  }
+
+  chunk(chunk: Json): void {
+    if (chunk.error !== undefined && chunk.error !== null) {
+      // The upstream reported an error mid-stream: Anthropic's error event, and the stream ends there.
+      const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
+      this.out.write(sseEvent('error', anthropicError(500, { error })));
+      return;
+    }
+    this.start(chunk);
+    if (chunk.usage) this.usage = usageOf(chunk.usage);
+    if (chunk.rebound) this.rebound = chunk.rebound;
+    const choice = firstChoice(chunk);
+    if (!choice) return;
+    const delta = isPlainObject(choice.delta) ? choice.delta : NO_DELTA;
+    if (isPlainObject(delta.rebound_block)) {
+      this.close();
+      writeBlock(this.out, this.blocks++, delta.rebound_block);
+    }
+    if (typeof delta.content === 'string') this.writeTexts([delta.content], 0, 1);
+    // The core sends each call whole, once gated: one block, its arguments in one delta, its events in one write.
+    if (Array.isArray(delta.tool_calls)) {
+      for (const tc of delta.tool_calls) {
+        if (!isPlainObject(tc)) continue;
+        this.close();
+        const fn = isPlainObject(tc.function) ? tc.function : NO_DELTA;
+        const index = this.blocks++;
+        const block = `{"type":"tool_use","id":${jsonString(stringOf(tc.id))},"name":${jsonString(stringOf(fn.name))},"input":{}}`;
+        const json = JSON.stringify(jsonText(inputOf(fn.arguments)));
+        this.out.write(
+          `event: content_block_start\ndata: {"type":"content_block_start","index":${index},"content_block":${block}}\n\n` +
+            `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"input_json_delta","partial_json":${json}}}\n\n` +
+            blockStop(index),
+        );
+      }
+    }
+    if (choice.finish_reason) this.stop = stopReason(choice.finish_reason);
+  }
+
+  /** message_start, once, before anything else: its id the first chunk's (the usage is the message_delta's to carry). */
+  private start(chunk: Json): void {
+    if (this.started) return;
+    this.started = true;
+    const message = `{"id":${jsonString(messageId(chunk.id))},"type":"message","role":"assistant","model":${jsonString(this.model)},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${usageJson(this.usage)}}`;
+    this.out.write(`event: message_start\ndata: {"type":"message_start","message":${message}}\n\n`);
+  }
+
+  private close(): void {
+    if (!this.open) return;
+    this.out.write(blockStop(this.open.index));
+    this.open = null;
+  }
+
   /** Text for the client, `texts[from..to)`: deltas of the open text block (opened first if none is), in one write. */
-  const writeTexts = (texts: readonly string[], from: number, to: number) => {
+  private writeTexts(texts: readonly string[], from: number, to: number): void {
     while (from < to && texts[from] === '') from++;
     if (from === to) return;
-    if (!open) {
-      const index = blocks++;
-      open = { index, deltas: textDeltas(index) };
-      out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+    if (!this.open) {
+      const index = this.blocks++;
+      this.open = { index, deltas: textDeltas(index) };
+      this.out.write(`event: content_block_start\ndata: {"type":"content_block_start","index":${index},"content_block":{"type":"text","text":""}}\n\n`);
     }
-    out.write(open.deltas(texts, from, to));
-  };
-  // Each event of the core's stream, read from its text or handed over as it holds it.
-  return eventChannel(out, {
-    done() {
-      start({});
-      close();
-      out.write(
-        sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage, ...(rebound ? { rebound } : {}) }),
-      );
-      out.write(sseEvent('message_stop', { type: 'message_stop' }));
-    },
-    // Text chunks like the learned one: nothing in them but their texts (the message started by it if none was).
-    texts(like, texts, from, to) {
-      start(like);
-      writeTexts(texts, from, to);
-    },
-    chunk(chunk) {
-      if (chunk.error !== undefined && chunk.error !== null) {
-        // The upstream reported an error mid-stream: Anthropic's error event, and the stream ends there.
-        const error = isPlainObject(chunk.error) ? chunk.error : { message: stringOf(chunk.error) };
-        out.write(sseEvent('error', anthropicError(500, { error })));
-        return;
-      }
-      start(chunk);
-      if (chunk.usage) usage = usageOf(chunk.usage);
-      if (chunk.rebound) rebound = chunk.rebound;
-      const choice = firstChoice(chunk);
-      if (!choice) return;
-      const delta = isPlainObject(choice.delta) ? choice.delta : NO_DELTA;
-      if (isPlainObject(delta.rebound_block)) {
-        close();
-        writeBlock(out, blocks++, delta.rebound_block);
-      }
-      if (typeof delta.content === 'string') writeTexts([delta.content], 0, 1);
-      // The core sends each call whole, once gated: one block, its arguments in one delta.
-      if (Array.isArray(delta.tool_calls)) {
-        for (const tc of delta.tool_calls) {
-          if (!isPlainObject(tc)) continue;
-          close();
-          const fn = isPlainObject(tc.function) ? tc.function : NO_DELTA;
-          const index = blocks++;
-          const block = { type: 'tool_use', id: stringOf(tc.id), name: stringOf(fn.name), input: {} };
-          out.write(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
-          const json = jsonText(inputOf(fn.arguments));
-          out.write(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } }));
-          out.write(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
-        }
-      }
-      if (choice.finish_reason) stop = stopReason(choice.finish_reason);
-    },
-  });
+    this.out.write(this.open.deltas(texts, from, to));
+  }
+}
+
+/** sseEvent's text for `{type: 'content_block_stop', index}`. */
+function blockStop(index: number): string {
+  return `event: content_block_stop\ndata: {"type":"content_block_stop","index":${index}}\n\n`;
+}
+
+/** jsonText of a usage usageOf made (finite numbers: their JSON is their string). */
+function usageJson(usage: { input_tokens: number; output_tokens: number }): string {
+  return `{"input_tokens":${usage.input_tokens},"output_tokens":${usage.output_tokens}}`;
 }
 
 /** What a chunk without a delta object (or a call without a function object) reads as. */
