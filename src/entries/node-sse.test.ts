@@ -2,8 +2,8 @@
 // both sinks): the headers go with the first chunk, in one write, or alone once nothing came for
 // HEADERS_WAIT_MS; and through the app, the gateway's streamed answer keeps the headers the request's
 // middleware set (CORS) and reaches the client whole.
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGateway } from '../../test/gateway/harness.ts';
 import { SSE_HEADERS, type SseChannel, SseStream } from '../http/sse.ts';
@@ -22,7 +22,9 @@ afterEach(async () => {
 async function serveOne(before: (out: SseChannel) => void) {
   let out!: SseChannel;
   let release!: () => void;
+  let response!: ServerResponse;
   const server = createServer((_req, res) => {
+    response = res;
     const stream = new SseStream(
       (channel) => {
         out = channel;
@@ -41,7 +43,25 @@ async function serveOne(before: (out: SseChannel) => void) {
   socket.on('data', (data: Buffer) => packets.push({ at: performance.now(), text: data.toString('utf8') }));
   const sentAt = performance.now();
   socket.write('GET / HTTP/1.1\r\nHost: test\r\n\r\n');
-  return { packets, sentAt, out: () => out, release: () => release(), socket };
+  return { packets, sentAt, out: () => out, release: () => release(), socket, response: () => response };
+}
+
+/** Counts the writes `socket` hands to the system (a corked socket's buffered chunks go in one). */
+function countWrites(socket: Socket): { count: number } {
+  const counted = { count: 0 };
+  const write = socket._write.bind(socket);
+  const writev = socket._writev?.bind(socket);
+  socket._write = (chunk, encoding, callback) => {
+    counted.count++;
+    write(chunk, encoding, callback);
+  };
+  if (writev) {
+    socket._writev = (chunks, callback) => {
+      counted.count++;
+      writev(chunks, callback);
+    };
+  }
+  return counted;
 }
 
 describe('NodeSseSink', () => {
@@ -69,6 +89,48 @@ describe('NodeSseSink', () => {
     while (served.packets.length === 1) await sleep(2);
     expect(served.packets[1]!.text).toBe('d\r\ndata: later\n\n\r\n');
     served.release();
+    served.socket.destroy();
+  });
+
+  it('flush() hands the text to the socket at once, not once the promise callbacks after it are done', async () => {
+    const served = await serveOne((out) => {
+      out.write('data: first\n\n');
+      out.flush();
+    });
+    while (served.packets.length === 0) await sleep(2);
+    const socket = served.response().socket!;
+    served.out().write('data: the call\n\n');
+    served.out().flush();
+    // ServerResponse.write() corks the socket until process.nextTick, which runs after every promise
+    // callback queued behind the write (the gateway's rest of the read, its usage, the answer's end):
+    // the sink uncorks it, so the text is with the system before this function returns.
+    expect(socket.writableCorked).toBe(0);
+    expect(socket.writableLength).toBe(0);
+    while (served.packets.length === 1) await sleep(2);
+    expect(served.packets[1]!.text).toBe('10\r\ndata: the call\n\n\r\n');
+    served.release();
+    served.socket.destroy();
+  });
+
+  it("the stream's last text goes with the response's end: one write", async () => {
+    const served = await serveOne((out) => {
+      out.write('data: first\n\n');
+      out.flush();
+    });
+    while (served.packets.length === 0) await sleep(2);
+    const writes = countWrites(served.response().socket!);
+    served.out().write('data: last\n\n');
+    served.release();
+    let text = '';
+    while (!text.endsWith('0\r\n\r\n')) {
+      await sleep(2);
+      text = served.packets
+        .slice(1)
+        .map((p) => p.text)
+        .join('');
+    }
+    expect(text).toBe('c\r\ndata: last\n\n\r\n0\r\n\r\n');
+    expect(writes.count).toBe(1);
     served.socket.destroy();
   });
 

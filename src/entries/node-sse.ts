@@ -9,6 +9,14 @@
 // The SseSink contract, on Node's terms: what waits for the client is what the response holds past the
 // socket's high-water mark (64 KB, Node's default; `writableNeedDrain`), and its 'drain' is the
 // client's progress; 'close' before the response finished is the client leaving.
+//
+// What is sent goes to the socket at once. ServerResponse.write() corks the socket and uncorks it on
+// process.nextTick, which runs only once the whole chain of promise callbacks after the write is done:
+// the gateway's held call, written as the upstream's read that completed it is read, waited for the
+// rest of that read, the next read's wait and, at the answer's end, its usage, activity and close. The
+// stream already writes a tick's text in one send, so uncorking after it costs no write; only the
+// stream's last text (`ending`) stays corked, to go with the end in one write
+// (docs/benchmarks.md § The streaming paths at the physical limit (issue 34), H1 of the fifth session).
 import { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
@@ -49,12 +57,13 @@ export class NodeSseSink implements SseSink {
     });
   }
 
-  send(text: string): boolean {
+  send(text: string, ending = false): boolean {
     if (this.res.destroyed) return false;
     if (!this.headed) this.early += text;
     else {
       this.res.write(text);
       this.wrote = true;
+      if (!ending) this.res.socket?.uncork();
     }
     return true;
   }

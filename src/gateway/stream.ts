@@ -87,12 +87,18 @@ export function gatewayStream(run: StreamRun): StreamedBody {
     );
     let broken: unknown;
     try {
-      // What a read of the upstream produced (a gated call, complete with that read) goes out as the read
-      // is done, not on the next turn of the event loop: then the reader waits for the client to take it.
-      broken = await attempts(run, delivery, () => {
-        out.flush();
-        return out.drained();
-      });
+      // What a read of the upstream produced goes out as the read is done, not on the next turn of the
+      // event loop: then the reader waits for the client to take it. A gated call goes out as it is
+      // delivered, ahead of the rest of its read (attempts).
+      broken = await attempts(
+        run,
+        delivery,
+        () => {
+          out.flush();
+          return out.drained();
+        },
+        () => out.flush(),
+      );
     } catch (err) {
       console.error('rebound gateway: stream failed', err);
       throw err;
@@ -113,8 +119,14 @@ interface Answer {
   chunks?: ChatChunks | undefined;
 }
 
-/** Runs the attempts; resolves with the error that broke the first attempt's stream, if one did. */
-async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promise<void>): Promise<unknown> {
+/**
+ * Runs the attempts; resolves with the error that broke the first attempt's stream, if one did.
+ * `drained` sends what was written and waits for the client to take it (after each upstream read);
+ * `flush` sends it now: after the event that completed a call, whose gated call goes out then rather
+ * than after the rest of the read (its usage, [DONE], the body's end: docs/benchmarks.md § The
+ * streaming paths at the physical limit (issue 34), H1 of the fifth session).
+ */
+async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promise<void>, flush: () => void): Promise<unknown> {
   const { request } = run;
   const messages = [...(request.upstreamBody.messages as unknown[])];
   let usage: UsageRecord | null = null;
@@ -136,16 +148,24 @@ async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promi
         return held.failed || run.abort.signal.aborted;
       };
       let broken: unknown = null;
+      /** The calls delivered so far: one more after a push is sent at once. */
+      let sent = delivery.calls.length;
       try {
         if (chunks) {
           for await (const batch of chunks) {
-            for (const chunk of batch) held.pushChunk(chunk);
+            for (const chunk of batch) {
+              held.pushChunk(chunk);
+              if (delivery.calls.length !== sent) sent = sendCalls(delivery, flush);
+            }
             if (await next()) break;
           }
         } else {
           // The attempt's lane reads the runs of text chunks straight from each read (held-stream.ts).
           for await (const batch of sseBatches(response.body!, new SseDecoder({}, held.lane))) {
-            for (const message of batch) held.push(message);
+            for (const message of batch) {
+              held.push(message);
+              if (delivery.calls.length !== sent) sent = sendCalls(delivery, flush);
+            }
             if (await next()) break;
           }
         }
@@ -181,6 +201,12 @@ async function attempts(run: StreamRun, delivery: Delivery, drained: () => Promi
   }
   finish(run, delivery, { last: state.last, attempt: end.attempts, usage });
   return null;
+}
+
+/** The calls just delivered go out now (`flush`); returns how many have been delivered. */
+function sendCalls(delivery: Delivery, flush: () => void): number {
+  flush();
+  return delivery.calls.length;
 }
 
 /** How the stream's attempts ended: the last one's result, how many there were, the usage of all. */

@@ -79,8 +79,11 @@ const KEEPALIVE_JITTER = 0.25;
 export interface SseSink {
   /** Called once, first: the sink reports to `stream` when the client took something (progress) or left (gone). */
   start(stream: SseSinkOwner, highWaterBytes: number): void;
-  /** Sends text on to the client; false when the client is gone (nothing more will be taken). */
-  send(text: string): boolean;
+  /**
+   * Sends text on to the client; false when the client is gone (nothing more will be taken). `ending`:
+   * the stream closes right after (SseStream's last text), so the sink may send it with the end.
+   */
+  send(text: string, ending?: boolean): boolean;
   /** Bytes sent that wait for the client past what the runtime takes in stride (0: the client keeps up). */
   queued(): number;
   /** Ends the response: normally (once the client has taken the rest), or with `error` (the client sees it fail). */
@@ -210,12 +213,17 @@ export class SseStream implements SseChannel, SseSinkOwner {
   }
 
   flush(): void {
+    this.send(false);
+  }
+
+  /** This tick's writes to the sink; `ending`: the stream closes right after (finish). */
+  private send(ending: boolean): void {
     if (this.closed || this.pending.length === 0) return;
     const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
     this.pendingChars = 0;
     if (this.sink.queued() <= 0) this.lastProgress = Date.now();
-    if (!this.sink.send(text)) {
+    if (!this.sink.send(text, ending)) {
       this.end(undefined, true); // the consumer is gone
       return;
     }
@@ -244,7 +252,7 @@ export class SseStream implements SseChannel, SseSinkOwner {
 
   /** The run settled: what it wrote goes out, then the stream ends (with its error, if it failed). */
   private finish(error?: unknown): void {
-    this.flush();
+    this.send(true);
     this.end(error);
   }
 
