@@ -95,10 +95,6 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
   const keys: Array<string | null> = [];
   /** An array's members' path, worked out once when it opens. */
   const memberPaths: Array<string | null> = [];
-  const child = (parent: string, segment: string): string | null => {
-    const path = parent === '' ? segment : `${parent}.${segment}`;
-    return named.has(path) ? path : null;
-  };
   let depth = 0;
   let values = 0;
   /** The spans left out of the text to parse: the members before the last of each keepLast array. */
@@ -145,7 +141,7 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
         let path: string | null = null;
         if (depth === 0) path = '';
         else if (isArray[d] === 1) path = memberPaths[d]!;
-        else if (paths[d] != null) path = child(paths[d]!, keys[d] ?? '');
+        else if (paths[d] != null) path = childPath(named, paths[d]!, keys[d] ?? '');
         if (array && depth === 1 && path !== null && path === bounds.keepLast) {
           // The array read for its last member alone: the others are skipped, and cut from the text to parse.
           const end = skip(text, i, Number.POSITIVE_INFINITY, true);
@@ -177,7 +173,7 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
         expectKey[depth] = array ? 0 : 1;
         paths[depth] = path;
         keys[depth] = null;
-        memberPaths[depth] = array && path !== null ? child(path, '*') : null;
+        memberPaths[depth] = array && path !== null ? childPath(named, path, '*') : null;
         depth++;
         break;
       }
@@ -219,6 +215,16 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
   // What is left is checked as any body is: the kept member's values and items count now.
   const rest = scanJson(out + text.slice(from), { ...bounds, keepLast: undefined });
   return rest.ok ? { ...rest, skipped } : rest;
+}
+
+/**
+ * The path of `parent`'s member `segment` when a bound names it (null: none below it is bounded). A module
+ * function, not one made per scan: tsx names each function a request makes (Object.defineProperty,
+ * ~0.25 µs apiece; docs/benchmarks.md § The streaming paths at the physical limit).
+ */
+function childPath(named: ReadonlySet<string>, parent: string, segment: string): string | null {
+  const path = parent === '' ? segment : `${parent}.${segment}`;
+  return named.has(path) ? path : null;
 }
 
 /** What skip() found in the container it skipped: its values, its members, where its last member starts. */

@@ -5,7 +5,7 @@ import { carrierOf } from '../telemetry/index.ts';
 import type { StartOptions } from '../turns/service.ts';
 import type { AppDeps } from './deps.ts';
 
-type WaitUntil = ((promise: Promise<unknown>) => void) | undefined;
+export type WaitUntil = ((promise: Promise<unknown>) => void) | undefined;
 
 /** Each request's answer, asked once: a route asks for it two or three times (a session, a turn, its start). */
 const asked = new WeakMap<Context, WaitUntil>();

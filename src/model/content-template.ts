@@ -205,13 +205,6 @@ export class ContentTemplate implements SseLane {
     // Another string in a place: the one used is never the chunk's own, so a change is always seen.
     const probe = content === '\u0000' ? '\\u0001' : '\\u0000';
     const probed = content === '\u0000' ? '\u0001' : '\u0000';
-    const reparse = (text: string) => {
-      try {
-        return contentOnly(JSON.parse(text));
-      } catch {
-        return undefined;
-      }
-    };
     const first = data.indexOf('"content"');
     // Without a backslash in the text, every quote of valid JSON opens or closes a string spelled as it
     // reads (an escape is the only other spelling of a key, and after a closing quote no letter may
@@ -224,13 +217,13 @@ export class ContentTemplate implements SseLane {
       const close = stringEnd(data, open);
       if (close === -1) continue;
       // The same chunk with another string there: if delta.content changes, this token is it.
-      if (!sole && reparse(data.slice(0, open + 1) + probe + data.slice(close)) !== probed) continue;
+      if (!sole && reparsed(data.slice(0, open + 1) + probe + data.slice(close)) !== probed) continue;
       this.prefix = data.slice(0, open + 1);
       this.middle = null;
       this.tail = data.slice(close);
       // The last string after it, when it is a value that can change without changing what the chunk does.
       const last = lastStringValue(data, close + 1);
-      if (last && reparse(data.slice(0, last.open + 1) + probe + data.slice(last.close)) === content) {
+      if (last && reparsed(data.slice(0, last.open + 1) + probe + data.slice(last.close)) === content) {
         this.middle = data.slice(close, last.open + 1);
         this.tail = data.slice(last.close);
       }
@@ -314,6 +307,15 @@ function lastStringValue(data: string, from: number): { open: number; close: num
   let i = last.open - 1;
   while (i >= 0 && isJsonSpace(data.charCodeAt(i))) i--;
   return data.charCodeAt(i) === 58 ? last : undefined;
+}
+
+/** contentOnly of `text` parsed; undefined when JSON refuses it. (A module function: tsx names each function a request makes, docs/benchmarks.md § The streaming paths at the physical limit.) */
+function reparsed(text: string): string | undefined {
+  try {
+    return contentOnly(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
 }
 
 /** delta.content of a chunk that only adds text (and so may be a template), else undefined. */
