@@ -61,6 +61,7 @@ function responsesStream(): string {
   s += emit('response.output_item.added', { output_index: 0, item: { id: 'msg_1', type: 'message', role: 'assistant', content: [] } });
   for (let i = 0; i < 12; i++) s += text(`w${i} `);
   for (const odd of ODD) s += text(odd) + text('plain ');
+  s += text('"escaped" other item ', {}, 'msg_3');
   s += sse(
     'response.output_text.delta',
     `{"type":"response.output_text.delta","sequence_number":0${seq++},"item_id":"msg_1","output_index":0,"content_index":0,"delta":"lead zero","logprobs":[]}`,
@@ -68,6 +69,8 @@ function responsesStream(): string {
   s += text('after ');
   for (let i = 0; i < 4; i++) s += text(`padded ${i} `, { obfuscation: ['Qx', '', 'a\\"b', 'z'][i] });
   s += text('other item ', {}, 'msg_2');
+  s += text('longer item ', {}, 'msg_10');
+  s += text('shorter item ', {}, 'msg');
   s += text('other index ', {}, 'msg_1', 3);
   s += sse(
     'response.output_text.delta',
@@ -177,7 +180,8 @@ describe('NativeTextLane', () => {
     const responses = decode(new TextEncoder().encode(responsesStream()), [], RESPONSES).filter((r) => r.inRun);
     const rTexts = responses.map((r) => r.text);
     expect(rTexts).toEqual(expect.arrayContaining(['padded 1 ', 'padded 2 ', 'y5 ']));
-    for (const refused of ['other item ', 'other index ', 'lead zero', 'x', 'crlf ']) expect(rTexts).not.toContain(refused);
+    for (const refused of ['other item ', 'longer item ', 'shorter item ', '"escaped" other item ', 'other index ', 'lead zero', 'x', 'crlf '])
+      expect(rTexts).not.toContain(refused);
   });
 });
 
