@@ -107,17 +107,17 @@ function fitsNamedFunction(choice: unknown): boolean {
 }
 
 /** A JSON object as zod's objects and records take it unchanged (an own `__proto__` key zod leaves out). */
-function plain(value: unknown): value is Record<string, unknown> {
+export function plain(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.hasOwn(value, '__proto__');
 }
 
 /** Array.prototype.every, but a hole is a member too (undefined), as zod reads it. */
-function every(values: unknown[], fits: (value: unknown) => boolean): boolean {
+export function every(values: unknown[], fits: (value: unknown) => boolean): boolean {
   for (let i = 0; i < values.length; i++) if (!fits(values[i])) return false;
   return true;
 }
 
-function nullishOr(value: unknown, fits: (value: unknown) => boolean): boolean {
+export function nullishOr(value: unknown, fits: (value: unknown) => boolean): boolean {
   return value === undefined || value === null || fits(value);
 }
 

@@ -5,7 +5,7 @@
 // imports the codecs but through here, apart from anthropic-error.ts, which the routes need for every
 // error of /v1/messages before this is loaded.
 export { type ClientCodec, messagesCodec, type Protocol, responsesCodec } from './protocol.ts';
-export { MESSAGES_COUNTS, MessagesBody, messagesToChat } from './messages-in.ts';
+export { fitsMessagesBody, MESSAGES_COUNTS, MessagesBody, messagesToChat } from './messages-in.ts';
 export { anthropicCall } from './anthropic-upstream.ts';
 export { responsesCall } from './responses-upstream.ts';
 export { RESPONSES_COUNTS, ResponsesBody, freeformTools, responsesToChat } from './responses-in.ts';

@@ -10,6 +10,7 @@
 import * as z from 'zod';
 import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import { GatewayError } from '../errors.ts';
+import { every, nullishOr, plain } from '../request.ts';
 import { quote } from '../../quote.ts';
 import { stringOf } from '../string-of.ts';
 
@@ -55,6 +56,51 @@ export type MessagesBody = z.infer<typeof MessagesBody>;
 
 type Json = Record<string, unknown>;
 
+/**
+ * Whether a parsed body certainly passes MessagesBody, so that it is used as it is (src/http/body.ts
+ * `fits`): zod's parse copies every object it checks, ~13 µs of a Messages request's first byte in
+ * process (docs/benchmarks.md § The streaming paths at the physical limit). What this passes, zod passes
+ * with the same data but for the order of keys (the client's is kept, and forwarded so to a native
+ * upstream); what it is not sure of (a wrong type anywhere, a `__proto__` key, which zod drops) goes to
+ * zod, whose errors the client gets (messages-in.test.ts).
+ */
+export function fitsMessagesBody(body: Json): body is MessagesBody & Json {
+  return (
+    plain(body) &&
+    typeof body.model === 'string' &&
+    body.model.length > 0 &&
+    Number.isSafeInteger(body.max_tokens) &&
+    (body.max_tokens as number) > 0 &&
+    Array.isArray(body.messages) &&
+    body.messages.length > 0 &&
+    every(body.messages, fitsMessage) &&
+    nullishOr(body.system, fitsContent) &&
+    nullishOr(body.tools, (v) => Array.isArray(v) && every(v, fitsTool)) &&
+    nullishOr(body.tool_choice, fitsToolChoice) &&
+    nullishOr(body.stream, isBoolean) &&
+    nullishOr(body.stop_sequences, (v) => Array.isArray(v) && every(v, isString)) &&
+    nullishOr(body.temperature, Number.isFinite) &&
+    nullishOr(body.top_p, Number.isFinite)
+  );
+}
+
+const ROLES = new Set(['user', 'assistant', 'system']);
+const CHOICES = new Set(['auto', 'any', 'tool', 'none']);
+const isString = (v: unknown): boolean => typeof v === 'string';
+const isBoolean = (v: unknown): boolean => typeof v === 'boolean';
+const fitsBlock = (v: unknown): boolean => plain(v) && typeof v.type === 'string';
+const fitsContent = (v: unknown): boolean => typeof v === 'string' || (Array.isArray(v) && every(v, fitsBlock));
+const fitsMessage = (v: unknown): boolean => plain(v) && typeof v.role === 'string' && ROLES.has(v.role) && fitsContent(v.content);
+const fitsTool = (v: unknown): boolean =>
+  plain(v) &&
+  typeof v.name === 'string' &&
+  v.name.length > 0 &&
+  nullishOr(v.type, isString) &&
+  nullishOr(v.description, isString) &&
+  nullishOr(v.input_schema, plain);
+const fitsToolChoice = (v: unknown): boolean =>
+  plain(v) && typeof v.type === 'string' && CHOICES.has(v.type) && nullishOr(v.name, isString) && nullishOr(v.disable_parallel_tool_use, isBoolean);
+
 /** A custom tool (gated); any other type is one of Anthropic's own (server tools, versioned client tools). */
 export const isCustomTool = (tool: { type?: string | null }): boolean => tool.type === undefined || tool.type === null || tool.type === 'custom';
 
@@ -68,7 +114,12 @@ export function messagesToChat(body: MessagesBody, { native = false } = {}): Jso
   const system = textOf(body.system ?? '');
   if (system) messages.push({ role: 'system', content: system });
   for (const [i, m] of body.messages.entries()) {
-    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    // A string is one text block: the message the blocks' path below makes of it, without the block.
+    if (typeof m.content === 'string') {
+      messages.push({ role: m.role, content: m.role === 'assistant' && m.content === '' ? null : m.content });
+      continue;
+    }
+    const blocks = m.content;
     // Claude Code sends its environment as a system turn among the messages.
     if (m.role === 'system') {
       messages.push({ role: 'system', content: textOf(blocks) });
