@@ -56,7 +56,7 @@ describe('fitsMessagesBody', () => {
     1.5,
     -1,
     2 ** 53,
-    1e400,
+    Number.POSITIVE_INFINITY,
     '',
     'x',
     'user',
@@ -84,8 +84,8 @@ describe('fitsMessagesBody', () => {
       at = at[key] as Record<string, unknown>;
     }
     if (value === undefined) delete at[keys.at(-1)!];
-    // 1e400 is what JSON.parse makes of a number past the doubles: Infinity.
-    else at[keys.at(-1)!] = value === 1e400 ? JSON.parse('1e400') : JSON.parse(JSON.stringify(value));
+    // Infinity is what JSON.parse makes of a number past the doubles (1e400).
+    else at[keys.at(-1)!] = value === Number.POSITIVE_INFINITY ? JSON.parse('1e400') : JSON.parse(JSON.stringify(value));
     return copy;
   };
 
