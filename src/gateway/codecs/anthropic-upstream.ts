@@ -89,9 +89,16 @@ function toAnthropic(messages: Json[]): Json[] {
 const objectOf = (args: unknown): Json => jsonObject(args) ?? {};
 
 function usageOf(input: unknown, output: unknown): Json {
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-  return { prompt_tokens: n(input), completion_tokens: n(output), total_tokens: n(input) + n(output) };
+  return { prompt_tokens: finite(input), completion_tokens: finite(output), total_tokens: finite(input) + finite(output) };
 }
+
+/** A finite number as it is, anything else as 0. */
+function finite(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+/** message_stop's data as Anthropic writes it: the answer's end, known without a parse. */
+const MESSAGE_STOP = '{"type":"message_stop"}';
 
 /** A text block's delta as Anthropic streams it: the block's index (fixed in a run of them), the text. */
 const TEXT_DELTA = textShape({
@@ -100,14 +107,17 @@ const TEXT_DELTA = textShape({
   free: [],
 });
 
-/** Anthropic's answer, whole or streamed, as the core reads Chat Completions. */
+/**
+ * Anthropic's answer, whole or streamed, as the core reads Chat Completions. Its functions are the
+ * object's methods, not closures each request makes: tsx names each of those (Object.defineProperty,
+ * ~0.25 µs apiece; docs/benchmarks.md § The streaming paths at the physical limit).
+ */
 function anthropicTranslation(): NativeTranslation {
   const who: ChunkIdentity = { id: '', created: Math.floor(Date.now() / 1000), model: '' };
   let inputTokens: unknown = 0;
   let calls = 0;
   /** The open blocks by index: a tool_use's call index, or another block being put together whole. */
   const blocks = new Map<number, { kind: 'text' } | { kind: 'call'; call: number } | { kind: 'other'; block: Json; json: string }>();
-  const chunk = (delta: Json | null, finish: string | null = null, usage?: Json) => chatChunk(who, delta, finish, usage);
   return {
     whole(json) {
       if (json.type !== 'message' || !Array.isArray(json.content)) return null;
@@ -135,8 +145,11 @@ function anthropicTranslation(): NativeTranslation {
     },
     textEvents: [TEXT_DELTA],
     // A text block's delta, read without JSON.parse when it comes as Anthropic writes it: text when its block is.
-    text: (holes, text) => (blocks.get(Number(holes[1]))?.kind === 'text' ? textChunk(who, text) : undefined),
+    text(holes, text) {
+      return blocks.get(Number(holes[1]))?.kind === 'text' ? textChunk(who, text) : undefined;
+    },
     event(message: SseMessage) {
+      if (message.data === MESSAGE_STOP) return [null];
       const e = jsonObject(message.data);
       if (!e) return [];
       switch (e.type) {
@@ -145,20 +158,22 @@ function anthropicTranslation(): NativeTranslation {
           who.id = stringOf(m.id);
           who.model = stringOf(m.model);
           inputTokens = isPlainObject(m.usage) ? m.usage.input_tokens : 0;
-          return [chunk({ role: 'assistant', content: '' })];
+          return [chatChunk(who, { role: 'assistant', content: '' })];
         }
         case 'content_block_start': {
           const index = Number(e.index);
           const block = isPlainObject(e.content_block) ? e.content_block : {};
           if (block.type === 'text') {
             blocks.set(index, { kind: 'text' });
-            return typeof block.text === 'string' && block.text ? [chunk({ content: block.text })] : [];
+            return typeof block.text === 'string' && block.text ? [chatChunk(who, { content: block.text })] : [];
           }
           if (block.type === 'tool_use') {
             const call = calls++;
             blocks.set(index, { kind: 'call', call });
             return [
-              chunk({ tool_calls: [{ index: call, id: stringOf(block.id), type: 'function', function: { name: stringOf(block.name), arguments: '' } }] }),
+              chatChunk(who, {
+                tool_calls: [{ index: call, id: stringOf(block.id), type: 'function', function: { name: stringOf(block.name), arguments: '' } }],
+              }),
             ];
           }
           blocks.set(index, { kind: 'other', block: { ...block }, json: '' });
@@ -167,9 +182,9 @@ function anthropicTranslation(): NativeTranslation {
         case 'content_block_delta': {
           const open = blocks.get(Number(e.index));
           const d = isPlainObject(e.delta) ? e.delta : {};
-          if (open?.kind === 'text' && d.type === 'text_delta') return [chunk({ content: stringOf(d.text) })];
+          if (open?.kind === 'text' && d.type === 'text_delta') return [chatChunk(who, { content: stringOf(d.text) })];
           if (open?.kind === 'call' && d.type === 'input_json_delta')
-            return [chunk({ tool_calls: [{ index: open.call, function: { arguments: stringOf(d.partial_json) } }] })];
+            return [chatChunk(who, { tool_calls: [{ index: open.call, function: { arguments: stringOf(d.partial_json) } }] })];
           if (open?.kind === 'other') {
             // Put the block together whole: thinking and its signature, a server tool's input.
             if (d.type === 'thinking_delta') open.block.thinking = stringOf(open.block.thinking) + stringOf(d.thinking);
@@ -185,12 +200,12 @@ function anthropicTranslation(): NativeTranslation {
           blocks.delete(index);
           if (open?.kind !== 'other') return [];
           if (open.json) open.block.input = objectOf(open.json);
-          return [chunk({ rebound_block: open.block })];
+          return [chatChunk(who, { rebound_block: open.block })];
         }
         case 'message_delta': {
           const d = isPlainObject(e.delta) ? e.delta : {};
           const usage = isPlainObject(e.usage) ? e.usage : {};
-          return [chunk({}, finishOf(d.stop_reason), usageOf(usage.input_tokens ?? inputTokens, usage.output_tokens))];
+          return [chatChunk(who, {}, finishOf(d.stop_reason), usageOf(usage.input_tokens ?? inputTokens, usage.output_tokens))];
         }
         case 'message_stop':
           return [null];
