@@ -8,4 +8,4 @@ export { type ClientCodec, messagesCodec, type Protocol, responsesCodec } from '
 export { fitsMessagesBody, MESSAGES_COUNTS, MessagesBody, messagesToChat } from './messages-in.ts';
 export { anthropicCall } from './anthropic-upstream.ts';
 export { responsesCall } from './responses-upstream.ts';
-export { RESPONSES_COUNTS, ResponsesBody, freeformTools, responsesToChat } from './responses-in.ts';
+export { fitsResponsesBody, RESPONSES_COUNTS, ResponsesBody, freeformTools, responsesToChat } from './responses-in.ts';

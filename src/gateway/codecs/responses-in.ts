@@ -11,6 +11,7 @@
 import * as z from 'zod';
 import { isPlainObject } from 'rebound-gate/internal';
 import { GatewayError } from '../errors.ts';
+import { every, nullishOr, plain } from '../request.ts';
 import { jsonObject } from './json-object.ts';
 import { stringOf } from '../string-of.ts';
 
@@ -37,6 +38,52 @@ export const ResponsesBody = z.looseObject({
 export type ResponsesBody = z.infer<typeof ResponsesBody>;
 
 type Json = Record<string, unknown>;
+
+/**
+ * Whether a parsed body certainly passes ResponsesBody, so that it is used as it is (src/http/body.ts
+ * `fits`, as fitsChatBody and fitsMessagesBody): zod's parse copies every object it checks (the body,
+ * each input item, each tool), a cost that grows with the conversation (docs/benchmarks.md § The
+ * streaming paths at the physical limit). What this passes, zod passes with the same data; a tool's keys must come in the order zod
+ * writes them (`type`, then `name`), since the stream echoes the tools as they are: the stream is byte
+ * for byte what it was. The body's own keys and its items' keep the client's order (forwarded so to a
+ * native upstream). What it is not sure of (a wrong type anywhere, a `__proto__` key, which zod drops)
+ * goes to zod, whose errors the client gets (responses-in.test.ts).
+ */
+export function fitsResponsesBody(body: Json): body is ResponsesBody & Json {
+  return (
+    plain(body) &&
+    typeof body.model === 'string' &&
+    body.model.length > 0 &&
+    (typeof body.input === 'string' || (Array.isArray(body.input) && every(body.input, fitsItem))) &&
+    nullishOr(body.instructions, isString) &&
+    nullishOr(body.tools, (v) => Array.isArray(v) && every(v, fitsTool)) &&
+    nullishOr(body.stream, isBoolean) &&
+    nullishOr(body.previous_response_id, isString) &&
+    nullishOr(body.max_output_tokens, (v) => Number.isSafeInteger(v) && (v as number) > 0) &&
+    nullishOr(body.temperature, Number.isFinite) &&
+    nullishOr(body.top_p, Number.isFinite) &&
+    nullishOr(body.parallel_tool_calls, isBoolean)
+  );
+}
+
+function isString(v: unknown): boolean {
+  return typeof v === 'string';
+}
+
+function isBoolean(v: unknown): boolean {
+  return typeof v === 'boolean';
+}
+
+function fitsItem(v: unknown): boolean {
+  return plain(v) && nullishOr(v.type, isString);
+}
+
+/** A tool as zod writes it: `type` its first key, `name` (if any) its second. */
+function fitsTool(v: unknown): boolean {
+  if (!plain(v) || typeof v.type !== 'string' || !nullishOr(v.name, isString)) return false;
+  const keys = Object.keys(v);
+  return keys[0] === 'type' && (!Object.hasOwn(v, 'name') || keys[1] === 'name');
+}
 
 /** The one parameter a freeform tool's text travels in through a chat upstream. */
 export const FREEFORM_PARAM = 'input';

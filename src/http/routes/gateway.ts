@@ -205,8 +205,8 @@ export function gatewayRoutes(deps: AppDeps) {
   app.post(
     '/v1/responses',
     route(async (c, caller) => {
-      const { RESPONSES_COUNTS, ResponsesBody, freeformTools, responsesCall, responsesCodec, responsesToChat } = await loadCodecs();
-      const body = await readJson(c, ResponsesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: RESPONSES_COUNTS });
+      const { RESPONSES_COUNTS, ResponsesBody, fitsResponsesBody, freeformTools, responsesCall, responsesCodec, responsesToChat } = await loadCodecs();
+      const body = await readJson(c, ResponsesBody, { maxBytes: GATEWAY_MAX_BODY_BYTES, maxItems: RESPONSES_COUNTS, fits: fitsResponsesBody });
       const native = config.gateway.responsesUpstream === 'responses';
       const chat = responsesToChat(body, { native });
       const request = toGatewayRequest(chat as ChatCompletionsBody, requestOptions);
