@@ -60,6 +60,13 @@ export class ToolCallAssembler {
 
   /** The calls in key order; a call that never got an id gets a stable synthetic one. */
   result(): AssembledToolCall[] {
+    // One call and no repeat (the gateway assembles each streamed call on its own): that call, without
+    // the entries' copy, filter, sort and map below, which the held call paid on its cold path before it
+    // was gated (~6 µs of it; docs/benchmarks.md § The streaming paths at the physical limit (issue 34),
+    // H1 of the fifth session).
+    if (this.calls.size === 1 && this.repeats.size === 0) {
+      for (const [key, call] of this.calls) return [{ ...call, id: call.id || `call_${key}` }];
+    }
     return [...this.calls.entries()]
       .filter(([key, call]) => {
         const original = this.repeats.has(key) ? this.calls.get(this.repeats.get(key)!) : undefined;
