@@ -118,10 +118,11 @@ const TYPE_HEAD = '{"type":"';
 /**
  * Whether an event's data certainly makes no chunk without parsing it: an object whose first key is
  * its one "type", of a type the translation does not read (`function_call_arguments.done`, which holds
- * the whole arguments again, `output_text.done` the whole text, `in_progress`, …), or not JSON at all,
- * which makes none either. Certain because inside a JSON string every quote is escaped: an unescaped
- * `"type"` anywhere after the first is a key (or a value) and the data is parsed; a key spelled with
- * an escape needs `\u`, and then too. docs/benchmarks.md § The streaming paths at the physical limit.
+ * the whole arguments again, `output_text.done`, the whole text), or not JSON at all, which makes none
+ * either. Certain because inside a JSON string every quote is escaped: an unescaped `"type"` anywhere
+ * after the first is a key (or a value) and the data is parsed, as an event holding typed objects is
+ * (`content_part.done`'s part, `in_progress`'s tools); a key spelled with an escape needs `\u`, and
+ * then too. docs/benchmarks.md § The streaming paths at the physical limit.
  */
 function unread(data: string): boolean {
   if (!data.startsWith(TYPE_HEAD)) return false;
