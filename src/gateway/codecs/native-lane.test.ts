@@ -93,9 +93,12 @@ interface Read {
   inRun: boolean;
 }
 
-/** The decoder's events for `bytes` in reads cut at `cuts`, with a lane of `shapes` (undefined: none), a run's events one by one. */
-function decode(bytes: Uint8Array, cuts: number[], shapes?: typeof ANTHROPIC, limits: Partial<SseLimits> = {}): Read[] {
-  const lane = shapes && new NativeTextLane(shapes);
+/**
+ * The decoder's events for `bytes` in reads cut at `cuts`, with a lane of `shapes` (undefined: none), a run's events one by one;
+ * `expressionAfter`: the events the lane reads one by one before it makes its run expression (0: from the first, as a long answer's).
+ */
+function decode(bytes: Uint8Array, cuts: number[], shapes?: typeof ANTHROPIC, limits: Partial<SseLimits> = {}, expressionAfter = 0): Read[] {
+  const lane = shapes && new NativeTextLane(shapes, expressionAfter);
   const decoder = new SseDecoder(limits, lane);
   const messages: SseMessage[] = [];
   let from = 0;
@@ -130,13 +133,21 @@ describe('NativeTextLane', () => {
     ['Anthropic', anthropicStream(), ANTHROPIC],
     ['Responses', responsesStream(), RESPONSES],
   ] as const) {
-    it(`${name}: the decoder's events and the full parse's texts, in two reads cut at every byte`, () => {
+    it(`${name}: the decoder's events and the full parse's texts, in two reads cut at every byte (every third with the run expression made late)`, () => {
       const bytes = new TextEncoder().encode(stream);
       const plain = decode(bytes, []);
       const full = JSON.stringify(plain.map(({ event, data }) => [event, data]));
       let taken = 0;
       const wrong: string[] = [];
       for (let cut = 0; cut <= bytes.length; cut++) {
+        if (cut % 3 === 0) {
+          const late = decode(bytes, [cut], shapes, {}, 10);
+          if (
+            JSON.stringify(late.map(({ event, data, text, inRun }) => [event, data, text, inRun])) !==
+            JSON.stringify(decode(bytes, [cut], shapes).map(({ event, data, text, inRun }) => [event, data, text, inRun]))
+          )
+            wrong.push(`cut at ${cut}: late expression`);
+        }
         const read = decode(bytes, [cut], shapes);
         if (JSON.stringify(read.map(({ event, data }) => [event, data])) !== full) wrong.push(`cut at ${cut}: other events`);
         for (const r of read) {

@@ -67,8 +67,12 @@ interface Template {
   /**
    * A run of such events with an integer or a plain JSON string in each slot, as one sticky expression
    * (V8 compares its fixed text several characters at a time, where a slice compared with === goes one by one).
+   * Made once the template has read EXPRESSION_AFTER events (`plainSource` until then).
    */
-  plainRun: RegExp;
+  plainRun: RegExp | null;
+  plainSource: string;
+  /** The events read with this template so far. */
+  read: number;
   /** The characters of an event that are not its data: its head and its blank line. */
   framing: number;
   learned: LearnedEvent;
@@ -93,7 +97,11 @@ export class NativeTextLane implements SseLane {
   /** Whether the string `readOne` read last needs no decoding (stringClose). */
   private readonly found = { plain: true };
 
-  constructor(private readonly shapes: readonly TextShape[]) {}
+  constructor(
+    private readonly shapes: readonly TextShape[],
+    /** The events a template reads one by one before its run expression is made (EXPRESSION_AFTER; a test may say 0). */
+    private readonly expressionAfter = EXPRESSION_AFTER,
+  ) {}
 
   /**
    * A message the decoder made (offered, or not offered: made at the stream's end) as a text event of
@@ -131,11 +139,12 @@ export class NativeTextLane implements SseLane {
   take(text: string, pos: number, maxDataChars: number): number {
     const template = this.template;
     if (template === null) return pos;
+    const before = this.texts.length;
     let at = pos;
     for (;;) {
-      const plain = template.plainRun;
-      plain.lastIndex = at;
-      if (plain.test(text)) {
+      const plain = this.expression(template);
+      if (plain !== null) plain.lastIndex = at;
+      if (plain?.test(text)) {
         const end = plain.lastIndex;
         const read = this.readPlain(template, text, at, end, pos, maxDataChars);
         at = read;
@@ -148,8 +157,16 @@ export class NativeTextLane implements SseLane {
     if (at !== pos) {
       this.runText = text;
       this.runStart = pos;
+      template.read += this.texts.length - before;
     }
     return at;
+  }
+
+  /** The template's run expression once it has read `expressionAfter` events, else null: its events are read one by one. */
+  private expression(template: Template): RegExp | null {
+    if (template.read < this.expressionAfter) return null;
+    template.plainRun ??= new RegExp(template.plainSource, 'y');
+    return template.plainRun;
   }
 
   /**
@@ -270,12 +287,24 @@ export class NativeTextLane implements SseLane {
       spec,
       fixed,
       slots,
-      plainRun: new RegExp(`(?:${one})+`, 'y'),
+      plainRun: null,
+      plainSource: `(?:${one})+`,
+      read: 0,
       framing: head.length + EVENT_END.length,
       learned: { holes, event, head },
     };
   }
 }
+
+/**
+ * The events a template reads one by one (readOne) before its run expression is made. The expression
+ * holds the template's fixed text, a Responses item id among it, which OpenAI makes new with each
+ * response: V8 compiles each new expression on its first runs, ~50 µs, which fell on the first read, the
+ * answer's first byte. A short answer now reads its few events without it; a long one compiles it after
+ * these, and reads the rest of its run as before (docs/benchmarks.md § The streaming paths at the
+ * physical limit).
+ */
+const EXPRESSION_AFTER = 32;
 
 /** An integer as JSON writes it (the shapes' INTEGER hole), and a string body without escape or control character. */
 const INTEGER_SOURCE = '(?:0|[1-9][0-9]{0,14})';
