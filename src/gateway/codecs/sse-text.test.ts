@@ -7,6 +7,19 @@ import { messagesChannel, textDeltas } from './messages-out.ts';
 import { outputTextDeltas, responsesChannel } from './responses-out.ts';
 import { jsonString, sseEvent } from './sse-text.ts';
 
+/** A channel's sink that keeps each write, and the writes. */
+function collecting(): { out: StreamChannel; written: string[] } {
+  const written: string[] = [];
+  const out: StreamChannel = {
+    write: (t) => {
+      written.push(t);
+    },
+    drained: async () => {},
+    flush: () => {},
+  };
+  return { out, written };
+}
+
 const TEXTS = ['', 'Hello ', 'say "hi"', 'a\nb\tc\\d', 'ünïcødé → 🙂', 'lone \ud800 surrogate', 'line\u2028separator', '</script>'];
 
 describe("the codecs' events, written without an object", () => {
@@ -76,17 +89,8 @@ describe("the codecs' events, written without an object", () => {
     });
     for (const echo of echos) {
       for (const finish of ['stop', 'length']) {
-        const written: string[] = [];
-        const channel = responsesChannel(
-          {
-            write: (t) => {
-              written.push(t);
-            },
-            drained: async () => {},
-            flush: () => {},
-          },
-          echo,
-        );
+        const { out, written } = collecting();
+        const channel = responsesChannel(out, echo);
         channel.chunk!(chunk({ content: TEXTS.join('') }));
         channel.chunk!(chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f "x"', arguments: '{"a":"é"}' } }] }));
         channel.chunk!(chunk({}, finish, { usage: { prompt_tokens: 3, completion_tokens: 5 }, rebound: { attempts: 2, verdict: 'repaired' } }));
@@ -137,17 +141,8 @@ describe("the codecs' events, written without an object", () => {
   });
 
   it("a call's events and a text item's first events are byte for byte what sseEvent writes for their objects, each string written once", () => {
-    const written: string[] = [];
-    const channel = responsesChannel(
-      {
-        write: (t) => {
-          written.push(t);
-        },
-        drained: async () => {},
-        flush: () => {},
-      },
-      { model: 'm', freeform: new Set(['apply "patch" é']), tools: [] },
-    );
+    const { out, written } = collecting();
+    const channel = responsesChannel(out, { model: 'm', freeform: new Set(['apply "patch" é']), tools: [] });
     const chunk = (delta: Record<string, unknown>) => ({
       id: 'c',
       object: 'chat.completion.chunk',
@@ -214,14 +209,8 @@ describe("the codecs' events, written without an object", () => {
     };
     const withText = (content: string) => ({ ...like, choices: [{ ...like.choices[0]!, delta: { ...like.choices[0]!.delta, content } }] });
     const run = (open: (out: StreamChannel) => StreamChannel, asText: boolean) => {
-      const written: string[] = [];
-      const channel = open({
-        write: (t) => {
-          written.push(t);
-        },
-        drained: async () => {},
-        flush: () => {},
-      });
+      const { out, written } = collecting();
+      const channel = open(out);
       // The first chunk (as a message of its own or as the learned one), texts (one, then a run, then a
       // run of a run's middle), a call between, texts, the finish.
       const texts = ['Hi ', '', 'say "x"\n', 'é 🙂', '\u2028', 'back\\slash', '', 'plain '];
