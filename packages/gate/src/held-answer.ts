@@ -68,7 +68,9 @@ export class HeldAnswer<G> {
   /** Every call of the answer, gated, in order. */
   readonly calls: G[] = [];
 
-  constructor(private readonly o: HeldAnswerOptions<G>) {
+  private readonly o: HeldAnswerOptions<G>;
+  constructor(o: HeldAnswerOptions<G>) {
+    this.o = o;
     this.hold = o.first && o.extract ? new TextHold() : null;
   }
 

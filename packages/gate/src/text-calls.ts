@@ -149,10 +149,11 @@ class Extraction {
   private gtAt = -2;
   private quotedMask: Uint8Array | undefined;
 
-  constructor(
-    readonly text: string,
-    readonly resolve: (n: unknown) => string | undefined,
-  ) {
+  readonly text: string;
+  readonly resolve: (n: unknown) => string | undefined;
+  constructor(text: string, resolve: (n: unknown) => string | undefined) {
+    this.text = text;
+    this.resolve = resolve;
     this.json = new TextJson(text);
     const n = text.length + 1;
     const buffer = new ArrayBuffer(6 * n);

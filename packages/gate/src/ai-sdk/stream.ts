@@ -182,7 +182,9 @@ class Attempt {
   /** The stream reported an error, or broke: no retry, and a retry's failure leaves the answer before it standing. */
   failed = false;
 
-  constructor(private readonly o: AttemptOptions) {
+  private readonly o: AttemptOptions;
+  constructor(o: AttemptOptions) {
+    this.o = o;
     const { tools, params, first, last, sent } = o;
     const extract = params.toolChoice?.type !== 'none';
     this.passText = first && !extract;

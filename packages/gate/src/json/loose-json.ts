@@ -161,10 +161,12 @@ export class LooseReader {
   failAt = -1;
   readonly slips: Slips = { trailingComma: false, singleQuotes: false, comment: false, pyLiteral: false, rawControl: false };
 
-  constructor(
-    readonly text: string,
-    readonly dialect: Dialect,
-  ) {}
+  readonly text: string;
+  readonly dialect: Dialect;
+  constructor(text: string, dialect: Dialect) {
+    this.text = text;
+    this.dialect = dialect;
+  }
 
   /** The whole text as one value, with only space (and comments, in the dialect) around it; or FAIL. */
   readDocument(): unknown {

@@ -39,11 +39,10 @@ export class TextJson extends LooseReader {
   private readonly openStack: number[] = [];
   private readonly innerStack: number[] = [];
 
-  constructor(
-    text: string,
-    readonly maxDepth: number = MAX_NESTING_DEPTH,
-  ) {
+  readonly maxDepth: number;
+  constructor(text: string, maxDepth: number = MAX_NESTING_DEPTH) {
     super(text, { singleQuotes: false, comments: false });
+    this.maxDepth = maxDepth;
     // One allocation for the three tables (9 bytes per character), all starting at 0 = not known yet.
     const n = text.length;
     const buffer = new ArrayBuffer(9 * n);
