@@ -168,7 +168,10 @@ class MemoryTurnEvents implements TurnEventStore {
   /** Each turn's rows by first seq. */
   private turns = new Map<string, Map<number, TurnEventRow>>();
 
-  constructor(private hasTurn: (turnId: string) => boolean) {}
+  private hasTurn: (turnId: string) => boolean;
+  constructor(hasTurn: (turnId: string) => boolean) {
+    this.hasTurn = hasTurn;
+  }
 
   /** agent_close_interrupted's `done`: after the last event stored, in the same step as the close. */
   appendInterruptedDone(turnId: string): void {
@@ -255,7 +258,10 @@ class MemoryApprovals implements ApprovalStore {
   private rows = new Map<string, ApprovalRecord>();
   private states = new Map<string, PausedTurn>();
 
-  constructor(private sessions: MemorySessions) {}
+  private sessions: MemorySessions;
+  constructor(sessions: MemorySessions) {
+    this.sessions = sessions;
+  }
 
   async pause({ turnId, paused, approvals }: { turnId: string; paused: PausedTurn; approvals: NewApproval[] }): Promise<boolean> {
     for (const a of approvals) {
@@ -337,7 +343,10 @@ class MemoryApprovals implements ApprovalStore {
 }
 
 class MemoryWorkspace implements WorkspaceStore {
-  constructor(private files: Map<string, WorkspaceFile>) {}
+  private files: Map<string, WorkspaceFile>;
+  constructor(files: Map<string, WorkspaceFile>) {
+    this.files = files;
+  }
 
   async list() {
     return [...this.files.values()].map((f) => ({ path: f.path, size: f.content.length, updatedAt: f.updatedAt })).sort((a, b) => a.path.localeCompare(b.path));
@@ -357,7 +366,10 @@ class MemoryWorkspace implements WorkspaceStore {
 }
 
 class MemoryMemories implements MemoryStore {
-  constructor(private memories: Memory[]) {}
+  private memories: Memory[];
+  constructor(memories: Memory[]) {
+    this.memories = memories;
+  }
 
   async save(memoryType: string, content: string): Promise<Memory> {
     const memory = { id: crypto.randomUUID(), memoryType, content, createdAt: new Date().toISOString() };

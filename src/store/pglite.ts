@@ -64,10 +64,12 @@ export interface PgliteStorageOptions {
 }
 
 class PgliteSessions implements SessionStore {
-  constructor(
-    private db: PgliteLike,
-    private seed: Record<string, string>,
-  ) {}
+  private db: PgliteLike;
+  private seed: Record<string, string>;
+  constructor(db: PgliteLike, seed: Record<string, string>) {
+    this.db = db;
+    this.seed = seed;
+  }
 
   async ensureSession(userId: string | null, sessionId?: string): Promise<string> {
     const id = sessionId ?? crypto.randomUUID();
@@ -197,7 +199,10 @@ class PgliteSessions implements SessionStore {
 }
 
 class PgliteTurnEvents implements TurnEventStore {
-  constructor(private db: PgliteLike) {}
+  private db: PgliteLike;
+  constructor(db: PgliteLike) {
+    this.db = db;
+  }
 
   async appendEvents(rows: TurnEventRow[]): Promise<void> {
     if (rows.length === 0) return;
@@ -230,7 +235,10 @@ const APPROVAL_COLUMNS = 'id, turn_id, session_id, user_id, tool_call_id, tool_n
 
 /** Every change through the SQL functions of migration 20261125000600, shared with the Supabase store. */
 class PgliteApprovals implements ApprovalStore {
-  constructor(private db: Queryable) {}
+  private db: Queryable;
+  constructor(db: Queryable) {
+    this.db = db;
+  }
 
   async pause({ turnId, paused, approvals }: { turnId: string; paused: PausedTurn; approvals: NewApproval[] }): Promise<boolean> {
     const { rows } = await this.db.query<{ paused: boolean }>('select public.agent_pause_turn($1, $2::jsonb, $3::integer, $4::jsonb) as paused', [
@@ -303,10 +311,12 @@ class PgliteApprovals implements ApprovalStore {
 }
 
 class PgliteWorkspace implements WorkspaceStore {
-  constructor(
-    private db: Queryable,
-    private scope: Scope,
-  ) {}
+  private db: Queryable;
+  private scope: Scope;
+  constructor(db: Queryable, scope: Scope) {
+    this.db = db;
+    this.scope = scope;
+  }
 
   async list() {
     const { rows } = await this.db.query<{ path: string; size: number; updated_at: string | Date }>(
@@ -347,10 +357,12 @@ class PgliteWorkspace implements WorkspaceStore {
 }
 
 class PgliteMemories implements MemoryStore {
-  constructor(
-    private db: Queryable,
-    private scope: Scope,
-  ) {}
+  private db: Queryable;
+  private scope: Scope;
+  constructor(db: Queryable, scope: Scope) {
+    this.db = db;
+    this.scope = scope;
+  }
 
   async save(memoryType: string, content: string): Promise<Memory> {
     const { rows } = await this.db.query<MemoryDbRow>(
@@ -376,7 +388,10 @@ class PgliteMemories implements MemoryStore {
 
 /** The gateway's limits through agent_gateway_meter (migration 20261127000300), shared with the Supabase store. */
 class PgliteMeters implements MeterStore {
-  constructor(private db: Queryable) {}
+  private db: Queryable;
+  constructor(db: Queryable) {
+    this.db = db;
+  }
 
   async add({ subject, kind, add, limit }: MeterAdd): Promise<MeterReading> {
     const { rows } = await this.db.query<MeterDbRow>('select * from public.agent_gateway_meter($1, $2, $3, $4)', [encodeText(subject), kind, add, limit]);

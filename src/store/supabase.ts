@@ -81,10 +81,12 @@ function byUser(q: Filterable, userId: string | null): Filterable {
 }
 
 class SupabaseSessions implements SessionStore {
-  constructor(
-    private db: DataClient,
-    private seed: Record<string, string>,
-  ) {}
+  private db: DataClient;
+  private seed: Record<string, string>;
+  constructor(db: DataClient, seed: Record<string, string>) {
+    this.db = db;
+    this.seed = seed;
+  }
 
   async ensureSession(userId: string | null, sessionId?: string): Promise<string> {
     const id = sessionId ?? crypto.randomUUID();
@@ -221,7 +223,10 @@ class SupabaseSessions implements SessionStore {
 }
 
 class SupabaseTurnEvents implements TurnEventStore {
-  constructor(private db: DataClient) {}
+  private db: DataClient;
+  constructor(db: DataClient) {
+    this.db = db;
+  }
 
   async appendEvents(rows: TurnEventRow[]): Promise<void> {
     if (rows.length === 0) return;
@@ -261,7 +266,10 @@ const APPROVAL_COLUMNS = 'id, turn_id, session_id, user_id, tool_call_id, tool_n
 
 /** Every change through the SQL functions of migration 20261125000600 (PostgREST rpc), shared with the PGlite store. */
 class SupabaseApprovals implements ApprovalStore {
-  constructor(private db: DataClient) {}
+  private db: DataClient;
+  constructor(db: DataClient) {
+    this.db = db;
+  }
 
   async pause({ turnId, paused, approvals }: { turnId: string; paused: PausedTurn; approvals: NewApproval[] }): Promise<boolean> {
     const result = await this.db.rpc('agent_pause_turn', {
@@ -347,10 +355,12 @@ class SupabaseApprovals implements ApprovalStore {
 }
 
 class SupabaseWorkspace implements WorkspaceStore {
-  constructor(
-    private db: DataClient,
-    private scope: Scope,
-  ) {}
+  private db: DataClient;
+  private scope: Scope;
+  constructor(db: DataClient, scope: Scope) {
+    this.db = db;
+    this.scope = scope;
+  }
 
   private files(columns: string) {
     return byUser(this.db.from('workspace_files').select(columns), this.scope.userId).eq('session_id', this.scope.sessionId);
@@ -405,10 +415,12 @@ class SupabaseWorkspace implements WorkspaceStore {
 }
 
 class SupabaseMemories implements MemoryStore {
-  constructor(
-    private db: DataClient,
-    private scope: Scope,
-  ) {}
+  private db: DataClient;
+  private scope: Scope;
+  constructor(db: DataClient, scope: Scope) {
+    this.db = db;
+    this.scope = scope;
+  }
 
   async save(memoryType: string, content: string): Promise<Memory> {
     const row = one<MemoryDbRow>(
@@ -434,7 +446,10 @@ class SupabaseMemories implements MemoryStore {
 
 /** The gateway's limits through agent_gateway_meter (migration 20261127000300), shared with the PGlite store. */
 class SupabaseMeters implements MeterStore {
-  constructor(private db: DataClient) {}
+  private db: DataClient;
+  constructor(db: DataClient) {
+    this.db = db;
+  }
 
   async add({ subject, kind, add, limit }: MeterAdd): Promise<MeterReading> {
     const rows = rowsOf(

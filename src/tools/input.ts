@@ -26,7 +26,10 @@ export interface InputQuestion {
 
 /** A tool's answer when its server asks the person first: the loop pauses the turn on it (src/loop/turn.ts). */
 export class InputRequired {
-  constructor(readonly question: InputQuestion) {}
+  readonly question: InputQuestion;
+  constructor(question: InputQuestion) {
+    this.question = question;
+  }
 }
 
 /** The person's answer, MCP's ElicitResult. */

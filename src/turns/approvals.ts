@@ -96,7 +96,10 @@ export interface ApprovalDeskOptions {
 }
 
 export class ApprovalDesk {
-  constructor(private readonly options: ApprovalDeskOptions) {}
+  private readonly options: ApprovalDeskOptions;
+  constructor(options: ApprovalDeskOptions) {
+    this.options = options;
+  }
 
   private get store() {
     return this.options.storage.approvals;

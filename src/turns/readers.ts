@@ -7,8 +7,10 @@
 
 /** A reader past the turn's cap: the route answers 429. */
 export class TooManyReadersError extends Error {
-  constructor(readonly max: number) {
+  readonly max: number;
+  constructor(max: number) {
     super(`This turn already has ${max} readers, the most it serves at once (MAX_READERS_PER_TURN). Close one of its streams, or wait for the turn to end.`);
+    this.max = max;
     this.name = 'TooManyReadersError';
   }
 }
@@ -16,7 +18,10 @@ export class TooManyReadersError extends Error {
 export class TurnReaders {
   private count = 0;
 
-  constructor(private readonly max: number) {}
+  private readonly max: number;
+  constructor(max: number) {
+    this.max = max;
+  }
 
   /** Readers reading now. */
   get size(): number {

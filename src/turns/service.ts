@@ -70,7 +70,9 @@ export class TurnService {
   readonly approvals: ApprovalDesk;
   private readonly clock: ApprovalClock;
 
-  constructor(private readonly options: TurnServiceOptions) {
+  private readonly options: TurnServiceOptions;
+  constructor(options: TurnServiceOptions) {
+    this.options = options;
     const { storage, agent } = options;
     this.approvals = new ApprovalDesk({
       storage,

@@ -36,15 +36,15 @@ export class TurnLog {
   private ended = false;
   private last: number;
 
+  readonly turnId: string;
+  readonly after: number;
   /**
    * `after`: the seq this log goes on after (a turn resumed after a pause: the events before it are in
    * the stored log only). `stored: false`: no store keeps the events, so the log keeps them all.
    */
-  constructor(
-    readonly turnId: string,
-    readonly after = 0,
-    options: { stored?: boolean; windowBytes?: number } = {},
-  ) {
+  constructor(turnId: string, after: number = 0, options: { stored?: boolean; windowBytes?: number } = {}) {
+    this.turnId = turnId;
+    this.after = after;
     this.first = after + 1;
     this.last = after;
     this.stored = after;

@@ -11,8 +11,10 @@
 export const MAX_MCP_ANSWER_BYTES = 32 * 1024 * 1024;
 
 export class McpAnswerTooLarge extends Error {
-  constructor(readonly maxBytes: number) {
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
     super(`sent an answer larger than ${(maxBytes / 1024 / 1024).toLocaleString('en-US')} MB (MAX_MCP_ANSWER_BYTES); it was not read past that`);
+    this.maxBytes = maxBytes;
     this.name = 'McpAnswerTooLarge';
   }
 }
@@ -22,7 +24,10 @@ export class AnswerCap {
   /** Aborted with McpAnswerTooLarge when an answer the operation in flight waits on passes the cap. */
   private current: AbortController | null = null;
 
-  constructor(private readonly maxBytes = MAX_MCP_ANSWER_BYTES) {}
+  private readonly maxBytes: number;
+  constructor(maxBytes: number = MAX_MCP_ANSWER_BYTES) {
+    this.maxBytes = maxBytes;
+  }
 
   /** `op` with a signal that also aborts when its answer passes the cap; it then fails with McpAnswerTooLarge, whatever the SDK made of that. */
   async run<T>(signal: AbortSignal | undefined, op: (signal: AbortSignal) => Promise<T>): Promise<T> {

@@ -215,22 +215,28 @@ export function createMcpToolSource(options: McpSourceOptions): ToolSource {
   };
 }
 
+/** What a turn's sessions tell the source that opened them (createMcpToolSource). */
+interface TurnSessionHooks {
+  toolsChanged(server: McpServerConfig, tools: McpToolInfo[] | null): void;
+  /** What to connect with (`listing`: the session is opened to fetch the list). */
+  prior(server: McpServerConfig, listing: boolean): McpVerdict | undefined;
+  /** What the server was found to speak. */
+  spoke(server: McpServerConfig, verdict: McpVerdict | undefined): void;
+}
+
 /** The sessions one turn opened, one per server, opened on first use. */
 class TurnSessions {
   private readonly sessions = new Map<string, Promise<McpSession>>();
   private closed = false;
 
-  constructor(
-    private readonly open: OpenSession,
-    private readonly timeoutMs: number,
-    private readonly hooks: {
-      toolsChanged(server: McpServerConfig, tools: McpToolInfo[] | null): void;
-      /** What to connect with (`listing`: the session is opened to fetch the list). */
-      prior(server: McpServerConfig, listing: boolean): McpVerdict | undefined;
-      /** What the server was found to speak. */
-      spoke(server: McpServerConfig, verdict: McpVerdict | undefined): void;
-    },
-  ) {}
+  private readonly open: OpenSession;
+  private readonly timeoutMs: number;
+  private readonly hooks: TurnSessionHooks;
+  constructor(open: OpenSession, timeoutMs: number, hooks: TurnSessionHooks) {
+    this.open = open;
+    this.timeoutMs = timeoutMs;
+    this.hooks = hooks;
+  }
 
   get(server: McpServerConfig, signal: AbortSignal, { listing = false } = {}): Promise<McpSession> {
     if (this.closed) return Promise.reject(new Error('the turn has ended'));
