@@ -52,7 +52,10 @@ class FakeDatabase implements ActivitySink {
   calls = 0;
   /** Calls that fail as if the sink were unreachable, from now on. */
   downFor = 0;
-  constructor(private readonly poison: Set<string>) {}
+  private readonly poison: Set<string>;
+  constructor(poison: Set<string>) {
+    this.poison = poison;
+  }
   private async write(rows: Array<{ id: string }>) {
     this.calls++;
     if (this.downFor > 0) {

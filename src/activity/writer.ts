@@ -59,10 +59,9 @@ export class BatchingActivityWriter implements ActivityWriter {
   private report: FlushReport = { written: 0, dropped: 0 };
   private readonly totals: WriterStats = { written: 0, dropped: 0, overflowed: 0, queued: 0 };
 
-  constructor(
-    private readonly sink: ActivitySink,
-    options: WriterOptions = {},
-  ) {
+  private readonly sink: ActivitySink;
+  constructor(sink: ActivitySink, options: WriterOptions = {}) {
+    this.sink = sink;
     this.batchSize = Math.max(1, options.batchSize ?? 100);
     this.flushIntervalMs = options.flushIntervalMs ?? 250;
     this.maxBuffered = Math.max(this.batchSize, options.maxBuffered ?? 10_000);

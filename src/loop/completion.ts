@@ -28,11 +28,10 @@ export interface CompletionOptions {
 
 /** A completion cut short by its signal (a stop or a budget), with the text the client was already sent. */
 export class CompletionAborted extends Error {
-  constructor(
-    readonly shownText: string,
-    options: { cause: unknown },
-  ) {
+  readonly shownText: string;
+  constructor(shownText: string, options: { cause: unknown }) {
     super('the completion was aborted', options);
+    this.shownText = shownText;
     this.name = 'CompletionAborted';
   }
 }

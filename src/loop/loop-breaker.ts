@@ -41,10 +41,9 @@ export class LoopBreaker {
   private readonly schemaAt: number;
   private readonly withholdAt: number;
 
-  constructor(
-    private readonly tools: readonly ToolSpec[],
-    options: LoopBreakerOptions = {},
-  ) {
+  private readonly tools: readonly ToolSpec[];
+  constructor(tools: readonly ToolSpec[], options: LoopBreakerOptions = {}) {
+    this.tools = tools;
     this.schemaAt = options.schemaAt ?? 2;
     this.withholdAt = options.withholdAt ?? 3;
     if (!(this.schemaAt >= 2 && this.withholdAt >= this.schemaAt)) {

@@ -24,7 +24,10 @@ class LazyDemoModel implements ModelClient {
   readonly demo = true;
   #model: Promise<ModelClient> | undefined;
 
-  constructor(private readonly options: DemoModelOptions) {}
+  private readonly options: DemoModelOptions;
+  constructor(options: DemoModelOptions) {
+    this.options = options;
+  }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
     this.#model ??= import('./demo.ts').then(({ DemoModel }) => new DemoModel(this.options));

@@ -52,12 +52,10 @@ export interface ModelClient {
 export class ModelError extends Error {
   readonly status?: number;
 
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-    options: { status?: number; cause?: unknown } = {},
-  ) {
+  readonly retryable: boolean;
+  constructor(message: string, retryable: boolean, options: { status?: number; cause?: unknown } = {}) {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    this.retryable = retryable;
     if (options.status !== undefined) this.status = options.status;
     this.name = 'ModelError';
   }

@@ -106,10 +106,11 @@ class DropCounter {
   private told = false;
   readonly meterProvider: { getMeter(): ReturnType<typeof createNoopMeter> };
 
-  constructor(
-    private readonly endpoint: string,
-    private readonly log: (line: string) => void,
-  ) {
+  private readonly endpoint: string;
+  private readonly log: (line: string) => void;
+  constructor(endpoint: string, log: (line: string) => void) {
+    this.endpoint = endpoint;
+    this.log = log;
     const noop = createNoopMeter();
     const meter = Object.create(noop) as ReturnType<typeof createNoopMeter>;
     meter.createCounter = ((name: string, options?: object) => {
