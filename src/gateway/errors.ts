@@ -23,15 +23,17 @@ const TYPES: Record<number, string> = {
 
 /** A request the gateway refuses or cannot serve, with what to do instead. */
 export class GatewayError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly param: string | null = null,
-    /** Headers of the refusal, such as a 429's Retry-After. */
-    readonly headers: Record<string, string> = {},
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly param: string | null;
+  /** Headers of the refusal, such as a 429's Retry-After. */
+  readonly headers: Record<string, string>;
+  constructor(status: number, code: string, message: string, param: string | null = null, headers: Record<string, string> = {}) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.param = param;
+    this.headers = headers;
     this.name = 'GatewayError';
   }
 

@@ -13,13 +13,12 @@ export interface ApiErrorBody {
 }
 
 export class ApiError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: string,
-    message: string,
-    options?: ErrorOptions,
-  ) {
+  readonly status: ContentfulStatusCode;
+  readonly code: string;
+  constructor(status: ContentfulStatusCode, code: string, message: string, options?: ErrorOptions) {
     super(message, options);
+    this.status = status;
+    this.code = code;
     this.name = 'ApiError';
   }
 }

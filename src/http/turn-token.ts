@@ -16,10 +16,9 @@ export type TokenCheck = { ok: true } | { ok: false; status: 401 | 403; message:
 export class TurnTokens {
   private key: Promise<CryptoKey>;
 
-  constructor(
-    secret: string,
-    private ttlSeconds: number,
-  ) {
+  private ttlSeconds: number;
+  constructor(secret: string, ttlSeconds: number) {
+    this.ttlSeconds = ttlSeconds;
     this.key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 

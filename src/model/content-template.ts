@@ -57,12 +57,15 @@ export class ContentTemplate implements SseLane {
   private framedPrefix = '';
   private framedTail = '';
   private joint = '';
+  private readonly learnable: (chunk: Record<string, unknown>) => boolean;
   /**
    * `learnable`: which of the chunks that only add text the template may be learned from, for a reader
    * that reads more of a chunk than adding its text (the gateway passes on as it came only a chunk whose
    * `error`, `usage` and `finish_reason` are absent or null: src/gateway/held-stream.ts). Default: all.
    */
-  constructor(private readonly learnable: (chunk: Record<string, unknown>) => boolean = () => true) {}
+  constructor(learnable: (chunk: Record<string, unknown>) => boolean = () => true) {
+    this.learnable = learnable;
+  }
 
   /** The events `take` read since the last `read()`: their text, each, and where each ends in `text` (SseRun). */
   private texts: string[] = [];

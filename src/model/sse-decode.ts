@@ -127,10 +127,9 @@ export class SseDecoder {
   /** The lane takes and is offered events in this read (until an offer says otherwise). */
   private laneOpen = false;
 
-  constructor(
-    limits: Partial<SseLimits> = {},
-    private readonly lane?: SseLane,
-  ) {
+  private readonly lane?: SseLane;
+  constructor(limits: Partial<SseLimits> = {}, lane?: SseLane) {
+    this.lane = lane;
     this.limits = { ...DEFAULT_SSE_LIMITS, ...limits };
     this.laneDataChars = Math.min(this.limits.maxLineChars - 'data: '.length, this.limits.maxEventChars);
   }

@@ -123,10 +123,12 @@ class MessagesEvents implements ChatEventHandlers {
   private usage = { input_tokens: 0, output_tokens: 0 };
   private rebound: unknown;
 
-  constructor(
-    private readonly out: StreamChannel,
-    private readonly model: string,
-  ) {}
+  private readonly out: StreamChannel;
+  private readonly model: string;
+  constructor(out: StreamChannel, model: string) {
+    this.out = out;
+    this.model = model;
+  }
 
   done(): void {
     this.start({});

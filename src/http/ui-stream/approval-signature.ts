@@ -27,11 +27,10 @@ export interface SignedApproval {
 export class ApprovalSigner {
   private readonly key: Promise<CryptoKey>;
 
+  private readonly maxLifetimeMs: number;
   /** `maxLifetimeMs`: the longest an approval waits here (APPROVAL_TIMEOUT_MS). */
-  constructor(
-    secret: string,
-    private readonly maxLifetimeMs: number,
-  ) {
+  constructor(secret: string, maxLifetimeMs: number) {
+    this.maxLifetimeMs = maxLifetimeMs;
     this.key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 

@@ -42,8 +42,11 @@ export class UiMessageStreamMapper {
   /** The turn_start's metadata: a continuation's stream starts with it again. */
   private started: StartMetadata | null = null;
 
+  private readonly signatureOf: (approvalId: string) => string | undefined;
   /** `signatureOf`: the signature of an approval request, when the route signs them (approval-signature.ts). */
-  constructor(private readonly signatureOf: (approvalId: string) => string | undefined = () => undefined) {}
+  constructor(signatureOf: (approvalId: string) => string | undefined = () => undefined) {
+    this.signatureOf = signatureOf;
+  }
 
   /** The chunks one event becomes (none for an empty text delta). */
   map(event: TurnEvent): UiChunk[] {
