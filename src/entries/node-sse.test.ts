@@ -46,6 +46,16 @@ async function serveOne(before: (out: SseChannel) => void) {
   return { packets, sentAt, out: () => out, release: () => release(), socket, response: () => response };
 }
 
+/** A stream served, its first chunk (with the headers) at the client: what a test sends next goes on its own. */
+async function servedPastFirst() {
+  const served = await serveOne((out) => {
+    out.write('data: first\n\n');
+    out.flush();
+  });
+  while (served.packets.length === 0) await sleep(2);
+  return served;
+}
+
 /** Counts the writes `socket` hands to the system (a corked socket's buffered chunks go in one). */
 function countWrites(socket: Socket): { count: number } {
   const counted = { count: 0 };
@@ -93,11 +103,7 @@ describe('NodeSseSink', () => {
   });
 
   it('flush() hands the text to the socket at once, not once the promise callbacks after it are done', async () => {
-    const served = await serveOne((out) => {
-      out.write('data: first\n\n');
-      out.flush();
-    });
-    while (served.packets.length === 0) await sleep(2);
+    const served = await servedPastFirst();
     const socket = served.response().socket!;
     served.out().write('data: the call\n\n');
     served.out().flush();
@@ -113,11 +119,7 @@ describe('NodeSseSink', () => {
   });
 
   it("the stream's last text goes with the response's end: one write", async () => {
-    const served = await serveOne((out) => {
-      out.write('data: first\n\n');
-      out.flush();
-    });
-    while (served.packets.length === 0) await sleep(2);
+    const served = await servedPastFirst();
     const writes = countWrites(served.response().socket!);
     served.out().write('data: last\n\n');
     served.release();
