@@ -109,12 +109,17 @@ class UpstreamAnswer {
   readonly url = '';
   readonly redirected = false;
 
-  constructor(
-    readonly status: number,
-    readonly statusText: string,
-    private readonly pairs: Array<[string, string]>,
-    private readonly stream: ReadableStream<Uint8Array>,
-  ) {}
+  readonly status: number;
+  readonly statusText: string;
+  private readonly pairs: Array<[string, string]>;
+  private readonly stream: ReadableStream<Uint8Array>;
+
+  constructor(status: number, statusText: string, pairs: Array<[string, string]>, stream: ReadableStream<Uint8Array>) {
+    this.status = status;
+    this.statusText = statusText;
+    this.pairs = pairs;
+    this.stream = stream;
+  }
 
   get ok(): boolean {
     return this.status >= 200 && this.status <= 299;

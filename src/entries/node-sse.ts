@@ -44,11 +44,14 @@ export class NodeSseSink implements SseSink {
   private ended: { error?: unknown } | undefined;
   private headersTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(
-    private readonly res: ServerResponse,
-    /** The request's context: headers its middleware set before the route (CORS) go on the response. */
-    private readonly c?: Context,
-  ) {}
+  private readonly res: ServerResponse;
+  /** The request's context: headers its middleware set before the route (CORS) go on the response. */
+  private readonly c: Context | undefined;
+
+  constructor(res: ServerResponse, c?: Context) {
+    this.res = res;
+    this.c = c;
+  }
 
   start(stream: SseSinkOwner): void {
     this.res.on('drain', () => stream.progress());

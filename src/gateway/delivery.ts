@@ -23,12 +23,20 @@ export class Delivery {
    * StreamChannel.chunk), takes each chunk the gateway writes itself and each passed-on chunk whose
    * parse the core has, as an object, instead of their text.
    */
+  private readonly write: (text: string) => void;
+  private readonly read: ((chunk: Chunk) => void) | undefined;
+  /** A codec's channel that takes a run of `like` chunks as that chunk and their texts, no copy made (StreamChannel.texts). */
+  private readonly readTexts: ((like: Chunk, texts: readonly string[], from: number, to: number) => void) | undefined;
+
   constructor(
-    private readonly write: (text: string) => void,
-    private readonly read?: (chunk: Chunk) => void,
-    /** A codec's channel that takes a run of `like` chunks as that chunk and their texts, no copy made (StreamChannel.texts). */
-    private readonly readTexts?: (like: Chunk, texts: readonly string[], from: number, to: number) => void,
-  ) {}
+    write: (text: string) => void,
+    read?: (chunk: Chunk) => void,
+    readTexts?: (like: Chunk, texts: readonly string[], from: number, to: number) => void,
+  ) {
+    this.write = write;
+    this.read = read;
+    this.readTexts = readTexts;
+  }
 
   /** The first chunk of the response names it. */
   adopt(chunk: Chunk): void {

@@ -178,11 +178,12 @@ export class SseStream implements SseChannel, SseSinkOwner {
     this.flush();
   };
 
-  constructor(
-    run: (out: SseChannel, signal: AbortSignal) => Promise<void>,
-    private readonly options: SseStreamOptions,
-    private readonly sink: SseSink = new WebSink(),
-  ) {
+  private readonly options: SseStreamOptions;
+  private readonly sink: SseSink;
+
+  constructor(run: (out: SseChannel, signal: AbortSignal) => Promise<void>, options: SseStreamOptions, sink: SseSink = new WebSink()) {
+    this.options = options;
+    this.sink = sink;
     this.highWater = options.highWaterBytes ?? SSE_HIGH_WATER_BYTES;
     options.requestSignal?.addEventListener('abort', this.onRequestAbort, { once: true });
     sink.start(this, this.highWater);

@@ -53,11 +53,9 @@ export interface LearnedEvent {
   head: string;
 }
 
-enum Slot {
-  Int,
-  Text,
-  Free,
-}
+/** What a template's slot holds (a const object, not an enum: erasable syntax only, for Node's own type stripping). */
+const Slot = { Int: 0, Text: 1, Free: 2 } as const;
+type Slot = (typeof Slot)[keyof typeof Slot];
 
 interface Template {
   spec: TextEventSpec;
@@ -97,11 +95,14 @@ export class NativeTextLane implements SseLane {
   /** Whether the string `readOne` read last needs no decoding (stringClose). */
   private readonly found = { plain: true };
 
-  constructor(
-    private readonly shapes: readonly TextShape[],
-    /** The events a template reads one by one before its run expression is made (EXPRESSION_AFTER; a test may say 0). */
-    private readonly expressionAfter = EXPRESSION_AFTER,
-  ) {}
+  private readonly shapes: readonly TextShape[];
+  /** The events a template reads one by one before its run expression is made (EXPRESSION_AFTER; a test may say 0). */
+  private readonly expressionAfter: number;
+
+  constructor(shapes: readonly TextShape[], expressionAfter = EXPRESSION_AFTER) {
+    this.shapes = shapes;
+    this.expressionAfter = expressionAfter;
+  }
 
   /**
    * A message the decoder made (offered, or not offered: made at the stream's end) as a text event of

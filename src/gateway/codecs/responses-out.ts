@@ -167,10 +167,12 @@ class ResponsesEvents implements ChatEventHandlers {
   private rebound: unknown;
   private length = false;
 
-  constructor(
-    private readonly out: StreamChannel,
-    private readonly echo: ResponseEcho,
-  ) {
+  private readonly out: StreamChannel;
+  private readonly echo: ResponseEcho;
+
+  constructor(out: StreamChannel, echo: ResponseEcho) {
+    this.out = out;
+    this.echo = echo;
     this.echoHead = `,"instructions":${jsonText(echo.instructions ?? null)},"model":${jsonText(echo.model)},"output":`;
     this.echoTail = `,"parallel_tool_calls":${jsonText(echo.parallel_tool_calls ?? true)},"tool_choice":${jsonText(echo.tool_choice ?? 'auto')},"tools":${jsonText(echo.tools ?? [])},"usage":`;
   }
