@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bodyVariants, expectFitsWithin, JSON_KINDS } from '../../test/support/body-variants.ts';
 import { ChatCompletionsBody, fitsChatBody, toGatewayRequest } from './request.ts';
 import { GatewayError } from './errors.ts';
 
@@ -138,70 +139,13 @@ describe('fitsChatBody', () => {
     'tool_choice.function.name',
     'n',
   ];
-  const values: unknown[] = [
-    undefined,
-    null,
-    0,
-    2,
-    1.5,
-    -1,
-    2 ** 53,
-    '',
-    'x',
-    'function',
-    'none',
-    'auto',
-    true,
-    false,
-    [],
-    [{}],
-    [{ role: 'user' }],
-    {},
-    { name: 'a' },
-  ];
-  /** The body (a JSON copy, so an own `__proto__` key stays one) with the value at path; undefined deletes it. */
-  const withValue = (body: unknown, path: string, value: unknown): Record<string, unknown> => {
-    const copy = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
-    const keys = path.split('.');
-    let at = copy as Record<string, unknown>;
-    for (const key of keys.slice(0, -1)) {
-      if (typeof at[key] !== 'object' || at[key] === null) return copy;
-      at = at[key] as Record<string, unknown>;
-    }
-    if (value === undefined) delete at[keys.at(-1)!];
-    else at[keys.at(-1)!] = JSON.parse(JSON.stringify(value));
-    return copy;
-  };
+  // Every kind of JSON value, and the words this schema reads.
+  const values: unknown[] = [...JSON_KINDS, 'function', 'none', 'auto', [{ role: 'user' }], { name: 'a' }];
 
   it('passes only what ChatCompletionsBody passes, with the same data: every field given every kind of value, one and two at a time', () => {
-    const bodies: Record<string, unknown>[] = [base];
-    for (const path of paths) for (const value of values) bodies.push(withValue(base, path, value));
-    // An own __proto__ key, which zod leaves out, at each object zod copies.
-    for (const path of ['', 'messages.0', 'stream_options', 'tools.0', 'tools.0.function', 'tools.0.function.parameters', 'tool_choice']) {
-      const [head, ...rest] = JSON.stringify(base).split('"model"');
-      const marked = path === '' ? JSON.parse([head, ...rest].join('"__proto__":{"x":1},"model"')) : withValue(base, `${path}.marker`, 1);
-      bodies.push(path === '' ? marked : JSON.parse(JSON.stringify(marked).replace('"marker":1', '"__proto__":{"x":1}')));
-    }
-    // Two fields at a time, from a fixed seed.
-    let seed = 7;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    for (let i = 0; i < 2000; i++) {
-      const one = withValue(base, paths[next(paths.length)]!, values[next(values.length)]);
-      bodies.push(withValue(one, paths[next(paths.length)]!, values[next(values.length)]));
-    }
-    let fit = 0;
-    let passed = 0;
-    for (const body of bodies) {
-      const parsed = ChatCompletionsBody.safeParse(body);
-      if (parsed.success) passed++;
-      if (!fitsChatBody(body)) continue;
-      fit++;
-      expect(parsed.success, JSON.stringify(body)).toBe(true);
-      expect(parsed.data).toEqual(body);
-    }
+    const protoAt = ['', 'messages.0', 'stream_options', 'tools.0', 'tools.0.function', 'tools.0.function.parameters', 'tool_choice'];
+    const bodies = bodyVariants(base, { paths, values, protoAt, pairs: 2000, seed: 7 });
+    const { fit, passed } = expectFitsWithin(bodies, ChatCompletionsBody, fitsChatBody);
     // What it passes is most of what zod passes here, the agents' usual bodies among them.
     expect(fit).toBeGreaterThan(passed * 0.8);
     for (const tool_choice of [undefined, 'auto', 'none', 'required', { type: 'function', function: { name: 'a' } }]) {
