@@ -1,10 +1,11 @@
 // The held-call streaming transformer: one upstream attempt's SSE events in (or a native upstream's
 // chunks as objects, codecs/native-stream.ts), the client's events out.
 // Text deltas pass through as they arrive, as the upstream's own bytes whenever nothing in the chunk
-// changes. Tool-call deltas are held: a call is complete when the upstream moves on to the next call
-// (OpenAI and every provider recorded send calls one after another) or finishes; it is then gated,
-// and a call that passes (as it is, or repaired) goes out at once as one complete tool_calls delta.
-// The last call is complete with the finish chunk (or [DONE]), not only when the body ends.
+// changes. Tool-call deltas are held: a call is complete when the upstream says so (a native upstream's
+// end of the call's block or item, handed over as CallEnd), moves on to the next call (OpenAI and every
+// provider recorded send calls one after another) or finishes; it is then gated, and a call that
+// passes (as it is, or repaired) goes out at once as one complete tool_calls delta. The last call is
+// complete with its end or the finish chunk (or [DONE]), not only when the body ends.
 // A blocked call stays here for the retry policy. The finish and usage chunks are held too: the
 // orchestrator (stream.ts) writes them once no retry follows.
 //
@@ -67,6 +68,21 @@ export class TextRun {
   chunkOf(content: string): Chunk {
     const choice = (this.like.choices as Chunk[])[0]!;
     return { ...this.like, choices: [{ ...choice, delta: { content } }] };
+  }
+}
+
+/**
+ * A native upstream's word that call `index` (its tool_calls index) is complete, in a batch of its
+ * chunks (upstream.ts ChatChunks): Anthropic's content_block_stop of a tool_use block, the Responses
+ * API's output_item.done of a call item. No delta for it follows, as when the next call starts: the
+ * call is gated and goes out now, not with the finish, which may come in a later read and, from the
+ * Responses API, with the whole response to parse (docs/benchmarks.md § The streaming paths at the
+ * physical limit (issue 34)). It writes nothing.
+ */
+export class CallEnd {
+  readonly index: number;
+  constructor(index: number) {
+    this.index = index;
   }
 }
 
@@ -218,15 +234,19 @@ export class HeldStream {
   }
 
   /**
-   * A chunk a native upstream's translation hands over as an object (null: its [DONE]), read as `push`
-   * reads the same chunk's text; one that passes unchanged goes on as this object (Delivery `chunk`).
+   * A chunk a native upstream's translation hands over as an object (null: its [DONE]; CallEnd: a call's
+   * end, which closes it as the next call's start would), read as `push` reads the same chunk's text;
+   * one that passes unchanged goes on as this object (Delivery `chunk`).
    */
-  pushChunk(chunk: Chunk | null | TextRun): void {
+  pushChunk(chunk: Chunk | null | TextRun | CallEnd): void {
     if (this.failed) return;
     if (chunk === null) {
       if (this.open) this.close(this.open);
     } else if (chunk instanceof TextRun) this.pushTexts(chunk);
-    else this.read(chunk, null);
+    else if (chunk instanceof CallEnd) {
+      // The open call, if it is that one: one already closed (the next started) or never held has nothing left.
+      if (this.open?.key === keyOfIndex(chunk.index)) this.close(this.open);
+    } else this.read(chunk, null);
   }
 
   /**
@@ -360,7 +380,7 @@ export class HeldStream {
 
   /** Which call a delta belongs to: its index; without one, its id; without either, the open call. */
   private keyOf(tc: ToolCallDelta): string {
-    if (typeof tc.index === 'number') return `i${tc.index}`;
+    if (typeof tc.index === 'number') return keyOfIndex(tc.index);
     const id = typeof tc.id === 'string' && tc.id ? tc.id : undefined;
     if (id && (!this.open || (this.open.id !== undefined && this.open.id !== id))) return `id:${id}`;
     return this.open?.key ?? 'i0';
@@ -376,4 +396,9 @@ export class HeldStream {
   private take(g: GatedCall): void {
     if (this.answer.take(g)) this.options.delivery.call(g);
   }
+}
+
+/** The key of a call delta with an index (HeldStream's keyOf). */
+function keyOfIndex(index: number): string {
+  return `i${index}`;
 }

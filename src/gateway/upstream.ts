@@ -5,7 +5,7 @@
 // is), an upstream that cannot be reached (502) or does not send its headers within MODEL_TIMEOUT_MS (504).
 import { getModels, postChat, type ChatEndpoint, type ChatPost } from '../model/chat-post.ts';
 import { isOpenAIErrorBody, openAIError, type OpenAIErrorBody } from './errors.ts';
-import type { TextRun } from './held-stream.ts';
+import type { CallEnd, TextRun } from './held-stream.ts';
 
 export type UpstreamResult =
   | { ok: true; response: Response; chunks?: ChatChunks }
@@ -13,10 +13,11 @@ export type UpstreamResult =
 
 /**
  * A native upstream's stream (codecs/native-stream.ts) as the chat chunks it stands for, one batch per
- * upstream read (null: its [DONE]; a TextRun: a run of text deltas as one chunk and their texts): the
- * core reads these objects rather than the response's text.
+ * upstream read (null: its [DONE]; a TextRun: a run of text deltas as one chunk and their texts; a
+ * CallEnd: a call complete, no chunk): the core reads these objects rather than the response's text.
  */
-export type ChatChunks = AsyncIterable<Array<Record<string, unknown> | null | TextRun>>;
+export type ChatChunk = Record<string, unknown> | null | TextRun | CallEnd;
+export type ChatChunks = AsyncIterable<ChatChunk[]>;
 
 /** Response headers an OpenAI client acts on when it retries (rate limits). */
 const PASSED_HEADERS = [

@@ -25,6 +25,33 @@ const romeFixed = { id: 'call_c', name: 'get_weather', arguments: '{"city":"Rome
 /** The conformance script's answers, natively: a valid call and a blocked one, then the fix, with thinking first. */
 const validAndBlocked: NativeScript = (_body, i) => (i === 0 ? { thinking: 'Two cities.', calls: [paris, rome] } : { calls: [romeFixed] });
 
+/**
+ * The upstream's finish held back (NativeReply `finishWhen`) until the client has the call (`release`
+ * from the client's event), or, should the call not come before the finish, until a deadline that only
+ * keeps a failing test from hanging: `byCall` says which released it.
+ */
+function heldFinish() {
+  let release!: () => void;
+  const state = { byCall: false, released: false };
+  const finish = new Promise<void>((resolve) => {
+    release = () => {
+      state.released = true;
+      resolve();
+    };
+  });
+  const deadline = setTimeout(release, 3_000);
+  return {
+    finish,
+    state,
+    /** The client has the complete call: was the finish still held back? */
+    callSeen() {
+      if (!state.released) state.byCall = true;
+      clearTimeout(deadline);
+      release();
+    },
+  };
+}
+
 describe('MESSAGES_UPSTREAM=anthropic', () => {
   const TOOLS: Anthropic.Tool[] = [
     { name: 'get_weather', description: 'The forecast for a city', input_schema: WEATHER_SCHEMA as unknown as Anthropic.Tool.InputSchema },
@@ -94,6 +121,24 @@ describe('MESSAGES_UPSTREAM=anthropic', () => {
     expect(message.usage).toMatchObject({ input_tokens: 200, output_tokens: 40 });
   });
 
+  it("a call goes out at its tool_use block's end, before message_delta (which comes in a later packet); text before it stays before it", async () => {
+    const held = heldFinish();
+    const client = await start(() => ({ text: 'Checking. ', calls: [paris], finishWhen: held.finish }));
+    const stream = client.messages.stream({ model: 'claude-test', max_tokens: 64, tools: TOOLS, messages: [{ role: 'user', content: 'Paris?' }] });
+    const types = new Map<number, string>();
+    stream.on('streamEvent', (e) => {
+      if (e.type === 'content_block_start') types.set(e.index, e.content_block.type);
+      if (e.type === 'content_block_stop' && types.get(e.index) === 'tool_use') held.callSeen();
+    });
+    const message = await stream.finalMessage();
+    expect(held.state.byCall).toBe(true);
+    expect(message.content).toEqual([
+      { type: 'text', text: 'Checking. ' },
+      { type: 'tool_use', id: 'call_a', name: 'get_weather', input: { city: 'Paris', days: 2 } },
+    ]);
+    expect(message.stop_reason).toBe('tool_use');
+  });
+
   it('an Anthropic error is passed on in its shape and status', async () => {
     const client = await start(() => ({ status: 529, message: 'Overloaded' }));
     const err = await client.messages.create({ model: 'claude-test', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
@@ -147,6 +192,19 @@ describe('RESPONSES_UPSTREAM=responses', () => {
     ]);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
     expect(events.at(-1)).toMatchObject({ type: 'response.completed', rebound: { attempts: 2, verdict: 'pass' } });
+  });
+
+  it('a call goes out at its output_item.done, before response.completed (which comes in a later packet)', async () => {
+    const held = heldFinish();
+    const client = await start(() => ({ text: 'Checking. ', calls: [paris], finishWhen: held.finish }));
+    const stream = client.responses.stream({ model: 'gpt-test', input: 'Paris?', tools: TOOLS });
+    stream.on('event', (e) => {
+      if (e.type === 'response.output_item.done' && e.item.type === 'function_call') held.callSeen();
+    });
+    const final = await stream.finalResponse();
+    expect(held.state.byCall).toBe(true);
+    expect(final.output.map((o) => (o.type === 'function_call' ? [o.call_id, o.arguments] : o.type))).toEqual(['message', ['call_a', paris.arguments]]);
+    expect(final.status).toBe('completed');
   });
 
   it('a custom tool call streams through as a custom_tool_call with its input', async () => {

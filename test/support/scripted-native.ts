@@ -8,7 +8,7 @@
 // message item with its content part and output_text deltas, function_call / custom_tool_call items with
 // their argument / input deltas and .done events, output_item.done, response.completed with the whole
 // response), or one JSON body when the request does not stream. They record every request and its
-// headers, and fail on demand.
+// headers, fail on demand, and hold the finish back on demand (a finish in a later packet).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jsonText } from 'rebound-gate/internal';
@@ -32,6 +32,12 @@ export type NativeReply =
       serverTool?: { name: string; input: string };
       /** Characters per argument delta (default 7). */
       argChunk?: number;
+      /**
+       * The finish (message_delta and message_stop; response.completed) written only once this settles,
+       * everything before it (the last call's block end or item done) already written: a provider whose
+       * finish comes in a later packet.
+       */
+      finishWhen?: Promise<unknown>;
     }
   /** An error answer: the API's error body with `message`, or `body` as is. */
   | { status: number; message?: string; body?: string }
@@ -56,7 +62,7 @@ const hex = () => crypto.randomUUID().replaceAll('-', '').slice(0, 24);
 async function serve(
   path: string,
   script: NativeScript,
-  answer: (res: ServerResponse, reply: Exclude<NativeReply, { status: number } | { raw: string }>, body: NativeBody) => void,
+  answer: (res: ServerResponse, reply: Exclude<NativeReply, { status: number } | { raw: string }>, body: NativeBody) => Promise<void>,
 ): Promise<NativeServer> {
   const requests: NativeBody[] = [];
   const headers: IncomingMessage['headers'][] = [];
@@ -85,7 +91,7 @@ async function serve(
       res.writeHead(200, { 'content-type': 'text/event-stream' }).end(reply.raw);
       return;
     }
-    answer(res, reply, body);
+    await answer(res, reply, body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -99,7 +105,7 @@ async function serve(
 
 /** Anthropic's Messages API: POST {url}/v1/messages. */
 export function startScriptedAnthropic(script: NativeScript): Promise<NativeServer> {
-  return serve('/v1/messages', script, (res, reply, body) => {
+  return serve('/v1/messages', script, async (res, reply, body) => {
     const id = `msg_${hex()}`;
     const model = String(body.model);
     const blocks: Array<Record<string, unknown>> = [];
@@ -160,6 +166,7 @@ export function startScriptedAnthropic(script: NativeScript): Promise<NativeServ
       sse(res, 'content_block_stop', { type: 'content_block_stop', index });
       index++;
     }
+    if (reply.finishWhen) await reply.finishWhen;
     sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } });
     sse(res, 'message_stop', { type: 'message_stop' });
     res.end();
@@ -168,7 +175,7 @@ export function startScriptedAnthropic(script: NativeScript): Promise<NativeServ
 
 /** The Responses API: POST {url}/responses. */
 export function startScriptedResponses(script: NativeScript): Promise<NativeServer> {
-  return serve('/responses', script, (res, reply, body) => {
+  return serve('/responses', script, async (res, reply, body) => {
     const id = `resp_${hex()}`;
     const model = String(body.model);
     const output: Array<Record<string, unknown>> = [];
@@ -247,6 +254,7 @@ export function startScriptedResponses(script: NativeScript): Promise<NativeServ
         emit('response.output_item.done', { output_index: i, item });
       }
     }
+    if (reply.finishWhen) await reply.finishWhen;
     emit('response.completed', { response: response('completed', output, usage) });
     res.end();
   });

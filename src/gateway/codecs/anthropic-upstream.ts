@@ -10,6 +10,7 @@
 import { isPlainObject, jsonText } from 'rebound-gate/internal';
 import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
+import { CallEnd } from '../held-stream.ts';
 import type { UpstreamResult } from '../upstream.ts';
 import { INTEGER, STRING } from './event-shape.ts';
 import { jsonObject } from './json-object.ts';
@@ -198,6 +199,8 @@ function anthropicTranslation(): NativeTranslation {
           const index = Number(e.index);
           const open = blocks.get(index);
           blocks.delete(index);
+          // A tool_use block's end: its call is complete (no delta follows), it goes out now, not at message_delta.
+          if (open?.kind === 'call') return [new CallEnd(open.call)];
           if (open?.kind !== 'other') return [];
           if (open.json) open.block.input = objectOf(open.json);
           return [chatChunk(who, { rebound_block: open.block })];

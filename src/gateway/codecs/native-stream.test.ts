@@ -1,7 +1,8 @@
 import type { ToolSpec } from 'rebound-gate';
 import { describe, expect, it } from 'vitest';
-import { TextRun } from '../held-stream.ts';
+import { CallEnd, TextRun } from '../held-stream.ts';
 import type { StreamChannel } from '../stream.ts';
+import type { ChatChunk } from '../upstream.ts';
 import { heldCodec } from '../../../test/support/held-codec.ts';
 import { nativeBatches } from '../../../test/support/native-batches.ts';
 import { messagesChannel } from './messages-out.ts';
@@ -57,7 +58,7 @@ const CODECS = {
 };
 
 /** What a codec writes for `batches` through HeldStream; `oneByOne`: each run's texts handed over as their chunks. */
-function written(open: (out: StreamChannel) => StreamChannel, batches: Array<Array<Chunk | null | TextRun>>, first: boolean, oneByOne: boolean) {
+function written(open: (out: StreamChannel) => StreamChannel, batches: ChatChunk[][], first: boolean, oneByOne: boolean) {
   const { held, delivery, text } = heldCodec(open, TOOLS, first);
   let runs = 0;
   for (const batch of batches) {
@@ -121,10 +122,134 @@ describe('a Responses upstream event the translation does not read', () => {
         response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 2 } },
       });
     const chunks = (await nativeBatches('responses', stream, [])).flat();
-    const deltas = chunks.map((c) => (c && !(c instanceof TextRun) ? (c.choices as Chunk[])[0]?.delta : undefined));
-    // The created chunk, the call's start and its one delta, the two texts only a parse reads, the finish, [DONE].
-    expect(deltas.map((d) => (d ? Object.keys(d).join() : d))).toEqual(['role,content', 'tool_calls', 'tool_calls', 'content', 'content', '', undefined]);
+    const deltas = chunks.map((c) => (c instanceof CallEnd ? `end ${c.index}` : c && !(c instanceof TextRun) ? (c.choices as Chunk[])[0]?.delta : undefined));
+    // The created chunk, the call's start and its one delta, the two texts only a parse reads, the call's end, the finish, [DONE].
+    expect(deltas.map((d) => (d && typeof d === 'object' ? Object.keys(d).join() : d))).toEqual([
+      'role,content',
+      'tool_calls',
+      'tool_calls',
+      'content',
+      'content',
+      'end 0',
+      '',
+      undefined,
+    ]);
     expect(deltas.slice(3, 5).map((d) => (d as Chunk).content)).toEqual(['escaped key ', 'second key ']);
     expect(chunks.at(-1)).toBeNull();
+  });
+});
+
+/** What a chunk of a translation's batch is: a call's end, the finish, [DONE], or another chunk. */
+function labelOf(c: ChatChunk): string {
+  if (c === null) return '[DONE]';
+  if (c instanceof CallEnd) return `end ${c.index}`;
+  return !(c instanceof TextRun) && (c.choices as Chunk[])[0]?.finish_reason ? 'finish' : 'another chunk';
+}
+
+/** Where each call went out: after which of the translation's chunks (its CallEnd, the finish), its id and arguments. */
+async function whereCallsGoOut(protocol: 'anthropic' | 'responses', stream: string): Promise<string[]> {
+  const { held, delivery } = heldCodec(protocol === 'anthropic' ? CODECS.messages : CODECS.responses, TOOLS, true);
+  const out: string[] = [];
+  for (const c of (await nativeBatches(protocol, stream, [])).flat()) {
+    const before = delivery.calls.length;
+    held.pushChunk(c);
+    for (const g of delivery.calls.slice(before)) out.push(`${labelOf(c)}: ${g.proposed.id} ${g.proposed.arguments}`);
+  }
+  held.end();
+  return out;
+}
+
+describe("a native upstream's call goes out at its end (CallEnd)", () => {
+  it("anthropic: at its tool_use block's content_block_stop; a text or thinking block's stop completes nothing; one still open at message_delta at the finish", async () => {
+    const ev = (data: Chunk & { type: string }) => sse(data.type, data);
+    const json = (index: number, partial_json: string) => ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
+    // Blocks interleaved, as no provider does today: the ends of a text and a thinking block come while the call is open.
+    const stream = [
+      ev({ type: 'message_start', message: { id: 'msg_1', model: 'm', usage: { input_tokens: 3 } } }),
+      ev({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'search', input: {} } }),
+      json(0, '{"q":'),
+      ev({ type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }),
+      ev({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'hi ' } }),
+      ev({ type: 'content_block_stop', index: 1 }),
+      ev({ type: 'content_block_start', index: 2, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+      ev({ type: 'content_block_delta', index: 2, delta: { type: 'thinking_delta', thinking: 'hm' } }),
+      ev({ type: 'content_block_stop', index: 2 }),
+      json(0, '"rain"}'),
+      ev({ type: 'content_block_stop', index: 0 }),
+      ev({ type: 'content_block_start', index: 3, content_block: { type: 'tool_use', id: 'toolu_2', name: 'search', input: {} } }),
+      json(3, '{"q":"sun"}'),
+      ev({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } }),
+      ev({ type: 'content_block_stop', index: 3 }),
+      ev({ type: 'message_stop' }),
+    ].join('');
+    expect(await whereCallsGoOut('anthropic', stream)).toEqual(['end 0: toolu_1 {"q":"rain"}', 'finish: toolu_2 {"q":"sun"}']);
+  });
+
+  it("responses: at its function_call item's output_item.done; a message or reasoning item's done completes nothing; one with no done before response.completed at the finish", async () => {
+    let seq = 0;
+    const emit = (type: string, fields: Chunk) => sse(type, { type, sequence_number: seq++, ...fields });
+    const call = (id: string) => ({ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: 'search', arguments: '' });
+    const args = (output_index: number, delta: string) => emit('response.function_call_arguments.delta', { item_id: 'fc', output_index, delta });
+    const message = { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [] };
+    const reasoning = { type: 'reasoning', id: 'rs_1', summary: [] };
+    // Items interleaved, as no provider does today: the ends of a message and a reasoning item come while the call is open.
+    const stream = [
+      emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } }),
+      emit('response.output_item.added', { output_index: 0, item: call('1') }),
+      args(0, '{"q":'),
+      emit('response.output_item.added', { output_index: 1, item: { ...message, status: 'in_progress' } }),
+      emit('response.output_text.delta', { item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'hi ', logprobs: [] }),
+      emit('response.output_item.done', { output_index: 1, item: message }),
+      emit('response.output_item.added', { output_index: 2, item: reasoning }),
+      emit('response.output_item.done', { output_index: 2, item: reasoning }),
+      args(0, '"rain"}'),
+      emit('response.function_call_arguments.done', { item_id: 'fc_1', output_index: 0, arguments: '{"q":"rain"}' }),
+      emit('response.output_item.done', { output_index: 0, item: { ...call('1'), arguments: '{"q":"rain"}' } }),
+      emit('response.output_item.added', { output_index: 3, item: call('2') }),
+      args(3, '{"q":"sun"}'),
+      emit('response.completed', {
+        response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 2 } },
+      }),
+    ].join('');
+    expect(await whereCallsGoOut('responses', stream)).toEqual(['end 0: call_1 {"q":"rain"}', 'finish: call_2 {"q":"sun"}']);
+  });
+
+  it("a read holding a call's end and the finish is cut after the end: the finish (a Responses one the whole response) is translated only when the next batch is read", async () => {
+    const ev = (data: Chunk & { type: string }) => sse(data.type, data);
+    const anthropic = [
+      ev({ type: 'message_start', message: { id: 'msg_1', model: 'm', usage: { input_tokens: 3 } } }),
+      ev({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'search', input: {} } }),
+      ev({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"q":"rain"}' } }),
+      ev({ type: 'content_block_stop', index: 0 }),
+      ev({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } }),
+      ev({ type: 'message_stop' }),
+    ].join('');
+    let seq = 0;
+    const emit = (type: string, fields: Chunk) => sse(type, { type, sequence_number: seq++, ...fields });
+    const call = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'search', arguments: '' };
+    const responses = [
+      emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } }),
+      emit('response.output_item.added', { output_index: 0, item: call }),
+      emit('response.function_call_arguments.delta', { item_id: 'fc_1', output_index: 0, delta: '{"q":"rain"}' }),
+      emit('response.function_call_arguments.done', { item_id: 'fc_1', output_index: 0, arguments: '{"q":"rain"}' }),
+      emit('response.output_item.done', { output_index: 0, item: { ...call, arguments: '{"q":"rain"}' } }),
+      emit('response.completed', {
+        response: { id: 'resp_1', object: 'response', status: 'completed', output: [], tools: [{ type: 'function', name: 'search' }], usage: null },
+      }),
+    ].join('');
+    for (const [protocol, stream] of [
+      ['anthropic', anthropic],
+      ['responses', responses],
+    ] as const) {
+      // One read: the call's start, its delta and its end, then the finish and [DONE] in a batch of their own.
+      const batches = await nativeBatches(protocol, stream, []);
+      expect(
+        batches.map((b) => b.map(labelOf)),
+        protocol,
+      ).toEqual([
+        ['another chunk', 'another chunk', 'another chunk', 'end 0'],
+        ['finish', '[DONE]'],
+      ]);
+    }
   });
 });

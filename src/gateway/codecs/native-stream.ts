@@ -10,13 +10,16 @@ import { jsonText } from 'rebound-gate/internal';
 import { postJson, type ChatEndpoint } from '../../model/chat-post.ts';
 import { SseDecoder, type SseMessage, sseBatches } from '../../model/sse-decode.ts';
 import { readBounded } from '../../model/chat-post.ts';
-import { TextRun } from '../held-stream.ts';
-import { MAX_COMPLETION_BYTES, upstreamResult, type UpstreamResult } from '../upstream.ts';
+import { CallEnd, TextRun } from '../held-stream.ts';
+import { type ChatChunk, MAX_COMPLETION_BYTES, upstreamResult, type UpstreamResult } from '../upstream.ts';
 import { type LearnedEvent, NativeTextLane, type TextShape } from './native-lane.ts';
 
 type Json = Record<string, unknown>;
 
-/** How a native answer becomes the core's: each SSE event to chat chunks (null: [DONE]), a whole body to a chat.completion. */
+/**
+ * How a native answer becomes the core's: each SSE event to chat chunks (null: [DONE]; CallEnd: the
+ * provider's word that a call is complete, held-stream.ts), a whole body to a chat.completion.
+ */
 export interface NativeTranslation {
   /** The shapes its text deltas come in, as the provider writes them (event-shape.ts): the decoder's lane learns them (native-lane.ts). */
   textEvents: readonly TextShape[];
@@ -26,7 +29,7 @@ export interface NativeTranslation {
    * (`event` reads it).
    */
   text(holes: RegExpExecArray, text: string): Json | undefined;
-  event(message: SseMessage): Array<Json | null>;
+  event(message: SseMessage): Array<Json | null | CallEnd>;
   /** A whole answer; null: not one this translation reads (passed on as it came). */
   whole(json: Json): Json | null;
 }
@@ -60,19 +63,25 @@ export async function callNative(
 }
 
 /**
- * The upstream's events as chat chunks (null: [DONE]), one batch per upstream read that made any. A run
- * of text deltas the decoder's lane read (native-lane.ts) is read as its texts, when the translation
- * takes the run's learned event as text (then it takes each of them: they differ from it only in their
- * text and counters); else event by event, as the decoder would have made them.
+ * The upstream's events as chat chunks (null: [DONE]), one batch per upstream read that made any, cut
+ * after a call's end (CallEnd): the call goes out before the rest of the read is translated, a
+ * Responses finish the whole response, parsed. A run of text deltas the decoder's lane read
+ * (native-lane.ts) is read as its texts, when the translation takes the run's learned event as text
+ * (then it takes each of them: they differ from it only in their text and counters); else event by
+ * event, as the decoder would have made them.
  */
-async function* chatChunks(body: ReadableStream<Uint8Array>, t: NativeTranslation): AsyncGenerator<Array<Json | null | TextRun>> {
+async function* chatChunks(body: ReadableStream<Uint8Array>, t: NativeTranslation): AsyncGenerator<ChatChunk[]> {
   const lane = new NativeTextLane(t.textEvents);
   for await (const batch of sseBatches(body, new SseDecoder({}, lane))) {
-    const out: Array<Json | null | TextRun> = [];
+    let out: ChatChunk[] = [];
     for (const message of batch) {
       const run = message.run;
       if (run === undefined) {
         translate(t, lane, message, out);
+        if (out.at(-1) instanceof CallEnd) {
+          yield out;
+          out = [];
+        }
         continue;
       }
       const { holes } = message.like as LearnedEvent;
@@ -90,7 +99,7 @@ async function* chatChunks(body: ReadableStream<Uint8Array>, t: NativeTranslatio
 }
 
 /** One event the decoder made: a text delta's chunk, or what `event` makes of it. */
-function translate(t: NativeTranslation, lane: NativeTextLane, message: SseMessage, out: Array<Json | null | TextRun>): void {
+function translate(t: NativeTranslation, lane: NativeTextLane, message: SseMessage, out: ChatChunk[]): void {
   const text = lane.textOf(message);
   const chunk = text && t.text(text.holes, text.text);
   if (chunk) out.push(chunk);
@@ -99,23 +108,29 @@ function translate(t: NativeTranslation, lane: NativeTextLane, message: SseMessa
 
 const encoder = new TextEncoder();
 
-/** The same chunks as SSE text, pulled only when read (highWaterMark 0: nothing is taken from `chunks` unasked). */
-function chunkText(chunks: AsyncGenerator<Array<Json | null | TextRun>>): ReadableStream<Uint8Array> {
+/** The same chunks as SSE text (a CallEnd is none), pulled only when read (highWaterMark 0: nothing is taken from `chunks` unasked). */
+function chunkText(chunks: AsyncGenerator<ChatChunk[]>): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const next = await chunks.next();
-        if (next.done) {
-          controller.close();
-          return;
+        // A batch of CallEnds alone has no text: the next one is read, as a pull must enqueue or close.
+        for (;;) {
+          const next = await chunks.next();
+          if (next.done) {
+            controller.close();
+            return;
+          }
+          let text = '';
+          for (const chunk of next.value) {
+            if (chunk === null) text += 'data: [DONE]\n\n';
+            else if (chunk instanceof TextRun) for (const content of chunk.texts) text += `data: ${jsonText(chunk.chunkOf(content))}\n\n`;
+            else if (!(chunk instanceof CallEnd)) text += `data: ${jsonText(chunk)}\n\n`;
+          }
+          if (text !== '') {
+            controller.enqueue(encoder.encode(text));
+            return;
+          }
         }
-        let text = '';
-        for (const chunk of next.value) {
-          if (chunk === null) text += 'data: [DONE]\n\n';
-          else if (chunk instanceof TextRun) for (const content of chunk.texts) text += `data: ${jsonText(chunk.chunkOf(content))}\n\n`;
-          else text += `data: ${jsonText(chunk)}\n\n`;
-        }
-        controller.enqueue(encoder.encode(text));
       },
       async cancel() {
         await chunks.return(undefined);

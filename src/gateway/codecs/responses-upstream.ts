@@ -10,6 +10,7 @@
 import { isPlainObject } from 'rebound-gate/internal';
 import type { ChatEndpoint } from '../../model/chat-post.ts';
 import type { SseMessage } from '../../model/sse-decode.ts';
+import { CallEnd } from '../held-stream.ts';
 import type { UpstreamResult } from '../upstream.ts';
 import { callNative, type ChunkIdentity, chatChunk, type NativeTranslation, textChunk } from './native-stream.ts';
 import { INTEGER, STRING } from './event-shape.ts';
@@ -213,12 +214,17 @@ function responsesTranslation(): NativeTranslation {
           return [];
         }
         case 'response.output_item.done': {
+          // A call item's end: the call is complete (no delta follows), it goes out now, not at response.completed.
           const c = open.get(index);
           if (c?.custom) {
             const input = typeof item.input === 'string' ? item.input : c.input;
-            return [chatChunk(who, { tool_calls: [{ index: c.call, function: { arguments: JSON.stringify({ [FREEFORM_PARAM]: input }) } }] })];
+            return [
+              chatChunk(who, { tool_calls: [{ index: c.call, function: { arguments: JSON.stringify({ [FREEFORM_PARAM]: input }) } }] }),
+              new CallEnd(c.call),
+            ];
           }
-          if (c || item.type === 'message') return [];
+          if (c) return [new CallEnd(c.call)];
+          if (item.type === 'message') return [];
           return [chatChunk(who, { rebound_item: item })];
         }
         case 'response.completed':
