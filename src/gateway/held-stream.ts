@@ -58,11 +58,14 @@ type Chunk = Record<string, unknown>;
  * that one chunk and the texts (`pushChunk`), no chunk made for each.
  */
 export class TextRun {
-  constructor(
-    /** A chunk whose one choice's delta holds only `content` (its value is not read). */
-    readonly like: Chunk,
-    readonly texts: readonly string[],
-  ) {}
+  /** A chunk whose one choice's delta holds only `content` (its value is not read). */
+  readonly like: Chunk;
+  readonly texts: readonly string[];
+
+  constructor(like: Chunk, texts: readonly string[]) {
+    this.like = like;
+    this.texts = texts;
+  }
 
   /** The run's chunk with `content` as its text: the chunk its event stands for, made only where one is read in full. */
   chunkOf(content: string): Chunk {
@@ -129,7 +132,10 @@ export class HeldStream {
   private likeFrom: unknown = undefined;
   failed = false;
 
-  constructor(private readonly options: AttemptOptions) {
+  private readonly options: AttemptOptions;
+
+  constructor(options: AttemptOptions) {
+    this.options = options;
     const { toolset, first, last, extractTextCalls, delivery } = options;
     this.answer = new HeldAnswer<GatedCall>({
       first,
