@@ -2,6 +2,15 @@
 // (bench/stream-server.ts: the real app, and a bare proxy beside it), and the IPC that asks it for its
 // CPU time ('cpu'), its memory after a full GC ('mem') and a turn's stored rows ('rows').
 import { type ChildProcess, fork } from 'node:child_process';
+import { npmStart } from '../test/runtimes/servers.ts';
+
+/**
+ * Node's flags for a bench's server process: `npm start`'s (package.json: Node's own type stripping, no
+ * tsx), so that a bench measures the app as it runs there, with the GC exposed and a bench's own flags.
+ */
+export function serverExecArgv(...more: string[]): string[] {
+  return [...npmStart().args.filter((arg) => arg.startsWith('-')), '--expose-gc', ...more];
+}
 
 export interface AppProcess {
   child: ChildProcess;
@@ -10,7 +19,7 @@ export interface AppProcess {
 
 export async function startAppProcess(options: { upstreamUrl: string; env?: Record<string, string>; execArgv?: string[] }): Promise<AppProcess> {
   const child = fork(new URL('./stream-server.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx', '--conditions=rebound-source', '--expose-gc', '--max-old-space-size=4096', ...(options.execArgv ?? [])],
+    execArgv: serverExecArgv('--max-old-space-size=4096', ...(options.execArgv ?? [])),
     env: { ...process.env, UPSTREAM_URL: options.upstreamUrl, KEEPALIVE_MS: '1000', ...options.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

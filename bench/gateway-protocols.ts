@@ -31,6 +31,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serverExecArgv } from './app-process.ts';
 import { percentile } from './gate/common.ts';
 import { COLD, servedWarm } from './gateway-warmup.ts';
 
@@ -363,7 +364,7 @@ export const cpuMs = async (child: ChildProcess) => (await serverUsage(child)).c
 /** The gateway server, forked with the GC exposed for GC_FENCE. */
 export function forkServer(env: Record<string, string>, cpuProf: string[]): ChildProcess {
   const child = fork(new URL('./gateway-server.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx', '--conditions=rebound-source', '--expose-gc', ...cpuProf],
+    execArgv: serverExecArgv(...cpuProf),
     env: { ...process.env, GATEWAY_RETRIES: '0', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -43,7 +43,7 @@ export type LockResult =
 
 /**
  * Whether `pid` is a running process on this machine (EPERM: it runs, as another user). A zombie is not:
- * a server killed with -9 whose parent died too (`npm start`'s tsx, a killed process group) is reparented
+ * a server killed with -9 whose parent died too (`npm start`'s npm, a killed process group) is reparented
  * to PID 1, and where PID 1 does not reap (a container's shell or runner) it stays a zombie, which
  * `kill(pid, 0)` still finds, for as long as the container lives; it holds no file and serves nothing.
  */

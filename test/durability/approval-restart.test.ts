@@ -1,5 +1,5 @@
 // A turn paused for approval survives its process (docs/approval.md § The pause is stored state): the real Node server
-// (src/entries/node.ts under tsx, embedded PGlite) is killed with -9 while a call waits, and a new one on
+// (src/entries/node.ts as `npm start` runs it, embedded PGlite) is killed with -9 while a call waits, and a new one on
 // the same data folder takes the decision and completes the turn in the same log; a wait that ran out
 // while no server was up is expired at start-up, and the turn ends with the model told; a decision the
 // dead process recorded but never went on with is gone on with at start-up.

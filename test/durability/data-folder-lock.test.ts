@@ -1,4 +1,4 @@
-// One server per data folder (issue 30), with the real Node server (src/entries/node.ts under tsx, the
+// One server per data folder (issue 30), with the real Node server (src/entries/node.ts as `npm start` runs it, the
 // embedded PGlite): a second server on the folder of a running one refuses, naming the holder's pid and
 // port, exits 1 and leaves every file of the folder as it was, while the first goes on serving turns; a
 // busy port is one line naming PORT, said before any database is made; a server stopped and started
@@ -11,7 +11,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCK_FILE, type LockHolder } from '../../src/entries/data-lock.ts';
-import { baseEnv, freePort, root, startNode, type RuntimeServer } from '../runtimes/servers.ts';
+import { baseEnv, freePort, npmStart, root, startNode, type RuntimeServer } from '../runtimes/servers.ts';
 import { startScriptedOpenAI, type ScriptedServer } from '../support/scripted-openai.ts';
 import { collectWithEventSource } from '../support/sse-client.ts';
 
@@ -40,7 +40,8 @@ async function start(dataDir: string): Promise<RuntimeServer> {
 
 /** `npm start` as a person runs it, to its exit: its code and what it printed. */
 function runToExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), ['--conditions=rebound-source', join(root, 'src', 'entries', 'node.ts')], {
+  const start = npmStart();
+  const child = spawn(start.command, start.args, {
     cwd: root,
     env: { ...baseEnv(), ...vars(), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 // kill -9 in the middle of a turn, then a restart on the same data folder: the real Node server
-// (src/entries/node.ts under tsx, embedded PGlite), fed by the scripted upstream. What was committed
+// (src/entries/node.ts as `npm start` runs it, embedded PGlite), fed by the scripted upstream. What was committed
 // before the crash is intact; the turn the crash cut short is closed as `interrupted` at start-up (no
 // zombie stays `running`); its session shows the user's message and the interruption note; the
 // dashboard counts it; and the session goes on, the model reading the note.

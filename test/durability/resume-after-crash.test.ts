@@ -1,5 +1,5 @@
 // A reader comes back after kill -9 and a restart, with no TURN_TOKEN_SECRET set: the real Node server
-// (src/entries/node.ts under tsx, embedded PGlite) on one data folder. The stream URL issued before the
+// (src/entries/node.ts as `npm start` runs it, embedded PGlite) on one data folder. The stream URL issued before the
 // crash still opens (the local secret is kept in the data folder), and the turn the crash cut short
 // replays what it had logged and ends: `done {reason: "interrupted"}` for EventSource readers, and the
 // UI message stream's `finish` and `[DONE]` for useChat's resume.

@@ -1,4 +1,4 @@
-// The README's two steps in Chromium (issue 35): `npm start` (the real Node entry under tsx, demo model,
+// The README's two steps in Chromium (issue 35): `npm start` (the real Node entry, demo model,
 // a fresh data folder), then open the chat URL it printed, `…/?token=…`. The page keeps the local token
 // and takes it out of the address bar; a turn runs; a reload and the dashboard, opened without the
 // token, still work; a browser without the token is refused with a message that says where to find it.

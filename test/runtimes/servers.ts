@@ -11,6 +11,18 @@ export { freePort };
 export const root = join(import.meta.dirname, '..', '..');
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
+/**
+ * `npm start` as package.json writes it: the command every test that runs the Node server spawns, so
+ * that they run what a person runs (node and its flags, the entry). npm finds `node` in node_modules/.bin
+ * first on its PATH, as this does; the arguments are package.json's, run from the project's root.
+ */
+export function npmStart(): { command: string; args: string[] } {
+  const start: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
+  const [command, ...args] = start.split(' ');
+  if (!command || /["'$&|;<>\\]/.test(start)) throw new Error(`package.json's start script is not a plain command with plain arguments: ${start}`);
+  return { command: bin(command), args };
+}
+
 export type RuntimeName = 'node' | 'workerd' | 'deno';
 
 export interface RuntimeServer {
@@ -220,7 +232,8 @@ export async function startNode(vars: Record<string, string>, options: NodeOptio
   // A fresh embedded database per run, never the developer's .data/.
   const dir = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'rebound-node-'));
   const dataDir = options.dataDir ?? join(dir!, 'pglite');
-  const spawned = spawnLogged(bin('tsx'), ['--conditions=rebound-source', join(root, 'src', 'entries', 'node.ts')], {
+  const start = npmStart();
+  const spawned = spawnLogged(start.command, start.args, {
     ...baseEnv(),
     ...vars,
     PORT: String(port),
@@ -232,7 +245,7 @@ export async function startNode(vars: Record<string, string>, options: NodeOptio
     await spawned.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   };
-  await waitHealthy('node', baseUrl, { ...spawned, stop }, 120_000); // tsx compiles the app on start: past 60 s when the 2 cores are shared (seen in a full run)
+  await waitHealthy('node', baseUrl, { ...spawned, stop }, 120_000); // the start passed 60 s on 2 shared cores in a full run (then under tsx, which compiled the app first)
   // Local mode keeps its token in the data folder (made there at first start); with auth configured there is none.
   const tokenFile = join(dataDir, 'local-token');
   const token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined;
