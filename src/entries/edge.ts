@@ -16,7 +16,7 @@ import { authFromEnv, type AuthEnvOptions } from '../http/auth/env.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { randomSecret } from '../http/random-secret.ts';
 import { createModel } from '../model/index.ts';
-import { createMemoryStorage } from '../store/memory.ts';
+import { memoryStorageOnFirstUse } from '../store/memory-on-first-use.ts';
 import { createSupabaseStorage } from '../store/supabase.ts';
 import { mcpToolSource } from '../tools/mcp/index.ts';
 import type { TurnPlacement } from '../turns/placement.ts';
@@ -51,7 +51,7 @@ export function edgeDeps(env: Env, platform: EdgePlatform): AppDeps {
   return {
     config,
     model,
-    storage: data?.storage ?? createMemoryStorage(),
+    storage: data?.storage ?? memoryStorageOnFirstUse(),
     storageKind: choice.kind,
     ...(choice.kind === 'none' ? { storageMissing: choice.description } : {}),
     activity: data?.activity ?? new MemoryActivityWriter(),

@@ -27,6 +27,7 @@ const LAZY_INPUTS = [
   'src/web/dashboard-view.ts',
   'src/web/assets.ts',
   'src/telemetry/engine.ts',
+  'src/store/memory.ts',
 ];
 
 let outdir: string;
