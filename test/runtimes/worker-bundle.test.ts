@@ -28,6 +28,7 @@ const LAZY_INPUTS = [
   'src/web/assets.ts',
   'src/telemetry/engine.ts',
   'src/store/memory.ts',
+  'src/http/routes/ui-chat-handlers.ts',
 ];
 
 let outdir: string;
