@@ -11,8 +11,9 @@
 // same way, as engine-*.js, imported on the first traced turn and never with tracing off; so are the
 // other pieces no first request of a typical route needs (each module says when it loads): the page
 // assets, the dashboard's SVG, the Messages and Responses codecs, JWT verification (jose), the demo
-// model's script and the MCP tool source. What the entry imports statically (startupModules) is the
-// startup script, which must stay within 150 KB gzip (test/runtimes/worker-bundle.test.ts).
+// model's script, the MCP tool source, useChat's handlers and the edge entries' memory storage. What the
+// entry imports statically (startupModules) is the startup script, which must stay within 150 KB gzip
+// (test/runtimes/worker-bundle.test.ts).
 //   node scripts/build-worker.ts [--outdir dir]
 import { build, type Metafile } from 'esbuild';
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
