@@ -80,9 +80,9 @@ export async function runGateway(request: GatewayRequest, deps: GatewayDeps): Pr
 async function runCore(request: GatewayRequest, deps: GatewayDeps): Promise<GatewayResponse> {
   const requestId = crypto.randomUUID();
   const abort = new AbortController();
-  // The request's hooks are methods (a listener object, `upstream`, `run`), not functions of their own:
-  // tsx names each function a request makes (Object.defineProperty, ~0.25 µs apiece; docs/benchmarks.md
-  // § The streaming paths at the physical limit).
+  // The request's hooks are methods (a listener object, `upstream`, `run`), not closures made per request
+  // (under tsx, which ran npm start until af719b1, each also had an Object.defineProperty for its name;
+  // docs/benchmarks.md § The streaming paths at the physical limit).
   const onClientAbort = {
     handleEvent() {
       abort.abort(new Error('client disconnected'));

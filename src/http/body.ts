@@ -96,8 +96,8 @@ export async function readJsonBody<S extends z.ZodType>(c: Context, schema: S, o
 }
 
 /**
- * The 413 past `maxBytes`. A module function, not one made per request: tsx names each function a
- * request makes (Object.defineProperty, ~0.25 µs apiece; docs/benchmarks.md § The streaming paths at the physical limit).
+ * The 413 past `maxBytes`. A module function, not a closure made per request (docs/benchmarks.md § The
+ * streaming paths at the physical limit).
  */
 function tooLarge(maxBytes: number, options: BodyOptions): ApiError {
   return new ApiError(413, 'payload_too_large', options.tooLarge ?? `The body is larger than ${Math.round(maxBytes / 1024)} KB. Send a shorter message.`);

@@ -219,8 +219,7 @@ export function scanJson(text: string, bounds: JsonBounds): Scan {
 
 /**
  * The path of `parent`'s member `segment` when a bound names it (null: none below it is bounded). A module
- * function, not one made per scan: tsx names each function a request makes (Object.defineProperty,
- * ~0.25 µs apiece; docs/benchmarks.md § The streaming paths at the physical limit).
+ * function, not a closure made per scan (docs/benchmarks.md § The streaming paths at the physical limit).
  */
 function childPath(named: ReadonlySet<string>, parent: string, segment: string): string | null {
   const path = parent === '' ? segment : `${parent}.${segment}`;

@@ -99,8 +99,8 @@ async function send(endpoint: ChatEndpoint, request: Sent, signal: AbortSignal):
   }, endpoint.timeoutMs);
   if (signal.aborted) controller.abort(signal.reason);
   else {
-    // A listener object, not a function of its own: tsx names each function a request makes
-    // (Object.defineProperty, ~0.25 µs apiece; docs/benchmarks.md § The streaming paths at the physical limit).
+    // A listener object, not a closure per request (under tsx, which ran npm start until af719b1, each
+    // also had an Object.defineProperty for its name; docs/benchmarks.md § The streaming paths at the physical limit).
     const forward = {
       handleEvent() {
         controller.abort(signal.reason);

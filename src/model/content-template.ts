@@ -312,7 +312,7 @@ function lastStringValue(data: string, from: number): { open: number; close: num
   return data.charCodeAt(i) === 58 ? last : undefined;
 }
 
-/** contentOnly of `text` parsed; undefined when JSON refuses it (a module function: tsx names each function a request makes, docs/benchmarks.md § The streaming paths at the physical limit) */
+/** contentOnly of `text` parsed; undefined when JSON refuses it (a module function, not a closure per request: docs/benchmarks.md § The streaming paths at the physical limit) */
 function reparsed(text: string): string | undefined {
   try {
     return contentOnly(JSON.parse(text));

@@ -110,8 +110,8 @@ const TEXT_DELTA = textShape({
 
 /**
  * Anthropic's answer, whole or streamed, as the core reads Chat Completions. Its functions are the
- * object's methods, not closures each request makes: tsx names each of those (Object.defineProperty,
- * ~0.25 µs apiece; docs/benchmarks.md § The streaming paths at the physical limit).
+ * object's methods, not closures each request makes (docs/benchmarks.md § The streaming paths at the
+ * physical limit).
  */
 function anthropicTranslation(): NativeTranslation {
   const who: ChunkIdentity = { id: '', created: Math.floor(Date.now() / 1000), model: '' };

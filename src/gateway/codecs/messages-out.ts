@@ -109,7 +109,7 @@ export function messagesChannel(out: StreamChannel, model: string): StreamChanne
 
 /**
  * Each event of the core's stream, read from its text or handed over as it holds it, as Anthropic's. A
- * class, not closures made per request (tsx names each, Object.defineProperty on each), and the events
+ * class, not closures made per request, and the events
  * the gateway makes itself (the message's start, a block's start and stop, a call's events, the end)
  * written as JSON text with each string serialised once: what sseEvent writes for the same objects
  * (messages-out.test.ts; docs/benchmarks.md § The streaming paths at the physical limit).

@@ -46,7 +46,7 @@ function translated(result: JsonAnswer, ok: (json: Json) => Json, error: (status
 export function messagesCodec(body: MessagesBody): ClientCodec {
   return {
     protocol: 'messages',
-    // Methods, not arrow functions, as eventChannel's (sse-text.ts): tsx names each function a request makes.
+    // Methods, not arrow functions made per request, as eventChannel's (sse-text.ts).
     channel(out) {
       return messagesChannel(out, body.model);
     },

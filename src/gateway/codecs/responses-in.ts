@@ -236,7 +236,7 @@ function addItem(messages: Json[], item: Json, where: string): void {
   }
 }
 
-/** The assistant message the conversation ends with, added when it ends otherwise (a function, not a closure per item: tsx names each). */
+/** The assistant message the conversation ends with, added when it ends otherwise (a function, not a closure per item). */
 function lastAssistant(messages: Json[]): Json {
   const last = messages.at(-1);
   if (last?.role === 'assistant') return last;

@@ -143,8 +143,8 @@ interface OpenText {
 /**
  * Each event of the core's stream (read from its text or handed over as it holds it) as the Responses
  * events. A class, not closures made per request: a request's stream makes one object, where a closure
- * each (tsx names every one it makes, Object.defineProperty on each, ~0.25 µs apiece) cost ~3 µs of each
- * Responses request's first byte (docs/benchmarks.md § The streaming paths at the physical limit). The
+ * each cost ~3 µs of each Responses request's first byte under tsx, which ran npm start until af719b1
+ * and named each (docs/benchmarks.md § The streaming paths at the physical limit). The
  * events the gateway makes itself (the start, the text item's, a call's) are written as JSON text, each
  * string serialised once: what jsonText writes for the same objects (sse-text.test.ts).
  */

@@ -140,8 +140,8 @@ function finishOf(response: Json, calls: number): string {
 
 /**
  * The Responses answer, whole or streamed, as the core reads Chat Completions. Its functions are the
- * object's methods, not closures each request makes: tsx names each of those (Object.defineProperty,
- * ~0.25 µs apiece; docs/benchmarks.md § The streaming paths at the physical limit).
+ * object's methods, not closures each request makes (docs/benchmarks.md § The streaming paths at the
+ * physical limit).
  */
 function responsesTranslation(): NativeTranslation {
   const who: ChunkIdentity = { id: '', created: Math.floor(Date.now() / 1000), model: '' };

@@ -68,8 +68,8 @@ export interface ChatEventHandlers {
 /**
  * A codec's channel over `out`: each event the core writes, as text or as a chunk object, goes to
  * `on` (text that is neither a chunk nor [DONE] is dropped: no codec writes it); draining and flushing are `out`'s.
- * Methods, not arrow functions: tsx names each function a request makes (Object.defineProperty, ~0.25 µs
- * apiece), a method it does not (docs/benchmarks.md § The streaming paths at the physical limit).
+ * Methods, not arrow functions made per request (under tsx, which ran npm start until af719b1, each such
+ * function also had an Object.defineProperty for its name: docs/benchmarks.md § The streaming paths at the physical limit).
  */
 export function eventChannel(out: StreamChannel, on: ChatEventHandlers): StreamChannel {
   return {

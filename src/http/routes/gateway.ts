@@ -104,8 +104,8 @@ export function gatewayRoutes(deps: AppDeps) {
     if (limits) await limits.admit(caller.subject);
     let result: GatewayResponse;
     try {
-      // The hooks are methods, not functions of their own: tsx names each function a request makes
-      // (Object.defineProperty, ~0.25 µs apiece; docs/benchmarks.md § The streaming paths at the physical limit).
+      // The hooks are methods, not closures made per request (docs/benchmarks.md § The streaming paths at
+      // the physical limit).
       result = await runGateway(request, {
         upstream,
         retries: config.gateway.retries,
