@@ -17,6 +17,22 @@ const chunk = (id: unknown, delta: Json, finish: string | null = null, extra: Js
   ...extra,
 });
 
+/** The message_start event as sseEvent writes it: a message with no content yet and zero usage. */
+const messageStart = (id: unknown, model: string) =>
+  sseEvent('message_start', {
+    type: 'message_start',
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 0, output_tokens: 0 },
+    },
+  });
+
 function written(model: string, feed: (channel: StreamChannel) => void): string {
   const out: string[] = [];
   feed(messagesChannel({ write: (t) => void out.push(t), drained: async () => {}, flush: () => {} }, model));
@@ -41,19 +57,7 @@ describe('the Messages stream', () => {
         const msgId = typeof id === 'string' && id !== '' ? `msg_${id.replace(/^chatcmpl-/, '')}` : (/"id":"(msg_[0-9a-f]{32})"/.exec(text)?.[1] ?? 'no id');
         const usage = { input_tokens: 3, output_tokens: 1e21 };
         const expected = [
-          sseEvent('message_start', {
-            type: 'message_start',
-            message: {
-              id: msgId,
-              type: 'message',
-              role: 'assistant',
-              model,
-              content: [],
-              stop_reason: null,
-              stop_sequence: null,
-              usage: { input_tokens: 0, output_tokens: 0 },
-            },
-          }),
+          messageStart(msgId, model),
           sseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
           sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi ' } }),
           sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'there' } }),
@@ -91,19 +95,7 @@ describe('the Messages stream', () => {
     const id = /"id":"(msg_[0-9a-f]{32})"/.exec(text)?.[1];
     expect(id).toBeDefined();
     expect(text).toBe(
-      sseEvent('message_start', {
-        type: 'message_start',
-        message: {
-          id,
-          type: 'message',
-          role: 'assistant',
-          model: 'm',
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 0, output_tokens: 0 },
-        },
-      }) +
+      messageStart(id, 'm') +
         sseEvent('message_delta', {
           type: 'message_delta',
           delta: { stop_reason: 'end_turn', stop_sequence: null },
