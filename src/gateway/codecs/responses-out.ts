@@ -20,6 +20,17 @@ type Json = Record<string, unknown>;
 
 const hex = () => crypto.randomUUID().replaceAll('-', '');
 
+/**
+ * The id of a response's output item: its kind's prefix, the response's random part, its place in the
+ * output. One random draw a response, not one an item: `crypto.randomUUID` was ~12 µs of a held call's
+ * way out, on the cold caches it runs on (docs/benchmarks.md § The streaming paths at the physical limit,
+ * sixth session). The ids stay unique: within a response by the index, across responses by the random
+ * part (122 bits), which is how OpenAI's own ids relate an item to its response (a shared suffix).
+ */
+function itemId(prefix: 'msg' | 'fc' | 'ctc', random: string, index: number): string {
+  return `${prefix}_${random}${index.toString(16).padStart(4, '0')}`;
+}
+
 /** The request's fields a response echoes. */
 export interface ResponseEcho {
   model: string;
@@ -68,16 +79,16 @@ function responseShell(id: string, echo: ResponseEcho, status: string): Json {
 }
 
 /** One call as its output item: a function_call, or a custom_tool_call for a freeform tool. */
-function callItem(tc: Json, echo: ResponseEcho, status: string): Json {
+function callItem(tc: Json, echo: ResponseEcho, status: string, id: (prefix: 'fc' | 'ctc') => string): Json {
   const fn = isPlainObject(tc.function) ? tc.function : {};
   const name = stringOf(fn.name);
   const args = stringOf(fn.arguments);
   const callId = stringOf(tc.id);
-  if (echo.freeform.has(name)) return { id: `ctc_${hex()}`, type: 'custom_tool_call', status, call_id: callId, name, input: freeformText(args) };
-  return { id: `fc_${hex()}`, type: 'function_call', status, call_id: callId, name, arguments: args };
+  if (echo.freeform.has(name)) return { id: id('ctc'), type: 'custom_tool_call', status, call_id: callId, name, input: freeformText(args) };
+  return { id: id('fc'), type: 'function_call', status, call_id: callId, name, arguments: args };
 }
 
-const messageItem = (text: string, status: string, id = `msg_${hex()}`): Json => ({
+const messageItem = (text: string, status: string, id: string): Json => ({
   id,
   type: 'message',
   status,
@@ -91,11 +102,15 @@ export function completionToResponse(completion: Json, echo: ResponseEcho): Json
   const message = isPlainObject(choice.message) ? choice.message : {};
   // The items a native upstream sent that the core does not read (reasoning, hosted tool calls), unchanged, first.
   const output: Json[] = Array.isArray(message.rebound_items) ? message.rebound_items.filter(isPlainObject) : [];
-  if (typeof message.content === 'string' && message.content !== '') output.push(messageItem(message.content, 'completed'));
-  for (const tc of Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : []) output.push(callItem(tc, echo, 'completed'));
+  const random = hex();
+  if (typeof message.content === 'string' && message.content !== '')
+    output.push(messageItem(message.content, 'completed', itemId('msg', random, output.length)));
+  for (const tc of Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : []) {
+    output.push(callItem(tc, echo, 'completed', (prefix) => itemId(prefix, random, output.length)));
+  }
   const length = choice.finish_reason === 'length';
   return {
-    ...responseShell(`resp_${hex()}`, echo, length ? 'incomplete' : 'completed'),
+    ...responseShell(`resp_${random}`, echo, length ? 'incomplete' : 'completed'),
     ...(length ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
     output,
     usage: usageOf(completion.usage),
@@ -109,8 +124,8 @@ export function completionToResponse(completion: Json, echo: ResponseEcho): Json
  * the delta made once for the item, only the delta serialised per event (most events of a stream, a
  * run of them one string: sse-text.test.ts).
  */
-export function outputTextDeltas(itemId: string, index: number): (seq: number, deltas: readonly string[], from: number, to: number) => string {
-  const middle = `,"item_id":${JSON.stringify(itemId)},"output_index":${index},"content_index":0,"delta":`;
+export function outputTextDeltas(id: string, index: number): (seq: number, deltas: readonly string[], from: number, to: number) => string {
+  const middle = `,"item_id":${JSON.stringify(id)},"output_index":${index},"content_index":0,"delta":`;
   return (seq, deltas, from, to) => {
     let out = '';
     for (let i = from; i < to; i++) {
@@ -149,7 +164,9 @@ interface OpenText {
  * string serialised once: what jsonText writes for the same objects (sse-text.test.ts).
  */
 class ResponsesEvents implements ChatEventHandlers {
-  private readonly id = `resp_${hex()}`;
+  /** The response's random part: its id's, and its items' (itemId). */
+  private readonly random = hex();
+  private readonly id = `resp_${this.random}`;
   /**
    * The response's JSON text around its output and around its usage (responseShell's keys in its order,
    * from `instructions` to `usage`): what the request echoes, the tools among it, serialised once for the
@@ -188,8 +205,13 @@ class ResponsesEvents implements ChatEventHandlers {
   }
 
   /** emit's text for an event whose fields after the sequence number are given as JSON text (`fields`: without braces). */
-  private emitText(type: string, fields: string): void {
-    this.out.write(`event: ${type}\ndata: {"type":${JSON.stringify(type)},"sequence_number":${this.seq++},${fields}}\n\n`);
+  private emitText(type: EventType, fields: string): void {
+    this.out.write(this.eventText(type, fields));
+  }
+
+  /** emitText's text, numbered, not written: a call's four events go out in one write. */
+  private eventText(type: EventType, fields: string): string {
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}}\n\n`;
   }
 
   private start(): void {
@@ -201,22 +223,23 @@ class ResponsesEvents implements ChatEventHandlers {
     this.emitText('response.in_progress', shell);
   }
 
+  /** The open message item's end: its text done, its part done, the item done, in one write. */
   private closeText(): void {
     const open = this.text;
     if (!open) return;
-    const { index, id: itemId, text: whole } = open;
+    const { index, id, text: whole } = open;
     this.text = null;
     // The whole text serialised once, for the three events that carry it and response.completed.
     const wholeJson = JSON.stringify(whole);
     const part = `{"type":"output_text","text":${wholeJson},"annotations":[],"logprobs":[]}`;
-    const at = `"item_id":${JSON.stringify(itemId)},"output_index":${index},"content_index":0`;
-    this.emitText('response.output_text.done', `${at},"text":${wholeJson},"logprobs":[]`);
-    this.emitText('response.content_part.done', `${at},"part":${part}`);
-    // messageItem(whole, 'completed', itemId) as JSON.
-    const item = `{"id":${JSON.stringify(itemId)},"type":"message","status":"completed","role":"assistant","content":[${part}]}`;
-    this.output[index] = messageItem(whole, 'completed', itemId);
+    const at = `"item_id":"${id}","output_index":${index},"content_index":0`;
+    // messageItem(whole, 'completed', id) as JSON.
+    const item = `{"id":"${id}","type":"message","status":"completed","role":"assistant","content":[${part}]}`;
+    this.output[index] = messageItem(whole, 'completed', id);
     this.written.set(index, item);
-    this.emitText('response.output_item.done', `"output_index":${index},"item":${item}`);
+    const done = this.eventText('response.output_text.done', `${at},"text":${wholeJson},"logprobs":[]`);
+    const partDone = this.eventText('response.content_part.done', `${at},"part":${part}`);
+    this.out.write(done + partDone + this.eventText('response.output_item.done', `"output_index":${index},"item":${item}`));
   }
 
   /** Text for the client, `texts[from..to)`: deltas of the open message item (added first if none is open), in one write. */
@@ -226,11 +249,11 @@ class ResponsesEvents implements ChatEventHandlers {
     let open = this.text;
     if (!open) {
       const index = this.output.length;
-      const itemId = `msg_${hex()}`;
-      open = this.text = { index, id: itemId, text: '', deltas: outputTextDeltas(itemId, index) };
+      const id = itemId('msg', this.random, index);
+      open = this.text = { index, id, text: '', deltas: outputTextDeltas(id, index) };
       // The item in progress, with no content yet; its place in `output` is taken by the whole item when it closes.
       this.output.push(NO_ITEM);
-      const idJson = jsonString(itemId);
+      const idJson = `"${id}"`;
       this.emitText(
         'response.output_item.added',
         `"output_index":${index},"item":{"id":${idJson},"type":"message","status":"in_progress","role":"assistant","content":[]}`,
@@ -250,7 +273,10 @@ class ResponsesEvents implements ChatEventHandlers {
     this.out.write(run);
   }
 
-  /** One call, complete and gated, as its item: added, its whole arguments (or input) in one delta, done. */
+  /**
+   * One call, complete and gated, as its item: added, its whole arguments (or input) in one delta, done;
+   * the four events in one write (the stream joins a tick's writes, and the call is sent at once).
+   */
   private addCall(tc: Json): void {
     this.closeText();
     const fn = isPlainObject(tc.function) ? tc.function : {};
@@ -258,28 +284,26 @@ class ResponsesEvents implements ChatEventHandlers {
     const args = stringOf(fn.arguments);
     const custom = this.echo.freeform.has(name);
     const index = this.output.length;
-    // callItem(tc, echo, status) as JSON: each string serialised once.
-    const id = custom ? `ctc_${hex()}` : `fc_${hex()}`;
+    // callItem(tc, echo, status, id) as JSON: each string serialised once (the id is ours: hex, nothing to escape).
+    const id = itemId(custom ? 'ctc' : 'fc', this.random, index);
     const body = custom ? freeformText(args) : args;
-    const idJson = jsonString(id);
     const nameJson = jsonString(name);
     const bodyJson = jsonString(body);
-    const [type, field] = custom ? ['custom_tool_call', 'input'] : ['function_call', 'arguments'];
-    const head = `{"id":${idJson},"type":"${type}","status":`;
+    const type = custom ? 'custom_tool_call' : 'function_call';
+    const field = custom ? 'input' : 'arguments';
+    const head = `{"id":"${id}","type":"${type}","status":`;
     const tail = `,"call_id":${jsonString(stringOf(tc.id))},"name":${nameJson},"${field}":`;
     const item = `${head}"completed"${tail}${bodyJson}}`;
     this.output.push(NO_ITEM);
     this.written.set(index, item);
-    const at = `"item_id":${idJson},"output_index":${index}`;
-    this.emitText('response.output_item.added', `"output_index":${index},"item":${head}"in_progress"${tail}""}`);
-    if (custom) {
-      this.emitText('response.custom_tool_call_input.delta', `${at},"delta":${bodyJson}`);
-      this.emitText('response.custom_tool_call_input.done', `${at},"input":${bodyJson}`);
-    } else {
-      this.emitText('response.function_call_arguments.delta', `${at},"delta":${bodyJson}`);
-      this.emitText('response.function_call_arguments.done', `${at},"name":${nameJson},"arguments":${bodyJson}`);
-    }
-    this.emitText('response.output_item.done', `"output_index":${index},"item":${item}`);
+    const at = `"item_id":"${id}","output_index":${index}`;
+    const added = this.eventText('response.output_item.added', `"output_index":${index},"item":${head}"in_progress"${tail}""}`);
+    const whole = custom
+      ? this.eventText('response.custom_tool_call_input.delta', `${at},"delta":${bodyJson}`) +
+        this.eventText('response.custom_tool_call_input.done', `${at},"input":${bodyJson}`)
+      : this.eventText('response.function_call_arguments.delta', `${at},"delta":${bodyJson}`) +
+        this.eventText('response.function_call_arguments.done', `${at},"name":${nameJson},"arguments":${bodyJson}`);
+    this.out.write(added + whole + this.eventText('response.output_item.done', `"output_index":${index},"item":${item}`));
   }
 
   // Text chunks like the learned one: nothing in them but their texts.
@@ -329,6 +353,22 @@ class ResponsesEvents implements ChatEventHandlers {
     if (choice.finish_reason === 'length') this.length = true;
   }
 }
+
+/** The events the codec writes as text (eventText): names with nothing JSON escapes, written into the data as they are. */
+type EventType =
+  | 'response.created'
+  | 'response.in_progress'
+  | 'response.output_item.added'
+  | 'response.content_part.added'
+  | 'response.output_text.done'
+  | 'response.content_part.done'
+  | 'response.output_item.done'
+  | 'response.function_call_arguments.delta'
+  | 'response.function_call_arguments.done'
+  | 'response.custom_tool_call_input.delta'
+  | 'response.custom_tool_call_input.done'
+  | 'response.completed'
+  | 'response.incomplete';
 
 /** The place in `output` of an item whose JSON text is written (ResponsesEvents `written`): never serialised. */
 const NO_ITEM: Json = Object.freeze({});
