@@ -214,6 +214,38 @@ describe("a native upstream's call goes out at its end (CallEnd)", () => {
     expect(await whereCallsGoOut('responses', stream)).toEqual(['end 0: call_1 {"q":"rain"}', 'finish: call_2 {"q":"sun"}']);
   });
 
+  it("responses: a function_call item's output_item.done is read by its head alone, unless something after it might be read otherwise (another output_index key, a \\u escape)", async () => {
+    let seq = 0;
+    const emit = (type: string, fields: Chunk) => sse(type, { type, sequence_number: seq++, ...fields });
+    const raw = (data: string) => `event: response.output_item.done\ndata: ${data}\n\n`;
+    const call = (id: string) => ({ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: 'search', arguments: '' });
+    const args = (output_index: number, delta: string) => emit('response.function_call_arguments.delta', { item_id: 'fc', output_index, delta });
+    const stream = [
+      emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } }),
+      emit('response.output_item.added', { output_index: 0, item: call('1') }),
+      args(0, '{"q":"a"}'),
+      // The item after the head is not read: cut short, the call ends all the same.
+      raw('{"type":"response.output_item.done","sequence_number":3,"output_index":0,"item":{"type":"function_call","arguments":"{\\"q'),
+      emit('response.output_item.added', { output_index: 1, item: call('2') }),
+      args(1, '{"q":"b"}'),
+      // A second output_index (JSON.parse keeps the last, 7: no open call there): parsed, it ends nothing.
+      raw('{"type":"response.output_item.done","sequence_number":6,"output_index":1,"item":{"type":"message","content":[]},"output_index":7}'),
+      emit('response.output_item.added', { output_index: 2, item: call('3') }),
+      args(2, '{"q":"c"}'),
+      // A \u escape: parsed, and its index read from the parse.
+      raw('{"type":"response.output_item.done","sequence_number":9,"output_index":2,"item":{"type":"function_call","name":"s\\u0065arch"}}'),
+      emit('response.completed', {
+        response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 2 } },
+      }),
+    ].join('');
+    expect(await whereCallsGoOut('responses', stream)).toEqual([
+      'end 0: call_1 {"q":"a"}',
+      // Call 2 had no end: it goes when the next call starts.
+      'another chunk: call_2 {"q":"b"}',
+      'end 2: call_3 {"q":"c"}',
+    ]);
+  });
+
   it("a read holding a call's end and the finish is cut after the end: the finish (a Responses one the whole response) is translated only when the next batch is read", async () => {
     const ev = (data: Chunk & { type: string }) => sse(data.type, data);
     const anthropic = [

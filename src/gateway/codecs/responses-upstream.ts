@@ -133,6 +133,29 @@ function unread(data: string): boolean {
   return !type.includes('\\') && !READ_TYPES.has(type) && data.indexOf('"type"', end) === -1 && !data.includes('\\u');
 }
 
+/**
+ * The head of a `response.output_item.done` as the API writes it, up to its item: the output_index
+ * (group 1). Its keys in the API's order, no whitespace, integers as JSON writes them.
+ */
+const ITEM_DONE_HEAD = /^\{"type":"response\.output_item\.done","sequence_number":(?:0|[1-9]\d{0,14}),"output_index":(0|[1-9]\d{0,14}),"item":\{/;
+
+/**
+ * The output_index of a `response.output_item.done` read by its head alone (-1: not one, or not
+ * certain): the end of a function_call item, which is all the translation reads of it (the call's
+ * arguments came as deltas), goes to HeldStream without parsing the item, which repeats the whole
+ * arguments (tens of KB for a file an agent writes) on the held call's way out (~14 µs for the bench's
+ * 60-character call on cold caches: docs/benchmarks.md § The streaming paths at the physical limit, sixth
+ * session). Certain that the index is the event's: no other `"output_index"` follows (inside a JSON
+ * string every quote is escaped, so one would be a key) and no `\u` escape could spell one. What the head
+ * does not settle is read as the head says: an event that repeats its own `type` key after it (no API
+ * does) ends the call all the same, as the item's done would.
+ */
+function itemDoneIndex(data: string): number {
+  const head = ITEM_DONE_HEAD.exec(data);
+  if (!head || data.indexOf('"output_index"', head[0].length) !== -1 || data.includes('\\u')) return -1;
+  return Number(head[1]);
+}
+
 /** The finish_reason of a response that made `calls` calls. */
 function finishOf(response: Json, calls: number): string {
   return response.status === 'incomplete' ? 'length' : calls > 0 ? 'tool_calls' : 'stop';
@@ -181,6 +204,9 @@ function responsesTranslation(): NativeTranslation {
       return textChunk(who, text);
     },
     event(message: SseMessage) {
+      // A function_call item's end, read by its head (itemDoneIndex): the call is complete, it goes out now.
+      const done = open.get(itemDoneIndex(message.data));
+      if (done && !done.custom) return [new CallEnd(done.call)];
       if (unread(message.data)) return [];
       const e = jsonObject(message.data);
       if (!e) return [];
