@@ -27,7 +27,7 @@ export function heldCodec(open: (out: StreamChannel) => StreamChannel, toolset: 
   const text = () =>
     out
       .join('')
-      .replace(/(resp|msg|fc)_[0-9a-f]{32,}/g, '$1_X')
+      .replace(/(resp|msg|fc)_[0-9a-f]{32}/g, '$1_X')
       .replace(/"created_at":\d+/g, '"created_at":T')
       .replace(/chatcmpl-rebound-[0-9a-f-]{36}/g, 'chatcmpl-rebound-X');
   return { held, delivery, out, text };

@@ -21,14 +21,16 @@ type Json = Record<string, unknown>;
 const hex = () => crypto.randomUUID().replaceAll('-', '');
 
 /**
- * The id of a response's output item: its kind's prefix, the response's random part, its place in the
- * output. One random draw a response, not one an item: `crypto.randomUUID` was ~12 µs of a held call's
- * way out, on the cold caches it runs on (docs/benchmarks.md § The streaming paths at the physical limit,
- * sixth session). The ids stay unique: within a response by the index, across responses by the random
- * part (122 bits), which is how OpenAI's own ids relate an item to its response (a shared suffix).
+ * The id of a response's output item: its kind's prefix, then 32 hex digits, the response's random part
+ * (its first 28) and its place in the output (4, more past 65,535 items). One random draw a response, not
+ * one an item: `crypto.randomUUID` was ~12 µs of a held call's way out, on the cold caches it runs on
+ * (docs/benchmarks.md § The streaming paths at the physical limit, sixth session). The ids stay unique:
+ * within a response by the index, across responses by the random part (106 random bits), as OpenAI's own
+ * ids relate an item to its response (a shared part). As long as before: a text item's id is in every
+ * text delta's event.
  */
 function itemId(prefix: 'msg' | 'fc' | 'ctc', random: string, index: number): string {
-  return `${prefix}_${random}${index.toString(16).padStart(4, '0')}`;
+  return `${prefix}_${random.slice(0, 28)}${index.toString(16).padStart(4, '0')}`;
 }
 
 /** The request's fields a response echoes. */

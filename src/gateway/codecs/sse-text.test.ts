@@ -154,8 +154,8 @@ describe("the codecs' events, written without an object", () => {
     let seq = 2;
     const event = (type: string, fields: Record<string, unknown>) => events.push(sseEvent(type, { type, sequence_number: seq++, ...fields }));
     channel.chunk!(chunk({ content: 'x' }));
-    const msg = written.join('').match(/msg_[0-9a-f]{36}/)![0];
-    expect(msg).toBe(`msg_${/resp_([0-9a-f]{32})/.exec(written[0]!)![1]}0000`);
+    const msg = written.join('').match(/msg_[0-9a-f]{32}/)![0];
+    expect(msg).toBe(`msg_${/resp_([0-9a-f]{28})/.exec(written[0]!)![1]}0000`);
     event('response.output_item.added', { output_index: 0, item: { id: msg, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
     const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
     event('response.content_part.added', { item_id: msg, output_index: 0, content_index: 0, part });
@@ -170,7 +170,7 @@ describe("the codecs' events, written without an object", () => {
       name: i % 2 ? 'apply "patch" é' : `f ${text}`,
       args: i % 2 ? JSON.stringify({ input: text }) : JSON.stringify({ q: text }),
     }));
-    const random = /resp_([0-9a-f]{32})/.exec(written[0]!)![1]!;
+    const random = /resp_([0-9a-f]{28})/.exec(written[0]!)![1]!;
     for (const [i, call] of calls.entries()) {
       const writes = written.length;
       channel.chunk!(chunk({ tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }] }));
@@ -179,7 +179,7 @@ describe("the codecs' events, written without an object", () => {
       const custom = i % 2 === 1;
       const id = written
         .join('')
-        .match(custom ? /ctc_[0-9a-f]{36}/g : /fc_[0-9a-f]{36}/g)!
+        .match(custom ? /ctc_[0-9a-f]{32}/g : /fc_[0-9a-f]{32}/g)!
         .at(-1)!;
       // Each item's id: its kind, the response's random part, its place in the output (unique within the response).
       expect(id).toBe(`${custom ? 'ctc' : 'fc'}_${random}${(i + 1).toString(16).padStart(4, '0')}`);
@@ -243,7 +243,7 @@ describe("the codecs' events, written without an object", () => {
       channel.write('data: [DONE]\n\n');
       return written
         .join('')
-        .replace(/(resp|msg|fc)_[0-9a-f]{32,}/g, '$1_X')
+        .replace(/(resp|msg|fc)_[0-9a-f]{32}/g, '$1_X')
         .replace(/"created_at":\d+/g, '"created_at":T');
     };
     const codecs = [(out: StreamChannel) => messagesChannel(out, 'm'), (out: StreamChannel) => responsesChannel(out, { model: 'm', freeform: new Set() })];
