@@ -2,8 +2,10 @@
 // § Limits): a stream longer than MAX_COMPLETION_BYTES, and a call whose arguments are longer than the
 // gate reads (MAX_ARGUMENTS_CHARS), of which the gateway keeps only the start. Against the real app and
 // the scripted upstream over loopback, through each protocol: the answer ends with an error event in the
-// client's protocol that says why, never a silent cut; a call that is re-asked is told its size. No
-// timing is asserted.
+// client's protocol that says why, never a silent cut; a call that is re-asked is told its size. And a
+// Responses call item whose end repeats arguments near the event's cap (1 MB): that end is read by its
+// head, or parsed when the head is not certain, and the call goes out whole either way. No timing is
+// asserted.
 import { MAX_ARGUMENTS_CHARS } from 'rebound-gate';
 import { describe, expect, it } from 'vitest';
 import { MAX_COMPLETION_BYTES } from '../../src/gateway/upstream.ts';
@@ -148,5 +150,31 @@ describe('a streamed call whose arguments are longer than the gate reads (the ga
     // The call as the assistant message repeats it: what the gateway kept of it, the gate's limit.
     const assistant = reask.at(-2)! as { tool_calls: Array<{ function: { arguments: string } }> };
     expect(assistant.tool_calls[0]!.function.arguments.length).toBe(MAX_ARGUMENTS_CHARS);
+  });
+});
+
+describe("a native Responses call whose item's end repeats arguments near the event cap (RESPONSES_UPSTREAM=responses)", () => {
+  // ~900 KB of content: each of the call's `arguments.done`, `output_item.done` and `response.completed` events repeats it, under 1 MB.
+  const content = 'z'.repeat(900_000);
+  it.each([
+    ['read by its head', content],
+    // A control character: the arguments' JSON has a \u escape, so the event's head is not certain and it is parsed.
+    ['parsed (a \\u escape in it)', `${content}\u0001`],
+  ])('the end %s: the call goes out whole, once, and the answer finishes', async (_how, body) => {
+    const args = JSON.stringify({ path: 'big.txt', content: body });
+    const native = await startScriptedResponses(() => ({ calls: [{ id: 'call_big', name: 'write_file', arguments: args }], argChunk: 64 * 1024 }));
+    try {
+      const { app } = await start(() => ({ text: 'the chat upstream is not asked' }), {
+        env: { RESPONSES_UPSTREAM: 'responses', OPENAI_BASE_URL: native.url },
+      });
+      const got = await events(app.url, '/v1/responses', responses);
+      const done = got.filter((e) => e.event === 'response.output_item.done').map((e) => JSON.parse(e.data).item as { call_id: string; arguments: string });
+      expect(done).toHaveLength(1);
+      expect(done[0]!.call_id).toBe('call_big');
+      expect(done[0]!.arguments).toBe(args);
+      expect(got.at(-1)!.event).toBe('response.completed');
+    } finally {
+      await native.close();
+    }
   });
 });
