@@ -1,8 +1,9 @@
 // nodeFetch against Node's fetch on the same real upstreams (the scripted server, a gzip server, a
 // closed port): what chat-post.ts and its readers see must not depend on which one the entry picked.
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedOpenAI, type ScriptedServer } from '../../test/support/scripted-openai.ts';
 import { postChat, readBounded } from '../model/chat-post.ts';
@@ -11,6 +12,8 @@ import { OpenAIModel } from '../model/openai.ts';
 import { ModelError, type ModelEvent } from '../model/types.ts';
 
 const words = Array.from({ length: 300 }, (_, i) => `w${i} `).join('');
+/** 2.7 MB, 1.3 MB gzipped: many chunks each way, past the 64 KB a body holds for its reader (node-fetch.ts HELD_BYTES). */
+const bigText = Array.from({ length: 400_000 }, (_, i) => `${(i * 7919) % 1_000_003} `).join('');
 let upstream: ScriptedServer;
 let gzipUrl: string;
 let closeGzip: () => void;
@@ -22,8 +25,8 @@ beforeAll(async () => {
     if (message === 'fail') return { status: 429, message: 'slow down' };
     return { text: words };
   });
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('compressed answer'));
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync(req.url === '/big' ? bigText : 'compressed answer'));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   gzipUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -136,14 +139,101 @@ describe.each([
     }
   });
 
-  it('a gzip body is decoded (its headers as they came)', async () => {
+  it('a gzip body is decoded (its headers as they came), a large one whole', async () => {
     const response = await fetchFn(gzipUrl, { method: 'GET', headers: { accept: 'text/plain' } });
     expect(await response.text()).toBe('compressed answer');
     expect(response.headers.get('content-encoding')).toBe('gzip');
+    expect(await (await fetchFn(`${gzipUrl}big`, { method: 'GET' })).text()).toBe(bigText);
   });
 });
 
 describe('nodeFetch', () => {
+  /** A server on loopback answering each request with `answer`; its URL, its connections' count, and its close. */
+  async function serve(answer: (res: ServerResponse) => void) {
+    let connections = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => answer(res));
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections: () => connections, close: () => server.close() };
+  }
+
+  it('a chunk the reader waits for is read before the rest of its socket read is parsed: the answer ends on the next read, and the connection is kept', async () => {
+    // The parser's handler as undici calls it, recorded: nodeFetch's body is fed by it (UpstreamBody).
+    const seen: string[] = [];
+    const agent = new Agent().compose(
+      (dispatch) => (options, handler: Dispatcher.DispatchHandler) =>
+        dispatch(options, {
+          onRequestStart: (c, context) => handler.onRequestStart?.(c, context),
+          onResponseStart: (c, status, headers, message) => handler.onResponseStart?.(c, status, headers, message),
+          onResponseData: (c, chunk) => {
+            seen.push('data');
+            handler.onResponseData?.(c, chunk);
+          },
+          onResponseEnd: (c, trailers) => {
+            seen.push('end');
+            handler.onResponseEnd?.(c, trailers);
+          },
+          onResponseError: (c, error) => handler.onResponseError?.(c, error),
+        }),
+    );
+    // The last event and the answer's end in one write, as an upstream sends its last delta.
+    const server = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders();
+      setTimeout(() => res.end('data: {"last":true}\n\n'), 20);
+    });
+    const global = getGlobalDispatcher();
+    setGlobalDispatcher(agent);
+    try {
+      for (let i = 0; i < 2; i++) {
+        seen.length = 0;
+        const reader = (await nodeFetch(server.url, { method: 'POST', body: '{}' })).body!.getReader();
+        const first = await reader.read();
+        expect(new TextDecoder().decode(first.value)).toBe('data: {"last":true}\n\n');
+        expect(seen).toEqual(['data']);
+        expect((await reader.read()).done).toBe(true);
+        expect(seen).toEqual(['data', 'end']);
+        // undici takes a connection back a turn of the event loop after its answer's end.
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(server.connections()).toBe(1);
+    } finally {
+      setGlobalDispatcher(global);
+      await agent.close();
+      server.close();
+    }
+  });
+
+  it('a body no one reads stops being read from the socket (HELD_BYTES), and is whole once read', async () => {
+    const piece = 'x'.repeat(64 * 1024);
+    const pieces = 256; // 16 MB: more than loopback's socket buffers take
+    let finished = false;
+    const server = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      let i = 0;
+      const more = (): void => {
+        while (i < pieces) {
+          i++;
+          if (!res.write(piece)) return void res.once('drain', more);
+        }
+        res.end(() => {
+          finished = true;
+        });
+      };
+      more();
+    });
+    try {
+      const response = await nodeFetch(server.url, { method: 'POST', body: '{}' });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(finished).toBe(false);
+      expect(Buffer.byteLength(await response.text())).toBe(pieces * piece.length);
+    } finally {
+      server.close();
+    }
+  });
+
   it('a body that breaks off mid-stream fails the read (a retryable ModelError for the model)', async () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

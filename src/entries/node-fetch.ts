@@ -2,17 +2,17 @@
 // which Node's entries pick (local.ts); the edge runtimes (workerd, Deno) keep their fetch.
 // Node's fetch is undici's fetch algorithm over web streams: per request a Request, header guards and the
 // fetch steps (~0.7 ms of CPU on a loaded machine), and per upstream chunk a web-stream enqueue. undici's
-// own request() skips both: the same connection pool and parser, the body a Node stream whose buffered
-// chunks one read takes together. bench:stream measured, for a bare proxy's upstream request of 2,000
-// streamed tokens, 3.9 ms of CPU through fetch against 2.5 ms through request(), 1.45 against 0.78 ms
-// for one token (docs/benchmarks.md § The streaming paths at the physical limit).
+// dispatch() skips both: the same connection pool and parser, which hands each body chunk to a handler of
+// ours (UpstreamBody). bench:stream measured, for a bare proxy's upstream request of 2,000 streamed tokens,
+// 3.9 ms of CPU through fetch against 2.5 ms through request() (dispatch() with a Node stream for the
+// body), 1.45 against 0.78 ms for one token (docs/benchmarks.md § The streaming paths at the physical limit).
 //
 // What callers get is still a Response, so that every reader (the model's SSE decoder, the gateway's
 // pass-through and error bodies) reads one type: its body is a web stream that takes, on each read, all
-// the Node stream holds (a 2,000-token answer is ~10 reads, not 2,000 enqueues). Only what chat-post.ts
-// sends is supported: a method, a record of headers, a string body, a signal. Failures are fetch's: a
-// TypeError "fetch failed" with the cause (ECONNREFUSED, …), the signal's abort as an AbortError.
-import { Readable } from 'node:stream';
+// the parser has handed over since the last (a 2,000-token answer is ~10 reads, not 2,000 enqueues). Only
+// what chat-post.ts sends is supported: a method, a record of headers, a string body, a signal. Failures
+// are fetch's: a TypeError "fetch failed" with the cause (ECONNREFUSED, …), the signal's abort as its reason.
+import { Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { type Dispatcher, getGlobalDispatcher } from 'undici';
 
@@ -48,51 +48,217 @@ function targetOf(url: string): { origin: string; path: string } {
   return target;
 }
 
-export const nodeFetch: typeof fetch = async (input, init = {}) => {
+export const nodeFetch: typeof fetch = (input, init = {}) => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-  let answer: Dispatcher.ResponseData;
-  try {
-    // The global dispatcher as request() would take it (one a deployment may have set: a proxy agent), given the parts.
-    answer = await getGlobalDispatcher().request({
-      ...targetOf(url),
-      method: (init.method ?? 'GET') as 'GET' | 'POST',
-      headers: init.headers as Record<string, string> | undefined,
-      body: init.body as string | undefined,
-      signal: init.signal ?? undefined,
-    });
-  } catch (err) {
-    if (init.signal?.aborted) throw init.signal.reason ?? err;
-    throw new TypeError('fetch failed', { cause: err });
-  }
-  // The pairs as they came, for the Response to make its Headers of once (not a Headers of ours it then copies).
-  const headers: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(answer.headers)) {
-    if (Array.isArray(value)) for (const v of value) headers.push([name, v]);
-    else if (value !== undefined) headers.push([name, value]);
-  }
-  const status = answer.statusCode;
-  if (NULL_BODY.has(status) || init.method === 'HEAD') {
-    answer.body.resume();
-    return new NativeResponse(null, { status, headers });
-  }
-  // undici.request asks for no encoding, but a server may send one anyway: decoded as fetch does (its headers kept, as fetch keeps them).
-  const encoded = answer.headers['content-encoding'];
-  const encoding = (Array.isArray(encoded) ? encoded.join(', ') : encoded)?.trim().toLowerCase();
-  const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip'
-      ? createGunzip()
-      : encoding === 'deflate'
-        ? createInflate()
-        : encoding === 'br'
-          ? createBrotliDecompress()
-          : null;
-  let body: Readable = answer.body;
-  if (decoder) {
-    body = answer.body.pipe(decoder);
-    answer.body.on('error', (err) => decoder.destroy(err));
-  }
-  return new UpstreamAnswer(status, answer.statusText ?? '', headers, webBody(body)) as unknown as Response;
+  const signal = init.signal ?? undefined;
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<Response>((resolve, reject) => {
+    const answer = new UpstreamBody(resolve, reject, signal, init.method === 'HEAD');
+    try {
+      // The global dispatcher (one a deployment may have set: a proxy agent), given the parts.
+      getGlobalDispatcher().dispatch(
+        {
+          ...targetOf(url),
+          method: (init.method ?? 'GET') as 'GET' | 'POST',
+          headers: init.headers as Record<string, string> | undefined,
+          body: init.body as string | undefined,
+        },
+        answer,
+      );
+    } catch (err) {
+      answer.onResponseError(undefined, err as Error);
+    }
+  });
 };
+
+/** The headers as name-value pairs, a repeated header's values each a pair: the Response makes its Headers of them once. */
+function headerPairs(headers: Record<string, string | string[] | undefined>): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (Array.isArray(value)) for (const v of value) pairs.push([name, v]);
+    else if (value !== undefined) pairs.push([name, value]);
+  }
+  return pairs;
+}
+
+/** The decompressor of a body a server encoded although undici asked for none (fetch decodes it, its headers kept). */
+function decoderOf(headers: Record<string, string | string[] | undefined>): Transform | null {
+  const encoded = headers['content-encoding'];
+  const encoding = (Array.isArray(encoded) ? encoded.join(', ') : encoded)?.trim().toLowerCase();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return createGunzip();
+  if (encoding === 'deflate') return createInflate();
+  if (encoding === 'br') return createBrotliDecompress();
+  return null;
+}
+
+/** Bytes held for the reader before the upstream's socket is no longer read (the reader's backpressure), as Node's streams hold 64 KB. */
+const HELD_BYTES = 64 * 1024;
+
+/**
+ * One upstream request's answer, as undici's dispatch hands it over: its status and headers resolve the
+ * Response, its body is a web stream fed by the parser itself. No Node stream sits between (request()'s
+ * body was one: a push, a 'readable' event on the next tick, a read), and each read still takes all the
+ * body has received since the last, as one chunk.
+ *
+ * A chunk that arrives while the reader waits for one pauses the parser as it wakes the reader: the
+ * rest of that socket read (a stream's end, its chunked terminator, and the keep-alive bookkeeping of
+ * the message's completion) is parsed on the reader's next read, not before the reader has this chunk.
+ * A gateway's held call, whose last argument delta the upstream sends with its answer's end, goes out
+ * ~20 µs sooner (docs/benchmarks.md § The streaming paths at the physical limit). Chunks that arrive
+ * while the reader is busy are kept until HELD_BYTES, then the parser pauses until the next read.
+ */
+class UpstreamBody implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  /** The Response was handed over (or the request failed before it): what follows is the body's. */
+  private settled = false;
+  /** A body no one reads (HEAD, a null-body status): its chunks are dropped. */
+  private discard = false;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private ended = false;
+  private failed: { error: unknown } | undefined;
+  /** The reader's wait for a chunk, the end or a failure. */
+  private wake: (() => void) | undefined;
+  /** A body the server encoded: the chunks go through it, and its output is the body. */
+  private decoder: Transform | null = null;
+  private readonly resolve: (response: Response) => void;
+  private readonly reject: (error: unknown) => void;
+  private readonly signal: AbortSignal | undefined;
+  private readonly head: boolean;
+
+  constructor(resolve: (response: Response) => void, reject: (error: unknown) => void, signal: AbortSignal | undefined, head: boolean) {
+    this.resolve = resolve;
+    this.reject = reject;
+    this.signal = signal;
+    this.head = head;
+    signal?.addEventListener('abort', this.abort, { once: true });
+  }
+
+  /**
+   * The caller's abort: undici's request fails with its reason (onResponseError), its connection closed.
+   * Before the request has a connection, it is aborted as it gets one (onRequestStart), as request() does.
+   */
+  private readonly abort = (): void => {
+    this.controller?.abort(this.signal!.reason);
+  };
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal?.aborted) controller.abort(this.signal.reason);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    statusText?: string,
+  ): void {
+    this.settled = true;
+    const pairs = headerPairs(headers);
+    if (NULL_BODY.has(status) || this.head) {
+      this.discard = true;
+      this.resolve(new NativeResponse(null, { status, headers: pairs }));
+      return;
+    }
+    const decoder = decoderOf(headers);
+    if (decoder) {
+      // Each side's backpressure: the parser waits for the decoder's input, the decoder for the reader.
+      this.decoder = decoder;
+      decoder.on('data', (chunk: Buffer) => this.take(chunk));
+      decoder.on('drain', () => this.controller?.resume());
+      decoder.on('end', () => this.end());
+      decoder.on('error', (error) => this.fail(error));
+    }
+    const body = new ReadableStream<Uint8Array>({ pull: (controller) => this.pull(controller), cancel: () => this.cancel() }, { highWaterMark: 0 });
+    this.resolve(new UpstreamAnswer(status, statusText ?? '', pairs, body) as unknown as Response);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.discard) return;
+    if (!this.decoder) this.take(chunk);
+    else if (!this.decoder.write(chunk)) this.controller?.pause();
+  }
+
+  onResponseEnd(): void {
+    this.signal?.removeEventListener('abort', this.abort);
+    if (this.decoder) this.decoder.end();
+    else this.end();
+  }
+
+  /** A failure: before the headers, fetch's (the abort's reason, else a TypeError with the cause); after, the body's reader gets it. */
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.signal?.removeEventListener('abort', this.abort);
+    const aborted = this.signal?.aborted === true;
+    if (!this.settled) {
+      this.settled = true;
+      this.reject(aborted ? this.signal!.reason : new TypeError('fetch failed', { cause: error }));
+      return;
+    }
+    this.decoder?.destroy();
+    this.fail(aborted ? this.signal!.reason : error);
+  }
+
+  /** A chunk of the body: kept for the reader; one that wakes it pauses the parser (the class's comment), as do HELD_BYTES kept. */
+  private take(chunk: Buffer): void {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.byteLength;
+    if (this.decoder) {
+      if (this.pendingBytes >= HELD_BYTES) this.decoder.pause();
+    } else if (this.wake || this.pendingBytes >= HELD_BYTES) this.controller?.pause();
+    this.notify();
+  }
+
+  private end(): void {
+    this.ended = true;
+    this.notify();
+  }
+
+  private fail(error: unknown): void {
+    this.failed ??= { error };
+    this.notify();
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  /** One read: everything received since the last, the end, or the failure; the parser resumed when it was paused for the reader. */
+  private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    for (;;) {
+      if (this.pending.length > 0) {
+        const chunk = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+        this.pending = [];
+        this.pendingBytes = 0;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if (this.decoder?.isPaused()) this.decoder.resume();
+        return;
+      }
+      if (this.failed) throw this.failed.error;
+      if (this.ended) {
+        controller.close();
+        return;
+      }
+      if (!this.decoder && this.controller?.paused) {
+        // What the parser holds is parsed now (it may take a chunk, the end or a failure at once).
+        this.controller.resume();
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+  }
+
+  /** The reader stopped: the request is aborted (undici closes the connection, as fetch does). */
+  private cancel(): void {
+    this.signal?.removeEventListener('abort', this.abort);
+    this.discard = true;
+    this.pending = [];
+    this.controller?.abort(new Error('The body was cancelled.'));
+  }
+}
 
 /**
  * The upstream's answer as the runtime's Response reads it, made of its parts only as they are read: a
@@ -184,50 +350,3 @@ class UpstreamAnswer {
   }
 }
 Object.setPrototypeOf(UpstreamAnswer.prototype, NativeResponse.prototype);
-
-/**
- * A Node stream as a web stream whose every read takes all the Node stream has buffered, as one chunk.
- * Cancelling it destroys the Node stream (undici then closes the connection, as fetch does).
- */
-function webBody(body: Readable): ReadableStream<Uint8Array> {
-  let ended = false;
-  let failed: { error: unknown } | undefined;
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  body.on('readable', notify);
-  body.on('end', () => {
-    ended = true;
-    notify();
-  });
-  body.on('error', (error) => {
-    failed = { error };
-    notify();
-  });
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        for (;;) {
-          if (failed) throw failed.error;
-          const chunk = body.read() as Buffer | null;
-          if (chunk !== null) {
-            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-            return;
-          }
-          if (ended) {
-            controller.close();
-            return;
-          }
-          await new Promise<void>((resolve) => (wake = resolve));
-        }
-      },
-      cancel() {
-        body.destroy();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}

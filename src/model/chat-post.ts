@@ -4,7 +4,7 @@
 // /v1/messages). Plain
 // fetch, not the openai SDK: all the adapter used of it was this request, a headers timeout and an error
 // mapping, and the SDK was ~29 KB of the Worker's gzipped bundle. The fetch is the endpoint's when it
-// has one: Node's entries pass their own HTTP client (src/entries/node-fetch.ts, undici's request()
+// has one: Node's entries pass their own HTTP client (src/entries/node-fetch.ts, undici's dispatch()
 // behind fetch's signature: fetch's web streams cost ~0.7 ms a request). Failures are data: the response
 // whatever its status, or why none came (no headers in time, unreachable); only the caller's own abort
 // is thrown, as it is.
