@@ -1,7 +1,7 @@
 // nodeFetch against Node's fetch on the same real upstreams (the scripted server, a gzip server, a
 // closed port): what chat-post.ts and its readers see must not depend on which one the entry picked.
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,7 +160,7 @@ describe('nodeFetch', () => {
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections: () => connections, close: () => server.close() };
   }
 
-  it('a chunk the reader waits for is read before the rest of its socket read is parsed: the answer ends on the next read, and the connection is kept', async () => {
+  it('a read the reader waits for is handed over before the parser reads past it: the answer ends on the next read, and the connection is kept', async () => {
     // The parser's handler as undici calls it, recorded: nodeFetch's body is fed by it (UpstreamBody).
     const seen: string[] = [];
     const agent = new Agent().compose(
@@ -202,6 +202,28 @@ describe('nodeFetch', () => {
     } finally {
       setGlobalDispatcher(global);
       await agent.close();
+      server.close();
+    }
+  });
+
+  it('a socket read of many chunks that wakes the reader is handed over in one read, not split at its first chunk', async () => {
+    const events = Array.from({ length: 50 }, (_, i) => `data: {"i":${i}}\n\n`);
+    // A raw HTTP/1.1 answer, so that the fifty chunks go in one socket write (one read), as an upstream's burst of deltas arrives.
+    const server = createNetServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n');
+        const chunked = events.map((e) => `${Buffer.byteLength(e).toString(16)}\r\n${e}\r\n`).join('');
+        setTimeout(() => socket.write(chunked), 20);
+        setTimeout(() => socket.end('0\r\n\r\n'), 40);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const reader = (await nodeFetch(url, { method: 'POST', body: '{}' })).body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe(events.join(''));
+      expect((await reader.read()).done).toBe(true);
+    } finally {
       server.close();
     }
   });

@@ -91,6 +91,22 @@ function decoderOf(headers: Record<string, string | string[] | undefined>): Tran
   return null;
 }
 
+/** What may follow a chunk's data in its socket read when nothing more of the body does: the chunk's CRLF and a chunked body's last chunk (`\r\n0\r\n\r\n`). */
+const END_FRAMING_BYTES = 7;
+
+/** A read the parser pauses at the end of for its reader (the class's comment): a held call's last delta, a paced token; not an unpaced answer's 64 KB. */
+const SHORT_READ_BYTES = 4096;
+
+/**
+ * Whether the parser's chunk is the last of its socket read but for the framing that ends it: undici
+ * hands each chunk as a view of the socket read it parsed it from, which Node sizes to the read (over
+ * TCP and TLS alike). A view of anything larger (a copy, a pooled buffer) reads as not the last: the
+ * chunk then waits for the rest of its read, as any other does.
+ */
+function endsItsRead(chunk: Buffer): boolean {
+  return chunk.buffer.byteLength - chunk.byteOffset - chunk.byteLength <= END_FRAMING_BYTES;
+}
+
 /** Bytes held for the reader before the upstream's socket is no longer read (the reader's backpressure), as Node's streams hold 64 KB. */
 const HELD_BYTES = 64 * 1024;
 
@@ -100,12 +116,17 @@ const HELD_BYTES = 64 * 1024;
  * body was one: a push, a 'readable' event on the next tick, a read), and each read still takes all the
  * body has received since the last, as one chunk.
  *
- * A chunk that arrives while the reader waits for one pauses the parser as it wakes the reader: the
- * rest of that socket read (a stream's end, its chunked terminator, and the keep-alive bookkeeping of
- * the message's completion) is parsed on the reader's next read, not before the reader has this chunk.
- * A gateway's held call, whose last argument delta the upstream sends with its answer's end, goes out
- * ~20 µs sooner (docs/benchmarks.md § The streaming paths at the physical limit). Chunks that arrive
- * while the reader is busy are kept until HELD_BYTES, then the parser pauses until the next read.
+ * A short read the reader waits for is handed to it before the parser goes past that read's last chunk:
+ * the parser pauses there (`endsItsRead`), and what is left of the read (a chunked body's last chunk, the
+ * message's completion and undici's keep-alive bookkeeping, ~25 µs on cold caches) is parsed on the
+ * reader's next read. A gateway's held call, whose last argument delta an upstream sends with its
+ * answer's end, reaches the gateway's read that much sooner (docs/benchmarks.md § The streaming paths at
+ * the physical limit, H1 of the seventh session). Only a read's last chunk pauses it (one that wakes the
+ * reader with more of the read to come would split the read in two), and only a short one
+ * (SHORT_READ_BYTES): an unpaced answer's reads go on as undici parses them, so that the reader's next
+ * read takes what came meanwhile with it (a pause at each of them made ~40% more, smaller reads of a
+ * 2,000-token answer, a pass of the gateway's loop each: CPU per token). Chunks that arrive while the
+ * reader is busy are kept until HELD_BYTES, then the parser pauses until the next read.
  */
 class UpstreamBody implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
@@ -117,6 +138,8 @@ class UpstreamBody implements Dispatcher.DispatchHandler {
   private pendingBytes = 0;
   private ended = false;
   private failed: { error: unknown } | undefined;
+  /** The reader was woken for what it has not taken yet. */
+  private woken = false;
   /** The reader's wait for a chunk, the end or a failure. */
   private wake: (() => void) | undefined;
   /** A body the server encoded: the chunks go through it, and its output is the body. */
@@ -198,13 +221,16 @@ class UpstreamBody implements Dispatcher.DispatchHandler {
     this.fail(aborted ? this.signal!.reason : error);
   }
 
-  /** A chunk of the body: kept for the reader; one that wakes it pauses the parser (the class's comment), as do HELD_BYTES kept. */
+  /** A chunk of the body: kept for the reader; the last of a short read the reader waits for pauses the parser (the class's comment), as do HELD_BYTES kept. */
   private take(chunk: Buffer): void {
     this.pending.push(chunk);
     this.pendingBytes += chunk.byteLength;
     if (this.decoder) {
       if (this.pendingBytes >= HELD_BYTES) this.decoder.pause();
-    } else if (this.wake || this.pendingBytes >= HELD_BYTES) this.controller?.pause();
+    } else if (((this.wake || this.woken) && this.pendingBytes <= SHORT_READ_BYTES && endsItsRead(chunk)) || this.pendingBytes >= HELD_BYTES) {
+      this.controller?.pause();
+    }
+    if (this.wake) this.woken = true;
     this.notify();
   }
 
@@ -231,6 +257,7 @@ class UpstreamBody implements Dispatcher.DispatchHandler {
         const chunk = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
         this.pending = [];
         this.pendingBytes = 0;
+        this.woken = false;
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         if (this.decoder?.isPaused()) this.decoder.resume();
         return;
