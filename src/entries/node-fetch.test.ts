@@ -206,6 +206,39 @@ describe('nodeFetch', () => {
     }
   });
 
+  it('the worst upstream, a body in one-byte chunks: HELD_BYTES bounds the chunks held too (the socket is not read on), and the body comes whole', async () => {
+    const payload = 2 * 1024 * 1024; // 12 MB on the wire ("1\r\nx\r\n" a byte): more than loopback's socket buffers take
+    let written = false;
+    const server = createNetServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n');
+        const piece = '1\r\nx\r\n'.repeat(64 * 1024);
+        let sent = 0;
+        const more = (): void => {
+          while (sent < payload) {
+            sent += 64 * 1024;
+            if (!socket.write(piece)) return void socket.once('drain', more);
+          }
+          socket.end('0\r\n\r\n', () => {
+            written = true;
+          });
+        };
+        more();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const response = await nodeFetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', body: '{}' });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(written).toBe(false);
+      const text = await response.text();
+      expect(text.length).toBe(payload);
+      expect(text).toBe('x'.repeat(payload));
+    } finally {
+      server.close();
+    }
+  });
+
   it('a socket read of many chunks that wakes the reader is handed over in one read, not split at its first chunk', async () => {
     const events = Array.from({ length: 50 }, (_, i) => `data: {"i":${i}}\n\n`);
     // A raw HTTP/1.1 answer, so that the fifty chunks go in one socket write (one read), as an upstream's burst of deltas arrives.
