@@ -1,7 +1,7 @@
 // nodeFetch against Node's fetch on the same real upstreams (the scripted server, a gzip server, a
 // closed port): what chat-post.ts and its readers see must not depend on which one the entry picked.
 import { createServer, type ServerResponse } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,6 +160,21 @@ describe('nodeFetch', () => {
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections: () => connections, close: () => server.close() };
   }
 
+  /**
+   * A raw HTTP/1.1 server on loopback: on a request, its chunked answer's head is sent, then `body` writes
+   * the chunks on the socket itself (so that the test decides what goes in one socket write).
+   */
+  async function serveRaw(body: (socket: Socket) => void) {
+    const server = createNetServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n');
+        body(socket);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => server.close() };
+  }
+
   it('a read the reader waits for is handed over before the parser reads past it: the answer ends on the next read, and the connection is kept', async () => {
     // The parser's handler as undici calls it, recorded: nodeFetch's body is fed by it (UpstreamBody).
     const seen: string[] = [];
@@ -209,26 +224,22 @@ describe('nodeFetch', () => {
   it('the worst upstream, a body in one-byte chunks: HELD_BYTES bounds the chunks held too (the socket is not read on), and the body comes whole', async () => {
     const payload = 2 * 1024 * 1024; // 12 MB on the wire ("1\r\nx\r\n" a byte): more than loopback's socket buffers take
     let written = false;
-    const server = createNetServer((socket) => {
-      socket.once('data', () => {
-        socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n');
-        const piece = '1\r\nx\r\n'.repeat(64 * 1024);
-        let sent = 0;
-        const more = (): void => {
-          while (sent < payload) {
-            sent += 64 * 1024;
-            if (!socket.write(piece)) return void socket.once('drain', more);
-          }
-          socket.end('0\r\n\r\n', () => {
-            written = true;
-          });
-        };
-        more();
-      });
+    const server = await serveRaw((socket) => {
+      const piece = '1\r\nx\r\n'.repeat(64 * 1024);
+      let sent = 0;
+      const more = (): void => {
+        while (sent < payload) {
+          sent += 64 * 1024;
+          if (!socket.write(piece)) return void socket.once('drain', more);
+        }
+        socket.end('0\r\n\r\n', () => {
+          written = true;
+        });
+      };
+      more();
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const response = await nodeFetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', body: '{}' });
+      const response = await nodeFetch(server.url, { method: 'POST', body: '{}' });
       await new Promise((r) => setTimeout(r, 300));
       expect(written).toBe(false);
       const text = await response.text();
@@ -241,19 +252,13 @@ describe('nodeFetch', () => {
 
   it('a socket read of many chunks that wakes the reader is handed over in one read, not split at its first chunk', async () => {
     const events = Array.from({ length: 50 }, (_, i) => `data: {"i":${i}}\n\n`);
-    // A raw HTTP/1.1 answer, so that the fifty chunks go in one socket write (one read), as an upstream's burst of deltas arrives.
-    const server = createNetServer((socket) => {
-      socket.once('data', () => {
-        socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n');
-        const chunked = events.map((e) => `${Buffer.byteLength(e).toString(16)}\r\n${e}\r\n`).join('');
-        setTimeout(() => socket.write(chunked), 20);
-        setTimeout(() => socket.end('0\r\n\r\n'), 40);
-      });
+    // The fifty chunks in one socket write (one read), as an upstream's burst of deltas arrives.
+    const server = await serveRaw((socket) => {
+      setTimeout(() => socket.write(events.map((e) => `${Buffer.byteLength(e).toString(16)}\r\n${e}\r\n`).join('')), 20);
+      setTimeout(() => socket.end('0\r\n\r\n'), 40);
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-      const reader = (await nodeFetch(url, { method: 'POST', body: '{}' })).body!.getReader();
+      const reader = (await nodeFetch(server.url, { method: 'POST', body: '{}' })).body!.getReader();
       expect(new TextDecoder().decode((await reader.read()).value)).toBe(events.join(''));
       expect((await reader.read()).done).toBe(true);
     } finally {

@@ -227,11 +227,16 @@ class UpstreamBody implements Dispatcher.DispatchHandler {
     this.pendingBytes += chunk.byteLength;
     if (this.decoder) {
       if (this.pendingBytes >= HELD_BYTES) this.decoder.pause();
-    } else if (((this.wake || this.woken) && this.pendingBytes <= SHORT_READ_BYTES && endsItsRead(chunk)) || this.pendingBytes >= HELD_BYTES) {
+    } else if (this.pendingBytes >= HELD_BYTES || this.endsShortRead(chunk)) {
       this.controller?.pause();
     }
     if (this.wake) this.woken = true;
     this.notify();
+  }
+
+  /** The last chunk of a short read the reader waits for (the class's comment; pending holds that read alone: the reader took all before it). */
+  private endsShortRead(chunk: Buffer): boolean {
+    return (this.wake !== undefined || this.woken) && this.pendingBytes <= SHORT_READ_BYTES && endsItsRead(chunk);
   }
 
   private end(): void {
