@@ -31,12 +31,30 @@ function anthropicStream(): string {
   return s + sse('message_stop', { type: 'message_stop' });
 }
 
-/** Responses: text, a function call item, more text, the completion. */
-function responsesStream(): string {
+/**
+ * A Responses event's data in the key order the API writes today (since late 2025; captured from gpt-5.2):
+ * `type` first, the other keys sorted, so `sequence_number` last. Before, `type`, `sequence_number`, then the
+ * event's own keys in their order.
+ */
+function sortedEvent(type: string, fields: Chunk): Chunk {
+  const sorted: Chunk = { type };
+  for (const key of Object.keys(fields).sort()) sorted[key] = fields[key];
+  return sorted;
+}
+
+/** A Responses stream's events, numbered from 0, in today's key order (`sorted`) or the older one. */
+function responsesEvents(sorted: boolean) {
   let seq = 0;
-  const emit = (type: string, fields: Chunk) => sse(type, { type, sequence_number: seq++, ...fields });
+  return (type: string, fields: Chunk) =>
+    sse(type, sorted ? sortedEvent(type, { ...fields, sequence_number: seq++ }) : { type, sequence_number: seq++, ...fields });
+}
+
+/** Responses: text, a function call item, more text, the completion; today's text deltas carry OpenAI's obfuscation padding. */
+function responsesStream(sorted = false): string {
+  const emit = responsesEvents(sorted);
+  const pad = (delta: string) => (sorted ? { obfuscation: 'Qx7'.repeat(Math.max(0, 6 - delta.length)) } : {});
   const text = (delta: string, item: string, output: number) =>
-    emit('response.output_text.delta', { item_id: item, output_index: output, content_index: 0, delta, logprobs: [] });
+    emit('response.output_text.delta', { item_id: item, output_index: output, content_index: 0, delta, logprobs: [], ...pad(delta) });
   let s = emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } });
   for (const w of WORDS) s += text(w, 'msg_1', 0);
   const call = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'search', arguments: '' };
@@ -77,8 +95,9 @@ describe("a native upstream's runs of text deltas through HeldStream", () => {
   for (const [protocol, stream] of [
     ['anthropic', anthropicStream()],
     ['responses', responsesStream()],
+    ['responses', responsesStream(true)],
   ] as const) {
-    it(`${protocol}: a codec writes a run as it writes its chunks one by one, first attempt or retry, wherever a read ends`, async () => {
+    it(`${protocol}${stream.includes('"obfuscation"') ? " (today's key order)" : ''}: a codec writes a run as it writes its chunks one by one, first attempt or retry, wherever a read ends`, async () => {
       const length = new TextEncoder().encode(stream).length;
       for (const [name, open] of Object.entries(CODECS)) {
         for (const first of [true, false]) {
@@ -234,6 +253,37 @@ describe("a native upstream's call goes out at its end (CallEnd)", () => {
       args(2, '{"q":"c"}'),
       // A \u escape: parsed, and its index read from the parse.
       raw('{"type":"response.output_item.done","sequence_number":9,"output_index":2,"item":{"type":"function_call","name":"s\\u0065arch"}}'),
+      emit('response.completed', {
+        response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 2 } },
+      }),
+    ].join('');
+    expect(await whereCallsGoOut('responses', stream)).toEqual([
+      'end 0: call_1 {"q":"a"}',
+      // Call 2 had no end: it goes when the next call starts.
+      'another chunk: call_2 {"q":"b"}',
+      'end 2: call_3 {"q":"c"}',
+    ]);
+  });
+
+  it("responses, today's key order: a function_call item's output_item.done is read by its tail alone (the index the event's last key but its sequence number)", async () => {
+    const emit = responsesEvents(true);
+    const raw = (data: string) => `event: response.output_item.done\ndata: ${data}\n\n`;
+    const call = (id: string) => ({ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: 'search', arguments: '' });
+    const args = (output_index: number, delta: string) => emit('response.function_call_arguments.delta', { item_id: 'fc', output_index, delta });
+    const stream = [
+      emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } }),
+      emit('response.output_item.added', { output_index: 0, item: call('1') }),
+      args(0, '{"q":"a"}'),
+      // The item before the tail is not read: not JSON at all, the call ends all the same.
+      raw('{"type":"response.output_item.done","item":{"type":"function_call","arguments":"{\\"q},"output_index":0,"sequence_number":3}'),
+      emit('response.output_item.added', { output_index: 1, item: call('2') }),
+      args(1, '{"q":"b"}'),
+      // The index twice (JSON.parse keeps the last, 7: no open call there): the tail's is that last one, it ends nothing.
+      raw('{"type":"response.output_item.done","item":{"type":"message","content":[]},"output_index":1,"output_index":7,"sequence_number":6}'),
+      emit('response.output_item.added', { output_index: 2, item: call('3') }),
+      args(2, '{"q":"c"}'),
+      // Not the tail's form (a key after the sequence number): parsed, and its index read from the parse.
+      raw('{"type":"response.output_item.done","item":{"type":"function_call","name":"search"},"output_index":2,"sequence_number":9,"x":1}'),
       emit('response.completed', {
         response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 2 } },
       }),

@@ -81,7 +81,11 @@ const isCallItem = (item: Json) => item.type === 'function_call' || item.type ==
 /**
  * A text delta as the Responses API streams it (sequence number, item id, output and content index, the
  * text), and with OpenAI's obfuscation padding after it: the sequence number and the padding differ from
- * event to event, the item and indexes are fixed in a run of them.
+ * event to event, the item and indexes are fixed in a run of them. Two key orders: the one the API wrote
+ * until late 2025 (and that compatible servers still write), and the API's since (captured from gpt-5.2
+ * in January 2026): `type` first, the other keys sorted, so `sequence_number` last. Reading only the first,
+ * the gateway parsed each of today's deltas in full: 2.4× the bare proxy's CPU per token on today's
+ * stream (docs/benchmarks.md § The streaming paths at the physical limit, eighth session).
  */
 const TEXT_DELTA_FIELDS = [
   '{"type":"response.output_text.delta","sequence_number":',
@@ -96,9 +100,21 @@ const TEXT_DELTA_FIELDS = [
   STRING,
   ',"logprobs":[]',
 ] as const;
+const SORTED_TEXT_DELTA_HEAD = [
+  '{"type":"response.output_text.delta","content_index":',
+  INTEGER,
+  ',"delta":',
+  STRING,
+  ',"item_id":',
+  STRING,
+  ',"logprobs":[]',
+] as const;
+const SORTED_TEXT_DELTA_TAIL = [',"output_index":', INTEGER, ',"sequence_number":', INTEGER, '}'] as const;
 const TEXT_DELTAS = [
   textShape({ pieces: [...TEXT_DELTA_FIELDS, '}'], text: 4, free: [0] }),
   textShape({ pieces: [...TEXT_DELTA_FIELDS, ',"obfuscation":', STRING, '}'], text: 4, free: [0, 5] }),
+  textShape({ pieces: [...SORTED_TEXT_DELTA_HEAD, ...SORTED_TEXT_DELTA_TAIL], text: 1, free: [4] }),
+  textShape({ pieces: [...SORTED_TEXT_DELTA_HEAD, ',"obfuscation":', STRING, ...SORTED_TEXT_DELTA_TAIL], text: 1, free: [3, 5] }),
 ];
 
 /** The event types the translation reads (`event`'s cases); every other makes no chunk. */
@@ -134,23 +150,37 @@ function unread(data: string): boolean {
 }
 
 /**
- * The head of a `response.output_item.done` as the API writes it, up to its item: the output_index
- * (group 1). Its keys in the API's order, no whitespace, integers as JSON writes them.
+ * The head of a `response.output_item.done` as the API wrote it until late 2025, up to its item: the
+ * output_index (group 1). Its keys in the API's order, no whitespace, integers as JSON writes them.
  */
 const ITEM_DONE_HEAD = /^\{"type":"response\.output_item\.done","sequence_number":(?:0|[1-9]\d{0,14}),"output_index":(0|[1-9]\d{0,14}),"item":\{/;
+/** The head of one as the API writes it since (`type`, then the keys sorted): the item first, its index after it. */
+const SORTED_ITEM_DONE_HEAD = '{"type":"response.output_item.done","item":{';
+/** … and its end: the item's, the output_index (group 1), the sequence number, the event's (sticky, at the last `},"output_index":`). */
+const SORTED_ITEM_DONE_TAIL = /\},"output_index":(0|[1-9]\d{0,14}),"sequence_number":(?:0|[1-9]\d{0,14})\}$/y;
 
 /**
- * The output_index of a `response.output_item.done` read by its head alone (-1: not one, or not
- * certain): the end of a function_call item, which is all the translation reads of it (the call's
+ * The output_index of a `response.output_item.done` read by its head or its tail alone (-1: not one, or
+ * not certain): the end of a function_call item, which is all the translation reads of it (the call's
  * arguments came as deltas), goes to HeldStream without parsing the item, which repeats the whole
  * arguments (tens of KB for a file an agent writes) on the held call's way out (~14 µs for the bench's
  * 60-character call on cold caches: docs/benchmarks.md § The streaming paths at the physical limit, sixth
- * session). Certain that the index is the event's: no other `"output_index"` follows (inside a JSON
- * string every quote is escaped, so one would be a key) and no `\u` escape could spell one. What the head
- * does not settle is read as the head says: an event that repeats its own `type` key after it (no API
- * does) ends the call all the same, as the item's done would.
+ * session). Certain that the index is the event's:
+ * - in the older order, no other `"output_index"` follows the head (inside a JSON string every quote is
+ *   escaped, so one would be a key) and no `\u` escape could spell one;
+ * - in today's, it is the event's last key but `sequence_number`, at the event's end: a key of the event
+ *   itself (the last `}` closes it), and the last of its name, the one JSON.parse keeps.
+ * What neither settles is read as the head says: an event that repeats its own `type` key after it (no
+ * API does) ends the call all the same, as the item's done would.
  */
 function itemDoneIndex(data: string): number {
+  if (data.startsWith(SORTED_ITEM_DONE_HEAD)) {
+    const at = data.lastIndexOf('},"output_index":');
+    if (at === -1) return -1;
+    SORTED_ITEM_DONE_TAIL.lastIndex = at;
+    const tail = SORTED_ITEM_DONE_TAIL.exec(data);
+    return tail ? Number(tail[1]) : -1;
+  }
   const head = ITEM_DONE_HEAD.exec(data);
   if (!head || data.indexOf('"output_index"', head[0].length) !== -1 || data.includes('\\u')) return -1;
   return Number(head[1]);
