@@ -119,20 +119,19 @@ async function callAnswer(res: ServerResponse, path: string): Promise<void> {
       text('message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } }) +
       text('message_stop', { type: 'message_stop' });
   } else {
-    let seq = 0;
-    const emit = (type: string, fields: Record<string, unknown>) => text(type, { type, sequence_number: seq++, ...fields });
-    const item = (status: string, args: string) => ({ id: 'fc_c', type: 'function_call', status, call_id: 'call_c', name: 'get_weather', arguments: args });
-    const response = (status: string, output: unknown[]) => ({ id: 'resp_c', object: 'response', created_at: 1, status, model: 'm', output, usage: null });
+    const emit = responsesEvents();
+    const item = (status: string, args: string) => ({ id: ITEM_IDS.fc, type: 'function_call', status, arguments: args, call_id: CALL_ID, name: 'get_weather' });
     res.write(
-      emit('response.created', { response: response('in_progress', []) }) +
+      emit('response.created', { response: responsesResponse('in_progress', []) }) +
+        emit('response.in_progress', { response: responsesResponse('in_progress', []) }) +
         emit('response.output_item.added', { output_index: 0, item: item('in_progress', '') }),
     );
-    delta = (piece) => emit('response.function_call_arguments.delta', { item_id: 'fc_c', output_index: 0, delta: piece });
+    delta = (piece) => emit('response.function_call_arguments.delta', { item_id: ITEM_IDS.fc, output_index: 0, delta: piece, obfuscation: padding(piece) });
     end =
-      emit('response.function_call_arguments.done', { item_id: 'fc_c', output_index: 0, arguments: CALL_ARGS }) +
+      emit('response.function_call_arguments.done', { item_id: ITEM_IDS.fc, output_index: 0, arguments: CALL_ARGS }) +
       emit('response.output_item.done', { output_index: 0, item: item('completed', CALL_ARGS) }) +
       emit('response.completed', {
-        response: { ...response('completed', [item('completed', CALL_ARGS)]), usage: { input_tokens: 10, output_tokens: 20, total_tokens: 30 } },
+        response: { ...responsesResponse('completed', [item('completed', CALL_ARGS)]), usage: { input_tokens: 10, output_tokens: 20, total_tokens: 30 } },
       });
   }
   for (const [i, piece] of CALL_PIECES.entries()) {
@@ -145,6 +144,51 @@ async function callAnswer(res: ServerResponse, path: string): Promise<void> {
     res.end(delta(piece) + end);
   }
 }
+
+/**
+ * The Responses API's events as it streams them today (captured from gpt-5.2, January 2026): `type`
+ * first, the event's other keys sorted (so `sequence_number` last), numbered from 0, as SSE text. The
+ * older order (`type`, `sequence_number`, then the event's keys), which this bench wrote until the
+ * eighth session, the gateway reads too (responses-upstream.ts); on today's it read no text delta as a
+ * run (docs/benchmarks.md § The streaming paths at the physical limit, eighth session).
+ */
+function responsesEvents(): (type: string, fields: Record<string, unknown>) => string {
+  let seq = 0;
+  return (type, fields) => {
+    const all: Record<string, unknown> = { ...fields, sequence_number: seq++ };
+    const event: Record<string, unknown> = { type };
+    for (const key of Object.keys(all).sort()) event[key] = all[key];
+    return `event: ${type}\ndata: ${JSON.stringify(event)}\n\n`;
+  };
+}
+
+/** Ids as long as the API's (a prefix and 50 hex digits; a call id of 24 characters after `call_`). */
+const HEX50 = '04e21c25f1df9e70016968ca722660819da8b53c713113f3bb';
+const ITEM_IDS = { resp: `resp_${HEX50}`, msg: `msg_${HEX50}`, fc: `fc_${HEX50}` };
+const CALL_ID = 'call_Xq3GkRo2vW9mTn8pLc4bYz1A';
+
+/** A delta event's `obfuscation`: random characters that bring the delta to 16 (the API's pads read so, from 2 to 15 characters). */
+const PAD_CHARS = 'TBVr94px2Fc17qozVYbf2eeAocO642Kk6nsUE98lTmzID7yqHVr';
+let padAt = 0;
+function padding(delta: string): string {
+  const n = Math.max(2, 16 - delta.length);
+  padAt = (padAt + 7) % (PAD_CHARS.length - 16);
+  return PAD_CHARS.slice(padAt, padAt + n);
+}
+
+/** A Responses `response` object as the stream's first and last events carry it (the API's keys, fewer of them). */
+const responsesResponse = (status: string, output: unknown[]) => ({
+  id: ITEM_IDS.resp,
+  object: 'response',
+  created_at: 1768475249,
+  status,
+  error: null,
+  model: 'gpt-5.2-2025-12-11',
+  output,
+  parallel_tool_calls: true,
+  tool_choice: 'auto',
+  usage: null,
+});
 
 /** The message an Anthropic stream's message_start carries, before any content. */
 const startedMessage = (id: string) => ({
@@ -235,19 +279,22 @@ async function answer(res: ServerResponse, path: string, words: string[], pauseM
     sse(res, 'message_stop', { type: 'message_stop' });
     res.end();
   } else {
-    let seq = 0;
-    const emit = (type: string, fields: Record<string, unknown>) => sse(res, type, { type, sequence_number: seq++, ...fields });
-    const response = (status: string, output: unknown[]) => ({ id: 'resp_b', object: 'response', created_at: 1, status, model: 'm', output, usage: null });
-    emit('response.created', { response: response('in_progress', []) });
-    emit('response.output_item.added', { output_index: 0, item: { id: 'msg_b', type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
-    emit('response.content_part.added', { item_id: 'msg_b', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-    await each((w) => emit('response.output_text.delta', { item_id: 'msg_b', output_index: 0, content_index: 0, delta: w, logprobs: [] }));
+    const events = responsesEvents();
+    const emit = (type: string, fields: Record<string, unknown>) => res.write(events(type, fields));
+    const id = ITEM_IDS.msg;
+    const part = (text: string) => ({ type: 'output_text', annotations: [], logprobs: [], text });
+    emit('response.created', { response: responsesResponse('in_progress', []) });
+    emit('response.in_progress', { response: responsesResponse('in_progress', []) });
+    emit('response.output_item.added', { output_index: 0, item: { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' } });
+    emit('response.content_part.added', { item_id: id, output_index: 0, content_index: 0, part: part('') });
+    await each((w) => emit('response.output_text.delta', { item_id: id, output_index: 0, content_index: 0, delta: w, logprobs: [], obfuscation: padding(w) }));
     const text = words.join('');
-    const item = { id: 'msg_b', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
-    emit('response.output_text.done', { item_id: 'msg_b', output_index: 0, content_index: 0, text, logprobs: [] });
+    const item = { id, type: 'message', status: 'completed', content: [part(text)], role: 'assistant' };
+    emit('response.output_text.done', { item_id: id, output_index: 0, content_index: 0, text, logprobs: [] });
+    emit('response.content_part.done', { item_id: id, output_index: 0, content_index: 0, part: part(text) });
     emit('response.output_item.done', { output_index: 0, item });
     emit('response.completed', {
-      response: { ...response('completed', [item]), usage: { input_tokens: 10, output_tokens: words.length, total_tokens: 10 + words.length } },
+      response: { ...responsesResponse('completed', [item]), usage: { input_tokens: 10, output_tokens: words.length, total_tokens: 10 + words.length } },
     });
     res.end();
   }

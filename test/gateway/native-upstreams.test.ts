@@ -158,8 +158,8 @@ describe('RESPONSES_UPSTREAM=responses', () => {
       strict: false,
     },
   ];
-  async function start(script: NativeScript) {
-    native = await startScriptedResponses(script);
+  async function start(script: NativeScript, keyOrder: 'today' | 'older' = 'today') {
+    native = await startScriptedResponses(script, { keyOrder });
     gw = await startGateway(() => ({ text: 'not asked' }), { RESPONSES_UPSTREAM: 'responses', OPENAI_BASE_URL: native.url, GATEWAY_RETRIES: '1' });
     return gw.openai;
   }
@@ -194,18 +194,20 @@ describe('RESPONSES_UPSTREAM=responses', () => {
     expect(events.at(-1)).toMatchObject({ type: 'response.completed', rebound: { attempts: 2, verdict: 'pass' } });
   });
 
-  it('a call goes out at its output_item.done, before response.completed (which comes in a later packet)', async () => {
-    const held = heldFinish();
-    const client = await start(() => ({ text: 'Checking. ', calls: [paris], finishWhen: held.finish }));
-    const stream = client.responses.stream({ model: 'gpt-test', input: 'Paris?', tools: TOOLS });
-    stream.on('event', (e) => {
-      if (e.type === 'response.output_item.done' && e.item.type === 'function_call') held.callSeen();
+  for (const keyOrder of ['today', 'older'] as const)
+    it(`a call goes out at its output_item.done, before response.completed (which comes in a later packet): the API's key order of ${keyOrder}`, async () => {
+      const held = heldFinish();
+      const client = await start(() => ({ text: 'Checking the forecast for Paris. ', calls: [paris], finishWhen: held.finish }), keyOrder);
+      const stream = client.responses.stream({ model: 'gpt-test', input: 'Paris?', tools: TOOLS });
+      stream.on('event', (e) => {
+        if (e.type === 'response.output_item.done' && e.item.type === 'function_call') held.callSeen();
+      });
+      const final = await stream.finalResponse();
+      expect(held.state.byCall).toBe(true);
+      expect(final.output.map((o) => (o.type === 'function_call' ? [o.call_id, o.arguments] : o.type))).toEqual(['message', ['call_a', paris.arguments]]);
+      expect(final.status).toBe('completed');
+      expect(final.output_text).toBe('Checking the forecast for Paris. ');
     });
-    const final = await stream.finalResponse();
-    expect(held.state.byCall).toBe(true);
-    expect(final.output.map((o) => (o.type === 'function_call' ? [o.call_id, o.arguments] : o.type))).toEqual(['message', ['call_a', paris.arguments]]);
-    expect(final.status).toBe('completed');
-  });
 
   it('a custom tool call streams through as a custom_tool_call with its input', async () => {
     const patch = '*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n';

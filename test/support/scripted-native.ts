@@ -3,11 +3,11 @@
 // RESPONSES_UPSTREAM=responses). Each streams as the real API does: Anthropic's message_start, a
 // thinking block (thinking_delta, signature_delta), ping, a server_tool_use block on demand, text and
 // tool_use blocks (input_json_delta in pieces, the first one empty), message_delta with stop_reason and
-// usage, message_stop; the Responses
-// events with sequence_number from 0 (response.created, response.in_progress, a reasoning item, the
-// message item with its content part and output_text deltas, function_call / custom_tool_call items with
-// their argument / input deltas and .done events, output_item.done, response.completed with the whole
-// response), or one JSON body when the request does not stream. They record every request and its
+// usage, message_stop; the Responses events in the API's key order of today or the older one
+// (responsesEventData), with sequence_number from 0 (response.created, response.in_progress, a reasoning
+// item, the message item with its content part and output_text deltas, function_call / custom_tool_call
+// items with their argument / input deltas and .done events, output_item.done, response.completed with
+// the whole response), or one JSON body when the request does not stream. They record every request and its
 // headers, fail on demand, and hold the finish back on demand (a finish in a later packet).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -173,8 +173,25 @@ export function startScriptedAnthropic(script: NativeScript): Promise<NativeServ
   });
 }
 
-/** The Responses API: POST {url}/responses. */
-export function startScriptedResponses(script: NativeScript): Promise<NativeServer> {
+/**
+ * A Responses event's data as the API writes it: today (since late 2025; captured from gpt-5.2 in
+ * January 2026) `type` first and the other keys sorted, so `sequence_number` last, with an `obfuscation`
+ * pad on each delta event (the delta and its pad 16 characters, at least 2 of pad); before (`older`),
+ * `type`, `sequence_number`, then the event's keys, no pad. The gateway reads both
+ * (src/gateway/codecs/responses-upstream.ts).
+ */
+export function responsesEventData(type: string, seq: number, fields: Record<string, unknown>, older = false): Record<string, unknown> {
+  if (older) return { type, sequence_number: seq, ...fields };
+  const all: Record<string, unknown> = { ...fields, sequence_number: seq };
+  if (type.endsWith('.delta') && typeof fields.delta === 'string') all.obfuscation = 'Xq3GkRo2vW9mTn8p'.slice(0, Math.max(2, 16 - fields.delta.length));
+  const event: Record<string, unknown> = { type };
+  for (const key of Object.keys(all).sort()) event[key] = all[key];
+  return event;
+}
+
+/** The Responses API: POST {url}/responses; its events in today's key order, or the older one (`keyOrder`). */
+export function startScriptedResponses(script: NativeScript, options: { keyOrder?: 'today' | 'older' } = {}): Promise<NativeServer> {
+  const older = options.keyOrder === 'older';
   return serve('/responses', script, async (res, reply, body) => {
     const id = `resp_${hex()}`;
     const model = String(body.model);
@@ -223,7 +240,7 @@ export function startScriptedResponses(script: NativeScript): Promise<NativeServ
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     let seq = 0;
-    const emit = (type: string, fields: Record<string, unknown>) => sse(res, type, { type, sequence_number: seq++, ...fields });
+    const emit = (type: string, fields: Record<string, unknown>) => sse(res, type, responsesEventData(type, seq++, fields, older));
     emit('response.created', { response: response('in_progress', [], null) });
     emit('response.in_progress', { response: response('in_progress', [], null) });
     for (const [i, item] of output.entries()) {
