@@ -4,8 +4,8 @@
 // the scripted upstream over loopback, through each protocol: the answer ends with an error event in the
 // client's protocol that says why, never a silent cut; a call that is re-asked is told its size. And a
 // Responses call item whose end repeats arguments near the event's cap (1 MB): that end is read by its
-// head, or parsed when the head is not certain, and the call goes out whole either way. No timing is
-// asserted.
+// tail (the API's key order today) or its head (the older order), or parsed when the head is not certain,
+// and the call goes out whole each way. No timing is asserted.
 import { MAX_ARGUMENTS_CHARS } from 'rebound-gate';
 import { describe, expect, it } from 'vitest';
 import { MAX_COMPLETION_BYTES } from '../../src/gateway/upstream.ts';
@@ -157,12 +157,17 @@ describe("a native Responses call whose item's end repeats arguments near the ev
   // ~900 KB of content: each of the call's `arguments.done`, `output_item.done` and `response.completed` events repeats it, under 1 MB.
   const content = 'z'.repeat(900_000);
   it.each([
-    ['read by its head', content],
-    // A control character: the arguments' JSON has a \u escape, so the event's head is not certain and it is parsed.
-    ['parsed (a \\u escape in it)', `${content}\u0001`],
-  ])('the end %s: the call goes out whole, once, and the answer finishes', async (_how, body) => {
+    ["read by its tail (the API's key order today)", content, 'today'],
+    // A control character: the arguments' JSON has a \u escape, which the tail does not mind.
+    ["read by its tail (today's order, a \\u escape in it)", `${content}\u0001`, 'today'],
+    ['read by its head (the older key order)', content, 'older'],
+    // The same in the older order: the event's head is not certain and it is parsed.
+    ['parsed (the older key order, a \\u escape in it)', `${content}\u0001`, 'older'],
+  ] as const)('the end %s: the call goes out whole, once, and the answer finishes', async (_how, body, keyOrder) => {
     const args = JSON.stringify({ path: 'big.txt', content: body });
-    const native = await startScriptedResponses(() => ({ calls: [{ id: 'call_big', name: 'write_file', arguments: args }], argChunk: 64 * 1024 }));
+    const native = await startScriptedResponses(() => ({ calls: [{ id: 'call_big', name: 'write_file', arguments: args }], argChunk: 64 * 1024 }), {
+      keyOrder,
+    });
     try {
       const { app } = await start(() => ({ text: 'the chat upstream is not asked' }), {
         env: { RESPONSES_UPSTREAM: 'responses', OPENAI_BASE_URL: native.url },

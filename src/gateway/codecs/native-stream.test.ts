@@ -49,12 +49,16 @@ function responsesEvents(sorted: boolean) {
     sse(type, sorted ? sortedEvent(type, { ...fields, sequence_number: seq++ }) : { type, sequence_number: seq++, ...fields });
 }
 
-/** Responses: text, a function call item, more text, the completion; today's text deltas carry OpenAI's obfuscation padding. */
+/**
+ * Responses: text, a function call item, more text, the completion. In today's key order the first
+ * item's deltas carry OpenAI's obfuscation padding and the second's do not (include_obfuscation: false),
+ * so that each of today's two shapes is read.
+ */
 function responsesStream(sorted = false): string {
   const emit = responsesEvents(sorted);
-  const pad = (delta: string) => (sorted ? { obfuscation: 'Qx7'.repeat(Math.max(0, 6 - delta.length)) } : {});
+  const pad = (delta: string, item: string) => (sorted && item === 'msg_1' ? { obfuscation: 'Qx7'.repeat(Math.max(0, 6 - delta.length)) } : {});
   const text = (delta: string, item: string, output: number) =>
-    emit('response.output_text.delta', { item_id: item, output_index: output, content_index: 0, delta, logprobs: [], ...pad(delta) });
+    emit('response.output_text.delta', { item_id: item, output_index: output, content_index: 0, delta, logprobs: [], ...pad(delta, item) });
   let s = emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } });
   for (const w of WORDS) s += text(w, 'msg_1', 0);
   const call = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'search', arguments: '' };
@@ -104,6 +108,9 @@ describe("a native upstream's runs of text deltas through HeldStream", () => {
           const whole = await nativeBatches(protocol, stream, []);
           const expected = written(open, whole, first, true);
           expect(expected.runs).toBeGreaterThan(1);
+          // Each item's plain deltas are read as a run, in each shape its stream has.
+          const inRuns = whole.flat().flatMap((c) => (c instanceof TextRun ? c.texts : []));
+          expect(inRuns).toEqual(expect.arrayContaining(['ok ', 'then ok ']));
           // A retry's text is held to its end and not shown beside a call (HeldAnswer): its run is read all the same.
           if (first) {
             expect(expected.text).toContain('back\\\\slash');
@@ -278,7 +285,7 @@ describe("a native upstream's call goes out at its end (CallEnd)", () => {
       raw('{"type":"response.output_item.done","item":{"type":"function_call","arguments":"{\\"q},"output_index":0,"sequence_number":3}'),
       emit('response.output_item.added', { output_index: 1, item: call('2') }),
       args(1, '{"q":"b"}'),
-      // The index twice (JSON.parse keeps the last, 7: no open call there): the tail's is that last one, it ends nothing.
+      // The index twice: not the tail's form (its last index follows a number, not the item), so parsed; JSON.parse keeps the last, 7 (no open call there): it ends nothing.
       raw('{"type":"response.output_item.done","item":{"type":"message","content":[]},"output_index":1,"output_index":7,"sequence_number":6}'),
       emit('response.output_item.added', { output_index: 2, item: call('3') }),
       args(2, '{"q":"c"}'),
