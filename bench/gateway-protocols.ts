@@ -167,7 +167,7 @@ const HEX50 = '04e21c25f1df9e70016968ca722660819da8b53c713113f3bb';
 const ITEM_IDS = { resp: `resp_${HEX50}`, msg: `msg_${HEX50}`, fc: `fc_${HEX50}` };
 const CALL_ID = 'call_Xq3GkRo2vW9mTn8pLc4bYz1A';
 
-/** A delta event's `obfuscation`: random characters that bring the delta to 16 (the API's pads read so, from 2 to 15 characters). */
+/** A delta event's `obfuscation`: characters that bring a short delta to 16, at least 2 (the API's pads read so: random, 2 to 15 of them); a fixed cycle here, so runs compare. */
 const PAD_CHARS = 'TBVr94px2Fc17qozVYbf2eeAocO642Kk6nsUE98lTmzID7yqHVr';
 let padAt = 0;
 function padding(delta: string): string {
