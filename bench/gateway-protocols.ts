@@ -34,6 +34,7 @@ import type { AddressInfo } from 'node:net';
 import { serverExecArgv } from './app-process.ts';
 import { percentile } from './gate/common.ts';
 import { COLD, servedWarm } from './gateway-warmup.ts';
+import { responsesEventData } from '../test/support/scripted-native.ts';
 
 type Protocol = 'chat' | 'messages' | 'anthropic' | 'responses';
 
@@ -126,7 +127,7 @@ async function callAnswer(res: ServerResponse, path: string): Promise<void> {
         emit('response.in_progress', { response: responsesResponse('in_progress', []) }) +
         emit('response.output_item.added', { output_index: 0, item: item('in_progress', '') }),
     );
-    delta = (piece) => emit('response.function_call_arguments.delta', { item_id: ITEM_IDS.fc, output_index: 0, delta: piece, obfuscation: padding(piece) });
+    delta = (piece) => emit('response.function_call_arguments.delta', { item_id: ITEM_IDS.fc, output_index: 0, delta: piece });
     end =
       emit('response.function_call_arguments.done', { item_id: ITEM_IDS.fc, output_index: 0, arguments: CALL_ARGS }) +
       emit('response.output_item.done', { output_index: 0, item: item('completed', CALL_ARGS) }) +
@@ -146,35 +147,21 @@ async function callAnswer(res: ServerResponse, path: string): Promise<void> {
 }
 
 /**
- * The Responses API's events as it streams them today (captured from gpt-5.2, January 2026): `type`
- * first, the event's other keys sorted (so `sequence_number` last), numbered from 0, as SSE text. The
- * older order (`type`, `sequence_number`, then the event's keys), which this bench wrote until the
- * eighth session, the gateway reads too (responses-upstream.ts); on today's it read no text delta as a
+ * The Responses API's events as it streams them today (test/support/scripted-native.ts
+ * responsesEventData: `type` first, the other keys sorted, an obfuscation pad on each delta), numbered
+ * from 0, as SSE text. The older order (`type`, `sequence_number`, then the event's keys), which this
+ * bench wrote until the eighth session, the gateway reads too; on today's it had read no text delta as a
  * run (docs/benchmarks.md § The streaming paths at the physical limit, eighth session).
  */
 function responsesEvents(): (type: string, fields: Record<string, unknown>) => string {
   let seq = 0;
-  return (type, fields) => {
-    const all: Record<string, unknown> = { ...fields, sequence_number: seq++ };
-    const event: Record<string, unknown> = { type };
-    for (const key of Object.keys(all).sort()) event[key] = all[key];
-    return `event: ${type}\ndata: ${JSON.stringify(event)}\n\n`;
-  };
+  return (type, fields) => `event: ${type}\ndata: ${JSON.stringify(responsesEventData(type, seq++, fields))}\n\n`;
 }
 
 /** Ids as long as the API's (a prefix and 50 hex digits; a call id of 24 characters after `call_`). */
 const HEX50 = '04e21c25f1df9e70016968ca722660819da8b53c713113f3bb';
 const ITEM_IDS = { resp: `resp_${HEX50}`, msg: `msg_${HEX50}`, fc: `fc_${HEX50}` };
 const CALL_ID = 'call_Xq3GkRo2vW9mTn8pLc4bYz1A';
-
-/** A delta event's `obfuscation`: characters that bring a short delta to 16, at least 2 (the API's pads read so: random, 2 to 15 of them); a fixed cycle here, so runs compare. */
-const PAD_CHARS = 'TBVr94px2Fc17qozVYbf2eeAocO642Kk6nsUE98lTmzID7yqHVr';
-let padAt = 0;
-function padding(delta: string): string {
-  const n = Math.max(2, 16 - delta.length);
-  padAt = (padAt + 7) % (PAD_CHARS.length - 16);
-  return PAD_CHARS.slice(padAt, padAt + n);
-}
 
 /** A Responses `response` object as the stream's first and last events carry it (the API's keys, fewer of them). */
 const responsesResponse = (status: string, output: unknown[]) => ({
@@ -287,7 +274,7 @@ async function answer(res: ServerResponse, path: string, words: string[], pauseM
     emit('response.in_progress', { response: responsesResponse('in_progress', []) });
     emit('response.output_item.added', { output_index: 0, item: { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' } });
     emit('response.content_part.added', { item_id: id, output_index: 0, content_index: 0, part: part('') });
-    await each((w) => emit('response.output_text.delta', { item_id: id, output_index: 0, content_index: 0, delta: w, logprobs: [], obfuscation: padding(w) }));
+    await each((w) => emit('response.output_text.delta', { item_id: id, output_index: 0, content_index: 0, delta: w, logprobs: [] }));
     const text = words.join('');
     const item = { id, type: 'message', status: 'completed', content: [part(text)], role: 'assistant' };
     emit('response.output_text.done', { item_id: id, output_index: 0, content_index: 0, text, logprobs: [] });

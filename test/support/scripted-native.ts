@@ -173,25 +173,37 @@ export function startScriptedAnthropic(script: NativeScript): Promise<NativeServ
   });
 }
 
+/** The two key orders a Responses endpoint writes its events in (responsesEventData). */
+export type ResponsesKeyOrder = 'today' | 'older';
+
 /**
  * A Responses event's data as the API writes it: today (since late 2025; captured from gpt-5.2 in
  * January 2026) `type` first and the other keys sorted, so `sequence_number` last, with an `obfuscation`
- * pad on each delta event (the delta and its pad 16 characters, at least 2 of pad); before (`older`),
- * `type`, `sequence_number`, then the event's keys, no pad. The gateway reads both
- * (src/gateway/codecs/responses-upstream.ts).
+ * pad on each delta event (a short delta and its pad 16 characters, at least 2 of pad; `pad: false` as
+ * with include_obfuscation: false); before (`older`), `type`, `sequence_number`, then the event's keys,
+ * no pad. The gateway reads both (src/gateway/codecs/responses-upstream.ts); bench:gateway and the codec
+ * tests write their streams with it too.
  */
-export function responsesEventData(type: string, seq: number, fields: Record<string, unknown>, older = false): Record<string, unknown> {
-  if (older) return { type, sequence_number: seq, ...fields };
+export function responsesEventData(
+  type: string,
+  seq: number,
+  fields: Record<string, unknown>,
+  { order = 'today', pad = order === 'today' }: { order?: ResponsesKeyOrder; pad?: boolean } = {},
+): Record<string, unknown> {
+  if (order === 'older') return { type, sequence_number: seq, ...fields };
   const all: Record<string, unknown> = { ...fields, sequence_number: seq };
-  if (type.endsWith('.delta') && typeof fields.delta === 'string') all.obfuscation = 'Xq3GkRo2vW9mTn8p'.slice(0, Math.max(2, 16 - fields.delta.length));
+  if (pad && type.endsWith('.delta') && typeof fields.delta === 'string') all.obfuscation = PAD.slice(0, Math.max(2, 16 - fields.delta.length));
   const event: Record<string, unknown> = { type };
   for (const key of Object.keys(all).sort()) event[key] = all[key];
   return event;
 }
 
+/** What an obfuscation pad is cut from (the API's are random; fixed here, so that runs compare). */
+const PAD = 'Xq3GkRo2vW9mTn8p';
+
 /** The Responses API: POST {url}/responses; its events in today's key order, or the older one (`keyOrder`). */
-export function startScriptedResponses(script: NativeScript, options: { keyOrder?: 'today' | 'older' } = {}): Promise<NativeServer> {
-  const older = options.keyOrder === 'older';
+export function startScriptedResponses(script: NativeScript, options: { keyOrder?: ResponsesKeyOrder } = {}): Promise<NativeServer> {
+  const order = options.keyOrder ?? 'today';
   return serve('/responses', script, async (res, reply, body) => {
     const id = `resp_${hex()}`;
     const model = String(body.model);
@@ -240,7 +252,7 @@ export function startScriptedResponses(script: NativeScript, options: { keyOrder
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     let seq = 0;
-    const emit = (type: string, fields: Record<string, unknown>) => sse(res, type, responsesEventData(type, seq++, fields, older));
+    const emit = (type: string, fields: Record<string, unknown>) => sse(res, type, responsesEventData(type, seq++, fields, { order }));
     emit('response.created', { response: response('in_progress', [], null) });
     emit('response.in_progress', { response: response('in_progress', [], null) });
     for (const [i, item] of output.entries()) {

@@ -5,6 +5,7 @@ import type { StreamChannel } from '../stream.ts';
 import type { ChatChunk } from '../upstream.ts';
 import { heldCodec } from '../../../test/support/held-codec.ts';
 import { nativeBatches } from '../../../test/support/native-batches.ts';
+import { responsesEventData } from '../../../test/support/scripted-native.ts';
 import { messagesChannel } from './messages-out.ts';
 import { responsesChannel } from './responses-out.ts';
 
@@ -31,22 +32,10 @@ function anthropicStream(): string {
   return s + sse('message_stop', { type: 'message_stop' });
 }
 
-/**
- * A Responses event's data in the key order the API writes today (since late 2025; captured from gpt-5.2):
- * `type` first, the other keys sorted, so `sequence_number` last. Before, `type`, `sequence_number`, then the
- * event's own keys in their order.
- */
-function sortedEvent(type: string, fields: Chunk): Chunk {
-  const sorted: Chunk = { type };
-  for (const key of Object.keys(fields).sort()) sorted[key] = fields[key];
-  return sorted;
-}
-
-/** A Responses stream's events, numbered from 0, in today's key order (`sorted`) or the older one. */
+/** A Responses stream's events, numbered from 0, in today's key order (`sorted`, with a pad on each delta unless `pad` is false) or the older one. */
 function responsesEvents(sorted: boolean) {
   let seq = 0;
-  return (type: string, fields: Chunk) =>
-    sse(type, sorted ? sortedEvent(type, { ...fields, sequence_number: seq++ }) : { type, sequence_number: seq++, ...fields });
+  return (type: string, fields: Chunk, pad = true) => sse(type, responsesEventData(type, seq++, fields, { order: sorted ? 'today' : 'older', pad }));
 }
 
 /**
@@ -56,9 +45,8 @@ function responsesEvents(sorted: boolean) {
  */
 function responsesStream(sorted = false): string {
   const emit = responsesEvents(sorted);
-  const pad = (delta: string, item: string) => (sorted && item === 'msg_1' ? { obfuscation: 'Qx7'.repeat(Math.max(0, 6 - delta.length)) } : {});
   const text = (delta: string, item: string, output: number) =>
-    emit('response.output_text.delta', { item_id: item, output_index: output, content_index: 0, delta, logprobs: [], ...pad(delta, item) });
+    emit('response.output_text.delta', { item_id: item, output_index: output, content_index: 0, delta, logprobs: [] }, item === 'msg_1');
   let s = emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } });
   for (const w of WORDS) s += text(w, 'msg_1', 0);
   const call = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'search', arguments: '' };
