@@ -5,7 +5,7 @@ import type { StreamChannel } from '../stream.ts';
 import type { ChatChunk } from '../upstream.ts';
 import { heldCodec } from '../../../test/support/held-codec.ts';
 import { nativeBatches } from '../../../test/support/native-batches.ts';
-import { responsesEventData } from '../../../test/support/scripted-native.ts';
+import { responsesEventData, type ResponsesKeyOrder } from '../../../test/support/scripted-native.ts';
 import { messagesChannel } from './messages-out.ts';
 import { responsesChannel } from './responses-out.ts';
 
@@ -173,6 +173,36 @@ async function whereCallsGoOut(protocol: 'anthropic' | 'responses', stream: stri
   return out;
 }
 
+/**
+ * Where three calls went out (whereCallsGoOut) in a Responses stream of `order` whose calls, at output
+ * indexes 0, 1 and 2, are each followed by the `output_item.done` whose data is given (`ends`, as sent).
+ */
+function callsEndedBy(order: ResponsesKeyOrder, ends: [string, string, string]): Promise<string[]> {
+  const emit = responsesEvents(order === 'today');
+  const call = (id: string) => ({ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: 'search', arguments: '' });
+  const args = (output_index: number, delta: string) => emit('response.function_call_arguments.delta', { item_id: 'fc', output_index, delta });
+  const stream = [
+    emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } }),
+    ...['a', 'b', 'c'].flatMap((q, i) => [
+      emit('response.output_item.added', { output_index: i, item: call(`${i + 1}`) }),
+      args(i, `{"q":"${q}"}`),
+      `event: response.output_item.done\ndata: ${ends[i]}\n\n`,
+    ]),
+    emit('response.completed', {
+      response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 2 } },
+    }),
+  ].join('');
+  return whereCallsGoOut('responses', stream);
+}
+
+/** What callsEndedBy gives when the first and third ends are read and the second ends nothing. */
+const ENDED_BY_THREE = [
+  'end 0: call_1 {"q":"a"}',
+  // Call 2 had no end: it goes when the next call starts.
+  'another chunk: call_2 {"q":"b"}',
+  'end 2: call_3 {"q":"c"}',
+];
+
 describe("a native upstream's call goes out at its end (CallEnd)", () => {
   it("anthropic: at its tool_use block's content_block_stop; a text or thinking block's stop completes nothing; one still open at message_delta at the finish", async () => {
     const ev = (data: Chunk & { type: string }) => sse(data.type, data);
@@ -229,66 +259,27 @@ describe("a native upstream's call goes out at its end (CallEnd)", () => {
   });
 
   it("responses: a function_call item's output_item.done is read by its head alone, unless something after it might be read otherwise (another output_index key, a \\u escape)", async () => {
-    let seq = 0;
-    const emit = (type: string, fields: Chunk) => sse(type, { type, sequence_number: seq++, ...fields });
-    const raw = (data: string) => `event: response.output_item.done\ndata: ${data}\n\n`;
-    const call = (id: string) => ({ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: 'search', arguments: '' });
-    const args = (output_index: number, delta: string) => emit('response.function_call_arguments.delta', { item_id: 'fc', output_index, delta });
-    const stream = [
-      emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } }),
-      emit('response.output_item.added', { output_index: 0, item: call('1') }),
-      args(0, '{"q":"a"}'),
+    const ends = await callsEndedBy('older', [
       // The item after the head is not read: cut short, the call ends all the same.
-      raw('{"type":"response.output_item.done","sequence_number":3,"output_index":0,"item":{"type":"function_call","arguments":"{\\"q'),
-      emit('response.output_item.added', { output_index: 1, item: call('2') }),
-      args(1, '{"q":"b"}'),
+      '{"type":"response.output_item.done","sequence_number":3,"output_index":0,"item":{"type":"function_call","arguments":"{\\"q',
       // A second output_index (JSON.parse keeps the last, 7: no open call there): parsed, it ends nothing.
-      raw('{"type":"response.output_item.done","sequence_number":6,"output_index":1,"item":{"type":"message","content":[]},"output_index":7}'),
-      emit('response.output_item.added', { output_index: 2, item: call('3') }),
-      args(2, '{"q":"c"}'),
+      '{"type":"response.output_item.done","sequence_number":6,"output_index":1,"item":{"type":"message","content":[]},"output_index":7}',
       // A \u escape: parsed, and its index read from the parse.
-      raw('{"type":"response.output_item.done","sequence_number":9,"output_index":2,"item":{"type":"function_call","name":"s\\u0065arch"}}'),
-      emit('response.completed', {
-        response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 2 } },
-      }),
-    ].join('');
-    expect(await whereCallsGoOut('responses', stream)).toEqual([
-      'end 0: call_1 {"q":"a"}',
-      // Call 2 had no end: it goes when the next call starts.
-      'another chunk: call_2 {"q":"b"}',
-      'end 2: call_3 {"q":"c"}',
+      '{"type":"response.output_item.done","sequence_number":9,"output_index":2,"item":{"type":"function_call","name":"s\\u0065arch"}}',
     ]);
+    expect(ends).toEqual(ENDED_BY_THREE);
   });
 
   it("responses, today's key order: a function_call item's output_item.done is read by its tail alone (the index the event's last key but its sequence number)", async () => {
-    const emit = responsesEvents(true);
-    const raw = (data: string) => `event: response.output_item.done\ndata: ${data}\n\n`;
-    const call = (id: string) => ({ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: 'search', arguments: '' });
-    const args = (output_index: number, delta: string) => emit('response.function_call_arguments.delta', { item_id: 'fc', output_index, delta });
-    const stream = [
-      emit('response.created', { response: { id: 'resp_1', object: 'response', model: 'm', output: [] } }),
-      emit('response.output_item.added', { output_index: 0, item: call('1') }),
-      args(0, '{"q":"a"}'),
+    const ends = await callsEndedBy('today', [
       // The item before the tail is not read: not JSON at all, the call ends all the same.
-      raw('{"type":"response.output_item.done","item":{"type":"function_call","arguments":"{\\"q},"output_index":0,"sequence_number":3}'),
-      emit('response.output_item.added', { output_index: 1, item: call('2') }),
-      args(1, '{"q":"b"}'),
+      '{"type":"response.output_item.done","item":{"type":"function_call","arguments":"{\\"q},"output_index":0,"sequence_number":3}',
       // The index twice: not the tail's form (its last index follows a number, not the item), so parsed; JSON.parse keeps the last, 7 (no open call there): it ends nothing.
-      raw('{"type":"response.output_item.done","item":{"type":"message","content":[]},"output_index":1,"output_index":7,"sequence_number":6}'),
-      emit('response.output_item.added', { output_index: 2, item: call('3') }),
-      args(2, '{"q":"c"}'),
+      '{"type":"response.output_item.done","item":{"type":"message","content":[]},"output_index":1,"output_index":7,"sequence_number":6}',
       // Not the tail's form (a key after the sequence number): parsed, and its index read from the parse.
-      raw('{"type":"response.output_item.done","item":{"type":"function_call","name":"search"},"output_index":2,"sequence_number":9,"x":1}'),
-      emit('response.completed', {
-        response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 2 } },
-      }),
-    ].join('');
-    expect(await whereCallsGoOut('responses', stream)).toEqual([
-      'end 0: call_1 {"q":"a"}',
-      // Call 2 had no end: it goes when the next call starts.
-      'another chunk: call_2 {"q":"b"}',
-      'end 2: call_3 {"q":"c"}',
+      '{"type":"response.output_item.done","item":{"type":"function_call","name":"search"},"output_index":2,"sequence_number":9,"x":1}',
     ]);
+    expect(ends).toEqual(ENDED_BY_THREE);
   });
 
   it("a read holding a call's end and the finish is cut after the end: the finish (a Responses one the whole response) is translated only when the next batch is read", async () => {
