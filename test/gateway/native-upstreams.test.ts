@@ -7,7 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WEATHER_SCHEMA } from '../support/reask-scripts.ts';
-import { type NativeScript, type NativeServer, startScriptedAnthropic, startScriptedResponses } from '../support/scripted-native.ts';
+import { type NativeScript, type NativeServer, type ResponsesKeyOrder, startScriptedAnthropic, startScriptedResponses } from '../support/scripted-native.ts';
 import { startGateway, type Gateway } from './harness.ts';
 
 let gw: Gateway | undefined;
@@ -158,7 +158,7 @@ describe('RESPONSES_UPSTREAM=responses', () => {
       strict: false,
     },
   ];
-  async function start(script: NativeScript, keyOrder: 'today' | 'older' = 'today') {
+  async function start(script: NativeScript, keyOrder: ResponsesKeyOrder = 'today') {
     native = await startScriptedResponses(script, { keyOrder });
     gw = await startGateway(() => ({ text: 'not asked' }), { RESPONSES_UPSTREAM: 'responses', OPENAI_BASE_URL: native.url, GATEWAY_RETRIES: '1' });
     return gw.openai;

@@ -7,8 +7,8 @@
 // (responsesEventData), with sequence_number from 0 (response.created, response.in_progress, a reasoning
 // item, the message item with its content part and output_text deltas, function_call / custom_tool_call
 // items with their argument / input deltas and .done events, output_item.done, response.completed with
-// the whole response), or one JSON body when the request does not stream. They record every request and its
-// headers, fail on demand, and hold the finish back on demand (a finish in a later packet).
+// the whole response), or one JSON body when the request does not stream. They record every request and
+// its headers, fail on demand, and hold the finish back on demand (a finish in a later packet).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jsonText } from 'rebound-gate/internal';
