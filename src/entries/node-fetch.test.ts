@@ -2,6 +2,7 @@
 // closed port): what chat-post.ts and its readers see must not depend on which one the entry picked.
 import { createServer, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
+import type { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +176,23 @@ describe('nodeFetch', () => {
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => server.close() };
   }
 
+  /**
+   * Writes `piece` `times` times into `out` as fast as it takes them (each full write waits for its
+   * drain), then ends it with `last`: `ended` once the end is written. A server that cannot finish while
+   * nothing reads its answer.
+   */
+  function writeAll(out: Writable, piece: string, times: number, last: string, ended: () => void): void {
+    let sent = 0;
+    const more = (): void => {
+      while (sent < times) {
+        sent++;
+        if (!out.write(piece)) return void out.once('drain', more);
+      }
+      out.end(last, ended);
+    };
+    more();
+  }
+
   it('a read the reader waits for is handed over before the parser reads past it: the answer ends on the next read, and the connection is kept', async () => {
     // The parser's handler as undici calls it, recorded: nodeFetch's body is fed by it (UpstreamBody).
     const seen: string[] = [];
@@ -224,20 +242,11 @@ describe('nodeFetch', () => {
   it('the worst upstream, a body in one-byte chunks: HELD_BYTES bounds the chunks held too (the socket is not read on), and the body comes whole', async () => {
     const payload = 2 * 1024 * 1024; // 12 MB on the wire ("1\r\nx\r\n" a byte): more than loopback's socket buffers take
     let written = false;
-    const server = await serveRaw((socket) => {
-      const piece = '1\r\nx\r\n'.repeat(64 * 1024);
-      let sent = 0;
-      const more = (): void => {
-        while (sent < payload) {
-          sent += 64 * 1024;
-          if (!socket.write(piece)) return void socket.once('drain', more);
-        }
-        socket.end('0\r\n\r\n', () => {
-          written = true;
-        });
-      };
-      more();
-    });
+    const server = await serveRaw((socket) =>
+      writeAll(socket, '1\r\nx\r\n'.repeat(64 * 1024), payload / (64 * 1024), '0\r\n\r\n', () => {
+        written = true;
+      }),
+    );
     try {
       const response = await nodeFetch(server.url, { method: 'POST', body: '{}' });
       await new Promise((r) => setTimeout(r, 300));
@@ -272,17 +281,9 @@ describe('nodeFetch', () => {
     let finished = false;
     const server = await serve((res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
-      let i = 0;
-      const more = (): void => {
-        while (i < pieces) {
-          i++;
-          if (!res.write(piece)) return void res.once('drain', more);
-        }
-        res.end(() => {
-          finished = true;
-        });
-      };
-      more();
+      writeAll(res, piece, pieces, '', () => {
+        finished = true;
+      });
     });
     try {
       const response = await nodeFetch(server.url, { method: 'POST', body: '{}' });
